@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = ""
+
+func newInitCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "init",
+		Short: "Write a starter skillsync.yaml and one example capability",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir := g.workspace
+			if dir == "" {
+				dir = "."
+			}
+			written, err := controller.Init(dir)
+			if err != nil {
+				return &exitError{exitInvalid, err}
+			}
+			for _, f := range written {
+				fmt.Fprintf(g.stdout, "created %s\n", f)
+			}
+			fmt.Fprintln(g.stdout, "next: skillsync reconcile --once")
+			return nil
+		},
+	}
+}
+
+func newValidateCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate",
+		Short: "Load and validate the workspace; print every problem",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			root, err := g.root()
+			if err != nil {
+				return err
+			}
+			in, err := controller.LoadInputs(root, g.profile, os.Getenv(desired.ProfileEnv))
+			if err != nil {
+				return inputError(g.stderr, err)
+			}
+			fmt.Fprintf(g.stdout, "valid: %d capabilities, %d skills, %d profiles in %d file(s); profile %s, %d file(s) desired, %d withheld\n",
+				len(in.Registry.Capabilities), len(in.Registry.Skills), len(in.Registry.Profiles), len(in.Registry.Files),
+				in.Profile.Label(), len(in.Desired.Files), len(in.Desired.Withheld))
+			return nil
+		},
+	}
+}
+
+func newProfileCommand(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "profile", Short: "Show or choose the active capability profile"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "use NAME",
+		Short: "Make NAME the active profile of this workspace (.skillsync/profile)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := g.root()
+			if err != nil {
+				return err
+			}
+			if err := controller.UseProfile(root, args[0]); err != nil {
+				return inputError(g.stderr, err)
+			}
+			fmt.Fprintf(g.stdout, "profile %s is active; run skillsync reconcile --once to apply it\n", args[0])
+			if env := os.Getenv(desired.ProfileEnv); env != "" || g.profile != "" {
+				fmt.Fprintf(g.stderr, "note: --profile or %s is set and takes precedence over %s\n", desired.ProfileEnv, desired.ProfileFile)
+			}
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "show",
+		Short: "Print the active profile, where it comes from and what it announces",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			root, err := g.root()
+			if err != nil {
+				return err
+			}
+			in, err := controller.LoadInputs(root, g.profile, os.Getenv(desired.ProfileEnv))
+			if err != nil {
+				return inputError(g.stderr, err)
+			}
+			source := "nothing set"
+			if in.Profile.Source != "" {
+				source = in.Profile.Source
+			}
+			fmt.Fprintf(g.stdout, "%s (from %s)\n", in.Profile.Label(), source)
+			if p, ok := in.Registry.ProfileNamed(in.Profile.Name); ok {
+				for _, c := range p.Spec.Capabilities {
+					fmt.Fprintf(g.stdout, "  %s\n", c)
+				}
+			}
+			return nil
+		},
+	})
+	return cmd
+}
+
+func newVersionCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintf(g.stdout, "skillsync %s (%s, apiVersion %s)\n", buildVersion(), runtime.Version(), registry.APIVersion)
+		},
+	}
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/go-logr/logr"
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/textdiff"
+)
+
+var pastTense = map[controller.Action]string{
+	controller.Create: "created", controller.Update: "updated", controller.Delete: "deleted",
+	controller.Cleanup: "cleaned", controller.Conflict: "conflict",
+}
+
+var futureTense = map[controller.Action]string{
+	controller.Create: "create", controller.Update: "update", controller.Delete: "delete",
+	controller.Cleanup: "clean", controller.Conflict: "conflict",
+}
+
+// printPlan names every action with its path and owner, then one summary line.
+func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
+	verbs := pastTense
+	if check {
+		verbs = futureTense
+	}
+	failed := map[string]error{}
+	for _, a := range out.Applied {
+		if a.Err != nil {
+			failed[a.Path] = a.Err
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range out.Plan.Changes {
+		if c.Action == controller.None {
+			continue
+		}
+		verb := verbs[c.Action]
+		note := c.Reason
+		if err, ok := failed[c.Path]; ok {
+			verb, note = "failed", fmt.Sprintf("%s: %v", c.Action, err)
+		}
+		line := fmt.Sprintf("%s\t%s\t%s", verb, c.Path, orDash(c.Owner))
+		if note != "" {
+			line += "\t" + note
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	if diff {
+		for _, c := range out.Plan.Changes {
+			switch c.Action {
+			case controller.Create, controller.Update, controller.Delete:
+				fmt.Fprint(w, textdiff.Unified(c.Path, c.Old, c.New))
+			}
+		}
+	}
+	fmt.Fprintln(w, summary(out, check))
+}
+
+func summary(out controller.Outcome, check bool) string {
+	p := out.Plan
+	inSync := p.Count(controller.None)
+	profile := fmt.Sprintf("profile %s", out.Profile.Label())
+	if p.Pending() == 0 && p.Count(controller.Conflict) == 0 && p.Refused == "" {
+		return fmt.Sprintf("nothing to do: %d file(s) in sync, %d withheld (%s)", inSync, len(out.Desired.Withheld), profile)
+	}
+	counts := []string{}
+	for _, a := range []controller.Action{controller.Create, controller.Update, controller.Delete, controller.Cleanup, controller.Conflict} {
+		if n := p.Count(a); n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", n, string(a)))
+		}
+	}
+	verb := "applied"
+	if check {
+		verb = "to apply"
+	}
+	if p.Refused != "" {
+		verb = "refused"
+	}
+	return fmt.Sprintf("%s: %s; %d in sync, %d withheld (%s)", verb, strings.Join(counts, ", "), inSync, len(out.Desired.Withheld), profile)
+}
+
+type changeReport struct {
+	controller.Change
+	Error string `json:"error,omitempty"`
+}
+
+type reconcileJSON struct {
+	Profile  string             `json:"profile"`
+	Check    bool               `json:"check"`
+	ExitCode int                `json:"exitCode"`
+	Changes  []changeReport     `json:"changes"`
+	InSync   int                `json:"inSync"`
+	Refused  string             `json:"refused,omitempty"`
+	Withheld []desired.Withheld `json:"withheld"`
+	Problems []string           `json:"problems"`
+	Error    string             `json:"error,omitempty"`
+}
+
+func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON {
+	r := reconcileJSON{Profile: out.Profile.Name, Check: check, ExitCode: code, Changes: []changeReport{},
+		InSync: out.Plan.Count(controller.None), Refused: out.Plan.Refused, Withheld: out.Desired.Withheld, Problems: []string{}}
+	if r.Withheld == nil {
+		r.Withheld = []desired.Withheld{}
+	}
+	failed := map[string]error{}
+	for _, a := range out.Applied {
+		if a.Err != nil {
+			failed[a.Path] = a.Err
+		}
+	}
+	for _, c := range out.Plan.Changes {
+		if c.Action == controller.None {
+			continue
+		}
+		cr := changeReport{Change: c}
+		if err := failed[c.Path]; err != nil {
+			cr.Error = err.Error()
+		}
+		r.Changes = append(r.Changes, cr)
+	}
+	for _, p := range out.Problems {
+		r.Problems = append(r.Problems, p.String())
+	}
+	if out.Err != nil {
+		r.Error = out.Err.Error()
+	}
+	return r
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func logOutcome(log logr.Logger, out controller.Outcome) {
+	for _, a := range out.Applied {
+		if a.Err != nil {
+			log.Error(a.Err, "change failed", "action", string(a.Action), "path", a.Path)
+			continue
+		}
+		log.V(1).Info("change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner)
+	}
+	log.V(1).Info("reconcile finished", "profile", out.Profile.Name, "changes", out.Plan.Pending(),
+		"conflicts", out.Plan.Count(controller.Conflict), "inSync", out.Plan.Count(controller.None), "problems", len(out.Problems))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

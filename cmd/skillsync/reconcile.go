@@ -1,0 +1,99 @@
+package main
+
+import (
+	"errors"
+	"os"
+
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/desired"
+	"github.com/spf13/cobra"
+)
+
+func newReconcileCommand(g *globals) *cobra.Command {
+	var (
+		once, check, diff bool
+		opts              controller.Options
+		output            string
+	)
+	cmd := &cobra.Command{
+		Use:   "reconcile",
+		Short: "Converge the skill files with the registry",
+		Long: "Compute the desired skill files, compare them with the target directories and write or\n" +
+			"remove the files skillsync owns. --check only reports. Exit codes: 0 converged or in sync,\n" +
+			"1 --check found changes, 2 invalid input, 3 conflicts remain, 4 any other failure.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !once && !check {
+				return usageError("watch mode is not available yet; run reconcile --once (or --check)")
+			}
+			if output != "text" && output != "json" {
+				return usageError("-o must be text or json, not %q", output)
+			}
+			root, err := g.root()
+			if err != nil {
+				return err
+			}
+			out := controller.Reconcile(controller.Request{
+				Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv),
+				Check: check, Options: opts,
+			})
+			logOutcome(g.logger(), out)
+			code := outcomeCode(out, check)
+			if output == "json" {
+				return finish(code, writeJSON(g.stdout, reconcileReport(out, check, code)))
+			}
+			if len(out.Problems) > 0 {
+				printProblems(g.stderr, out.Problems)
+				return &exitError{code: code}
+			}
+			printPlan(g.stdout, out, check, diff)
+			return &exitError{code: code, err: outcomeError(out)}
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&once, "once", false, "reconcile once and exit")
+	f.BoolVar(&check, "check", false, "plan and report, write nothing; exit 1 when changes are needed")
+	f.BoolVar(&diff, "diff", false, "show a unified diff of every change")
+	f.BoolVar(&opts.Force, "force", false, "restore or remove generated files that were edited by hand (never files without a banner)")
+	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "allow removing every generated file when nothing is desired")
+	f.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+// outcomeCode maps a reconcile outcome to its exit code: invalid input first, then
+// failures, then conflicts (or a refused plan), then pending changes under --check.
+func outcomeCode(out controller.Outcome, check bool) int {
+	switch {
+	case len(out.Problems) > 0:
+		return exitInvalid
+	case out.Err != nil:
+		return exitFailure
+	case out.Plan.Refused != "" || out.Plan.Count(controller.Conflict) > 0:
+		return exitConflicts
+	case check && out.Plan.Pending() > 0:
+		return exitChanges
+	}
+	return exitOK
+}
+
+func outcomeError(out controller.Outcome) error {
+	switch {
+	case out.Err != nil:
+		return out.Err
+	case out.Plan.Refused != "":
+		return errors.New("refused: " + out.Plan.Refused)
+	case out.Plan.Count(controller.Conflict) > 0:
+		return errors.New("conflicts remain: those files were kept as they are; see docs/ownership.md")
+	}
+	return nil
+}
+
+func finish(code int, err error) error {
+	if err != nil {
+		return &exitError{exitFailure, err}
+	}
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}

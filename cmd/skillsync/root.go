@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/go-logr/logr"
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/spf13/cobra"
+)
+
+// globals are the flags every command takes.
+type globals struct {
+	workspace string
+	profile   string
+	logFormat string
+	verbosity int
+	stdout    io.Writer
+	stderr    io.Writer
+}
+
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:           "skillsync",
+		Short:         "Keep agent skill files in step with the capability registry",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if g.logFormat != "text" && g.logFormat != "json" {
+				return usageError("--log-format must be text or json, not %q", g.logFormat)
+			}
+			return nil
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%v", err) })
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.workspace, "workspace", "", "workspace root (default: walk up from the current directory to skillsync.yaml)")
+	pf.StringVar(&g.profile, "profile", "", "active capability profile (overrides SKILLSYNC_PROFILE, .skillsync/profile and spec.profile)")
+	pf.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
+	pf.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (0 quiet, 1 each change, 2 debug)")
+	root.AddCommand(
+		newInitCommand(g),
+		newValidateCommand(g),
+		newReconcileCommand(g),
+		newStatusCommand(g),
+		newProfileCommand(g),
+		newVersionCommand(g),
+	)
+	return root
+}
+
+// root finds the workspace: --workspace, else the nearest skillsync.yaml upwards.
+func (g *globals) root() (string, error) {
+	if g.workspace != "" {
+		return g.workspace, nil
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", &exitError{exitFailure, err}
+	}
+	root, err := registry.FindRoot(cwd)
+	if err != nil {
+		return "", &exitError{exitInvalid, err}
+	}
+	return root, nil
+}
+
+func (g *globals) logger() logr.Logger {
+	opts := &slog.HandlerOptions{Level: slog.Level(-g.verbosity)}
+	var h slog.Handler = slog.NewTextHandler(g.stderr, opts)
+	if g.logFormat == "json" {
+		h = slog.NewJSONHandler(g.stderr, opts)
+	}
+	return logr.FromSlogHandler(h)
+}
+
+func usageError(format string, args ...any) error {
+	return &exitError{exitInvalid, fmt.Errorf(format, args...)}
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/observed"
+	"github.com/spf13/cobra"
+)
+
+func newStatusCommand(g *globals) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show, per client, the skill directory, evidence of use, drift, conflicts and withheld skills",
+		Long: "status plans like reconcile --check and reports per client. It writes nothing.\n" +
+			"Exit codes as for reconcile --check: 0 in sync, 1 changes pending, 2 invalid input, 3 conflicts.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "table" && output != "json" {
+				return usageError("-o must be table or json, not %q", output)
+			}
+			root, err := g.root()
+			if err != nil {
+				return err
+			}
+			out := controller.Reconcile(controller.Request{Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
+			if len(out.Problems) > 0 {
+				printProblems(g.stderr, out.Problems)
+				return &exitError{code: exitInvalid}
+			}
+			if out.Err != nil {
+				return &exitError{exitFailure, out.Err}
+			}
+			rows := controller.Status(out.Inputs, out.Plan, observed.Evidence(out.Registry.Root, exec.LookPath))
+			code := outcomeCode(out, true)
+			if output == "json" {
+				return finish(code, writeJSON(g.stdout, map[string]any{
+					"profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": rows, "exitCode": code,
+				}))
+			}
+			printStatus(g, out, rows)
+			return finish(code, nil)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	return cmd
+}
+
+func printStatus(g *globals, out controller.Outcome, rows []controller.ClientStatus) {
+	source := ""
+	if out.Profile.Source != "" {
+		source = " (from " + out.Profile.Source + ")"
+	}
+	fmt.Fprintf(g.stdout, "workspace %s, profile %s%s\n\n", out.Registry.Root, out.Profile.Label(), source)
+	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLIENT\tTARGET\tDIRECTORY\tEVIDENCE\tIN SYNC\tTO CHANGE\tCONFLICTS\tWITHHELD")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n", r.Client, orDash(r.Target), orDash(r.Directory),
+			orDash(strings.Join(r.Evidence, ", ")), r.InSync, r.ToChange, r.Conflicts, len(r.Withheld))
+	}
+	tw.Flush()
+	if len(out.Desired.Withheld) > 0 {
+		fmt.Fprintln(g.stdout, "\nwithheld:")
+		tw = tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+		for _, w := range out.Desired.Withheld {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", w.Skill, w.Target, w.Reason)
+		}
+		tw.Flush()
+	}
+	if n := out.Plan.Pending() + out.Plan.Count(controller.Conflict); n > 0 {
+		fmt.Fprintln(g.stdout)
+		printPlan(g.stdout, out, true, false)
+	}
+}

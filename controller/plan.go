@@ -1,0 +1,151 @@
+// Package controller converges a workspace: Plan compares desired with observed state
+// (pure), Apply carries a plan out (the only code that writes skill files), and
+// Reconcile runs load, build, scan, plan and apply as one pass.
+package controller
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/observed"
+)
+
+// Action is what a plan does with one path.
+type Action string
+
+// The actions of DESIGN §6, plus the removal of an interrupted write's temp file.
+const (
+	None     Action = "none"
+	Create   Action = "create"
+	Update   Action = "update"
+	Delete   Action = "delete"
+	Conflict Action = "conflict"
+	Cleanup  Action = "cleanup"
+)
+
+// Change is the plan for one path.
+type Change struct {
+	Path   string `json:"path"`
+	Action Action `json:"action"`
+	Owner  string `json:"owner,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Old is what the plan expects on disk (re-checked before any write or delete);
+	// New is what it writes.
+	Old []byte `json:"-"`
+	New []byte `json:"-"`
+}
+
+// Options change what the plan may do.
+type Options struct {
+	// Force lets a file modified by hand be updated or deleted. It never touches an
+	// unowned file.
+	Force bool
+	// AllowEmpty lets a plan delete every generated file when nothing is desired.
+	AllowEmpty bool
+}
+
+// Plan is the full set of changes, sorted by path.
+type Plan struct {
+	Changes []Change `json:"changes"`
+	// Refused, when set, says why the plan must not be applied at all.
+	Refused string `json:"refused,omitempty"`
+}
+
+// MakePlan decides one action per path, following the table of DESIGN §6.
+func MakePlan(want desired.State, have observed.State, opts Options) Plan {
+	var plan Plan
+	for _, p := range unionPaths(want.Files, have.Files) {
+		w, wanted := want.Files[p]
+		h, present := have.Files[p]
+		if reason := blockedReason(have.Blocked, p); reason != "" && wanted {
+			plan.Changes = append(plan.Changes, Change{Path: p, Action: Conflict, Owner: w.Owner, Reason: reason})
+			continue
+		}
+		c, ok := decide(w, wanted, h, present, opts)
+		if ok {
+			plan.Changes = append(plan.Changes, c)
+		}
+	}
+	for _, t := range have.TempFiles {
+		plan.Changes = append(plan.Changes, Change{Path: t, Action: Cleanup, Reason: "left by an interrupted run"})
+	}
+	sort.SliceStable(plan.Changes, func(i, j int) bool { return plan.Changes[i].Path < plan.Changes[j].Path })
+	if deletes := plan.Count(Delete); len(want.Files) == 0 && deletes > 0 && !opts.AllowEmpty {
+		plan.Refused = fmt.Sprintf("nothing is desired, so the plan would delete all %d generated files; "+
+			"if the registry really is empty on purpose, run again with --allow-empty", deletes)
+	}
+	return plan
+}
+
+func decide(w desired.File, wanted bool, h observed.File, present bool, opts Options) (Change, bool) {
+	c := Change{Path: w.Path, Owner: w.Owner, New: w.Bytes}
+	if present {
+		c.Path, c.Old = h.Path, h.Bytes
+		if !wanted {
+			c.Owner = h.Owner
+		}
+	}
+	switch {
+	case !present:
+		c.Action = Create
+	case h.Ownership == observed.Unowned && wanted:
+		c.Action, c.Reason = Conflict, h.Reason+"; kept"
+	case h.Ownership == observed.Unowned:
+		return Change{}, false
+	case h.Ownership == observed.Modified && !opts.Force:
+		c.Action, c.Reason = Conflict, "edited by hand; kept (--force restores it)"
+	case !wanted:
+		c.Action, c.Reason = Delete, "orphan: its declaration is gone or withheld"
+	case h.Ownership == observed.Modified:
+		c.Action, c.Reason = Update, "edited by hand; restored by --force"
+	case bytes.Equal(h.Bytes, w.Bytes):
+		c.Action = None
+	default:
+		c.Action = Update
+	}
+	return c, true
+}
+
+func blockedReason(blocked map[string]string, p string) string {
+	for dir, reason := range blocked {
+		if strings.HasPrefix(p, dir+"/") {
+			return reason
+		}
+	}
+	return ""
+}
+
+func unionPaths(a map[string]desired.File, b map[string]observed.File) []string {
+	seen := map[string]bool{}
+	var out []string
+	for p := range a {
+		seen[p] = true
+		out = append(out, p)
+	}
+	for p := range b {
+		if !seen[p] {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Count is how many changes have the action.
+func (p Plan) Count(a Action) int {
+	n := 0
+	for _, c := range p.Changes {
+		if c.Action == a {
+			n++
+		}
+	}
+	return n
+}
+
+// Pending is how many changes would write or delete something.
+func (p Plan) Pending() int {
+	return p.Count(Create) + p.Count(Update) + p.Count(Delete) + p.Count(Cleanup)
+}

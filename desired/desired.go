@@ -1,0 +1,174 @@
+// Package desired computes the skill files a workspace should have from its registry
+// and the active profile. It is pure: it reads nothing, writes nothing and has no clock.
+package desired
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/desired/render"
+)
+
+// SkillFile is the file every skill is written to, inside its own directory.
+const SkillFile = "SKILL.md"
+
+var targetDirs = map[string]string{
+	registry.TargetClaudeCode: ".claude/skills",
+	registry.TargetQwenCode:   ".qwen/skills",
+	registry.TargetAgents:     ".agents/skills",
+}
+
+// TargetDir is the workspace-relative directory a target's clients read skills from.
+func TargetDir(target string) string { return targetDirs[target] }
+
+// TargetDirs maps every known target to its directory.
+func TargetDirs() map[string]string {
+	out := map[string]string{}
+	for t, d := range targetDirs {
+		out[t] = d
+	}
+	return out
+}
+
+// File is one file the workspace should have.
+type File struct {
+	Path   string // workspace-relative, slash-separated
+	Target string
+	Skill  string
+	Owner  string // capability/<id> or skill/<name>
+	Bytes  []byte
+}
+
+// Withheld is a skill that is not projected into a target, and why.
+type Withheld struct {
+	Skill  string `json:"skill"`
+	Owner  string `json:"owner"`
+	Target string `json:"target"`
+	Reason string `json:"reason"`
+}
+
+// State is the desired state: every wanted file by path, and what was held back.
+type State struct {
+	Profile  string
+	Files    map[string]File
+	Withheld []Withheld
+}
+
+// Build renders every skill of a validated registry for every target it belongs to.
+// Call it only with a registry that registry.Validate accepted.
+func Build(reg *registry.Registry, profile Profile) (State, error) {
+	st := State{Profile: profile.Name, Files: map[string]File{}}
+	disabled := set(reg.Config.Spec.Disabled)
+	for _, c := range reg.Capabilities {
+		if c.Spec.Skill == nil {
+			continue
+		}
+		s := capabilitySkill(c, reg.Config)
+		if err := st.project(reg, profile, disabled, s, c.Spec.Skill.Targets, c.Spec.Skill.RequiredCapabilities); err != nil {
+			return State{}, err
+		}
+	}
+	for _, sk := range reg.Skills {
+		s := render.Skill{
+			Name:                   sk.Name,
+			Owner:                  "skill/" + sk.Name,
+			Description:            sk.Spec.Description,
+			DisableModelInvocation: sk.Spec.DisableModelInvocation,
+			UserInvocable:          sk.Spec.UserInvocable,
+			Paths:                  sk.Spec.Paths,
+			Body:                   sk.Body,
+		}
+		if err := st.project(reg, profile, disabled, s, sk.Spec.Targets, sk.Spec.RequiredCapabilities); err != nil {
+			return State{}, err
+		}
+	}
+	sort.Slice(st.Withheld, func(i, j int) bool {
+		a, b := st.Withheld[i], st.Withheld[j]
+		if a.Skill != b.Skill {
+			return a.Skill < b.Skill
+		}
+		return a.Target < b.Target
+	})
+	return st, nil
+}
+
+func capabilitySkill(c registry.Capability, ws registry.Workspace) render.Skill {
+	spec := c.Spec
+	call := &render.Call{
+		CapabilityID: c.ID,
+		Title:        spec.Title,
+		Effect:       spec.Effect,
+		Argument:     spec.Skill.Argument,
+	}
+	if spec.MCP != nil && spec.MCP.Tool != "" {
+		call.MCPTool = "mcp__" + c.MCPServer(ws) + "__" + spec.MCP.Tool
+	} else if spec.CLI != nil {
+		call.Command, call.Flag = spec.CLI.Command, spec.CLI.Flag
+	}
+	return render.Skill{
+		Name:                   spec.Skill.Alias,
+		Owner:                  "capability/" + c.ID,
+		Description:            spec.Title,
+		ArgumentHint:           "<" + spec.Skill.Argument + ">",
+		DisableModelInvocation: spec.Effect != registry.EffectRead,
+		Call:                   call,
+	}
+}
+
+// project writes s into every target it belongs to, or records why it is withheld.
+func (st *State) project(reg *registry.Registry, profile Profile, disabled map[string]bool, s render.Skill, skillTargets, required []string) error {
+	reason := ""
+	switch missing := profile.Missing(required); {
+	case disabled[s.Name]:
+		reason = "disabled in " + registry.ConfigName
+	case len(missing) > 0:
+		reason = fmt.Sprintf("profile %s does not announce %s", profile.Label(), strings.Join(missing, ", "))
+	}
+	enabled := set(reg.Targets())
+	for _, target := range unionInOrder(reg.Targets(), skillTargets) {
+		why := reason
+		switch {
+		case why != "":
+		case !enabled[target]:
+			why = "target " + target + " is not enabled in " + registry.ConfigName
+		case len(skillTargets) > 0 && !set(skillTargets)[target]:
+			why = "skill is limited to " + strings.Join(skillTargets, ", ")
+		}
+		if why != "" {
+			st.Withheld = append(st.Withheld, Withheld{Skill: s.Name, Owner: s.Owner, Target: target, Reason: why})
+			continue
+		}
+		p := path.Join(TargetDir(target), s.Name, SkillFile)
+		data, err := render.File(target, s, p)
+		if err != nil {
+			return err
+		}
+		st.Files[p] = File{Path: p, Target: target, Skill: s.Name, Owner: s.Owner, Bytes: data}
+	}
+	return nil
+}
+
+func set(items []string) map[string]bool {
+	out := make(map[string]bool, len(items))
+	for _, i := range items {
+		out[i] = true
+	}
+	return out
+}
+
+func unionInOrder(lists ...[]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lists {
+		for _, x := range l {
+			if !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,267 @@
+package registry
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// document is one YAML document of an input file, kept as a node tree so every
+// later problem can point at the line it comes from.
+type document struct {
+	file string
+	root *yaml.Node // the document's top-level mapping
+}
+
+// at returns the position of the value under keys, or of the deepest key path
+// that exists, so a problem about a missing field points at its parent.
+func (d document) at(keys ...string) Position {
+	n := d.root
+	for _, k := range keys {
+		next := mappingValue(n, k)
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return Position{File: d.file, Line: n.Line, Column: n.Column}
+}
+
+// keyAt returns the position of the key itself (for "unknown field" and duplicates).
+func (d document) keyAt(keys ...string) Position {
+	n := d.root
+	for i, k := range keys {
+		if n.Kind != yaml.MappingNode {
+			break
+		}
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if n.Content[j].Value == k {
+				if i == len(keys)-1 {
+					return Position{File: d.file, Line: n.Content[j].Line, Column: n.Content[j].Column}
+				}
+				n = n.Content[j+1]
+				break
+			}
+		}
+	}
+	return Position{File: d.file, Line: n.Line, Column: n.Column}
+}
+
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// parseDocuments splits a multi-document YAML (or JSON) file into mappings.
+// Empty documents are skipped; anything that is not a mapping is a problem.
+func parseDocuments(file string, data []byte) ([]document, Problems) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []document
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, Problems{syntaxProblem(file, err)}
+		}
+		if len(n.Content) == 0 || isNull(n.Content[0]) {
+			continue
+		}
+		root := n.Content[0]
+		if root.Kind != yaml.MappingNode {
+			return nil, Problems{{
+				Pos:     Position{File: file, Line: root.Line, Column: root.Column},
+				Message: "document is not a mapping",
+				Hint:    "each document needs apiVersion, kind, metadata and spec",
+			}}
+		}
+		docs = append(docs, document{file: file, root: root})
+	}
+}
+
+// syntaxProblem turns a yaml.v3 error ("yaml: line 3: ...") into a positioned problem.
+func syntaxProblem(file string, err error) Problem {
+	msg := err.Error()
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
+		if n, tail, ok := strings.Cut(rest, ": "); ok {
+			if _, scanErr := fmt.Sscanf(n, "%d", &line); scanErr == nil {
+				msg = tail
+			}
+		}
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	return Problem{
+		Pos:     Position{File: file, Line: line},
+		Message: "cannot parse YAML: " + msg,
+		Hint:    "fix the syntax; nothing is written until the file parses",
+	}
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+// decodeStrict fills out (a pointer) from n. Unknown fields, wrong types and
+// duplicate keys are problems at the offending node; decoding goes on past them so
+// one run reports everything.
+func decodeStrict(file string, n *yaml.Node, out any) Problems {
+	d := strictDecoder{file: file}
+	d.value(n, reflect.ValueOf(out).Elem(), "")
+	return d.problems
+}
+
+type strictDecoder struct {
+	file     string
+	problems Problems
+}
+
+func (d *strictDecoder) fail(n *yaml.Node, hint, format string, args ...any) {
+	d.problems = append(d.problems, Problem{
+		Pos:     Position{File: d.file, Line: n.Line, Column: n.Column},
+		Message: fmt.Sprintf(format, args...),
+		Hint:    hint,
+	})
+}
+
+func (d *strictDecoder) value(n *yaml.Node, v reflect.Value, field string) {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if isNull(n) {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		d.value(n, v.Elem(), field)
+	case reflect.Struct:
+		d.structValue(n, v, field)
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+			d.fail(n, "quote it if it is meant as text", "%s: expected a string, got %s", field, describe(n))
+			return
+		}
+		v.SetString(n.Value)
+	case reflect.Bool:
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+			d.fail(n, "write true or false", "%s: expected a boolean, got %s", field, describe(n))
+			return
+		}
+		v.SetBool(n.Value == "true")
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			d.fail(n, "write a list, for example [a, b]", "%s: expected a list, got %s", field, describe(n))
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, item := range n.Content {
+			d.value(item, s.Index(i), fmt.Sprintf("%s[%d]", field, i))
+		}
+		v.Set(s)
+	case reflect.Interface:
+		d.checkDuplicates(n)
+		var generic any
+		if err := n.Decode(&generic); err != nil {
+			d.fail(n, "", "%s: %v", field, err)
+			return
+		}
+		v.Set(reflect.ValueOf(&generic).Elem())
+	default:
+		panic(fmt.Sprintf("registry: decodeStrict cannot fill %s", v.Type()))
+	}
+}
+
+func (d *strictDecoder) structValue(n *yaml.Node, v reflect.Value, field string) {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, "write a mapping of key: value lines", "%s: expected a mapping, got %s", orTop(field), describe(n))
+		return
+	}
+	fields := jsonFields(v.Type())
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		name := join(field, key.Value)
+		if first, dup := seen[key.Value]; dup {
+			d.fail(key, fmt.Sprintf("first defined at line %d", first.Line), "duplicate key %s", name)
+			continue
+		}
+		seen[key.Value] = key
+		index, known := fields[key.Value]
+		if !known {
+			d.fail(key, "known fields here: "+strings.Join(sortedKeys(fields), ", "), "unknown field %s", name)
+			continue
+		}
+		d.value(val, v.Field(index), name)
+	}
+}
+
+func (d *strictDecoder) checkDuplicates(n *yaml.Node) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		seen := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i]
+			if first, dup := seen[key.Value]; dup {
+				d.fail(key, fmt.Sprintf("first defined at line %d", first.Line), "duplicate key %s", key.Value)
+			}
+			seen[key.Value] = key
+			d.checkDuplicates(n.Content[i+1])
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			d.checkDuplicates(c)
+		}
+	}
+}
+
+func jsonFields(t reflect.Type) map[string]int {
+	out := map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		tag := t.Field(i).Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		if name != "" && name != "-" {
+			out[name] = i
+		}
+	}
+	return out
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return fmt.Sprintf("%s %q", strings.TrimPrefix(n.Tag, "!!"), n.Value)
+}
+
+func join(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+func orTop(field string) string {
+	if field == "" {
+		return "document"
+	}
+	return field
+}

@@ -1,0 +1,342 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// ConfigName is the workspace configuration file at the root of every workspace.
+const ConfigName = "skillsync.yaml"
+
+// ErrNoWorkspace means no skillsync.yaml was found.
+var ErrNoWorkspace = errors.New("no " + ConfigName + " found")
+
+// FindRoot walks up from dir to the first directory holding skillsync.yaml, the way
+// git finds its repository.
+func FindRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if info, err := os.Stat(filepath.Join(d, ConfigName)); err == nil && info.Mode().IsRegular() {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("%w in %s or any parent directory (run skillsync init, or pass --workspace DIR)", ErrNoWorkspace, abs)
+		}
+	}
+}
+
+// Load reads skillsync.yaml under root and every registry document it names. It
+// returns Problems for anything malformed; a non-Problems error means the workspace
+// could not be read at all.
+func Load(root string) (*Registry, error) {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	real, err = filepath.Abs(real)
+	if err != nil {
+		return nil, err
+	}
+	l := &loader{root: real}
+	reg := l.load()
+	if len(l.problems) > 0 {
+		return reg, l.problems.Sorted()
+	}
+	return reg, nil
+}
+
+type loader struct {
+	root     string
+	problems Problems
+}
+
+func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }
+
+func (l *loader) load() *Registry {
+	reg := &Registry{Root: l.root, ConfigFile: ConfigName}
+	data, err := os.ReadFile(filepath.Join(l.root, ConfigName))
+	if err != nil {
+		l.add(Problem{Pos: Position{File: ConfigName}, Message: "cannot read workspace config: " + err.Error()})
+		return reg
+	}
+	docs, ps := parseDocuments(ConfigName, data)
+	l.add(ps...)
+	if len(ps) > 0 {
+		return reg
+	}
+	if len(docs) != 1 {
+		l.add(Problem{Pos: Position{File: ConfigName, Line: 1}, Message: fmt.Sprintf("expected one Workspace document, found %d", len(docs)),
+			Hint: "skillsync.yaml holds exactly one document of kind Workspace"})
+		return reg
+	}
+	reg.config = docs[0]
+	l.add(decodeStrict(ConfigName, docs[0].root, &reg.Config)...)
+	l.checkHeader(docs[0], reg.Config.APIVersion, reg.Config.Kind, "Workspace")
+
+	files := l.registryFiles(reg)
+	reg.Files = files
+	for _, file := range files {
+		l.loadFile(reg, file)
+	}
+	return reg
+}
+
+func (l *loader) checkHeader(doc document, apiVersion, kind, wantKind string) {
+	if apiVersion != APIVersion {
+		l.add(Problem{Pos: doc.at("apiVersion"), Message: fmt.Sprintf("apiVersion %q is not supported", apiVersion), Hint: "write apiVersion: " + APIVersion})
+	}
+	if wantKind != "" && kind != wantKind {
+		l.add(Problem{Pos: doc.at("kind"), Message: fmt.Sprintf("kind %q where %s was expected", kind, wantKind), Hint: "write kind: " + wantKind})
+	}
+}
+
+func (l *loader) registryFiles(reg *Registry) []string {
+	seen := map[string]bool{}
+	var files []string
+	for i, pattern := range reg.Config.Spec.Registry {
+		pos := reg.config.at("spec", "registry")
+		if item := mappingValue(reg.config.root, "spec"); item != nil {
+			if seq := mappingValue(item, "registry"); seq != nil && i < len(seq.Content) {
+				pos = Position{File: ConfigName, Line: seq.Content[i].Line, Column: seq.Content[i].Column}
+			}
+		}
+		matches, p := l.glob(pattern, pos)
+		if p != nil {
+			l.add(*p)
+			continue
+		}
+		if len(matches) == 0 {
+			l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches no file", pattern), Hint: "check the pattern; it is relative to " + ConfigName})
+		}
+		for _, m := range matches {
+			if !seen[m] {
+				seen[m] = true
+				files = append(files, m)
+			}
+		}
+	}
+	return files
+}
+
+func (l *loader) loadFile(reg *Registry, file string) {
+	data, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(file)))
+	if err != nil {
+		l.add(Problem{Pos: Position{File: file}, Message: "cannot read registry file: " + err.Error()})
+		return
+	}
+	docs, ps := parseDocuments(file, data)
+	l.add(ps...)
+	for _, doc := range docs {
+		kind := ""
+		if k := mappingValue(doc.root, "kind"); k != nil {
+			kind = k.Value
+		}
+		switch kind {
+		case "Capability":
+			var d object[CapabilitySpec]
+			l.add(decodeStrict(file, doc.root, &d)...)
+			l.checkHeader(doc, d.APIVersion, d.Kind, "")
+			reg.Capabilities = append(reg.Capabilities, Capability{ID: d.Metadata.Name, Spec: d.Spec, doc: doc})
+		case "Skill":
+			var d object[SkillSpec]
+			l.add(decodeStrict(file, doc.root, &d)...)
+			l.checkHeader(doc, d.APIVersion, d.Kind, "")
+			s := Skill{Name: d.Metadata.Name, Spec: d.Spec, Body: d.Spec.Body, doc: doc}
+			if d.Spec.BodyFile != "" {
+				s.Body = l.readBodyFile(doc, file, d.Spec.BodyFile)
+			}
+			reg.Skills = append(reg.Skills, s)
+		case "Profile":
+			var d object[ProfileSpec]
+			l.add(decodeStrict(file, doc.root, &d)...)
+			l.checkHeader(doc, d.APIVersion, d.Kind, "")
+			reg.Profiles = append(reg.Profiles, Profile{Name: d.Metadata.Name, Spec: d.Spec, doc: doc})
+		default:
+			l.add(Problem{Pos: doc.at("kind"), Message: fmt.Sprintf("unknown kind %q", kind), Hint: "registry documents are of kind Capability, Skill or Profile"})
+		}
+	}
+}
+
+func (l *loader) readBodyFile(doc document, file, bodyFile string) string {
+	pos := doc.at("spec", "bodyFile")
+	rel, p := l.resolveInside(path.Join(path.Dir(file), filepath.ToSlash(bodyFile)), bodyFile, pos)
+	if p != nil {
+		l.add(*p)
+		return ""
+	}
+	full := filepath.Join(l.root, filepath.FromSlash(rel))
+	info, err := os.Stat(full)
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file")
+	}
+	var data []byte
+	if err == nil {
+		data, err = os.ReadFile(full)
+	}
+	if err != nil {
+		l.add(Problem{Pos: pos, Message: fmt.Sprintf("cannot read bodyFile %s: %v", rel, unwrapPath(err)), Hint: "bodyFile is relative to the file that declares the skill"})
+		return ""
+	}
+	return string(data)
+}
+
+// resolveInside checks that a workspace-relative path stays inside the root, also
+// after following symlinks, before anything at it is read.
+func (l *loader) resolveInside(rel, original string, pos Position) (string, *Problem) {
+	escape := &Problem{Pos: pos, Message: fmt.Sprintf("path %q leads outside the workspace", original), Hint: "paths must stay inside " + l.root}
+	if filepath.IsAbs(original) || path.IsAbs(filepath.ToSlash(original)) || strings.ContainsRune(original, 0) {
+		return "", escape
+	}
+	clean := path.Clean(rel)
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", escape
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(l.root, filepath.FromSlash(clean)))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return clean, nil
+		}
+		return "", &Problem{Pos: pos, Message: fmt.Sprintf("cannot resolve %q: %v", original, unwrapPath(err))}
+	}
+	if !l.inside(real) {
+		return "", escape
+	}
+	return clean, nil
+}
+
+func (l *loader) inside(real string) bool {
+	return real == l.root || strings.HasPrefix(real, l.root+string(filepath.Separator))
+}
+
+// glob expands a registry pattern one path segment at a time, so no directory is
+// listed before it is known to be inside the workspace.
+func (l *loader) glob(pattern string, pos Position) ([]string, *Problem) {
+	clean, p := l.resolvePattern(pattern, pos)
+	if p != nil {
+		return nil, p
+	}
+	current := []string{"."}
+	segments := strings.Split(clean, "/")
+	for i, seg := range segments {
+		last := i == len(segments)-1
+		var next []string
+		for _, dir := range current {
+			for _, cand := range l.expand(dir, seg) {
+				kind, p := l.classify(cand, pattern, pos)
+				if p != nil {
+					return nil, p
+				}
+				switch {
+				case !last && kind == kindDir:
+					next = append(next, cand)
+				case last && kind == kindFile:
+					next = append(next, cand)
+				case last && kind == kindDir && isRegistryName(cand):
+					return nil, &Problem{Pos: pos, Message: fmt.Sprintf("registry path %s is a directory, not a file", cand), Hint: "replace it with a YAML or JSON file, or narrow the glob"}
+				}
+			}
+		}
+		current = next
+	}
+	sort.Strings(current)
+	return current, nil
+}
+
+func (l *loader) resolvePattern(pattern string, pos Position) (string, *Problem) {
+	escape := &Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q reaches outside the workspace", pattern), Hint: "globs are relative to " + ConfigName + " and stay inside its directory"}
+	if pattern == "" || filepath.IsAbs(pattern) || strings.HasPrefix(pattern, "/") || strings.ContainsRune(pattern, 0) {
+		return "", escape
+	}
+	if _, err := path.Match(pattern, ""); err != nil {
+		return "", &Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q is malformed: %v", pattern, err)}
+	}
+	clean := path.Clean(filepath.ToSlash(pattern))
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", escape
+	}
+	return clean, nil
+}
+
+func (l *loader) expand(dir, seg string) []string {
+	if !strings.ContainsAny(seg, `*?[\`) {
+		return []string{path.Join(dir, seg)}
+	}
+	entries, err := os.ReadDir(filepath.Join(l.root, filepath.FromSlash(dir)))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(seg, ".") {
+			continue
+		}
+		if ok, _ := path.Match(seg, e.Name()); ok {
+			out = append(out, path.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+type entryKind int
+
+const (
+	kindMissing entryKind = iota
+	kindFile
+	kindDir
+	kindOther
+)
+
+func (l *loader) classify(rel, pattern string, pos Position) (entryKind, *Problem) {
+	full := filepath.Join(l.root, filepath.FromSlash(rel))
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		return kindMissing, nil
+	}
+	if !l.inside(real) {
+		return kindMissing, &Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, which leads outside the workspace", pattern, rel), Hint: "registry files and directories must be inside the workspace, symlinks included"}
+	}
+	info, err := os.Stat(real)
+	switch {
+	case err != nil:
+		return kindMissing, nil
+	case info.IsDir():
+		return kindDir, nil
+	case info.Mode().IsRegular():
+		return kindFile, nil
+	}
+	return kindOther, nil
+}
+
+func isRegistryName(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,66 @@
+package registry
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Position is a place in an input file, relative to the workspace root.
+type Position struct {
+	File   string
+	Line   int
+	Column int
+}
+
+func (p Position) String() string {
+	switch {
+	case p.Line == 0:
+		return p.File
+	case p.Column == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+}
+
+// Problem is one thing wrong with the inputs: what, where, and what to do about it.
+type Problem struct {
+	Pos     Position
+	Message string
+	Hint    string
+}
+
+func (p Problem) String() string {
+	s := p.Pos.String() + ": " + p.Message
+	if p.Hint != "" {
+		s += " (" + p.Hint + ")"
+	}
+	return s
+}
+
+// Problems is every problem found in one load, reported together.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Sorted orders problems by file, line and column so reports are stable.
+func (ps Problems) Sorted() Problems {
+	out := append(Problems(nil), ps...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+	return out
+}

@@ -1,0 +1,181 @@
+// Package registry reads a workspace's skillsync.yaml and the registry documents it
+// names (capabilities, workflow skills, profiles), strictly and with positions, and
+// validates them. It reads files; it never writes.
+package registry
+
+// APIVersion is the only apiVersion this release reads.
+const APIVersion = "skillsync/v1"
+
+// Known target names, in the order files are reported.
+const (
+	TargetClaudeCode = "claude-code"
+	TargetQwenCode   = "qwen-code"
+	TargetAgents     = "agents"
+)
+
+// KnownTargets lists every target a workspace may enable.
+var KnownTargets = []string{TargetClaudeCode, TargetQwenCode, TargetAgents}
+
+// Effects a capability may declare.
+const (
+	EffectRead        = "read"
+	EffectWrite       = "write"
+	EffectDestructive = "destructive"
+)
+
+// object is the shape of every registry document.
+type object[S any] struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Metadata   Metadata `json:"metadata"`
+	Spec       S        `json:"spec"`
+}
+
+// Metadata names a registry object.
+type Metadata struct {
+	Name string `json:"name"`
+}
+
+// Workspace is skillsync.yaml.
+type Workspace struct {
+	APIVersion string        `json:"apiVersion"`
+	Kind       string        `json:"kind"`
+	Spec       WorkspaceSpec `json:"spec"`
+}
+
+// WorkspaceSpec is what a workspace declares.
+type WorkspaceSpec struct {
+	Registry      []string      `json:"registry"`
+	Targets       []string      `json:"targets"`
+	Profile       string        `json:"profile"`
+	Disabled      []string      `json:"disabled"`
+	ReservedNames []string      `json:"reservedNames"`
+	MCP           *WorkspaceMCP `json:"mcp"`
+}
+
+// WorkspaceMCP holds the default MCP server of the workspace's capabilities.
+type WorkspaceMCP struct {
+	Server string `json:"server"`
+}
+
+// CapabilitySpec is a capability declaration.
+type CapabilitySpec struct {
+	Title  string           `json:"title"`
+	Effect string           `json:"effect"`
+	Input  any              `json:"input"`
+	MCP    *MCPBinding      `json:"mcp"`
+	CLI    *CLIBinding      `json:"cli"`
+	Skill  *CapabilitySkill `json:"skill"`
+}
+
+// MCPBinding is how an agent reaches a capability through its MCP server.
+type MCPBinding struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+}
+
+// CLIBinding is how an agent reaches a capability from a shell.
+type CLIBinding struct {
+	Command []string `json:"command"`
+	Flag    string   `json:"flag"`
+}
+
+// CapabilitySkill asks for a generated skill: /<alias> <text> fills <argument>.
+type CapabilitySkill struct {
+	Alias                string   `json:"alias"`
+	Argument             string   `json:"argument"`
+	Targets              []string `json:"targets"`
+	RequiredCapabilities []string `json:"requiredCapabilities"`
+}
+
+// SkillSpec is a workflow skill with a body of its own.
+type SkillSpec struct {
+	Description            string   `json:"description"`
+	Body                   string   `json:"body"`
+	BodyFile               string   `json:"bodyFile"`
+	RequiredCapabilities   []string `json:"requiredCapabilities"`
+	Targets                []string `json:"targets"`
+	DisableModelInvocation bool     `json:"disableModelInvocation"`
+	UserInvocable          *bool    `json:"userInvocable"`
+	Paths                  []string `json:"paths"`
+}
+
+// ProfileSpec lists the client capabilities a profile announces.
+type ProfileSpec struct {
+	Capabilities []string `json:"capabilities"`
+}
+
+// Capability is one loaded capability declaration.
+type Capability struct {
+	ID   string
+	Spec CapabilitySpec
+	doc  document
+}
+
+// Skill is one loaded workflow skill; Body holds the text of body or bodyFile.
+type Skill struct {
+	Name string
+	Spec SkillSpec
+	Body string
+	doc  document
+}
+
+// Profile is one loaded profile.
+type Profile struct {
+	Name string
+	Spec ProfileSpec
+	doc  document
+}
+
+// Registry is everything a workspace declares, as loaded from disk.
+type Registry struct {
+	Root         string // absolute workspace root
+	ConfigFile   string // "skillsync.yaml", relative to Root
+	Config       Workspace
+	Files        []string // registry files read, relative to Root
+	Capabilities []Capability
+	Skills       []Skill
+	Profiles     []Profile
+	config       document
+}
+
+// ProfileNamed returns the profile called name.
+func (r *Registry) ProfileNamed(name string) (Profile, bool) {
+	for _, p := range r.Profiles {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Profile{}, false
+}
+
+// ProfileNames lists every declared profile name.
+func (r *Registry) ProfileNames() []string {
+	names := make([]string, len(r.Profiles))
+	for i, p := range r.Profiles {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// DefaultProfileAt is where spec.profile is written, for problems about it.
+func (r *Registry) DefaultProfileAt() Position {
+	return r.config.at("spec", "profile")
+}
+
+// MCPServer is the server a capability's tool lives on.
+func (c Capability) MCPServer(ws Workspace) string {
+	if c.Spec.MCP != nil && c.Spec.MCP.Server != "" {
+		return c.Spec.MCP.Server
+	}
+	if ws.Spec.MCP != nil {
+		return ws.Spec.MCP.Server
+	}
+	return ""
+}
+
+// Pos is where the capability is declared.
+func (c Capability) Pos() Position { return c.doc.at("metadata", "name") }
+
+// Pos is where the skill is declared.
+func (s Skill) Pos() Position { return s.doc.at("metadata", "name") }

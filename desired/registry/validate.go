@@ -1,0 +1,335 @@
+package registry
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxNameLength and MaxDescriptionLength are the strictest limits every target
+// client accepts (the Agent Skills specification, Zed).
+const (
+	MaxNameLength        = 64
+	MaxDescriptionLength = 1024
+)
+
+var (
+	skillNamePattern      = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	capabilityIDPattern   = regexp.MustCompile(`^[A-Za-z0-9]+([._-][A-Za-z0-9]+)*$`)
+	dottedNamePattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9][A-Za-z0-9_-]*)+$`)
+	mcpNamePattern        = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	effects               = []string{EffectRead, EffectWrite, EffectDestructive}
+	skillNameRequirements = "lowercase letters, digits and single hyphens, at most 64 characters, like intent or propose-intent"
+)
+
+// Validate checks every rule of the registry at once and returns all problems found.
+// It reads nothing from disk.
+func Validate(reg *Registry) Problems {
+	v := validator{reg: reg, taken: map[string]claim{}}
+	v.workspace()
+	v.profiles()
+	for _, c := range reg.Capabilities {
+		v.capability(c)
+	}
+	for _, s := range reg.Skills {
+		v.skill(s)
+	}
+	return v.problems.Sorted()
+}
+
+type claim struct {
+	owner string
+	pos   Position
+}
+
+type validator struct {
+	reg       *Registry
+	problems  Problems
+	taken     map[string]claim
+	announced map[string]bool
+}
+
+func (v *validator) add(pos Position, hint, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Pos: pos, Message: fmt.Sprintf(format, args...), Hint: hint})
+}
+
+// Targets returns the targets the workspace enables; all of them when none are listed.
+func (r *Registry) Targets() []string {
+	if len(r.Config.Spec.Targets) == 0 {
+		return KnownTargets
+	}
+	return r.Config.Spec.Targets
+}
+
+func (v *validator) workspace() {
+	cfg := v.reg.config
+	seen := map[string]bool{}
+	for i, t := range v.reg.Config.Spec.Targets {
+		pos := itemAt(cfg, i, "spec", "targets")
+		if !contains(KnownTargets, t) {
+			v.add(pos, suggest(t, KnownTargets, "known targets: "+strings.Join(KnownTargets, ", ")), "unknown target %q", t)
+		}
+		if seen[t] {
+			v.add(pos, "list each target once", "target %q listed twice", t)
+		}
+		seen[t] = true
+	}
+	if ws := v.reg.Config.Spec.MCP; ws != nil && ws.Server != "" && !mcpNamePattern.MatchString(ws.Server) {
+		v.add(cfg.at("spec", "mcp", "server"), "use letters, digits, _ and -", "MCP server name %q is not valid", ws.Server)
+	}
+	for i, n := range v.reg.Config.Spec.ReservedNames {
+		if n == "" {
+			v.add(itemAt(cfg, i, "spec", "reservedNames"), "remove the empty entry", "reserved name is empty")
+		}
+	}
+	if p := v.reg.Config.Spec.Profile; p != "" {
+		if _, ok := v.reg.ProfileNamed(p); !ok {
+			v.add(cfg.at("spec", "profile"), suggest(p, v.reg.ProfileNames(), "declare a Profile with that name or fix spec.profile"), "default profile %q is not declared", p)
+		}
+	}
+}
+
+func (v *validator) profiles() {
+	v.announced = map[string]bool{}
+	seen := map[string]Position{}
+	for _, p := range v.reg.Profiles {
+		pos := p.doc.at("metadata", "name")
+		switch {
+		case p.Name == "":
+			v.add(pos, "give the profile a name under metadata.name", "profile has no name")
+		case !skillNamePattern.MatchString(p.Name) || len(p.Name) > MaxNameLength:
+			v.add(pos, "use "+skillNameRequirements, "profile name %q is not valid", p.Name)
+		}
+		if first, dup := seen[p.Name]; dup && p.Name != "" {
+			v.add(pos, "profile names must be unique", "profile %q is also declared at %s", p.Name, first)
+		}
+		seen[p.Name] = pos
+		for i, c := range p.Spec.Capabilities {
+			if !dottedNamePattern.MatchString(c) {
+				v.add(itemAt(p.doc, i, "spec", "capabilities"), "client capabilities are dotted names like markdown.codeBlock.echarts-fulldata", "profile capability %q is not a dotted name", c)
+			}
+			v.announced[c] = true
+		}
+	}
+}
+
+func (v *validator) capability(c Capability) {
+	d := c.doc
+	switch {
+	case c.ID == "":
+		v.add(d.at("metadata"), "set metadata.name to the capability id, like intents.propose", "capability has no id")
+	case !capabilityIDPattern.MatchString(c.ID):
+		v.add(d.at("metadata", "name"), "ids are letters and digits separated by single dots, hyphens or underscores", "capability id %q is not valid", c.ID)
+	default:
+		if first, dup := v.taken["capability:"+c.ID]; dup {
+			v.add(d.at("metadata", "name"), "capability ids must be unique", "capability id %q is also declared at %s", c.ID, first.pos)
+		}
+		v.taken["capability:"+c.ID] = claim{owner: "capability/" + c.ID, pos: d.at("metadata", "name")}
+	}
+	spec := c.Spec
+	if strings.TrimSpace(spec.Title) == "" {
+		v.add(d.at("spec"), "add spec.title: the capability's own name, used as the skill description", "capability %s has no title", c.ID)
+	} else if n := utf8.RuneCountInString(spec.Title); n > MaxDescriptionLength {
+		v.add(d.at("spec", "title"), fmt.Sprintf("shorten it to %d characters; clients reject longer descriptions", MaxDescriptionLength), "title is %d characters long", n)
+	}
+	if !contains(effects, spec.Effect) {
+		v.add(d.at("spec", "effect"), "effect is one of read, write, destructive", "effect %q is not valid", spec.Effect)
+	}
+	if spec.MCP != nil {
+		if spec.MCP.Tool == "" {
+			v.add(d.at("spec", "mcp"), "name the tool, like {tool: intents_propose}", "mcp has no tool")
+		} else if !mcpNamePattern.MatchString(spec.MCP.Tool) {
+			v.add(d.at("spec", "mcp", "tool"), "MCP tool names use letters, digits, _ and -", "MCP tool name %q is not valid", spec.MCP.Tool)
+		}
+		if spec.MCP.Server != "" && !mcpNamePattern.MatchString(spec.MCP.Server) {
+			v.add(d.at("spec", "mcp", "server"), "MCP server names use letters, digits, _ and -", "MCP server name %q is not valid", spec.MCP.Server)
+		}
+		if c.MCPServer(v.reg.Config) == "" {
+			v.add(d.at("spec", "mcp"), "set spec.mcp.server here or in "+ConfigName, "capability %s names an MCP tool but no server", c.ID)
+		}
+	}
+	if spec.CLI != nil {
+		if len(spec.CLI.Command) == 0 {
+			v.add(d.at("spec", "cli"), "list the program and its subcommands, like [majordomus, intents, propose]", "cli has no command")
+		}
+		for i, w := range spec.CLI.Command {
+			if w == "" || strings.ContainsAny(w, "\n\r`") {
+				v.add(itemAt(d, i, "spec", "cli", "command"), "each word is one argument without newlines or backquotes", "cli command word %q is not valid", w)
+			}
+		}
+		if f := spec.CLI.Flag; f != "" && (!strings.HasPrefix(f, "-") || strings.ContainsAny(f, " \t\n`")) {
+			v.add(d.at("spec", "cli", "flag"), "write the flag as it is typed, like --statement", "cli flag %q is not valid", f)
+		}
+	}
+	if spec.Skill != nil {
+		v.capabilitySkill(c)
+	}
+}
+
+func (v *validator) capabilitySkill(c Capability) {
+	d, sk := c.doc, c.Spec.Skill
+	v.claimName(sk.Alias, "capability/"+c.ID, d.at("spec", "skill", "alias"), "alias")
+	if c.Spec.MCP == nil && c.Spec.CLI == nil {
+		v.add(d.at("spec", "skill"), "add spec.mcp.tool or spec.cli.command so the agent can reach it", "capability %s has a skill but no way to call it", c.ID)
+	}
+	v.argument(c)
+	v.targetList(d, sk.Targets, "spec", "skill", "targets")
+	v.required(d, sk.RequiredCapabilities, "spec", "skill", "requiredCapabilities")
+}
+
+func (v *validator) argument(c Capability) {
+	d, arg := c.doc, c.Spec.Skill.Argument
+	pos := d.at("spec", "skill", "argument")
+	if arg == "" {
+		v.add(d.at("spec", "skill"), "name the input property the typed text fills, like argument: statement", "skill has no argument")
+		return
+	}
+	input, _ := c.Spec.Input.(map[string]any)
+	props, _ := input["properties"].(map[string]any)
+	prop, ok := props[arg].(map[string]any)
+	switch {
+	case !ok:
+		v.add(pos, suggest(arg, sortedKeys(props), "declare it under spec.input.properties"), "argument %q is not a property of input", arg)
+	case prop["type"] != "string":
+		v.add(pos, "typed text can only fill a property of type string", "argument %q has type %v, not string", arg, prop["type"])
+	}
+	required, isList := input["required"].([]any)
+	if input["required"] != nil && !isList {
+		v.add(d.at("spec", "input", "required"), "write required as a list of property names", "input.required is not a list")
+	}
+	for _, r := range required {
+		if r != arg {
+			v.add(d.at("spec", "input", "required"), fmt.Sprintf("typed text fills only %q; make %v optional or drop the skill", arg, r), "input requires %v, which the skill cannot supply", r)
+		}
+	}
+}
+
+func (v *validator) skill(s Skill) {
+	d, spec := s.doc, s.Spec
+	v.claimName(s.Name, "skill/"+s.Name, d.at("metadata", "name"), "skill name")
+	switch n := utf8.RuneCountInString(spec.Description); {
+	case strings.TrimSpace(spec.Description) == "":
+		v.add(d.at("spec"), "add spec.description: one line saying what the skill is for", "skill %s has no description", s.Name)
+	case n > MaxDescriptionLength:
+		v.add(d.at("spec", "description"), fmt.Sprintf("shorten it to %d characters; clients reject longer descriptions", MaxDescriptionLength), "description is %d characters long", n)
+	}
+	switch {
+	case spec.Body != "" && spec.BodyFile != "":
+		v.add(d.at("spec", "bodyFile"), "keep one of body and bodyFile", "skill %s has both body and bodyFile", s.Name)
+	case spec.Body == "" && spec.BodyFile == "":
+		v.add(d.at("spec"), "add body: (inline text) or bodyFile: (a path relative to this file)", "skill %s has no body", s.Name)
+	}
+	for i, p := range spec.Paths {
+		if p == "" || strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "/../") {
+			v.add(itemAt(d, i, "spec", "paths"), "paths are globs relative to the workspace root", "path %q is absolute or leaves the workspace", p)
+		}
+	}
+	v.targetList(d, spec.Targets, "spec", "targets")
+	v.required(d, spec.RequiredCapabilities, "spec", "requiredCapabilities")
+}
+
+func (v *validator) claimName(name, owner string, pos Position, what string) {
+	switch {
+	case name == "":
+		v.add(pos, "use "+skillNameRequirements, "%s is empty", what)
+		return
+	case len(name) > MaxNameLength:
+		v.add(pos, fmt.Sprintf("shorten it to %d characters", MaxNameLength), "%s %q is %d characters long", what, name, len(name))
+		return
+	case !skillNamePattern.MatchString(name):
+		v.add(pos, "use "+skillNameRequirements, "%s %q is not a valid skill name", what, name)
+		return
+	}
+	if clients := reservedBy(name, v.reg.Targets()); len(clients) > 0 {
+		v.add(pos, "pick another name; a project skill with it would replace or shadow the client's own command", "%s %q is reserved by %s", what, name, strings.Join(clients, " and "))
+	}
+	if contains(v.reg.Config.Spec.ReservedNames, name) {
+		v.add(pos, "pick another name or remove it from spec.reservedNames", "%s %q is listed in reservedNames of %s", what, name, ConfigName)
+	}
+	if first, dup := v.taken["name:"+name]; dup {
+		v.add(pos, "aliases and skill names share one namespace", "%s %q is taken by %s at %s", what, name, first.owner, first.pos)
+		return
+	}
+	v.taken["name:"+name] = claim{owner: owner, pos: pos}
+}
+
+func (v *validator) targetList(d document, targets []string, keys ...string) {
+	for i, t := range targets {
+		if !contains(KnownTargets, t) {
+			v.add(itemAt(d, i, keys...), suggest(t, KnownTargets, "known targets: "+strings.Join(KnownTargets, ", ")), "unknown target %q", t)
+		}
+	}
+}
+
+func (v *validator) required(d document, names []string, keys ...string) {
+	for i, c := range names {
+		pos := itemAt(d, i, keys...)
+		switch {
+		case !dottedNamePattern.MatchString(c):
+			v.add(pos, "client capabilities are dotted names like markdown.codeBlock.echarts-fulldata", "required capability %q is not a dotted name", c)
+		case !v.announced[c]:
+			v.add(pos, suggest(c, sortedKeys(v.announced), "declare a Profile that announces it"), "required capability %q is announced by no profile", c)
+		}
+	}
+}
+
+func itemAt(d document, i int, keys ...string) Position {
+	n := d.root
+	for _, k := range keys {
+		if n = mappingValue(n, k); n == nil {
+			return d.at(keys...)
+		}
+	}
+	if i < len(n.Content) {
+		return Position{File: d.file, Line: n.Content[i].Line, Column: n.Content[i].Column}
+	}
+	return d.at(keys...)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// suggest offers the closest known name, or the fallback hint when none is close.
+func suggest(got string, known []string, fallback string) string {
+	best, bestDistance := "", len(got)/2+2
+	sorted := append([]string(nil), known...)
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		if d := levenshtein(got, k); d < bestDistance {
+			best, bestDistance = k, d
+		}
+	}
+	if best == "" {
+		return fallback
+	}
+	return fmt.Sprintf("did you mean %q?", best)
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
+}

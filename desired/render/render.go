@@ -1,0 +1,93 @@
+// Package render turns one skill into the bytes of its SKILL.md for one target client.
+// Each target has its own dialect (front matter keys, how the body refers to the text
+// the user typed, what must be escaped); everything else is shared.
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/skillsync/skillsync/banner"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Skill is a skill ready to render, whatever declared it.
+type Skill struct {
+	Name                   string
+	Owner                  string // "capability/<id>" or "skill/<name>"
+	Description            string
+	ArgumentHint           string
+	DisableModelInvocation bool
+	UserInvocable          *bool
+	Paths                  []string
+	Call                   *Call  // set for a capability's skill
+	Body                   string // set for a workflow skill
+}
+
+// Call is how a capability's skill reaches the capability.
+type Call struct {
+	CapabilityID string
+	Title        string
+	Effect       string
+	Argument     string
+	MCPTool      string   // full name, mcp__<server>__<tool>; empty when there is none
+	Command      []string // CLI fallback, used only without MCPTool
+	Flag         string   // CLI flag before the text; empty passes it positionally
+}
+
+// Targets lists the targets there is a renderer for.
+var Targets = []string{"claude-code", "qwen-code", "agents"}
+
+// File renders s for target, stamped with the ownership banner for path.
+func File(target string, s Skill, path string) ([]byte, error) {
+	d, ok := dialects[target]
+	if !ok {
+		return nil, fmt.Errorf("render: unknown target %q", target)
+	}
+	front, err := frontMatter(d.keys(s))
+	if err != nil {
+		return nil, fmt.Errorf("render %s for %s: %w", s.Name, target, err)
+	}
+	var out bytes.Buffer
+	out.WriteString("---\n")
+	out.Write(front)
+	out.WriteString("---\n\n")
+	if s.Call != nil {
+		out.WriteString(callBody(d, s.Name, *s.Call))
+	} else {
+		out.WriteString(s.Body)
+		if !strings.HasSuffix(s.Body, "\n") {
+			out.WriteString("\n")
+		}
+	}
+	return banner.Stamp(out.Bytes(), s.Owner, path)
+}
+
+// field is one front matter key and its value, kept in the order written.
+type field struct {
+	key   string
+	value any
+}
+
+// frontMatter encodes fields with a YAML encoder, so any text round-trips.
+func frontMatter(fields []field) ([]byte, error) {
+	doc := &yaml.Node{Kind: yaml.MappingNode}
+	for _, f := range fields {
+		var v yaml.Node
+		if err := v.Encode(f.value); err != nil {
+			return nil, err
+		}
+		doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: f.key}, &v)
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

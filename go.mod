@@ -1,0 +1,14 @@
+module github.com/skillsync/skillsync
+
+go 1.26.8
+
+require (
+	github.com/go-logr/logr v1.4.4
+	github.com/spf13/cobra v1.10.2
+	go.yaml.in/yaml/v3 v3.0.6
+)
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+)
