@@ -47,9 +47,6 @@ func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 	if err != nil {
 		return Inputs{}, err
 	}
-	if ps := registry.Validate(reg); len(ps) > 0 {
-		return Inputs{Registry: reg}, ps
-	}
 	fileProfile, err := readProfileFile(reg.Root)
 	if err != nil {
 		return Inputs{Registry: reg}, err

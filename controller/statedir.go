@@ -21,9 +21,6 @@ func UseProfile(root, name string) error {
 	if err != nil {
 		return err
 	}
-	if ps := registry.Validate(reg); len(ps) > 0 {
-		return ps
-	}
 	if _, ok := reg.ProfileNamed(name); !ok {
 		return registry.Problems{{
 			Pos:     registry.Position{File: "profile use"},

@@ -26,7 +26,7 @@ var futureTense = map[controller.Action]string{
 // printPlan names every action with its path and owner, then one summary line.
 func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 	verbs := pastTense
-	if check {
+	if check || out.Plan.Refused != "" {
 		verbs = futureTense
 	}
 	failed := map[string]error{}
@@ -65,25 +65,24 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 
 func summary(out controller.Outcome, check bool) string {
 	p := out.Plan
-	inSync := p.Count(controller.None)
-	profile := fmt.Sprintf("profile %s", out.Profile.Label())
+	tail := fmt.Sprintf("%d in sync, %d withheld (profile %s)", p.Count(controller.None), len(out.Desired.Withheld), out.Profile.Label())
 	if p.Pending() == 0 && p.Count(controller.Conflict) == 0 && p.Refused == "" {
-		return fmt.Sprintf("nothing to do: %d file(s) in sync, %d withheld (%s)", inSync, len(out.Desired.Withheld), profile)
+		return "nothing to do: " + tail
+	}
+	lead, verbs := "done", pastTense
+	switch {
+	case p.Refused != "":
+		lead, verbs = "refused, nothing changed", futureTense
+	case check:
+		lead, verbs = "to do", futureTense
 	}
 	counts := []string{}
 	for _, a := range []controller.Action{controller.Create, controller.Update, controller.Delete, controller.Cleanup, controller.Conflict} {
 		if n := p.Count(a); n > 0 {
-			counts = append(counts, fmt.Sprintf("%d %s", n, string(a)))
+			counts = append(counts, fmt.Sprintf("%s %d", verbs[a], n))
 		}
 	}
-	verb := "applied"
-	if check {
-		verb = "to apply"
-	}
-	if p.Refused != "" {
-		verb = "refused"
-	}
-	return fmt.Sprintf("%s: %s; %d in sync, %d withheld (%s)", verb, strings.Join(counts, ", "), inSync, len(out.Desired.Withheld), profile)
+	return fmt.Sprintf("%s: %s; %s", lead, strings.Join(counts, ", "), tail)
 }
 
 type changeReport struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -28,26 +29,6 @@ func (d document) at(keys ...string) Position {
 			break
 		}
 		n = next
-	}
-	return Position{File: d.file, Line: n.Line, Column: n.Column}
-}
-
-// keyAt returns the position of the key itself (for "unknown field" and duplicates).
-func (d document) keyAt(keys ...string) Position {
-	n := d.root
-	for i, k := range keys {
-		if n.Kind != yaml.MappingNode {
-			break
-		}
-		for j := 0; j+1 < len(n.Content); j += 2 {
-			if n.Content[j].Value == k {
-				if i == len(keys)-1 {
-					return Position{File: d.file, Line: n.Content[j].Line, Column: n.Content[j].Column}
-				}
-				n = n.Content[j+1]
-				break
-			}
-		}
 	}
 	return Position{File: d.file, Line: n.Line, Column: n.Column}
 }
@@ -76,7 +57,7 @@ func parseDocuments(file string, data []byte) ([]document, Problems) {
 			return docs, nil
 		}
 		if err != nil {
-			return nil, Problems{syntaxProblem(file, err)}
+			return nil, Problems{syntaxProblem(file, data, err)}
 		}
 		if len(n.Content) == 0 || isNull(n.Content[0]) {
 			continue
@@ -94,22 +75,54 @@ func parseDocuments(file string, data []byte) ([]document, Problems) {
 }
 
 // syntaxProblem turns a yaml.v3 error ("yaml: line 3: ...") into a positioned problem.
-func syntaxProblem(file string, err error) Problem {
-	msg := err.Error()
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
-		if n, tail, ok := strings.Cut(rest, ": "); ok {
-			if _, scanErr := fmt.Sscanf(n, "%d", &line); scanErr == nil {
-				msg = tail
-			}
-		}
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-	}
+func syntaxProblem(file string, data []byte, err error) Problem {
+	line, msg := splitYAMLError(err)
 	return Problem{
-		Pos:     Position{File: file, Line: line},
+		Pos:     Position{File: file, Line: errorLine(data, line, msg)},
 		Message: "cannot parse YAML: " + msg,
 		Hint:    "fix the syntax; nothing is written until the file parses",
+	}
+}
+
+func splitYAMLError(err error) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	rest, ok := strings.CutPrefix(msg, "line ")
+	if !ok {
+		return 0, msg
+	}
+	n, tail, ok := strings.Cut(rest, ": ")
+	line, convErr := strconv.Atoi(n)
+	if !ok || convErr != nil {
+		return 0, msg
+	}
+	return line, tail
+}
+
+// errorLine corrects yaml.v3's line number, which for some errors is the 0-based
+// line of the enclosing construct: the reported line is right only if the file cut
+// after it already fails the same way, otherwise the error is on the next line.
+func errorLine(data []byte, reported int, msg string) int {
+	if reported == 0 {
+		return 0
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if reported >= len(lines) {
+		return reported
+	}
+	prefix := bytes.Join(lines[:reported], nil)
+	dec := yaml.NewDecoder(bytes.NewReader(prefix))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return reported + 1
+		}
+		if err != nil {
+			if _, m := splitYAMLError(err); m == msg {
+				return reported
+			}
+			return reported + 1
+		}
 	}
 }
 

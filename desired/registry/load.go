@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // ConfigName is the workspace configuration file at the root of every workspace.
@@ -34,9 +36,9 @@ func FindRoot(dir string) (string, error) {
 	}
 }
 
-// Load reads skillsync.yaml under root and every registry document it names. It
-// returns Problems for anything malformed; a non-Problems error means the workspace
-// could not be read at all.
+// Load reads skillsync.yaml under root and every registry document it names, and
+// validates them. It returns Problems for anything malformed or invalid, all at once;
+// a non-Problems error means the workspace could not be read at all.
 func Load(root string) (*Registry, error) {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -48,6 +50,9 @@ func Load(root string) (*Registry, error) {
 	}
 	l := &loader{root: real}
 	reg := l.load()
+	if reg.config.root != nil {
+		l.add(Validate(reg)...)
+	}
 	if len(l.problems) > 0 {
 		return reg, l.problems.Sorted()
 	}
@@ -62,7 +67,7 @@ type loader struct {
 func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }
 
 func (l *loader) load() *Registry {
-	reg := &Registry{Root: l.root, ConfigFile: ConfigName}
+	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[*yaml.Node]bool{}}
 	data, err := os.ReadFile(filepath.Join(l.root, ConfigName))
 	if err != nil {
 		l.add(Problem{Pos: Position{File: ConfigName}, Message: "cannot read workspace config: " + err.Error()})
@@ -79,7 +84,7 @@ func (l *loader) load() *Registry {
 		return reg
 	}
 	reg.config = docs[0]
-	l.add(decodeStrict(ConfigName, docs[0].root, &reg.Config)...)
+	l.decode(reg, docs[0], &reg.Config)
 	l.checkHeader(docs[0], reg.Config.APIVersion, reg.Config.Kind, "Workspace")
 
 	files := l.registryFiles(reg)
@@ -88,6 +93,16 @@ func (l *loader) load() *Registry {
 		l.loadFile(reg, file)
 	}
 	return reg
+}
+
+// decode fills out from a document strictly; a document with problems is marked so
+// validation does not report the same mistake a second time.
+func (l *loader) decode(reg *Registry, doc document, out any) {
+	ps := decodeStrict(doc.file, doc.root, out)
+	if len(ps) > 0 {
+		reg.malformed[doc.root] = true
+	}
+	l.add(ps...)
 }
 
 func (l *loader) checkHeader(doc document, apiVersion, kind, wantKind string) {
@@ -143,12 +158,12 @@ func (l *loader) loadFile(reg *Registry, file string) {
 		switch kind {
 		case "Capability":
 			var d object[CapabilitySpec]
-			l.add(decodeStrict(file, doc.root, &d)...)
+			l.decode(reg, doc, &d)
 			l.checkHeader(doc, d.APIVersion, d.Kind, "")
 			reg.Capabilities = append(reg.Capabilities, Capability{ID: d.Metadata.Name, Spec: d.Spec, doc: doc})
 		case "Skill":
 			var d object[SkillSpec]
-			l.add(decodeStrict(file, doc.root, &d)...)
+			l.decode(reg, doc, &d)
 			l.checkHeader(doc, d.APIVersion, d.Kind, "")
 			s := Skill{Name: d.Metadata.Name, Spec: d.Spec, Body: d.Spec.Body, doc: doc}
 			if d.Spec.BodyFile != "" {
@@ -157,7 +172,7 @@ func (l *loader) loadFile(reg *Registry, file string) {
 			reg.Skills = append(reg.Skills, s)
 		case "Profile":
 			var d object[ProfileSpec]
-			l.add(decodeStrict(file, doc.root, &d)...)
+			l.decode(reg, doc, &d)
 			l.checkHeader(doc, d.APIVersion, d.Kind, "")
 			reg.Profiles = append(reg.Profiles, Profile{Name: d.Metadata.Name, Spec: d.Spec, doc: doc})
 		default:

@@ -3,6 +3,8 @@
 // validates them. It reads files; it never writes.
 package registry
 
+import yaml "go.yaml.in/yaml/v3"
+
 // APIVersion is the only apiVersion this release reads.
 const APIVersion = "skillsync/v1"
 
@@ -137,6 +139,7 @@ type Registry struct {
 	Skills       []Skill
 	Profiles     []Profile
 	config       document
+	malformed    map[*yaml.Node]bool // documents that did not decode cleanly
 }
 
 // ProfileNamed returns the profile called name.

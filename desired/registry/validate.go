@@ -25,7 +25,8 @@ var (
 )
 
 // Validate checks every rule of the registry at once and returns all problems found.
-// It reads nothing from disk.
+// It reads nothing from disk. Documents that did not decode are not checked again:
+// their decoding problems already say what is wrong with them.
 func Validate(reg *Registry) Problems {
 	v := validator{reg: reg, taken: map[string]claim{}}
 	v.workspace()
@@ -46,12 +47,16 @@ type claim struct {
 
 type validator struct {
 	reg       *Registry
+	doc       document // the document being checked
 	problems  Problems
 	taken     map[string]claim
 	announced map[string]bool
 }
 
 func (v *validator) add(pos Position, hint, format string, args ...any) {
+	if v.reg.malformed[v.doc.root] {
+		return
+	}
 	v.problems = append(v.problems, Problem{Pos: pos, Message: fmt.Sprintf(format, args...), Hint: hint})
 }
 
@@ -65,6 +70,7 @@ func (r *Registry) Targets() []string {
 
 func (v *validator) workspace() {
 	cfg := v.reg.config
+	v.doc = cfg
 	seen := map[string]bool{}
 	for i, t := range v.reg.Config.Spec.Targets {
 		pos := itemAt(cfg, i, "spec", "targets")
@@ -95,6 +101,7 @@ func (v *validator) profiles() {
 	v.announced = map[string]bool{}
 	seen := map[string]Position{}
 	for _, p := range v.reg.Profiles {
+		v.doc = p.doc
 		pos := p.doc.at("metadata", "name")
 		switch {
 		case p.Name == "":
@@ -117,6 +124,7 @@ func (v *validator) profiles() {
 
 func (v *validator) capability(c Capability) {
 	d := c.doc
+	v.doc = d
 	switch {
 	case c.ID == "":
 		v.add(d.at("metadata"), "set metadata.name to the capability id, like intents.propose", "capability has no id")
@@ -208,6 +216,7 @@ func (v *validator) argument(c Capability) {
 
 func (v *validator) skill(s Skill) {
 	d, spec := s.doc, s.Spec
+	v.doc = d
 	v.claimName(s.Name, "skill/"+s.Name, d.at("metadata", "name"), "skill name")
 	switch n := utf8.RuneCountInString(spec.Description); {
 	case strings.TrimSpace(spec.Description) == "":

@@ -74,11 +74,11 @@ type field struct {
 func frontMatter(fields []field) ([]byte, error) {
 	doc := &yaml.Node{Kind: yaml.MappingNode}
 	for _, f := range fields {
-		var v yaml.Node
-		if err := v.Encode(f.value); err != nil {
+		v, err := valueNode(f.value)
+		if err != nil {
 			return nil, err
 		}
-		doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: f.key}, &v)
+		doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: f.key}, v)
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -89,5 +89,41 @@ func frontMatter(fields []field) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
+	if err := roundTrips(buf.Bytes(), fields); err != nil {
+		return nil, err
+	}
 	return buf.Bytes(), nil
+}
+
+// valueNode builds the node for one value. Strings are built by hand: yaml.v3 picks
+// a block scalar for multi-line text, which cannot hold every string (a leading tab
+// breaks it), and line-based front matter readers handle one quoted line best.
+func valueNode(value any) (*yaml.Node, error) {
+	if s, ok := value.(string); ok {
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+		if strings.ContainsAny(s, "\n\r\t") {
+			n.Style = yaml.DoubleQuotedStyle
+		}
+		return n, nil
+	}
+	var n yaml.Node
+	if err := n.Encode(value); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// roundTrips refuses front matter that would not read back as the values written.
+func roundTrips(front []byte, fields []field) error {
+	var back map[string]any
+	if err := yaml.Unmarshal(front, &back); err != nil {
+		return fmt.Errorf("front matter does not parse back: %w", err)
+	}
+	for _, f := range fields {
+		want, ok := f.value.(string)
+		if ok && back[f.key] != want {
+			return fmt.Errorf("front matter %s does not read back as written", f.key)
+		}
+	}
+	return nil
 }

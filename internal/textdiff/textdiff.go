@@ -71,12 +71,12 @@ func diff(a, b []string) []op {
 		case i < len(a) && j < len(b) && a[i] == b[j]:
 			ops = append(ops, op{' ', a[i], i, j})
 			i, j = i+1, j+1
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, op{'+', b[j], i, j})
-			j++
-		default:
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
 			ops = append(ops, op{'-', a[i], i, j})
 			i++
+		default:
+			ops = append(ops, op{'+', b[j], i, j})
+			j++
 		}
 	}
 	return ops

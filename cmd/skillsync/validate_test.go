@@ -1,0 +1,626 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// These tests hold the CLI to DESIGN §3.3 and to issue 2 items 2 and 3: every invalid
+// input is refused with exit 2, a message naming file:line, and a workspace left
+// exactly as it was (fail closed: nothing written, nothing deleted, no mtime moved).
+
+const exampleFixture = "../../fixtures/example"
+
+// testFile is the registry file most rows write; it sorts after the fixture's own files,
+// so a declaration in it is the second one when a name is taken twice.
+const testFile = "registry/zz-test.yaml"
+
+// capabilityDoc is a valid capability for testFile. Rows break it with old/new string
+// pairs, so the line numbers below are the ones a row names:
+//
+//	 1 apiVersion: skillsync/v1
+//	 2 kind: Capability
+//	 3 metadata: {name: test.thing}
+//	 4 spec:
+//	 5   title: Do the thing
+//	 6   effect: write
+//	 7   input:
+//	 8     type: object
+//	 9     properties:
+//	10       text: {type: string}
+//	11       count: {type: integer}
+//	12     required: [text]
+//	13   mcp: {tool: do_thing}
+//	14   skill: {alias: do-thing, argument: text}
+func capabilityDoc(oldNew ...string) string {
+	return replaceAll(`apiVersion: skillsync/v1
+kind: Capability
+metadata: {name: test.thing}
+spec:
+  title: Do the thing
+  effect: write
+  input:
+    type: object
+    properties:
+      text: {type: string}
+      count: {type: integer}
+    required: [text]
+  mcp: {tool: do_thing}
+  skill: {alias: do-thing, argument: text}
+`, oldNew...)
+}
+
+// skillDoc is a valid workflow skill for testFile:
+//
+//	1 apiVersion: skillsync/v1
+//	2 kind: Skill
+//	3 metadata: {name: test-skill}
+//	4 spec:
+//	5   description: A test skill.
+//	6   body: Do the test.
+//	7   requiredCapabilities: [terminal.ansi]
+//	8   targets: [claude-code]
+//	9   disableModelInvocation: false
+func skillDoc(oldNew ...string) string {
+	return replaceAll(`apiVersion: skillsync/v1
+kind: Skill
+metadata: {name: test-skill}
+spec:
+  description: A test skill.
+  body: Do the test.
+  requiredCapabilities: [terminal.ansi]
+  targets: [claude-code]
+  disableModelInvocation: false
+`, oldNew...)
+}
+
+// workspaceConfig is the fixture's skillsync.yaml, for rows that break it:
+//
+//	1 apiVersion: skillsync/v1
+//	2 kind: Workspace
+//	3 spec:
+//	4   registry: [registry/*.yaml]
+//	5   targets: [claude-code, qwen-code, agents]
+//	6   profile: cli
+//	7   disabled: []
+//	8   reservedNames: []
+//	9   mcp: {server: majordomus}
+func workspaceConfig(oldNew ...string) string {
+	return replaceAll(`apiVersion: skillsync/v1
+kind: Workspace
+spec:
+  registry: [registry/*.yaml]
+  targets: [claude-code, qwen-code, agents]
+  profile: cli
+  disabled: []
+  reservedNames: []
+  mcp: {server: majordomus}
+`, oldNew...)
+}
+
+// replaceAll applies old/new pairs, each of which must match exactly once, so a
+// typo in a row fails loudly instead of leaving the document valid.
+func replaceAll(doc string, oldNew ...string) string {
+	if len(oldNew)%2 != 0 {
+		panic("replaceAll: odd number of arguments")
+	}
+	for i := 0; i < len(oldNew); i += 2 {
+		if n := strings.Count(doc, oldNew[i]); n != 1 {
+			panic(fmt.Sprintf("replaceAll: %q occurs %d times", oldNew[i], n))
+		}
+		doc = strings.Replace(doc, oldNew[i], oldNew[i+1], 1)
+	}
+	return doc
+}
+
+// problem is one expected line of the problem report: "  <at>:<col>: <msg> (<hint>)".
+type problem struct {
+	at   string // file:line (or the pseudo-file of a flag), exact
+	msg  string // substring of the message
+	hint string // substring of the hint; empty to skip
+}
+
+type validationCase struct {
+	name  string
+	files map[string]string             // workspace-relative path -> content, written over the valid copy
+	setup func(t *testing.T, ws string) // anything files cannot say (symlinks)
+	flags []string                      // global flags before the command, like --profile
+	want  problem
+}
+
+func validationCases() []validationCase {
+	reg := func(content string) map[string]string { return map[string]string{testFile: content} }
+	long := strings.Repeat("a", 65)
+	return []validationCase{
+		// Alias and skill names: ^[a-z0-9]+(-[a-z0-9]+)*$, at most 64 characters.
+		{name: "alias reserved by both clients", files: reg(capabilityDoc("alias: do-thing", "alias: review")),
+			want: problem{testFile + ":14", `alias "review" is reserved by Claude Code and Qwen Code`, "pick another name"}},
+		{name: "alias mcp reserved", files: reg(capabilityDoc("alias: do-thing", "alias: mcp")),
+			want: problem{testFile + ":14", `alias "mcp" is reserved by Claude Code and Qwen Code`, "pick another name"}},
+		{name: "alias with capital letter", files: reg(capabilityDoc("alias: do-thing", "alias: Intent")),
+			want: problem{testFile + ":14", `alias "Intent" is not a valid skill name`, "lowercase letters, digits and single hyphens"}},
+		{name: "alias with double hyphen", files: reg(capabilityDoc("alias: do-thing", "alias: my--skill")),
+			want: problem{testFile + ":14", `alias "my--skill" is not a valid skill name`, "single hyphens"}},
+		{name: "alias with path", files: reg(capabilityDoc("alias: do-thing", "alias: ../x")),
+			want: problem{testFile + ":14", `alias "../x" is not a valid skill name`, "single hyphens"}},
+		{name: "alias of 65 characters", files: reg(capabilityDoc("alias: do-thing", "alias: "+long)),
+			want: problem{testFile + ":14", fmt.Sprintf("alias %q is 65 characters long", long), "shorten it to 64 characters"}},
+		{name: "skill name reserved", files: reg(skillDoc("name: test-skill", "name: skills")),
+			want: problem{testFile + ":3", `skill name "skills" is reserved by Claude Code and Qwen Code`, "pick another name"}},
+		{name: "skill name invalid", files: reg(skillDoc("name: test-skill", "name: Test_Skill")),
+			want: problem{testFile + ":3", `skill name "Test_Skill" is not a valid skill name`, "single hyphens"}},
+		{name: "alias in reservedNames",
+			files: map[string]string{
+				"skillsync.yaml": workspaceConfig("reservedNames: []", "reservedNames: [do-thing]"),
+				testFile:         capabilityDoc(),
+			},
+			want: problem{testFile + ":14", `alias "do-thing" is listed in reservedNames of skillsync.yaml`, "remove it from spec.reservedNames"}},
+
+		// Not taken by another capability or skill: both declarations named.
+		{name: "alias taken by another capability", files: reg(capabilityDoc("alias: do-thing", "alias: intent")),
+			want: problem{testFile + ":14", `alias "intent" is taken by capability/intents.propose at registry/intents.yaml:16`, "one namespace"}},
+		{name: "skill name equal to an alias", files: reg(skillDoc("name: test-skill", "name: find-intent")),
+			want: problem{testFile + ":3", `skill name "find-intent" is taken by capability/intents.search at registry/intents.yaml:31`, "one namespace"}},
+
+		// skill.argument names a string property; input.required holds nothing else.
+		{name: "argument not a property", files: reg(capabilityDoc("argument: text", "argument: txt")),
+			want: problem{testFile + ":14", `argument "txt" is not a property of input`, `did you mean "text"?`}},
+		{name: "argument an integer property", files: reg(capabilityDoc("argument: text", "argument: count")),
+			want: problem{testFile + ":14", `argument "count" has type integer, not string`, "only fill a property of type string"}},
+		{name: "input requires a second field", files: reg(capabilityDoc("required: [text]", "required: [text, count]")),
+			want: problem{testFile + ":12", `input requires count, which the skill cannot supply`, `make count optional`}},
+
+		// A capability with a skill can be reached.
+		{name: "skill without mcp tool or cli command", files: reg(capabilityDoc("  mcp: {tool: do_thing}\n", "")),
+			want: problem{testFile + ":13", `capability test.thing has a skill but no way to call it`, "add spec.mcp.tool or spec.cli.command"}},
+
+		// Capability ids unique; effect one of three.
+		{name: "duplicate capability id", files: reg(capabilityDoc("name: test.thing", "name: intents.propose")),
+			want: problem{testFile + ":3", `capability id "intents.propose" is also declared at registry/intents.yaml:4`, "must be unique"}},
+		{name: "effect delete", files: reg(capabilityDoc("effect: write", "effect: delete")),
+			want: problem{testFile + ":6", `effect "delete" is not valid`, "read, write, destructive"}},
+
+		// requiredCapabilities: dotted, and announced by some profile.
+		{name: "required capability unknown", files: reg(skillDoc("[terminal.ansi]", "[markdown.codeBlock.echarts-fulldat]")),
+			want: problem{testFile + ":7", `required capability "markdown.codeBlock.echarts-fulldat" is announced by no profile`, `did you mean "markdown.codeBlock.echarts-fulldata"`}},
+		{name: "required capability not dotted", files: reg(skillDoc("[terminal.ansi]", "[echarts]")),
+			want: problem{testFile + ":7", `required capability "echarts" is not a dotted name`, "dotted names"}},
+		{name: "capability skill requires unknown capability",
+			files: reg(capabilityDoc("argument: text}", "argument: text, requiredCapabilities: [terminal.ansii]}")),
+			want:  problem{testFile + ":14", `required capability "terminal.ansii" is announced by no profile`, `did you mean "terminal.ansi"`}},
+		{name: "profile capability not dotted",
+			files: reg("apiVersion: skillsync/v1\nkind: Profile\nmetadata: {name: test}\nspec:\n  capabilities:\n    - terminal.ansi\n    - echarts\n"),
+			want:  problem{testFile + ":7", `profile capability "echarts" is not a dotted name`, "dotted names"}},
+
+		// Description at most 1024 characters.
+		{name: "title of 1025 characters", files: reg(capabilityDoc("title: Do the thing", "title: "+strings.Repeat("t", 1025))),
+			want: problem{testFile + ":5", "title is 1025 characters long", "shorten it to 1024 characters"}},
+		{name: "skill description of 1025 characters", files: reg(skillDoc("description: A test skill.", "description: "+strings.Repeat("é", 1025))),
+			want: problem{testFile + ":5", "description is 1025 characters long", "shorten it to 1024 characters"}},
+
+		// Every path the inputs name resolves inside the workspace, symlinks included.
+		{name: "bodyFile climbing out", files: reg(skillDoc("body: Do the test.", "bodyFile: ../../etc/passwd")),
+			want: problem{testFile + ":6", `path "../../etc/passwd" leads outside the workspace`, "paths must stay inside"}},
+		{name: "bodyFile absolute", files: reg(skillDoc("body: Do the test.", "bodyFile: /etc/hostname")),
+			want: problem{testFile + ":6", `path "/etc/hostname" leads outside the workspace`, "paths must stay inside"}},
+		{name: "bodyFile symlink to a file outside",
+			files: reg(skillDoc("body: Do the test.", "bodyFile: outside.md")),
+			setup: func(t *testing.T, ws string) {
+				secret := filepath.Join(t.TempDir(), "secret.md")
+				writeFile(t, secret, "outside the workspace\n")
+				if err := os.Symlink(secret, filepath.Join(ws, "registry", "outside.md")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: problem{testFile + ":6", `path "outside.md" leads outside the workspace`, "paths must stay inside"}},
+		{name: "registry glob climbing out",
+			files: map[string]string{"skillsync.yaml": workspaceConfig("[registry/*.yaml]", "[registry/*.yaml, ../*.yaml]")},
+			want:  problem{"skillsync.yaml:4", `registry glob "../*.yaml" reaches outside the workspace`, "stay inside its directory"}},
+		{name: "registry glob through a symlinked directory",
+			files: map[string]string{"skillsync.yaml": workspaceConfig("[registry/*.yaml]", "[registry/*.yaml, linked/*.yaml]")},
+			setup: func(t *testing.T, ws string) {
+				outside := t.TempDir()
+				writeFile(t, filepath.Join(outside, "more.yaml"), skillDoc())
+				if err := os.Symlink(outside, filepath.Join(ws, "linked")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: problem{"skillsync.yaml:4", `registry glob "linked/*.yaml" matches linked, which leads outside the workspace`, "symlinks included"}},
+
+		// Strict parsing (issue 2 item 2): unknown field, wrong type, duplicate key, unknown kind.
+		{name: "unknown field", files: reg(capabilityDoc("  effect: write\n", "  effect: write\n  colour: blue\n")),
+			want: problem{testFile + ":7", "unknown field spec.colour", "known fields here: cli, effect, input, mcp, skill, title"}},
+		{name: "unknown field in metadata", files: reg(skillDoc("metadata: {name: test-skill}", "metadata: {name: test-skill, labels: {a: b}}")),
+			want: problem{testFile + ":3", "unknown field metadata.labels", "known fields here: name"}},
+		{name: "effect is a list", files: reg(capabilityDoc("effect: write", "effect: [read]")),
+			want: problem{testFile + ":6", "spec.effect: expected a string, got a list", ""}},
+		{name: "disableModelInvocation is a string", files: reg(skillDoc("disableModelInvocation: false", `disableModelInvocation: "yes"`)),
+			want: problem{testFile + ":9", `spec.disableModelInvocation: expected a boolean, got str "yes"`, "write true or false"}},
+		{name: "duplicate key", files: reg(capabilityDoc("  effect: write\n", "  effect: write\n  title: Do it twice\n")),
+			want: problem{testFile + ":7", "duplicate key spec.title", "first defined at line 5"}},
+		{name: "duplicate key inside input", files: reg(capabilityDoc("      count: {type: integer}\n", "      count: {type: integer}\n      text: {type: integer}\n")),
+			want: problem{testFile + ":12", "duplicate key text", "first defined at line 10"}},
+		{name: "unknown kind", files: reg(capabilityDoc("kind: Capability", "kind: Capabilty")),
+			want: problem{testFile + ":2", `unknown kind "Capabilty"`, "Capability, Skill or Profile"}},
+		{name: "wrong apiVersion", files: reg(capabilityDoc("apiVersion: skillsync/v1", "apiVersion: skillsync/v2")),
+			want: problem{testFile + ":1", `apiVersion "skillsync/v2" is not supported`, "write apiVersion: skillsync/v1"}},
+		{name: "invalid YAML: mapping value in a plain scalar", files: reg(capabilityDoc("title: Do the thing", "title: Do: the thing")),
+			want: problem{testFile + ":5", "cannot parse YAML: mapping values are not allowed in this context", "fix the syntax"}},
+		{name: "invalid YAML: tab indentation", files: reg(capabilityDoc("  effect: write\n", "\teffect: write\n")),
+			want: problem{testFile + ":6", "cannot parse YAML", "fix the syntax"}},
+		{name: "invalid YAML: unclosed flow sequence", files: reg(capabilityDoc("required: [text]", "required: [text")),
+			want: problem{testFile + ":12", "cannot parse YAML", "fix the syntax"}},
+		{name: "workspace unknown field", files: map[string]string{"skillsync.yaml": workspaceConfig("  profile: cli\n", "  profile: cli\n  target: [agents]\n")},
+			want: problem{"skillsync.yaml:7", "unknown field spec.target", "known fields here"}},
+
+		// Targets and profiles (DESIGN §3.4).
+		{name: "unknown target", files: map[string]string{"skillsync.yaml": workspaceConfig("qwen-code, agents]", "qwen-cod, agents]")},
+			want: problem{"skillsync.yaml:5", `unknown target "qwen-cod"`, `did you mean "qwen-code"?`}},
+		{name: "unknown skill target", files: reg(skillDoc("targets: [claude-code]", "targets: [claude]")),
+			want: problem{testFile + ":8", `unknown target "claude"`, "known targets"}},
+		{name: "unknown --profile", flags: []string{"--profile", "nope"},
+			want: problem{"--profile", `profile "nope" (from --profile) is not declared`, "declared profiles: cli, web-shell"}},
+		{name: "unknown profile in .skillsync/profile", files: map[string]string{".skillsync/profile": "nope\n"},
+			want: problem{".skillsync/profile:1", `profile "nope" (from .skillsync/profile) is not declared`, "declared profiles: cli, web-shell"}},
+		{name: "unknown spec.profile", files: map[string]string{"skillsync.yaml": workspaceConfig("profile: cli", "profile: web-shel")},
+			want: problem{"skillsync.yaml:6", `default profile "web-shel" is not declared`, `did you mean "web-shell"?`}},
+	}
+}
+
+// failClosedCommands are run on every invalid workspace; each must refuse with exit 2.
+var failClosedCommands = [][]string{
+	{"validate"},
+	{"reconcile", "--once"},
+	{"reconcile", "--once", "--force", "--allow-empty"},
+}
+
+func TestValidateRules(t *testing.T) {
+	t.Setenv("SKILLSYNC_PROFILE", "")
+	for _, tc := range validationCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := reconciledExample(t)
+			for rel, content := range tc.files {
+				writeFile(t, filepath.Join(ws, filepath.FromSlash(rel)), content)
+			}
+			if tc.setup != nil {
+				tc.setup(t, ws)
+			}
+			before := snapshot(t, ws)
+			for _, command := range failClosedCommands {
+				args := append(append([]string{}, tc.flags...), command...)
+				code, stdout, stderr := runCLI(t, ws, args...)
+				if code != exitInvalid {
+					t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, exitInvalid, stdout, stderr)
+				}
+				if !hasProblem(stderr, tc.want) {
+					t.Errorf("%s: stderr lacks the line %q\nstderr:\n%s", strings.Join(args, " "), tc.want.line(), stderr)
+				}
+				if d := diffSnapshots(before, snapshot(t, ws)); d != "" {
+					t.Errorf("%s changed the workspace:\n%s", strings.Join(args, " "), d)
+				}
+			}
+		})
+	}
+}
+
+// TestValidateReportsEveryProblemAtOnce puts several problems in several files and
+// expects each of them, and nothing else, in one run.
+func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
+	t.Setenv("SKILLSYNC_PROFILE", "")
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []problem
+	}{
+		{
+			name: "validation rules across files",
+			files: map[string]string{
+				testFile: capabilityDoc("alias: do-thing", "alias: review", "effect: write", "effect: delete",
+					"argument: text", "argument: count") +
+					"---\n" + skillDoc("[terminal.ansi]", "[markdown.codeBlock.echarts-fulldat]"),
+				"registry/zz-more.yaml": capabilityDoc("name: test.thing", "name: test.other", "alias: do-thing", "alias: Intent",
+					"required: [text]", "required: [text, count]"),
+			},
+			want: []problem{
+				{testFile + ":6", `effect "delete" is not valid`, ""},
+				{testFile + ":14", `alias "review" is reserved by Claude Code and Qwen Code`, ""},
+				{testFile + ":14", `argument "count" has type integer, not string`, ""},
+				{testFile + ":12", `input requires text, which the skill cannot supply`, ""},
+				{testFile + ":22", `required capability "markdown.codeBlock.echarts-fulldat" is announced by no profile`, ""},
+				{"registry/zz-more.yaml:12", `input requires count, which the skill cannot supply`, ""},
+				{"registry/zz-more.yaml:14", `alias "Intent" is not a valid skill name`, ""},
+			},
+		},
+		{
+			name: "strict parsing across files",
+			files: map[string]string{
+				testFile: capabilityDoc("  effect: write\n", "  effect: write\n  colour: blue\n") +
+					"---\n" + skillDoc("disableModelInvocation: false", `disableModelInvocation: "yes"`),
+				"registry/zz-more.yaml":   capabilityDoc("kind: Capability", "kind: Capabilty"),
+				"registry/zz-syntax.yaml": capabilityDoc("title: Do the thing", "title: Do: the thing"),
+			},
+			want: []problem{
+				{"registry/zz-more.yaml:2", `unknown kind "Capabilty"`, ""},
+				{"registry/zz-syntax.yaml:5", "cannot parse YAML", ""},
+				{testFile + ":7", "unknown field spec.colour", ""},
+				{testFile + ":25", `spec.disableModelInvocation: expected a boolean, got str "yes"`, ""},
+			},
+		},
+		{
+			// DESIGN §3.3: all problems are reported at once; a strict-parsing problem in
+			// one file must not hide a rule broken in another.
+			name: "strict parsing and validation together",
+			files: map[string]string{
+				testFile:                capabilityDoc("  effect: write\n", "  effect: write\n  colour: blue\n"),
+				"registry/zz-more.yaml": capabilityDoc("name: test.thing", "name: test.other", "alias: do-thing", "alias: review"),
+			},
+			want: []problem{
+				{"registry/zz-more.yaml:14", `alias "review" is reserved by Claude Code and Qwen Code`, ""},
+				{testFile + ":7", "unknown field spec.colour", ""},
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := reconciledExample(t)
+			for rel, content := range tc.files {
+				writeFile(t, filepath.Join(ws, filepath.FromSlash(rel)), content)
+			}
+			before := snapshot(t, ws)
+			for _, command := range failClosedCommands {
+				code, stdout, stderr := runCLI(t, ws, command...)
+				if code != exitInvalid {
+					t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(command, " "), code, exitInvalid, stdout, stderr)
+				}
+				header := fmt.Sprintf("(%d problem(s)):", len(tc.want))
+				if !strings.Contains(stderr, header) {
+					t.Errorf("%s: stderr does not announce %s\nstderr:\n%s", strings.Join(command, " "), header, stderr)
+				}
+				if got := len(problemLines(stderr)); got != len(tc.want) {
+					t.Errorf("%s: %d problem lines, want %d\nstderr:\n%s", strings.Join(command, " "), got, len(tc.want), stderr)
+				}
+				for _, p := range tc.want {
+					if !hasProblem(stderr, p) {
+						t.Errorf("%s: stderr lacks %q\nstderr:\n%s", strings.Join(command, " "), p.line(), stderr)
+					}
+				}
+				if d := diffSnapshots(before, snapshot(t, ws)); d != "" {
+					t.Errorf("%s changed the workspace:\n%s", strings.Join(command, " "), d)
+				}
+			}
+		})
+	}
+}
+
+// TestValidateExampleIsValid is the baseline every row breaks: the untouched example
+// validates, and a second reconcile after the first changes nothing.
+func TestValidateExampleIsValid(t *testing.T) {
+	t.Setenv("SKILLSYNC_PROFILE", "")
+	ws := reconciledExample(t)
+	before := snapshot(t, ws)
+	for _, command := range [][]string{{"validate"}, {"reconcile", "--once"}} {
+		if code, stdout, stderr := runCLI(t, ws, command...); code != exitOK {
+			t.Errorf("%s: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", strings.Join(command, " "), code, stdout, stderr)
+		}
+	}
+	if d := diffSnapshots(before, snapshot(t, ws)); d != "" {
+		t.Errorf("a no-op run changed the workspace:\n%s", d)
+	}
+}
+
+// TestValidateSnapshotSeesChanges keeps the snapshot honest: a write, a removal and
+// a bare mtime change are each reported.
+func TestValidateSnapshotSeesChanges(t *testing.T) {
+	t.Setenv("SKILLSYNC_PROFILE", "")
+	ws := copyExample(t)
+	before := snapshot(t, ws)
+	if code, stdout, stderr := runCLI(t, ws, "reconcile", "--once"); code != exitOK {
+		t.Fatalf("reconcile --once: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, "created .claude/skills/intent/SKILL.md") {
+		t.Errorf("snapshot missed the files reconcile wrote:\n%s", d)
+	}
+	before = snapshot(t, ws)
+	skill := filepath.Join(ws, ".qwen", "skills", "intent", "SKILL.md")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(skill, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, ".qwen/skills/intent/SKILL.md: mtime") {
+		t.Errorf("snapshot missed an mtime change:\n%s", d)
+	}
+	if err := os.Remove(skill); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, "removed .qwen/skills/intent/SKILL.md") {
+		t.Errorf("snapshot missed a removal:\n%s", d)
+	}
+}
+
+// reconciledExample copies fixtures/example into a temporary directory and runs
+// reconcile --once on it, so generated files exist for a bad input to threaten.
+func reconciledExample(t *testing.T) string {
+	t.Helper()
+	ws := copyExample(t)
+	code, stdout, stderr := runCLI(t, ws, "reconcile", "--once")
+	if code != exitOK {
+		t.Fatalf("reconcile --once on the valid example: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".claude", "skills", "intent", "SKILL.md")); err != nil {
+		t.Fatalf("reconcile --once on the valid example wrote no skill: %v", err)
+	}
+	return ws
+}
+
+// copyExample copies the example workspace, keeping file modes.
+func copyExample(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(exampleFixture, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(exampleFixture, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, info.Mode().Perm())
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, data, info.Mode().Perm())
+		}
+		return fmt.Errorf("%s: unexpected file type %s in the fixture", path, info.Mode().Type())
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", exampleFixture, err)
+	}
+	return dst
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runCLI runs skillsync in-process against the workspace ws.
+func runCLI(t *testing.T, ws string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(append([]string{"--workspace", ws}, args...), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// entry is what a snapshot keeps of one path. Symlinks are recorded, not followed.
+type entry struct {
+	mode  fs.FileMode
+	mtime time.Time
+	data  string // file content, or a symlink's target
+}
+
+// snapshot records every path under root (root included): mode, mtime and bytes.
+// Directory mtimes are kept too, so a temp file created and removed is noticed.
+func snapshot(t *testing.T, root string) map[string]entry {
+	t.Helper()
+	snap := map[string]entry{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := os.Lstat(path)
+		if err != nil {
+			return err
+		}
+		e := entry{mode: info.Mode(), mtime: info.ModTime()}
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			if e.data, err = os.Readlink(path); err != nil {
+				return err
+			}
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			e.data = string(data)
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		snap[filepath.ToSlash(rel)] = e
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("snapshot %s: %v", root, err)
+	}
+	return snap
+}
+
+// diffSnapshots names every path added, removed or changed; empty when identical.
+func diffSnapshots(before, after map[string]entry) string {
+	paths := map[string]bool{}
+	for p := range before {
+		paths[p] = true
+	}
+	for p := range after {
+		paths[p] = true
+	}
+	sorted := make([]string, 0, len(paths))
+	for p := range paths {
+		sorted = append(sorted, p)
+	}
+	sort.Strings(sorted)
+	var b strings.Builder
+	for _, p := range sorted {
+		x, inBefore := before[p]
+		y, inAfter := after[p]
+		switch {
+		case !inAfter:
+			fmt.Fprintf(&b, "  removed %s\n", p)
+		case !inBefore:
+			fmt.Fprintf(&b, "  created %s\n", p)
+		case x.mode != y.mode:
+			fmt.Fprintf(&b, "  %s: mode %v -> %v\n", p, x.mode, y.mode)
+		case x.data != y.data:
+			fmt.Fprintf(&b, "  %s: content changed\n", p)
+		case !x.mtime.Equal(y.mtime):
+			fmt.Fprintf(&b, "  %s: mtime %s -> %s\n", p, x.mtime.Format(time.RFC3339Nano), y.mtime.Format(time.RFC3339Nano))
+		}
+	}
+	return b.String()
+}
+
+// problemLine matches one line of the problem report: two spaces, then a location.
+var problemLine = regexp.MustCompile(`^  \S+: `)
+
+func problemLines(stderr string) []string {
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if problemLine.MatchString(l) {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// hasProblem reports whether one problem line holds the location (exact file and
+// line, any column), the message and the hint together.
+func hasProblem(stderr string, p problem) bool {
+	for _, l := range problemLines(stderr) {
+		if strings.HasPrefix(l, "  "+p.at+":") && strings.Contains(l, p.msg) && strings.Contains(l, p.hint) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p problem) line() string {
+	s := "  " + p.at + ":…: …" + p.msg + "…"
+	if p.hint != "" {
+		s += " (…" + p.hint + "…)"
+	}
+	return s
+}

@@ -1,0 +1,36 @@
+package render
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzFrontMatterRoundTrip renders arbitrary titles for every target and checks that
+// the front matter parses back to the same values and the body keeps the text.
+func FuzzFrontMatterRoundTrip(f *testing.F) {
+	for _, title := range nastyTitles {
+		f.Add(title, "write")
+	}
+	f.Add("plain", "read")
+	f.Fuzz(func(t *testing.T, title, effect string) {
+		if !utf8.ValidString(title) || title == "" {
+			t.Skip("registry text is valid, non-empty UTF-8")
+		}
+		if effect != "read" {
+			effect = "write"
+		}
+		s := Skill{
+			Name: "fuzz", Owner: "capability/fuzz.title", Description: title, ArgumentHint: "<text>",
+			DisableModelInvocation: effect != "read",
+			Call:                   &Call{CapabilityID: "fuzz.title", Title: title, Effect: effect, Argument: "text", MCPTool: "mcp__srv__fuzz"},
+		}
+		for _, target := range Targets {
+			path := ".x/skills/fuzz/SKILL.md"
+			got, err := File(target, s, path)
+			if err != nil {
+				t.Fatalf("%s: %v", target, err)
+			}
+			assertRoundTrip(t, target, s, path, got)
+		}
+	})
+}

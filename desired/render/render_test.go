@@ -1,0 +1,183 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/skillsync/skillsync/banner"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// nastyTitles are titles whose text must survive YAML and each client's body syntax.
+var nastyTitles = map[string]string{
+	"colon":      "Note: add a line",
+	"quotes":     `He said "ship it" and 'now'`,
+	"dashes":     "---",
+	"hash":       "# not a comment",
+	"newlines":   "first line\nsecond line\n",
+	"backslash":  `C:\path\to\$1 and \$ARGUMENTS`,
+	"dollars":    "costs $1, $ARGUMENTS and ${HOME}",
+	"unicode":    "Připomeň mi — напомни 🚀",
+	"spaces":     "  padded title  ",
+	"yamlish":    "key: value\n- item\n[flow]: {x: y}",
+	"bool-like":  "true",
+	"null-like":  "~",
+	"number-ish": "0x1F",
+}
+
+func goldenCases() map[string]Skill {
+	no := false
+	cases := map[string]Skill{
+		"write-mcp": {
+			Name: "intent", Owner: "capability/intents.propose", Description: "Propose an intent",
+			ArgumentHint: "<statement>", DisableModelInvocation: true,
+			Call: &Call{CapabilityID: "intents.propose", Title: "Propose an intent", Effect: "write", Argument: "statement", MCPTool: "mcp__majordomus__intents_propose"},
+		},
+		"read-mcp": {
+			Name: "find-intent", Owner: "capability/intents.search", Description: "Search intents",
+			ArgumentHint: "<query>",
+			Call:         &Call{CapabilityID: "intents.search", Title: "Search intents", Effect: "read", Argument: "query", MCPTool: "mcp__majordomus__intents_search"},
+		},
+		"destructive-cli-flag": {
+			Name: "withdraw", Owner: "capability/intents.withdraw", Description: "Withdraw an intent",
+			ArgumentHint: "<reference>", DisableModelInvocation: true,
+			Call: &Call{CapabilityID: "intents.withdraw", Title: "Withdraw an intent", Effect: "destructive", Argument: "reference",
+				Command: []string{"majordomus", "intents", "withdraw"}, Flag: "--reference"},
+		},
+		"read-cli-positional": {
+			Name: "weekly", Owner: "capability/reports.weekly", Description: "Weekly report",
+			ArgumentHint: "<team>",
+			Call: &Call{CapabilityID: "reports.weekly", Title: "Weekly report", Effect: "read", Argument: "team",
+				Command: []string{"my tool", "it's", "$HOME"}},
+		},
+		"workflow": {
+			Name: "qwencode-viz", Owner: "skill/qwencode-viz", Description: "Render charts as echarts-fulldata blocks.",
+			UserInvocable: &no, Paths: []string{"reports/**"},
+			Body: "Answer with an `echarts-fulldata` block. $ARGUMENTS stays as written.",
+		},
+	}
+	for name, title := range nastyTitles {
+		cases["title-"+name] = Skill{
+			Name: "nasty", Owner: "capability/nasty.title", Description: title, ArgumentHint: "<text>",
+			DisableModelInvocation: true,
+			Call:                   &Call{CapabilityID: "nasty.title", Title: title, Effect: "write", Argument: "text", MCPTool: "mcp__srv__nasty"},
+		}
+	}
+	return cases
+}
+
+func TestGolden(t *testing.T) {
+	for name, s := range goldenCases() {
+		for _, target := range Targets {
+			t.Run(name+"/"+target, func(t *testing.T) {
+				path := ".x/skills/" + s.Name + "/SKILL.md"
+				got, err := File(target, s, path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden := filepath.Join("testdata", "golden", name+"."+target+".md")
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test ./desired/render -update)", err)
+				}
+				if diff := cmp.Diff(string(want), string(got)); diff != "" {
+					t.Errorf("%s differs from the golden file (-want +got):\n%s", golden, diff)
+				}
+				assertRoundTrip(t, target, s, path, got)
+			})
+		}
+	}
+}
+
+// assertRoundTrip parses the front matter back and checks every value survived, the
+// banner verifies, and nothing forbidden was emitted.
+func assertRoundTrip(t *testing.T, target string, s Skill, path string, file []byte) {
+	t.Helper()
+	mark, unmarked, err := banner.Parse(file)
+	if err != nil || mark.Path != path || mark.Owner != s.Owner || !banner.Verify(mark, unmarked) {
+		t.Fatalf("banner does not verify: %+v %v", mark, err)
+	}
+	front, body := splitFrontMatter(t, file)
+	var got map[string]any
+	if err := yaml.Unmarshal(front, &got); err != nil {
+		t.Fatalf("front matter does not parse: %v\n%s", err, front)
+	}
+	if got["name"] != s.Name || got["description"] != s.Description {
+		t.Errorf("name/description did not round-trip: got %q / %q", got["name"], got["description"])
+	}
+	if dmi, _ := got["disable-model-invocation"].(bool); dmi != s.DisableModelInvocation {
+		t.Errorf("disable-model-invocation = %v, want %v", got["disable-model-invocation"], s.DisableModelInvocation)
+	}
+	for _, forbidden := range []string{"allowed-tools", "allowedTools"} {
+		if _, ok := got[forbidden]; ok {
+			t.Errorf("front matter has %s", forbidden)
+		}
+	}
+	if target == "agents" {
+		for k := range got {
+			if k != "name" && k != "description" && k != "disable-model-invocation" {
+				t.Errorf("agents front matter has key %q outside the Agent Skills set", k)
+			}
+		}
+	}
+	if s.Call != nil {
+		checkCallBody(t, target, *s.Call, body)
+	}
+}
+
+func checkCallBody(t *testing.T, target string, c Call, body string) {
+	t.Helper()
+	text := body
+	if target == "claude-code" {
+		// What Claude Code shows the model: \$ becomes $, and $ARGUMENTS is the one slot.
+		if strings.Count(body, "$ARGUMENTS") != 1+strings.Count(body, `\$ARGUMENTS`) {
+			t.Errorf("claude body must hold exactly one unescaped $ARGUMENTS:\n%s", body)
+		}
+		if unescaped := strings.ReplaceAll(body, `\$`, ""); strings.Count(unescaped, "$") != 1 {
+			t.Errorf("claude body has an unescaped $ besides the slot:\n%s", body)
+		}
+		text = strings.ReplaceAll(body, `\$`, "$")
+	} else if strings.Contains(body, "$ARGUMENTS") && !strings.Contains(c.Title, "$ARGUMENTS") {
+		t.Errorf("%s body relies on $ARGUMENTS:\n%s", target, body)
+	}
+	for _, want := range []string{c.CapabilityID, c.Title, "`" + c.Argument + "`"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("body lacks %q:\n%s", want, body)
+		}
+	}
+	if c.MCPTool != "" && !strings.Contains(text, c.MCPTool) {
+		t.Errorf("body lacks the MCP tool %s", c.MCPTool)
+	}
+	once := strings.Contains(text, "exactly once") && strings.Contains(text, "do not try another way")
+	if once != (c.Effect != "read") {
+		t.Errorf("effect %s: call-once instruction present = %v", c.Effect, once)
+	}
+}
+
+func splitFrontMatter(t *testing.T, file []byte) ([]byte, string) {
+	t.Helper()
+	rest, ok := bytes.CutPrefix(file, []byte("---\n"))
+	if !ok {
+		t.Fatal("no opening ---")
+	}
+	front, body, ok := bytes.Cut(rest, []byte("\n---\n"))
+	if !ok {
+		t.Fatal("no closing ---")
+	}
+	return front, string(body)
+}
