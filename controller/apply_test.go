@@ -1,0 +1,209 @@
+package controller
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/observed"
+)
+
+// generated returns a real generated file for path, as the renderers stamp it.
+func generated(t *testing.T, path, body string) []byte {
+	t.Helper()
+	b, err := banner.Stamp([]byte("---\nname: x\ndescription: d\n---\n\n"+body+"\n"), "capability/x", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeFile(t *testing.T, root, rel string, data []byte) string {
+	t.Helper()
+	full := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return full
+}
+
+func scan(t *testing.T, root string) observed.State {
+	t.Helper()
+	st, err := observed.Scan(root, []string{".claude/skills", ".qwen/skills", ".agents/skills"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func reconcileFiles(t *testing.T, root string, files map[string][]byte, opts Options) ([]Applied, error) {
+	t.Helper()
+	want := desired.State{Files: map[string]desired.File{}}
+	for p, b := range files {
+		want.Files[p] = desired.File{Path: p, Owner: "capability/x", Bytes: b}
+	}
+	return Apply(root, MakePlan(want, scan(t, root), opts))
+}
+
+func TestApplyCreatesUpdatesAndDeletes(t *testing.T) {
+	root := t.TempDir()
+	a, b := ".claude/skills/a/SKILL.md", ".qwen/skills/b/SKILL.md"
+	if _, err := reconcileFiles(t, root, map[string][]byte{a: generated(t, a, "one"), b: generated(t, b, "one")}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(filepath.Join(root, a))
+	if err != nil || info.Mode().Perm() != 0o644 {
+		t.Fatalf("created file: %v %v", info, err)
+	}
+	if _, err := reconcileFiles(t, root, map[string][]byte{a: generated(t, a, "two")}, Options{AllowEmpty: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, a)); string(got) != string(generated(t, a, "two")) {
+		t.Errorf("update wrote %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".qwen/skills/b")); !os.IsNotExist(err) {
+		t.Errorf("orphan's empty skill directory survived: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".qwen/skills")); err != nil {
+		t.Errorf("the target directory itself must stay: %v", err)
+	}
+	assertNoTempFiles(t, root)
+}
+
+func TestApplyNoOpWritesNothing(t *testing.T) {
+	root := t.TempDir()
+	a := ".claude/skills/a/SKILL.md"
+	files := map[string][]byte{a: generated(t, a, "one")}
+	if _, err := reconcileFiles(t, root, files, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for _, p := range []string{a, filepath.Dir(a)} {
+		if err := os.Chtimes(filepath.Join(root, p), past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	applied, err := reconcileFiles(t, root, files, Options{})
+	if err != nil || len(applied) != 0 {
+		t.Fatalf("no-op reconcile applied %v, %v", applied, err)
+	}
+	for _, p := range []string{a, filepath.Dir(a)} {
+		info, _ := os.Stat(filepath.Join(root, p))
+		if !info.ModTime().Equal(past) {
+			t.Errorf("%s mtime changed on a no-op run", p)
+		}
+	}
+}
+
+func TestApplyKeepsDirectoryWithOtherFiles(t *testing.T) {
+	root := t.TempDir()
+	a := ".claude/skills/a/SKILL.md"
+	writeFile(t, root, a, generated(t, a, "one"))
+	notes := writeFile(t, root, ".claude/skills/a/notes.txt", []byte("mine"))
+	if _, err := reconcileFiles(t, root, map[string][]byte{}, Options{AllowEmpty: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, a)); !os.IsNotExist(err) {
+		t.Errorf("orphan not deleted: %v", err)
+	}
+	if got, err := os.ReadFile(notes); err != nil || string(got) != "mine" {
+		t.Errorf("a person's file beside the orphan: %q %v", got, err)
+	}
+}
+
+// TestApplyRechecksBeforeTouching changes the file between plan and apply, the way a
+// person saving at the wrong moment would, and expects it to be left alone.
+func TestApplyRechecksBeforeTouching(t *testing.T) {
+	a := ".claude/skills/a/SKILL.md"
+	cases := map[string]struct {
+		want     map[string][]byte
+		between  []byte // what the person writes after the plan was made
+		planned  Action
+		opts     Options
+		original []byte
+	}{
+		"delete of a file taken over":  {want: map[string][]byte{}, between: []byte("now mine\n"), planned: Delete, opts: Options{AllowEmpty: true}},
+		"delete of a file edited":      {want: map[string][]byte{}, planned: Delete, opts: Options{AllowEmpty: true}},
+		"update of a file taken over":  {want: map[string][]byte{a: []byte("---\nnew\n")}, between: []byte("now mine\n"), planned: Update},
+		"update of a file edited":      {want: map[string][]byte{a: []byte("---\nnew\n")}, planned: Update},
+		"create where a file appeared": {want: map[string][]byte{a: []byte("---\nnew\n")}, between: []byte("appeared\n"), planned: Create},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			if c.planned != Create {
+				writeFile(t, root, a, generated(t, a, "one"))
+			}
+			want := desired.State{Files: map[string]desired.File{}}
+			for p, b := range c.want {
+				want.Files[p] = desired.File{Path: p, Bytes: b}
+			}
+			plan := MakePlan(want, scan(t, root), c.opts)
+			if plan.Changes[0].Action != c.planned {
+				t.Fatalf("planned %s, want %s", plan.Changes[0].Action, c.planned)
+			}
+			between := c.between
+			if between == nil { // an edit that keeps the banner
+				between = append(generated(t, a, "one"), "edited\n"...)
+			}
+			writeFile(t, root, a, between)
+			_, err := Apply(root, plan)
+			if err == nil || !strings.Contains(err.Error(), a) {
+				t.Fatalf("Apply error = %v, want one naming %s", err, a)
+			}
+			if got, _ := os.ReadFile(filepath.Join(root, a)); string(got) != string(between) {
+				t.Errorf("file changed to %q", got)
+			}
+			assertNoTempFiles(t, root)
+		})
+	}
+}
+
+func TestApplyRemovesLeftoverTempFiles(t *testing.T) {
+	root := t.TempDir()
+	tmp := writeFile(t, root, ".agents/skills/a/.skillsync-123.tmp", []byte("half a fi"))
+	mine := writeFile(t, root, ".agents/skills/a/skillsync-notes.tmp", []byte("mine"))
+	if _, err := reconcileFiles(t, root, map[string][]byte{}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("leftover temp file survived: %v", err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a person's file with a similar name was removed: %v", err)
+	}
+}
+
+func TestApplyContinuesPastAFailure(t *testing.T) {
+	root := t.TempDir()
+	a, b := ".claude/skills/a/SKILL.md", ".qwen/skills/b/SKILL.md"
+	// A file where the skill directory should be makes the create of a fail.
+	writeFile(t, root, ".claude/skills/a", []byte("a file, not a directory"))
+	plan := MakePlan(desired.State{Files: map[string]desired.File{
+		a: {Path: a, Bytes: generated(t, a, "x")}, b: {Path: b, Bytes: generated(t, b, "x")},
+	}}, observed.State{}, Options{})
+	_, err := Apply(root, plan)
+	if err == nil || !strings.Contains(err.Error(), a) {
+		t.Fatalf("error = %v, want one naming %s", err, a)
+	}
+	if _, err := os.Stat(filepath.Join(root, b)); err != nil {
+		t.Errorf("the rest of the plan was not applied: %v", err)
+	}
+}
+
+func assertNoTempFiles(t *testing.T, root string) {
+	t.Helper()
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && banner.IsTempName(d.Name()) {
+			t.Errorf("temp file left behind: %s", p)
+		}
+		return nil
+	})
+}

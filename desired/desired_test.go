@@ -1,0 +1,114 @@
+package desired
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+func example(t *testing.T) *registry.Registry {
+	t.Helper()
+	reg, err := registry.Load("../fixtures/example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func TestResolveProfilePrecedence(t *testing.T) {
+	reg := example(t) // spec.profile: cli
+	cases := []struct {
+		src        ProfileSources
+		name, from string
+	}{
+		{ProfileSources{Flag: "web-shell", Env: "cli", ProfileFile: "cli\n"}, "web-shell", "--profile"},
+		{ProfileSources{Env: "web-shell", ProfileFile: "cli\n"}, "web-shell", ProfileEnv},
+		{ProfileSources{ProfileFile: " web-shell \n"}, "web-shell", ProfileFile},
+		{ProfileSources{}, "cli", "spec.profile"},
+	}
+	for _, c := range cases {
+		p, problem := ResolveProfile(reg, c.src)
+		if problem != nil || p.Name != c.name || p.Source != c.from {
+			t.Errorf("%+v: got %s from %s (%v), want %s from %s", c.src, p.Name, p.Source, problem, c.name, c.from)
+		}
+	}
+	reg.Config.Spec.Profile = ""
+	if p, _ := ResolveProfile(reg, ProfileSources{}); p.Name != "" || len(p.Capabilities) != 0 {
+		t.Errorf("nothing set: got %+v, want the empty profile", p)
+	}
+	_, problem := ResolveProfile(reg, ProfileSources{Env: "nope"})
+	if problem == nil || problem.Pos.File != "$"+ProfileEnv || !bytes.Contains([]byte(problem.Hint), []byte("web-shell")) {
+		t.Errorf("unknown profile problem = %+v", problem)
+	}
+}
+
+func TestBuildGatesOnProfileAndTargets(t *testing.T) {
+	reg := example(t)
+	gated := ".qwen/skills/qwencode-viz/SKILL.md"
+	cli, _ := ResolveProfile(reg, ProfileSources{Flag: "cli"})
+	st, err := Build(reg, cli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.Files[gated]; ok {
+		t.Error("gated skill projected under a profile that lacks its capability")
+	}
+	if len(st.Files) != 15 {
+		t.Errorf("cli profile: %d files, want 5 aliases x 3 targets", len(st.Files))
+	}
+	web, _ := ResolveProfile(reg, ProfileSources{Flag: "web-shell"})
+	st, err = Build(reg, web)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.Files[gated]; !ok {
+		t.Error("gated skill missing under web-shell")
+	}
+	want := []Withheld{
+		{Skill: "qwencode-viz", Owner: "skill/qwencode-viz", Target: "agents", Reason: "skill is limited to qwen-code"},
+		{Skill: "qwencode-viz", Owner: "skill/qwencode-viz", Target: "claude-code", Reason: "skill is limited to qwen-code"},
+	}
+	if diff := cmp.Diff(want, st.Withheld); diff != "" {
+		t.Errorf("withheld (-want +got):\n%s", diff)
+	}
+}
+
+func TestBuildDisabledAndTargetSubset(t *testing.T) {
+	reg := example(t)
+	reg.Config.Spec.Disabled = []string{"intent"}
+	reg.Config.Spec.Targets = []string{"claude-code"}
+	p, _ := ResolveProfile(reg, ProfileSources{})
+	st, err := Build(reg, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path := range st.Files {
+		if path[:len(".claude/")] != ".claude/" || bytes.Contains([]byte(path), []byte("/intent/")) {
+			t.Errorf("unexpected file %s", path)
+		}
+	}
+	var reasons []string
+	for _, w := range st.Withheld {
+		if w.Skill == "intent" {
+			reasons = append(reasons, w.Target+": "+w.Reason)
+		}
+	}
+	if !slices.Equal(reasons, []string{"claude-code: disabled in skillsync.yaml"}) {
+		t.Errorf("intent withheld as %v", reasons)
+	}
+}
+
+func TestBuildIsDeterministic(t *testing.T) {
+	reg := example(t)
+	p, _ := ResolveProfile(reg, ProfileSources{Flag: "web-shell"})
+	first, _ := Build(reg, p)
+	for i := 0; i < 20; i++ {
+		again, _ := Build(example(t), p)
+		if diff := cmp.Diff(first, again); diff != "" {
+			t.Fatalf("build %d differs:\n%s", i, diff)
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package observed
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/banner"
+)
+
+var dirs = []string{".claude/skills", ".qwen/skills", ".agents/skills"}
+
+func stamp(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := banner.Stamp([]byte("---\nname: a\ndescription: d\n---\n\nbody\n"), "capability/x", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func put(t *testing.T, root, rel string, data []byte) {
+	t.Helper()
+	full := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestScanClassifiesOwnership(t *testing.T) {
+	root := t.TempDir()
+	owned := ".claude/skills/a/SKILL.md"
+	put(t, root, owned, stamp(t, owned))
+	edited := ".claude/skills/b/SKILL.md"
+	put(t, root, edited, append(stamp(t, edited), "more\n"...))
+	copied := ".claude/skills/c/SKILL.md"
+	put(t, root, copied, stamp(t, owned))
+	put(t, root, ".qwen/skills/d/SKILL.md", []byte("---\nname: d\n---\nmine\n"))
+	crlf := ".qwen/skills/e/SKILL.md"
+	put(t, root, crlf, []byte(strings.ReplaceAll(string(stamp(t, crlf)), "\n", "\r\n")))
+	bom := ".agents/skills/f/SKILL.md"
+	put(t, root, bom, append([]byte("\ufeff"), stamp(t, bom)...))
+	put(t, root, ".agents/skills/g/README.md", []byte("not a skill file"))
+
+	st, err := Scan(root, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Ownership{
+		owned: Owned, edited: Modified, copied: Unowned,
+		".qwen/skills/d/SKILL.md": Unowned, crlf: Unowned, bom: Unowned,
+	}
+	for p, o := range want {
+		if got, ok := st.Files[p]; !ok || got.Ownership != o {
+			t.Errorf("%s: %v (present %v), want %v", p, got.Ownership, ok, o)
+		}
+	}
+	if len(st.Files) != len(want) {
+		t.Errorf("scan found %d files, want %d: %v", len(st.Files), len(want), st.Files)
+	}
+	if r := st.Files[copied].Reason; !strings.Contains(r, owned) {
+		t.Errorf("a copy's reason should name the path its banner claims: %q", r)
+	}
+}
+
+func TestScanNeverFollowsSymlinks(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	put(t, outside, "x/SKILL.md", stamp(t, ".claude/skills/x/SKILL.md"))
+	if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The whole target directory leads outside the workspace.
+	if err := os.Symlink(outside, filepath.Join(root, ".claude/skills")); err != nil {
+		t.Fatal(err)
+	}
+	// A skill directory and a SKILL.md that are symlinks.
+	if err := os.MkdirAll(filepath.Join(root, ".qwen/skills/real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "x"), filepath.Join(root, ".qwen/skills/linked")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "x/SKILL.md"), filepath.Join(root, ".qwen/skills/real/SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Scan(root, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.Blocked[".claude/skills"]; !ok {
+		t.Errorf("symlinked target directory not blocked: %v", st.Blocked)
+	}
+	if _, ok := st.Files[".claude/skills/x/SKILL.md"]; ok {
+		t.Error("scan read through a symlinked target directory")
+	}
+	for _, p := range []string{".qwen/skills/linked/SKILL.md", ".qwen/skills/real/SKILL.md"} {
+		if f := st.Files[p]; f.Ownership != Unowned || f.Bytes != nil || !strings.Contains(f.Reason, "symlink") {
+			t.Errorf("%s: %+v, want unowned symlink never read", p, f)
+		}
+	}
+}
+
+func TestScanOddShapes(t *testing.T) {
+	root := t.TempDir()
+	put(t, root, ".agents", []byte("a file where a directory belongs"))
+	if err := os.MkdirAll(filepath.Join(root, ".qwen/skills/dir/SKILL.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, ".claude/skills/plain-file", []byte("x"))
+	put(t, root, ".claude/skills/a/.skillsync-9.tmp", []byte("half"))
+	st, err := Scan(root, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := st.Blocked[".agents/skills"]; !strings.Contains(r, "not a directory") {
+		t.Errorf("blocked = %v", st.Blocked)
+	}
+	if f := st.Files[".qwen/skills/dir/SKILL.md"]; f.Ownership != Unowned || !strings.Contains(f.Reason, "not a regular file") {
+		t.Errorf("SKILL.md directory: %+v", f)
+	}
+	if f := st.Files[".claude/skills/plain-file/SKILL.md"]; f.Ownership != Unowned {
+		t.Errorf("file in place of a skill directory: %+v", f)
+	}
+	if len(st.TempFiles) != 1 || st.TempFiles[0] != ".claude/skills/a/.skillsync-9.tmp" {
+		t.Errorf("temp files = %v", st.TempFiles)
+	}
+}
+
+func TestEvidence(t *testing.T) {
+	root := t.TempDir()
+	put(t, root, "CLAUDE.md", []byte("x"))
+	if err := os.MkdirAll(filepath.Join(root, ".zed"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lookPath := func(name string) (string, error) {
+		if name == "qwen" {
+			return "/usr/bin/qwen", nil
+		}
+		return "", os.ErrNotExist
+	}
+	ev := Evidence(root, lookPath)
+	if strings.Join(ev["Claude Code"], ",") != "CLAUDE.md" || strings.Join(ev["Zed"], ",") != ".zed/" ||
+		strings.Join(ev["Qwen Code"], ",") != "qwen on PATH" || len(ev["Antigravity"]) != 0 {
+		t.Errorf("evidence = %v", ev)
+	}
+}
