@@ -11,8 +11,10 @@ import (
 const p = ".claude/skills/intent/SKILL.md"
 
 var (
-	wantFile  = desired.File{Path: p, Owner: "capability/intents.propose", Bytes: []byte("new")}
-	owned     = func(b string) observed.File { return observed.File{Path: p, Ownership: observed.Owned, Owner: "capability/x", Bytes: []byte(b)} }
+	wantFile = desired.File{Path: p, Owner: "capability/intents.propose", Bytes: []byte("new")}
+	owned    = func(b string) observed.File {
+		return observed.File{Path: p, Ownership: observed.Owned, Owner: "capability/x", Bytes: []byte(b)}
+	}
 	modified  = observed.File{Path: p, Ownership: observed.Modified, Owner: "capability/x", Bytes: []byte("edited")}
 	unowned   = observed.File{Path: p, Ownership: observed.Unowned, Reason: "no skillsync banner", Bytes: []byte("mine")}
 	otherWant = desired.File{Path: ".qwen/skills/other/SKILL.md", Owner: "capability/other", Bytes: []byte("x")}
