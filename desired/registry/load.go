@@ -42,7 +42,8 @@ func FindRoot(dir string) (string, error) {
 func Load(root string) (*Registry, error) {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", root, err)
+		return nil, Problems{{Pos: Position{File: root}, Message: "workspace directory cannot be read: " + unwrapPath(err).Error(),
+			Hint: "pass --workspace a directory that holds " + ConfigName}}
 	}
 	real, err = filepath.Abs(real)
 	if err != nil {

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+// TestJSONLogs checks that --log-format json gives one JSON object per line with
+// constant messages and lowerCamelCase keys.
+func TestJSONLogs(t *testing.T) {
+	ws := copyExample(t)
+	code, _, stderr := runCLI(t, ws, "--log-format", "json", "-v", "1", "reconcile", "--once")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if len(lines) < 16 {
+		t.Fatalf("want a line per created file and a summary, got %d lines:\n%s", len(lines), stderr)
+	}
+	lowerCamel := regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`)
+	messages := map[string]bool{}
+	for _, l := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("not a JSON line: %q (%v)", l, err)
+		}
+		for k := range rec {
+			if !lowerCamel.MatchString(k) {
+				t.Errorf("key %q is not lowerCamelCase in %s", k, l)
+			}
+		}
+		messages[rec["msg"].(string)] = true
+	}
+	if !messages["change applied"] || !messages["reconcile finished"] || len(messages) != 2 {
+		t.Errorf("messages = %v, want the two constant ones", messages)
+	}
+	if code, _, stderr := runCLI(t, ws, "--log-format", "xml", "version"); code != exitInvalid || !strings.Contains(stderr, "--log-format") {
+		t.Errorf("bad --log-format: exit %d, %s", code, stderr)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := runCLI(t, t.TempDir(), "version")
+	if code != exitOK || !strings.HasPrefix(stdout, "skillsync ") || !strings.Contains(stdout, registry.APIVersion) {
+		t.Errorf("version: exit %d, %q", code, stdout)
+	}
+}
+
+func TestOutcomeCodePrecedence(t *testing.T) {
+	conflict := controller.Plan{Changes: []controller.Change{{Action: controller.Conflict}, {Action: controller.Create}}}
+	create := controller.Plan{Changes: []controller.Change{{Action: controller.Create}}}
+	cases := []struct {
+		name  string
+		out   controller.Outcome
+		check bool
+		want  int
+	}{
+		{"in sync", controller.Outcome{}, true, exitOK},
+		{"changes under --check", controller.Outcome{Plan: create}, true, exitChanges},
+		{"changes applied", controller.Outcome{Plan: create}, false, exitOK},
+		{"conflicts beat changes", controller.Outcome{Plan: conflict}, true, exitConflicts},
+		{"refused plan", controller.Outcome{Plan: controller.Plan{Refused: "empty"}}, false, exitConflicts},
+		{"failure beats conflicts", controller.Outcome{Plan: conflict, Err: errors.New("disk")}, false, exitFailure},
+		{"invalid input beats all", controller.Outcome{Plan: conflict, Err: errors.New("disk"), Problems: registry.Problems{{}}}, true, exitInvalid},
+	}
+	for _, c := range cases {
+		if got := outcomeCode(c.out, c.check); got != c.want {
+			t.Errorf("%s: exit %d, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package registry
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func workspace(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for rel, content := range files {
+		full := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+const config = "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.json, registry/*.yaml]\n  mcp: {server: s}\n"
+
+func TestLoadReadsJSON(t *testing.T) {
+	root := workspace(t, map[string]string{
+		ConfigName: config,
+		"registry/caps.json": `{
+  "apiVersion": "skillsync/v1", "kind": "Capability",
+  "metadata": {"name": "notes.add"},
+  "spec": {"title": "Add a note", "effect": "write",
+    "input": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    "mcp": {"tool": "notes_add"}, "skill": {"alias": "note", "argument": "text"}}
+}`,
+		"registry/empty.yaml": "---\n# nothing here yet\n---\n",
+	})
+	reg, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reg.Capabilities) != 1 || reg.Capabilities[0].Spec.Skill.Alias != "note" || reg.Capabilities[0].MCPServer(reg.Config) != "s" {
+		t.Errorf("loaded %+v", reg.Capabilities)
+	}
+	if strings.Join(reg.Files, ",") != "registry/caps.json,registry/empty.yaml" {
+		t.Errorf("files = %v", reg.Files)
+	}
+}
+
+func TestLoadJSONDuplicateKeyHasPosition(t *testing.T) {
+	root := workspace(t, map[string]string{
+		ConfigName:           config,
+		"registry/caps.json": "{\"apiVersion\": \"skillsync/v1\",\n \"kind\": \"Profile\",\n \"metadata\": {\"name\": \"p\"},\n \"kind\": \"Profile\"}\n",
+		"registry/x.yaml":    "",
+	})
+	_, err := Load(root)
+	if err == nil || !strings.Contains(err.Error(), "registry/caps.json:4:2: duplicate key kind") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestLoadMissingWorkspaceIsAProblem(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope"))
+	if _, ok := err.(Problems); !ok || !strings.Contains(err.Error(), "pass --workspace") {
+		t.Errorf("error = %#v", err)
+	}
+}
+
+func TestFindRootWalksUp(t *testing.T) {
+	root := workspace(t, map[string]string{ConfigName: config, "a/b/c/.keep": ""})
+	got, err := FindRoot(filepath.Join(root, "a/b/c"))
+	if err != nil || got != root {
+		t.Errorf("FindRoot = %q, %v; want %q", got, err, root)
+	}
+	if _, err := FindRoot(t.TempDir()); err == nil || !strings.Contains(err.Error(), "--workspace") {
+		t.Errorf("outside any workspace: %v", err)
+	}
+}
