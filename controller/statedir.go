@@ -21,12 +21,8 @@ func UseProfile(root, name string) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := reg.ProfileNamed(name); !ok {
-		return registry.Problems{{
-			Pos:     registry.Position{File: "profile use"},
-			Message: fmt.Sprintf("profile %q is not declared", name),
-			Hint:    "declared profiles: " + joinOrNone(reg.ProfileNames()),
-		}}
+	if _, problem := desired.LookupProfile(reg, name, "profile use", registry.Position{File: "profile use " + name}); problem != nil {
+		return registry.Problems{*problem}
 	}
 	if err := ensureStateDir(reg.Root); err != nil {
 		return err
@@ -79,15 +75,4 @@ func Init(dir string) ([]string, error) {
 		}
 	}
 	return names, nil
-}
-
-func joinOrNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	out := names[0]
-	for _, n := range names[1:] {
-		out += ", " + n
-	}
-	return out
 }

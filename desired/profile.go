@@ -64,17 +64,23 @@ func ResolveProfile(reg *registry.Registry, src ProfileSources) (Profile, *regis
 		if c.name == "" {
 			continue
 		}
-		p, ok := reg.ProfileNamed(c.name)
-		if !ok {
-			return Profile{}, &registry.Problem{
-				Pos:     c.pos,
-				Message: fmt.Sprintf("profile %q (from %s) is not declared", c.name, c.source),
-				Hint:    "declared profiles: " + orNone(reg.ProfileNames()),
-			}
-		}
-		return Profile{Name: p.Name, Source: c.source, Capabilities: set(p.Spec.Capabilities)}, nil
+		return LookupProfile(reg, c.name, c.source, c.pos)
 	}
 	return Profile{Capabilities: map[string]bool{}}, nil
+}
+
+// LookupProfile returns the declared profile called name; source and pos say where
+// the name came from, for the problem when no such profile is declared.
+func LookupProfile(reg *registry.Registry, name, source string, pos registry.Position) (Profile, *registry.Problem) {
+	p, ok := reg.ProfileNamed(name)
+	if !ok {
+		return Profile{}, &registry.Problem{
+			Pos:     pos,
+			Message: fmt.Sprintf("profile %q (from %s) is not declared", name, source),
+			Hint:    "declared profiles: " + orNone(reg.ProfileNames()),
+		}
+	}
+	return Profile{Name: p.Name, Source: source, Capabilities: set(p.Spec.Capabilities)}, nil
 }
 
 func orNone(names []string) string {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -11,10 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -112,17 +108,9 @@ func scriptCmdExits(ts *testscript.TestScript, neg bool, args []string) {
 // later write, even within the filesystem's timestamp granularity, is visible.
 var scriptSnapshotTime = time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 
-type scriptEntry struct {
-	Kind   string // "dir", "file", "symlink", "other"
-	Perm   fs.FileMode
-	Digest string // files: sha256; symlinks: target
-	Ino    uint64
-	MTime  time.Time
-}
-
 type scriptSnapshot struct {
 	dir     string
-	entries map[string]scriptEntry
+	entries map[string]treeEntry
 }
 
 func scriptSnapshots(ts *testscript.TestScript) map[string]*scriptSnapshot {
@@ -145,55 +133,10 @@ func scriptCmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 		return os.Chtimes(p, scriptSnapshotTime, scriptSnapshotTime)
 	})
 	ts.Check(err)
-	entries, err := scriptReadTree(dir)
+	entries, err := readTree(dir)
 	ts.Check(err)
 	scriptSnapshots(ts)[args[0]] = &scriptSnapshot{dir: dir, entries: entries}
 	ts.Logf("snapshot %s: %d entries under %s", args[0], len(entries), dir)
-}
-
-func scriptReadTree(dir string) (map[string]scriptEntry, error) {
-	entries := map[string]scriptEntry{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		e := scriptEntry{Perm: info.Mode().Perm()}
-		switch {
-		case info.IsDir():
-			e.Kind = "dir"
-		case info.Mode().IsRegular():
-			e.Kind = "file"
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(data)
-			e.Digest = hex.EncodeToString(sum[:])
-			e.MTime = info.ModTime()
-			if st, ok := info.Sys().(*syscall.Stat_t); ok {
-				e.Ino = uint64(st.Ino)
-			}
-		case info.Mode()&fs.ModeSymlink != 0:
-			e.Kind = "symlink"
-			e.Digest, err = os.Readlink(p)
-			if err != nil {
-				return err
-			}
-		default:
-			e.Kind = "other"
-		}
-		entries[filepath.ToSlash(rel)] = e
-		return nil
-	})
-	return entries, err
 }
 
 func scriptCmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
@@ -204,9 +147,9 @@ func scriptCmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
 	if !ok {
 		ts.Fatalf("unchanged: no snapshot named %q", args[0])
 	}
-	now, err := scriptReadTree(snap.dir)
+	now, err := readTree(snap.dir)
 	ts.Check(err)
-	diffs := scriptTreeDiff(snap.entries, now)
+	diffs := treeDiff(snap.entries, now)
 	switch {
 	case neg && len(diffs) == 0:
 		ts.Fatalf("tree %s (snapshot %s) is unchanged, but a change was expected", snap.dir, args[0])
@@ -215,34 +158,6 @@ func scriptCmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
 	case neg:
 		ts.Logf("tree changed as expected:\n\t%s", strings.Join(diffs, "\n\t"))
 	}
-}
-
-func scriptTreeDiff(before, after map[string]scriptEntry) []string {
-	var diffs []string
-	for p, b := range before {
-		a, ok := after[p]
-		switch {
-		case !ok:
-			diffs = append(diffs, fmt.Sprintf("removed: %s (%s)", p, b.Kind))
-		case a.Kind != b.Kind:
-			diffs = append(diffs, fmt.Sprintf("kind: %s was %s, now %s", p, b.Kind, a.Kind))
-		case a.Perm != b.Perm:
-			diffs = append(diffs, fmt.Sprintf("mode: %s was %v, now %v", p, b.Perm, a.Perm))
-		case a.Digest != b.Digest:
-			diffs = append(diffs, fmt.Sprintf("content: %s", p))
-		case a.Ino != b.Ino:
-			diffs = append(diffs, fmt.Sprintf("replaced (same bytes, new inode): %s", p))
-		case !a.MTime.Equal(b.MTime):
-			diffs = append(diffs, fmt.Sprintf("rewritten (same bytes, mtime %s): %s", a.MTime.Format(time.RFC3339Nano), p))
-		}
-	}
-	for p, a := range after {
-		if _, ok := before[p]; !ok {
-			diffs = append(diffs, fmt.Sprintf("added: %s (%s)", p, a.Kind))
-		}
-	}
-	sort.Strings(diffs)
-	return diffs
 }
 
 func scriptCmdReplace(ts *testscript.TestScript, neg bool, args []string) {

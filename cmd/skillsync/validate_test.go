@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -425,7 +424,7 @@ func TestValidateSnapshotSeesChanges(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, ws, "reconcile", "--once"); code != exitOK {
 		t.Fatalf("reconcile --once: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, "created .claude/skills/intent/SKILL.md") {
+	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, "added: .claude/skills/intent/SKILL.md") {
 		t.Errorf("snapshot missed the files reconcile wrote:\n%s", d)
 	}
 	before = snapshot(t, ws)
@@ -434,13 +433,13 @@ func TestValidateSnapshotSeesChanges(t *testing.T) {
 	if err := os.Chtimes(skill, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, ".qwen/skills/intent/SKILL.md: mtime") {
+	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, "mtime") {
 		t.Errorf("snapshot missed an mtime change:\n%s", d)
 	}
 	if err := os.Remove(skill); err != nil {
 		t.Fatal(err)
 	}
-	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, "removed .qwen/skills/intent/SKILL.md") {
+	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, "removed: .qwen/skills/intent/SKILL.md") {
 		t.Errorf("snapshot missed a removal:\n%s", d)
 	}
 }
@@ -513,46 +512,10 @@ func runCLI(t *testing.T, ws string, args ...string) (code int, stdout, stderr s
 	return code, out.String(), errOut.String()
 }
 
-// entry is what a snapshot keeps of one path. Symlinks are recorded, not followed.
-type entry struct {
-	mode  fs.FileMode
-	mtime time.Time
-	data  string // file content, or a symlink's target
-}
-
-// snapshot records every path under root (root included): mode, mtime and bytes.
-// Directory mtimes are kept too, so a temp file created and removed is noticed.
-func snapshot(t *testing.T, root string) map[string]entry {
+// snapshot records the whole tree under root; see readTree.
+func snapshot(t *testing.T, root string) map[string]treeEntry {
 	t.Helper()
-	snap := map[string]entry{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := os.Lstat(path)
-		if err != nil {
-			return err
-		}
-		e := entry{mode: info.Mode(), mtime: info.ModTime()}
-		switch {
-		case info.Mode()&fs.ModeSymlink != 0:
-			if e.data, err = os.Readlink(path); err != nil {
-				return err
-			}
-		case info.Mode().IsRegular():
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			e.data = string(data)
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		snap[filepath.ToSlash(rel)] = e
-		return nil
-	})
+	snap, err := readTree(root)
 	if err != nil {
 		t.Fatalf("snapshot %s: %v", root, err)
 	}
@@ -560,37 +523,8 @@ func snapshot(t *testing.T, root string) map[string]entry {
 }
 
 // diffSnapshots names every path added, removed or changed; empty when identical.
-func diffSnapshots(before, after map[string]entry) string {
-	paths := map[string]bool{}
-	for p := range before {
-		paths[p] = true
-	}
-	for p := range after {
-		paths[p] = true
-	}
-	sorted := make([]string, 0, len(paths))
-	for p := range paths {
-		sorted = append(sorted, p)
-	}
-	sort.Strings(sorted)
-	var b strings.Builder
-	for _, p := range sorted {
-		x, inBefore := before[p]
-		y, inAfter := after[p]
-		switch {
-		case !inAfter:
-			fmt.Fprintf(&b, "  removed %s\n", p)
-		case !inBefore:
-			fmt.Fprintf(&b, "  created %s\n", p)
-		case x.mode != y.mode:
-			fmt.Fprintf(&b, "  %s: mode %v -> %v\n", p, x.mode, y.mode)
-		case x.data != y.data:
-			fmt.Fprintf(&b, "  %s: content changed\n", p)
-		case !x.mtime.Equal(y.mtime):
-			fmt.Fprintf(&b, "  %s: mtime %s -> %s\n", p, x.mtime.Format(time.RFC3339Nano), y.mtime.Format(time.RFC3339Nano))
-		}
-	}
-	return b.String()
+func diffSnapshots(before, after map[string]treeEntry) string {
+	return strings.Join(treeDiff(before, after), "\n")
 }
 
 // problemLine matches one line of the problem report: two spaces, then a location.

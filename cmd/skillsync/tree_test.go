@@ -1,0 +1,99 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+)
+
+// The tree snapshot both the validation table and the scripts use to prove that a
+// run changed nothing: every path's kind, mode, content digest, inode and mtime
+// (directories too, so a temp file created and removed is noticed).
+
+type treeEntry struct {
+	Kind   string // "dir", "file", "symlink", "other"
+	Perm   fs.FileMode
+	Digest string // files: sha256; symlinks: target
+	Ino    uint64
+	MTime  time.Time
+}
+
+func readTree(dir string) (map[string]treeEntry, error) {
+	entries := map[string]treeEntry{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		e := treeEntry{Perm: info.Mode().Perm()}
+		switch {
+		case info.IsDir():
+			e.Kind = "dir"
+			e.MTime = info.ModTime()
+		case info.Mode().IsRegular():
+			e.Kind = "file"
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(data)
+			e.Digest = hex.EncodeToString(sum[:])
+			e.MTime = info.ModTime()
+			if st, ok := info.Sys().(*syscall.Stat_t); ok {
+				e.Ino = uint64(st.Ino)
+			}
+		case info.Mode()&fs.ModeSymlink != 0:
+			e.Kind = "symlink"
+			e.Digest, err = os.Readlink(p)
+			if err != nil {
+				return err
+			}
+		default:
+			e.Kind = "other"
+		}
+		entries[filepath.ToSlash(rel)] = e
+		return nil
+	})
+	return entries, err
+}
+
+func treeDiff(before, after map[string]treeEntry) []string {
+	var diffs []string
+	for p, b := range before {
+		a, ok := after[p]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("removed: %s (%s)", p, b.Kind))
+		case a.Kind != b.Kind:
+			diffs = append(diffs, fmt.Sprintf("kind: %s was %s, now %s", p, b.Kind, a.Kind))
+		case a.Perm != b.Perm:
+			diffs = append(diffs, fmt.Sprintf("mode: %s was %v, now %v", p, b.Perm, a.Perm))
+		case a.Digest != b.Digest:
+			diffs = append(diffs, fmt.Sprintf("content: %s", p))
+		case a.Ino != b.Ino:
+			diffs = append(diffs, fmt.Sprintf("replaced (same bytes, new inode): %s", p))
+		case !a.MTime.Equal(b.MTime):
+			diffs = append(diffs, fmt.Sprintf("rewritten (same bytes, mtime %s): %s", a.MTime.Format(time.RFC3339Nano), p))
+		}
+	}
+	for p, a := range after {
+		if _, ok := before[p]; !ok {
+			diffs = append(diffs, fmt.Sprintf("added: %s (%s)", p, a.Kind))
+		}
+	}
+	sort.Strings(diffs)
+	return diffs
+}
