@@ -88,13 +88,28 @@ func create(full string, data []byte) error {
 		return err
 	}
 	defer os.Remove(tmp)
-	if err := os.Link(tmp, full); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return errors.New("a file appeared there since the scan; kept")
-		}
+	err = os.Link(tmp, full)
+	if errors.Is(err, fs.ErrExist) {
+		return errors.New("a file appeared there since the scan; kept")
+	}
+	if err != nil && !linksUnsupported(err) {
 		return unwrap(err)
 	}
+	if err != nil {
+		// Without hard links (some network and FUSE filesystems) the window between
+		// this check and the rename is the best there is.
+		if _, statErr := os.Lstat(full); !errors.Is(statErr, fs.ErrNotExist) {
+			return errors.New("a file appeared there since the scan; kept")
+		}
+		if err := os.Rename(tmp, full); err != nil {
+			return unwrap(err)
+		}
+	}
 	return nil
+}
+
+func linksUnsupported(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EXDEV)
 }
 
 // update replaces a generated file atomically, only if it is still what was planned on.
