@@ -137,10 +137,7 @@ func remove(rel, full string, old []byte) error {
 	if err := os.Remove(full); err != nil {
 		return unwrap(err)
 	}
-	if err := os.Remove(filepath.Dir(full)); err != nil && !isNotEmpty(err) {
-		return unwrap(err)
-	}
-	return nil
+	return removeIfEmpty(filepath.Dir(full))
 }
 
 func removeTemp(full string) error {
@@ -148,6 +145,14 @@ func removeTemp(full string) error {
 		return fmt.Errorf("%s is not a skillsync temp file", full)
 	}
 	if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return unwrap(err)
+	}
+	return removeIfEmpty(filepath.Dir(full))
+}
+
+// removeIfEmpty removes a skill directory that nothing is left in.
+func removeIfEmpty(dir string) error {
+	if err := os.Remove(dir); err != nil && !isNotEmpty(err) && !errors.Is(err, fs.ErrNotExist) {
 		return unwrap(err)
 	}
 	return nil

@@ -179,6 +179,13 @@ func TestApplyRemovesLeftoverTempFiles(t *testing.T) {
 	if _, err := os.Stat(mine); err != nil {
 		t.Errorf("a person's file with a similar name was removed: %v", err)
 	}
+	lone := writeFile(t, root, ".qwen/skills/gone/.skillsync-7.tmp", []byte("half"))
+	if _, err := reconcileFiles(t, root, map[string][]byte{}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(lone)); !os.IsNotExist(err) {
+		t.Errorf("skill directory emptied by the cleanup survived: %v", err)
+	}
 }
 
 func TestApplyContinuesPastAFailure(t *testing.T) {

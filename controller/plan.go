@@ -95,8 +95,10 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 		c.Action, c.Reason = Conflict, h.Reason+"; kept"
 	case h.Ownership == observed.Unowned:
 		return Change{}, false
-	case h.Ownership == observed.Modified && !opts.Force:
+	case h.Ownership == observed.Modified && !opts.Force && wanted:
 		c.Action, c.Reason = Conflict, "edited by hand; kept (--force restores it)"
+	case h.Ownership == observed.Modified && !opts.Force:
+		c.Action, c.Reason = Conflict, "edited by hand, no longer declared; kept (--force deletes it)"
 	case !wanted:
 		c.Action, c.Reason = Delete, "orphan: its declaration is gone or withheld"
 	case h.Ownership == observed.Modified:

@@ -134,3 +134,11 @@ func TestPlanCleansTempFilesAndSortsByPath(t *testing.T) {
 		t.Errorf("Pending = %d, want 3", plan.Pending())
 	}
 }
+
+func TestPlanReasonForHandEditedOrphanNamesWhatForceDoes(t *testing.T) {
+	plan := MakePlan(desired.State{Files: map[string]desired.File{otherWant.Path: otherWant}},
+		observed.State{Files: map[string]observed.File{p: modified}}, Options{})
+	if c := plan.Changes[0]; c.Action != Conflict || c.Reason != "edited by hand, no longer declared; kept (--force deletes it)" {
+		t.Errorf("change = %+v", c)
+	}
+}

@@ -100,10 +100,21 @@ func scanDirs() []string {
 	return dirs
 }
 
+// readProfileFile reads .skillsync/profile, which must be a regular file: a symlink
+// could make skillsync read outside the workspace.
 func readProfileFile(root string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(desired.ProfileFile)))
+	full := filepath.Join(root, filepath.FromSlash(desired.ProfileFile))
+	info, err := os.Lstat(full)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
+	}
+	if err == nil && !info.Mode().IsRegular() {
+		return "", registry.Problems{{Pos: registry.Position{File: desired.ProfileFile}, Message: "is not a regular file",
+			Hint: "run skillsync profile use NAME to rewrite it"}}
+	}
+	var data []byte
+	if err == nil {
+		data, err = os.ReadFile(full)
 	}
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", desired.ProfileFile, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -73,5 +74,35 @@ func TestOutcomeCodePrecedence(t *testing.T) {
 		if got := outcomeCode(c.out, c.check); got != c.want {
 			t.Errorf("%s: exit %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+func TestSummaryCountsWhatHappened(t *testing.T) {
+	ok := controller.Change{Path: "a", Action: controller.Update}
+	bad := controller.Change{Path: "b", Action: controller.Update}
+	out := controller.Outcome{
+		Plan:    controller.Plan{Changes: []controller.Change{ok, bad, {Path: "c", Action: controller.None}}},
+		Applied: []controller.Applied{{Change: ok}, {Change: bad, Err: errors.New("read-only file system")}},
+	}
+	if got := summary(out, false); !strings.HasPrefix(got, "done: updated 1, failed 1; 1 in sync") {
+		t.Errorf("summary = %q", got)
+	}
+}
+
+func TestProfileFileMustNotBeASymlink(t *testing.T) {
+	ws := copyExample(t)
+	outside := t.TempDir() + "/profile"
+	writeFile(t, outside, "web-shell\n")
+	writeFile(t, ws+"/.skillsync/.gitignore", "*\n")
+	if err := os.Symlink(outside, ws+"/.skillsync/profile"); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, ws)
+	code, _, stderr := runCLI(t, ws, "reconcile", "--once")
+	if code != exitInvalid || !strings.Contains(stderr, ".skillsync/profile: is not a regular file") {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+	if d := diffSnapshots(before, snapshot(t, ws)); d != "" {
+		t.Errorf("workspace changed:\n%s", d)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,29 +30,19 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 	if check || out.Plan.Refused != "" {
 		verbs = futureTense
 	}
-	failed := map[string]error{}
-	for _, a := range out.Applied {
-		if a.Err != nil {
-			failed[a.Path] = a.Err
-		}
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	failed := failures(out)
+	var rows [][]string
 	for _, c := range out.Plan.Changes {
 		if c.Action == controller.None {
 			continue
 		}
-		verb := verbs[c.Action]
-		note := c.Reason
+		verb, note := verbs[c.Action], c.Reason
 		if err, ok := failed[c.Path]; ok {
 			verb, note = "failed", fmt.Sprintf("%s: %v", c.Action, err)
 		}
-		line := fmt.Sprintf("%s\t%s\t%s", verb, c.Path, orDash(c.Owner))
-		if note != "" {
-			line += "\t" + note
-		}
-		fmt.Fprintln(tw, line)
+		rows = append(rows, []string{verb, c.Path, orDash(c.Owner), note})
 	}
-	tw.Flush()
+	writeTable(w, rows)
 	if diff {
 		for _, c := range out.Plan.Changes {
 			switch c.Action {
@@ -61,6 +52,31 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 		}
 	}
 	fmt.Fprintln(w, summary(out, check))
+}
+
+// writeTable aligns rows in columns, without trailing blanks.
+func writeTable(w io.Writer, rows [][]string) {
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if line != "" {
+			fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+		}
+	}
+}
+
+func failures(out controller.Outcome) map[string]error {
+	failed := map[string]error{}
+	for _, a := range out.Applied {
+		if a.Err != nil {
+			failed[a.Path] = a.Err
+		}
+	}
+	return failed
 }
 
 func summary(out controller.Outcome, check bool) string {
@@ -76,11 +92,20 @@ func summary(out controller.Outcome, check bool) string {
 	case check:
 		lead, verbs = "to do", futureTense
 	}
+	failedBy := map[controller.Action]int{}
+	for _, a := range out.Applied {
+		if a.Err != nil {
+			failedBy[a.Action]++
+		}
+	}
 	counts := []string{}
 	for _, a := range []controller.Action{controller.Create, controller.Update, controller.Delete, controller.Cleanup, controller.Conflict} {
-		if n := p.Count(a); n > 0 {
+		if n := p.Count(a) - failedBy[a]; n > 0 {
 			counts = append(counts, fmt.Sprintf("%s %d", verbs[a], n))
 		}
+	}
+	if n := len(failures(out)); n > 0 {
+		counts = append(counts, fmt.Sprintf("failed %d", n))
 	}
 	return fmt.Sprintf("%s: %s; %s", lead, strings.Join(counts, ", "), tail)
 }
@@ -108,12 +133,7 @@ func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON
 	if r.Withheld == nil {
 		r.Withheld = []desired.Withheld{}
 	}
-	failed := map[string]error{}
-	for _, a := range out.Applied {
-		if a.Err != nil {
-			failed[a.Path] = a.Err
-		}
-	}
+	failed := failures(out)
 	for _, c := range out.Plan.Changes {
 		if c.Action == controller.None {
 			continue

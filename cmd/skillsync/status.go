@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
@@ -52,26 +51,25 @@ func newStatusCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-func printStatus(g *globals, out controller.Outcome, rows []controller.ClientStatus) {
+func printStatus(g *globals, out controller.Outcome, clients []controller.ClientStatus) {
 	source := ""
 	if out.Profile.Source != "" {
 		source = " (from " + out.Profile.Source + ")"
 	}
 	fmt.Fprintf(g.stdout, "workspace %s, profile %s%s\n\n", out.Registry.Root, out.Profile.Label(), source)
-	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLIENT\tTARGET\tDIRECTORY\tEVIDENCE\tIN SYNC\tTO CHANGE\tCONFLICTS\tWITHHELD")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n", r.Client, orDash(r.Target), orDash(r.Directory),
-			orDash(strings.Join(r.Evidence, ", ")), r.InSync, r.ToChange, r.Conflicts, len(r.Withheld))
+	rows := [][]string{{"CLIENT", "TARGET", "DIRECTORY", "EVIDENCE", "IN SYNC", "TO CHANGE", "CONFLICTS", "WITHHELD"}}
+	for _, r := range clients {
+		rows = append(rows, []string{r.Client, orDash(r.Target), orDash(r.Directory), orDash(strings.Join(r.Evidence, ", ")),
+			fmt.Sprint(r.InSync), fmt.Sprint(r.ToChange), fmt.Sprint(r.Conflicts), fmt.Sprint(len(r.Withheld))})
 	}
-	tw.Flush()
+	writeTable(g.stdout, rows)
 	if len(out.Desired.Withheld) > 0 {
 		fmt.Fprintln(g.stdout, "\nwithheld:")
-		tw = tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
+		rows = nil
 		for _, w := range out.Desired.Withheld {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", w.Skill, w.Target, w.Reason)
+			rows = append(rows, []string{"  " + w.Skill, w.Target, w.Reason})
 		}
-		tw.Flush()
+		writeTable(g.stdout, rows)
 	}
 	if n := out.Plan.Pending() + out.Plan.Count(controller.Conflict); n > 0 {
 		fmt.Fprintln(g.stdout)
