@@ -187,6 +187,12 @@ func validationCases() []validationCase {
 		{name: "effect delete", files: reg(capabilityDoc("effect: write", "effect: delete")),
 			want: problem{testFile + ":6", `effect "delete" is not valid`, "read, write, destructive"}},
 
+		// Registry text Claude Code would substitute however it is escaped.
+		{name: "title with backslash before a placeholder", files: reg(capabilityDoc("title: Do the thing", `title: 'Do \$1 things'`)),
+			want: problem{testFile + ":5", "title holds `\\$1`, which claude-code would substitute", "leave claude-code out of spec.skill.targets"}},
+		{name: "cli word with CLAUDE_SKILL_DIR", files: reg(capabilityDoc("  mcp: {tool: do_thing}\n", "  cli: {command: [run, '${CLAUDE_SKILL_DIR}']}\n")),
+			want: problem{testFile + ":13", "cli holds `${CLAUDE_SKILL_DIR}`, which claude-code would substitute", "rephrase it"}},
+
 		// requiredCapabilities: dotted, and announced by some profile.
 		{name: "required capability unknown", files: reg(skillDoc("[terminal.ansi]", "[markdown.codeBlock.echarts-fulldat]")),
 			want: problem{testFile + ":7", `required capability "markdown.codeBlock.echarts-fulldat" is announced by no profile`, `did you mean "markdown.codeBlock.echarts-fulldata"`}},

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/skillsync/skillsync/desired/render"
 )
 
 // MaxNameLength and MaxDescriptionLength are the strictest limits every target
@@ -183,6 +185,7 @@ func (v *validator) capabilitySkill(c Capability) {
 		v.add(d.at("spec", "skill"), "add spec.mcp.tool or spec.cli.command so the agent can reach it", "capability %s has a skill but no way to call it", c.ID)
 	}
 	v.argument(c)
+	v.representable(c)
 	v.targetList(d, sk.Targets, "spec", "skill", "targets")
 	v.required(d, sk.RequiredCapabilities, "spec", "skill", "requiredCapabilities")
 }
@@ -210,6 +213,31 @@ func (v *validator) argument(c Capability) {
 	for _, r := range required {
 		if r != arg {
 			v.add(d.at("spec", "input", "required"), fmt.Sprintf("typed text fills only %q; make %v optional or drop the skill", arg, r), "input requires %v, which the skill cannot supply", r)
+		}
+	}
+}
+
+// representable refuses registry text that a target client would rewrite in the
+// skill body however skillsync escapes it.
+func (v *validator) representable(c Capability) {
+	targets := c.Spec.Skill.Targets
+	if len(targets) == 0 {
+		targets = v.reg.Targets()
+	}
+	type bodyText struct {
+		keys []string
+		text string
+	}
+	texts := []bodyText{{[]string{"spec", "title"}, c.Spec.Title}, {[]string{"spec", "skill", "argument"}, c.Spec.Skill.Argument}}
+	if cli := c.Spec.CLI; cli != nil {
+		texts = append(texts, bodyText{[]string{"spec", "cli"}, strings.Join(append(append([]string{}, cli.Command...), cli.Flag), " ")})
+	}
+	for _, target := range targets {
+		for _, t := range texts {
+			if bad := render.Unrepresentable(target, t.text); bad != "" {
+				v.add(v.doc.at(t.keys...), "rephrase it, for example with a space after the backslash, or leave "+target+" out of spec.skill.targets",
+					"%s holds `%s`, which %s would substitute in the skill however it is escaped", strings.Join(t.keys[1:], "."), bad, target)
+			}
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package render
 
-import "strings"
+import (
+	"regexp"
+)
 
 // dialect is what differs between the clients that read a target directory.
 type dialect struct {
@@ -11,6 +13,8 @@ type dialect struct {
 	textSlot string
 	// escape keeps registry text literal in the client's body syntax.
 	escape func(string) string
+	// unsafe finds registry text the client cannot show literally, if any.
+	unsafe func(string) string
 }
 
 var dialects = map[string]dialect{
@@ -18,7 +22,8 @@ var dialects = map[string]dialect{
 		keys:       fullKeys,
 		textSource: "the text the user typed after the command, shown below between the markers",
 		textSlot:   "$ARGUMENTS",
-		escape:     escapeDollar,
+		escape:     escapePlaceholders,
+		unsafe:     unescapablePlaceholder,
 	},
 	"qwen-code": {
 		keys:       fullKeys,
@@ -60,8 +65,31 @@ func agentSkillsKeys(s Skill) []field {
 	return fields
 }
 
-// escapeDollar stops Claude Code from substituting $ARGUMENTS, $0, $1… that happen
-// to appear in registry text: it reads \$ as a literal $.
-func escapeDollar(s string) string { return strings.ReplaceAll(s, "$", `\$`) }
+// Claude Code substitutes $ARGUMENTS, $ARGUMENTS[N] and $N in a skill body, and
+// ${CLAUDE_SKILL_DIR} and ${CLAUDE_SESSION_ID}. A backslash right before $ARGUMENTS or
+// $N keeps it literal, unless that backslash itself follows a backslash; any other
+// backslash, and a $ that starts no placeholder, reach the model as written (seen with
+// Claude Code 2.1.328).
+var (
+	claudePlaceholder  = regexp.MustCompile(`\$(ARGUMENTS|[0-9])`)
+	claudeUnescapable  = regexp.MustCompile(`\\\$(ARGUMENTS|[0-9])|\$\{CLAUDE_[A-Z_]*\}`)
+)
+
+// escapePlaceholders keeps the placeholders that appear in registry text literal.
+func escapePlaceholders(s string) string { return claudePlaceholder.ReplaceAllString(s, `\$$$1`) }
+
+// unescapablePlaceholder returns the first piece of s that Claude Code would
+// substitute whatever the escaping: a backslash before a placeholder, or ${CLAUDE_…}.
+func unescapablePlaceholder(s string) string { return claudeUnescapable.FindString(s) }
 
 func verbatim(s string) string { return s }
+
+// Unrepresentable returns the part of text that target's clients would change in a
+// skill body whatever skillsync wrote, or "" when text can be shown as it is.
+func Unrepresentable(target, text string) string {
+	d, ok := dialects[target]
+	if !ok || d.unsafe == nil {
+		return ""
+	}
+	return d.unsafe(text)
+}

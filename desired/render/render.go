@@ -89,28 +89,47 @@ func frontMatter(fields []field) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
-	if err := roundTrips(buf.Bytes(), fields); err != nil {
+	front := hideDelimiters(buf.Bytes())
+	if err := roundTrips(front, fields); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return front, nil
 }
 
 // valueNode builds the node for one value. Strings are built by hand: yaml.v3 picks
 // a block scalar for multi-line text, which cannot hold every string (a leading tab
 // breaks it), and line-based front matter readers handle one quoted line best.
 func valueNode(value any) (*yaml.Node, error) {
-	if s, ok := value.(string); ok {
-		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-		if strings.ContainsAny(s, "\n\r\t") {
+	switch v := value.(type) {
+	case string:
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
+		if strings.ContainsAny(v, "\n\r\t") || strings.Contains(v, delimiter) {
 			n.Style = yaml.DoubleQuotedStyle
 		}
 		return n, nil
+	case []string:
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, item := range v {
+			n, _ := valueNode(item)
+			seq.Content = append(seq.Content, n)
+		}
+		return seq, nil
 	}
 	var n yaml.Node
 	if err := n.Encode(value); err != nil {
 		return nil, err
 	}
 	return &n, nil
+}
+
+// delimiter ends the front matter. Claude Code ends it at the first "---" anywhere,
+// even inside a quoted value, so no value may contain one as written.
+const delimiter = "---"
+
+// hideDelimiters rewrites every "---" as YAML escapes. Each one is inside a
+// double-quoted scalar (valueNode sees to that), where "\x2D" reads back as "-".
+func hideDelimiters(front []byte) []byte {
+	return bytes.ReplaceAll(front, []byte(delimiter), []byte(`\x2D\x2D\x2D`))
 }
 
 // roundTrips refuses front matter that would not read back as the values written.
@@ -124,6 +143,9 @@ func roundTrips(front []byte, fields []field) error {
 		if ok && back[f.key] != want {
 			return fmt.Errorf("front matter %s does not read back as written", f.key)
 		}
+	}
+	if bytes.Contains(front, []byte(delimiter)) {
+		return fmt.Errorf("front matter holds %q", delimiter)
 	}
 	return nil
 }
