@@ -71,8 +71,8 @@ func agentSkillsKeys(s Skill) []field {
 // backslash, and a $ that starts no placeholder, reach the model as written (seen with
 // Claude Code 2.1.328).
 var (
-	claudePlaceholder  = regexp.MustCompile(`\$(ARGUMENTS|[0-9])`)
-	claudeUnescapable  = regexp.MustCompile(`\\\$(ARGUMENTS|[0-9])|\$\{CLAUDE_[A-Z_]*\}`)
+	claudePlaceholder = regexp.MustCompile(`\$(ARGUMENTS|[0-9])`)
+	claudeUnescapable = regexp.MustCompile(`\\\$(ARGUMENTS|[0-9])|\$\{CLAUDE_[A-Z_]*\}`)
 )
 
 // escapePlaceholders keeps the placeholders that appear in registry text literal.

@@ -1,13 +1,13 @@
 package render
 
 import (
-	"fmt"
-	"regexp"
-	"strconv"
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
