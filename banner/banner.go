@@ -114,12 +114,22 @@ func Verify(mark Mark, unmarked []byte) bool {
 	return Digest(unmarked) == mark.Digest
 }
 
-// TempPattern is the os.CreateTemp pattern of skillsync's in-flight writes. Files
-// with such a name are skillsync's by name alone: a run killed mid-write leaves one,
-// and the next run removes it.
+// TempPattern is the os.CreateTemp-style pattern of skillsync's in-flight writes
+// ("*" is 16 hex digits). A run killed mid-write leaves one; the next run removes it,
+// but only when its name matches exactly and it holds a beginning of a generated file.
 const TempPattern = ".skillsync-*.tmp"
 
+var tempName = regexp.MustCompile(`^\.skillsync-[0-9a-f]{16}\.tmp$`)
+
 // IsTempName reports whether a base name is one of skillsync's in-flight writes.
-func IsTempName(name string) bool {
-	return strings.HasPrefix(name, ".skillsync-") && strings.HasSuffix(name, ".tmp") && len(name) > len(".skillsync-.tmp")
+func IsTempName(name string) bool { return tempName.MatchString(name) }
+
+// IsPartial reports whether data can be the start of a file skillsync generated:
+// empty, or beginning like every banner does.
+func IsPartial(data []byte) bool {
+	opening := []byte(frontMatterDelimiter + "\n" + generatedPrefix)
+	if len(data) < len(opening) {
+		return bytes.HasPrefix(opening, data)
+	}
+	return bytes.HasPrefix(data, opening)
 }

@@ -2,15 +2,19 @@ package controller
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -24,7 +28,7 @@ type Applied struct {
 type ApplyError struct{ Failed []Applied }
 
 func (e *ApplyError) Error() string {
-	msg := fmt.Sprintf("%d change(s) could not be applied:", len(e.Failed))
+	msg := fmt.Sprintf("%d change(s) could not be applied; fix the cause and run again:", len(e.Failed))
 	for _, f := range e.Failed {
 		msg += fmt.Sprintf("\n  %s %s: %v", f.Action, f.Path, f.Err)
 	}
@@ -35,13 +39,20 @@ func (e *ApplyError) Error() string {
 var ErrRefused = errors.New("plan refused")
 
 // Apply carries out a plan under root: leftovers first, then creates and updates, then
-// deletes (build before prune). Every change re-reads its file right before touching
-// it and leaves it alone unless it still holds exactly what the plan saw. A failed
-// change does not stop the others; all failures come back in an *ApplyError.
+// deletes (build before prune). Every operation goes through an *os.Root, so nothing
+// outside the workspace is touched even if a directory is swapped for a symlink
+// mid-run. Every change re-reads its file right before touching it and leaves it
+// alone unless it still holds exactly what the plan saw. A failed change does not
+// stop the others; all failures come back in an *ApplyError.
 func Apply(root string, plan Plan) ([]Applied, error) {
 	if plan.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, plan.Refused)
 	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
 	order := map[Action]int{Cleanup: 0, Create: 1, Update: 1, Delete: 2}
 	var todo []Change
 	for _, c := range plan.Changes {
@@ -53,17 +64,16 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 
 	var done, failed []Applied
 	for _, c := range todo {
-		full := filepath.Join(root, filepath.FromSlash(c.Path))
 		var err error
 		switch c.Action {
 		case Cleanup:
-			err = removeTemp(full)
+			err = removeTemp(r, c.Path)
 		case Create:
-			err = create(full, c.New)
+			err = create(r, c.Path, c.New)
 		case Update:
-			err = update(c.Path, full, c.Old, c.New)
+			err = update(r, c.Path, c.Old, c.New)
 		case Delete:
-			err = remove(c.Path, full, c.Old)
+			err = remove(r, c.Path, c.Old)
 		}
 		a := Applied{Change: c, Err: err}
 		done = append(done, a)
@@ -77,32 +87,34 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 	return done, nil
 }
 
+var errAppeared = errors.New("a file appeared there since the scan (on a case-insensitive filesystem, perhaps under another case); kept")
+
 // create writes a file that must not exist yet. The final step is a hard link, which
 // fails rather than replace a file someone put there since the scan.
-func create(full string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		return unwrap(err)
+func create(r *os.Root, rel string, data []byte) error {
+	if err := r.MkdirAll(path.Dir(rel), 0o755); err != nil {
+		return workspacefs.Cause(err)
 	}
-	tmp, err := writeTemp(filepath.Dir(full), data)
+	tmp, err := writeTemp(r, path.Dir(rel), data)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
-	err = os.Link(tmp, full)
+	defer r.Remove(tmp)
+	err = r.Link(tmp, rel)
 	if errors.Is(err, fs.ErrExist) {
-		return errors.New("a file appeared there since the scan; kept")
+		return errAppeared
 	}
 	if err != nil && !linksUnsupported(err) {
-		return unwrap(err)
+		return workspacefs.Cause(err)
 	}
 	if err != nil {
 		// Without hard links (some network and FUSE filesystems) the window between
 		// this check and the rename is the best there is.
-		if _, statErr := os.Lstat(full); !errors.Is(statErr, fs.ErrNotExist) {
-			return errors.New("a file appeared there since the scan; kept")
+		if _, statErr := r.Lstat(rel); !errors.Is(statErr, fs.ErrNotExist) {
+			return errAppeared
 		}
-		if err := os.Rename(tmp, full); err != nil {
-			return unwrap(err)
+		if err := r.Rename(tmp, rel); err != nil {
+			return workspacefs.Cause(err)
 		}
 	}
 	return nil
@@ -113,102 +125,90 @@ func linksUnsupported(err error) bool {
 }
 
 // update replaces a generated file atomically, only if it is still what was planned on.
-func update(rel, full string, old, data []byte) error {
-	if err := stillAsPlanned(rel, full, old); err != nil {
+func update(r *os.Root, rel string, old, data []byte) error {
+	if err := stillAsPlanned(r, rel, old); err != nil {
 		return err
 	}
-	tmp, err := writeTemp(filepath.Dir(full), data)
+	tmp, err := writeTemp(r, path.Dir(rel), data)
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, full); err != nil {
-		os.Remove(tmp)
-		return unwrap(err)
+	if err := r.Rename(tmp, rel); err != nil {
+		r.Remove(tmp)
+		return workspacefs.Cause(err)
 	}
 	return nil
 }
 
 // remove deletes a generated file that is still what was planned on, then its skill
 // directory if nothing else is left in it.
-func remove(rel, full string, old []byte) error {
-	if err := stillAsPlanned(rel, full, old); err != nil {
+func remove(r *os.Root, rel string, old []byte) error {
+	if err := stillAsPlanned(r, rel, old); err != nil {
 		return err
 	}
-	if err := os.Remove(full); err != nil {
-		return unwrap(err)
+	if err := r.Remove(rel); err != nil {
+		return workspacefs.Cause(err)
 	}
-	return removeIfEmpty(filepath.Dir(full))
+	return removeIfEmpty(r, path.Dir(rel))
 }
 
-func removeTemp(full string) error {
-	if !banner.IsTempName(filepath.Base(full)) {
-		return fmt.Errorf("%s is not a skillsync temp file", full)
+// removeTemp removes what an interrupted run left, if it still looks like that.
+func removeTemp(r *os.Root, rel string) error {
+	data, err := workspacefs.ReadRegular(r, rel, observed.MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-	if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return unwrap(err)
+	if err != nil {
+		return workspacefs.Cause(err)
 	}
-	return removeIfEmpty(filepath.Dir(full))
+	if !banner.IsTempName(path.Base(rel)) || !banner.IsPartial(data) {
+		return errors.New("no longer looks like a skillsync temp file; kept")
+	}
+	if err := r.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return workspacefs.Cause(err)
+	}
+	return removeIfEmpty(r, path.Dir(rel))
 }
 
 // removeIfEmpty removes a skill directory that nothing is left in.
-func removeIfEmpty(dir string) error {
-	if err := os.Remove(dir); err != nil && !isNotEmpty(err) && !errors.Is(err, fs.ErrNotExist) {
-		return unwrap(err)
+func removeIfEmpty(r *os.Root, dir string) error {
+	err := r.Remove(dir)
+	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+		return nil
 	}
-	return nil
+	return workspacefs.Cause(err)
 }
 
-// stillAsPlanned re-reads the file: it must still carry a banner for its own path and
-// hold exactly the bytes the plan was made from.
-func stillAsPlanned(rel, full string, old []byte) error {
-	info, err := os.Lstat(full)
-	if err != nil {
-		return fmt.Errorf("changed since the scan: %w", unwrap(err))
-	}
-	if !info.Mode().IsRegular() {
+// stillAsPlanned re-reads the file: it must still be a regular file carrying a banner
+// for its own path and hold exactly the bytes the plan was made from.
+func stillAsPlanned(r *os.Root, rel string, old []byte) error {
+	data, err := workspacefs.ReadRegular(r, rel, observed.MaxFileSize)
+	switch {
+	case errors.Is(err, workspacefs.ErrNotRegular):
 		return errors.New("no longer a regular file; kept")
-	}
-	data, err := os.ReadFile(full)
-	if err != nil {
-		return unwrap(err)
-	}
-	if observed.Classify(rel, data).Ownership == observed.Unowned {
+	case err != nil:
+		return fmt.Errorf("changed since the scan: %w", workspacefs.Cause(err))
+	case observed.Classify(rel, data).Ownership == observed.Unowned:
 		return errors.New("no longer carries a skillsync banner; kept")
-	}
-	if !bytes.Equal(data, old) {
+	case !bytes.Equal(data, old):
 		return errors.New("changed since the scan; kept")
 	}
 	return nil
 }
 
-func writeTemp(dir string, data []byte) (string, error) {
-	f, err := os.CreateTemp(dir, banner.TempPattern)
+// writeTemp writes data to a new temp file in dir and returns its workspace path.
+func writeTemp(r *os.Root, dir string, data []byte) (string, error) {
+	var random [8]byte
+	rand.Read(random[:])
+	name := path.Join(dir, strings.Replace(banner.TempPattern, "*", hex.EncodeToString(random[:]), 1))
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return "", unwrap(err)
+		return "", workspacefs.Cause(err)
 	}
-	name := f.Name()
 	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(name, 0o644)); err != nil {
-		os.Remove(name)
-		return "", unwrap(err)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		r.Remove(name)
+		return "", workspacefs.Cause(err)
 	}
 	return name, nil
-}
-
-func isNotEmpty(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && (errors.Is(pe.Err, syscall.ENOTEMPTY) || errors.Is(pe.Err, fs.ErrExist))
-}
-
-func unwrap(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }

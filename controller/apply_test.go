@@ -168,18 +168,28 @@ func TestApplyRechecksBeforeTouching(t *testing.T) {
 
 func TestApplyRemovesLeftoverTempFiles(t *testing.T) {
 	root := t.TempDir()
-	tmp := writeFile(t, root, ".agents/skills/a/.skillsync-123.tmp", []byte("half a fi"))
-	mine := writeFile(t, root, ".agents/skills/a/skillsync-notes.tmp", []byte("mine"))
+	a := ".agents/skills/a/SKILL.md"
+	half := generated(t, a, "one")[:60]
+	tmp := writeFile(t, root, ".agents/skills/a/.skillsync-0123456789abcdef.tmp", half)
+	empty := writeFile(t, root, ".agents/skills/a/.skillsync-00000000000000ff.tmp", nil)
+	// A person's files: a name that only looks similar, and the exact name with
+	// content skillsync never writes.
+	similar := writeFile(t, root, ".agents/skills/a/.skillsync-notes.tmp", []byte("mine"))
+	foreign := writeFile(t, root, ".agents/skills/b/.skillsync-fedcba9876543210.tmp", []byte("my notes"))
 	if _, err := reconcileFiles(t, root, map[string][]byte{}, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
-		t.Errorf("leftover temp file survived: %v", err)
+	for _, p := range []string{tmp, empty} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("leftover temp file %s survived: %v", p, err)
+		}
 	}
-	if _, err := os.Stat(mine); err != nil {
-		t.Errorf("a person's file with a similar name was removed: %v", err)
+	for _, p := range []string{similar, foreign} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("a person's file %s was removed: %v", p, err)
+		}
 	}
-	lone := writeFile(t, root, ".qwen/skills/gone/.skillsync-7.tmp", []byte("half"))
+	lone := writeFile(t, root, ".qwen/skills/gone/.skillsync-0000000000000007.tmp", half)
 	if _, err := reconcileFiles(t, root, map[string][]byte{}, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -213,4 +223,33 @@ func assertNoTempFiles(t *testing.T, root string) {
 		}
 		return nil
 	})
+}
+
+// TestApplyNeverFollowsASwappedDirectoryOut swaps the target directory for a symlink
+// to outside the workspace between plan and apply, the race a person (or an attacker)
+// could win: nothing may be written, read or deleted out there.
+func TestApplyNeverFollowsASwappedDirectoryOut(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	a, b := ".claude/skills/a/SKILL.md", ".claude/skills/b/SKILL.md"
+	writeFile(t, root, b, generated(t, b, "old"))
+	writeFile(t, outside, "b/SKILL.md", generated(t, b, "old")) // same bytes: a re-check alone would pass
+	plan := MakePlan(desired.State{Files: map[string]desired.File{
+		a: {Path: a, Bytes: generated(t, a, "new")},
+		b: {Path: b, Bytes: generated(t, b, "new")},
+	}}, scan(t, root), Options{})
+	if err := os.RemoveAll(filepath.Join(root, ".claude/skills")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, ".claude/skills")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(root, plan); err == nil {
+		t.Error("Apply reported success writing through a symlink out of the workspace")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "a")); !os.IsNotExist(err) {
+		t.Errorf("created outside the workspace: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(outside, "b/SKILL.md")); string(got) != string(generated(t, b, "old")) {
+		t.Errorf("file outside the workspace changed to %q", got)
+	}
 }

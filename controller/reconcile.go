@@ -2,10 +2,7 @@ package controller
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -47,7 +44,12 @@ func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 	if err != nil {
 		return Inputs{}, err
 	}
-	fileProfile, err := readProfileFile(reg.Root)
+	r, err := os.OpenRoot(reg.Root)
+	if err != nil {
+		return Inputs{Registry: reg}, err
+	}
+	defer r.Close()
+	fileProfile, err := readProfileFile(r)
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
@@ -87,6 +89,9 @@ func Reconcile(req Request) Outcome {
 		return out
 	}
 	out.Applied, out.Err = Apply(in.Registry.Root, out.Plan)
+	if err := ignoreStateDir(in.Registry.Root); err != nil && out.Err == nil {
+		out.Err = err
+	}
 	return out
 }
 
@@ -100,24 +105,56 @@ func scanDirs() []string {
 	return dirs
 }
 
-// readProfileFile reads .skillsync/profile, which must be a regular file: a symlink
-// could make skillsync read outside the workspace.
-func readProfileFile(root string) (string, error) {
-	full := filepath.Join(root, filepath.FromSlash(desired.ProfileFile))
-	info, err := os.Lstat(full)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err == nil && !info.Mode().IsRegular() {
-		return "", registry.Problems{{Pos: registry.Position{File: desired.ProfileFile}, Message: "is not a regular file",
-			Hint: "run skillsync profile use NAME to rewrite it"}}
-	}
-	var data []byte
-	if err == nil {
-		data, err = os.ReadFile(full)
-	}
+// ignoreStateDir gives a .skillsync/ that a host or a person created the .gitignore
+// skillsync would have written.
+func ignoreStateDir(root string) error {
+	r, err := os.OpenRoot(root)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", desired.ProfileFile, err)
+		return err
 	}
-	return string(data), nil
+	defer r.Close()
+	if info, err := r.Lstat(StateDir); err != nil || !info.IsDir() {
+		return nil
+	}
+	return ensureIgnored(r)
+}
+
+// Verdict is the overall result of a pass, in order of precedence.
+type Verdict int
+
+const (
+	Converged      Verdict = iota // in sync, or made so
+	ChangesPending                // --check found changes to make
+	Conflicted                    // conflicts remain, or the plan was refused
+	Failed                        // an I/O or other failure
+	Invalid                       // the inputs are invalid; nothing was planned
+)
+
+// Verdict classifies the outcome: invalid input first, then failures, then conflicts
+// (or a refused plan), then changes a --check pass found.
+func (o Outcome) Verdict(check bool) Verdict {
+	switch {
+	case len(o.Problems) > 0:
+		return Invalid
+	case o.Err != nil:
+		return Failed
+	case o.Plan.Refused != "" || o.Plan.Count(Conflict) > 0:
+		return Conflicted
+	case check && o.Plan.Pending() > 0:
+		return ChangesPending
+	}
+	return Converged
+}
+
+// Failure says what keeps the outcome from being clean, and what to do about it.
+func (o Outcome) Failure() error {
+	switch {
+	case o.Err != nil:
+		return o.Err
+	case o.Plan.Refused != "":
+		return errors.New("refused: " + o.Plan.Refused)
+	case o.Plan.Count(Conflict) > 0:
+		return errors.New("conflicts remain: those files were kept as they are; see docs/ownership.md to restore or take them over")
+	}
+	return nil
 }

@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // StateDir holds skillsync's local state: the chosen profile (and later the lock).
 const StateDir = ".skillsync"
+
+const stateIgnore = StateDir + "/.gitignore"
 
 // UseProfile records name as the workspace's active profile in .skillsync/profile.
 // The name must be a declared profile; the registry must be valid.
@@ -24,55 +27,75 @@ func UseProfile(root, name string) error {
 	if _, problem := desired.LookupProfile(reg, name, "profile use", registry.Position{File: "profile use " + name}); problem != nil {
 		return registry.Problems{*problem}
 	}
-	if err := ensureStateDir(reg.Root); err != nil {
+	r, err := os.OpenRoot(reg.Root)
+	if err != nil {
 		return err
 	}
-	return replaceFile(filepath.Join(reg.Root, filepath.FromSlash(desired.ProfileFile)), []byte(name+"\n"))
+	defer r.Close()
+	if err := checkStateDir(r); err != nil {
+		return err
+	}
+	if err := r.MkdirAll(StateDir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", StateDir, workspacefs.Cause(err))
+	}
+	if err := ensureIgnored(r); err != nil {
+		return err
+	}
+	return replaceFile(r, desired.ProfileFile, []byte(name+"\n"))
 }
 
-// ensureStateDir creates .skillsync/ with a .gitignore of "*", so local state never
-// reaches git.
-func ensureStateDir(root string) error {
-	dir := filepath.Join(root, StateDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	ignore := filepath.Join(dir, ".gitignore")
-	if _, err := os.Lstat(ignore); errors.Is(err, fs.ErrNotExist) {
-		return replaceFile(ignore, []byte("*\n"))
+// checkStateDir refuses a .skillsync that is not a plain directory: writing or
+// reading through a symlink there could reach outside the workspace.
+func checkStateDir(r *os.Root) error {
+	info, err := r.Lstat(StateDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("read %s: %w", StateDir, workspacefs.Cause(err))
+	case !info.IsDir():
+		return registry.Problems{{Pos: registry.Position{File: StateDir}, Message: "is a symlink or a file, not a directory",
+			Hint: "remove it; skillsync recreates .skillsync/ as a directory"}}
 	}
 	return nil
+}
+
+// ensureIgnored gives an existing .skillsync/ a .gitignore of "*", so local state
+// never reaches git.
+func ensureIgnored(r *os.Root) error {
+	if _, err := r.Lstat(stateIgnore); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return replaceFile(r, stateIgnore, []byte("*\n"))
 }
 
 // replaceFile writes a state file atomically.
-func replaceFile(full string, data []byte) error {
-	tmp, err := writeTemp(filepath.Dir(full), data)
+func replaceFile(r *os.Root, rel string, data []byte) error {
+	tmp, err := writeTemp(r, path.Dir(rel), data)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", full, err)
+		return fmt.Errorf("write %s: %w", rel, err)
 	}
-	if err := os.Rename(tmp, full); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", full, unwrap(err))
+	if err := r.Rename(tmp, rel); err != nil {
+		r.Remove(tmp)
+		return fmt.Errorf("write %s: %w", rel, workspacefs.Cause(err))
 	}
 	return nil
 }
 
-// Init writes a starter workspace into dir. It refuses to touch an existing file.
-func Init(dir string) ([]string, error) {
-	files := registry.StarterFiles()
-	names := make([]string, 0, len(files))
-	for _, f := range files {
-		full := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if _, err := os.Lstat(full); err == nil {
-			return nil, fmt.Errorf("%s already exists; init only starts new workspaces", full)
-		}
-		names = append(names, f.Path)
+// readProfileFile reads .skillsync/profile; "" when there is none.
+func readProfileFile(r *os.Root) (string, error) {
+	if err := checkStateDir(r); err != nil {
+		return "", err
 	}
-	for _, f := range files {
-		full := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := create(full, []byte(f.Content)); err != nil {
-			return nil, fmt.Errorf("write %s: %w", full, err)
-		}
+	data, err := workspacefs.ReadRegular(r, desired.ProfileFile, 4096)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case errors.Is(err, workspacefs.ErrNotRegular) || errors.Is(err, workspacefs.ErrTooLarge):
+		return "", registry.Problems{{Pos: registry.Position{File: desired.ProfileFile}, Message: "is not a regular file of one line",
+			Hint: "run skillsync profile use NAME to rewrite it"}}
+	case err != nil:
+		return "", fmt.Errorf("read %s: %w", desired.ProfileFile, workspacefs.Cause(err))
 	}
-	return names, nil
+	return string(data), nil
 }

@@ -120,22 +120,20 @@ func capabilitySkill(c registry.Capability, ws registry.Workspace) render.Skill 
 
 // project writes s into every target it belongs to, or records why it is withheld.
 func (st *State) project(reg *registry.Registry, profile Profile, disabled map[string]bool, s render.Skill, skillTargets, required []string) error {
-	reason := ""
-	switch missing := profile.Missing(required); {
-	case disabled[s.Name]:
-		reason = "disabled in " + registry.ConfigName
-	case len(missing) > 0:
-		reason = fmt.Sprintf("profile %s does not announce %s", profile.Label(), strings.Join(missing, ", "))
-	}
+	missing := profile.Missing(required)
 	enabled := set(reg.Targets())
 	for _, target := range unionInOrder(reg.Targets(), skillTargets) {
-		why := reason
+		// The most deliberate reason first, and one that names what would change it.
+		why := ""
 		switch {
-		case why != "":
+		case disabled[s.Name]:
+			why = "disabled in " + registry.ConfigName
 		case !enabled[target]:
 			why = "target " + target + " is not enabled in " + registry.ConfigName
 		case len(skillTargets) > 0 && !set(skillTargets)[target]:
 			why = "skill is limited to " + strings.Join(skillTargets, ", ")
+		case len(missing) > 0:
+			why = fmt.Sprintf("profile %s does not announce %s", profile.Label(), strings.Join(missing, ", "))
 		}
 		if why != "" {
 			st.Withheld = append(st.Withheld, Withheld{Skill: s.Name, Owner: s.Owner, Target: target, Reason: why})

@@ -32,6 +32,9 @@ func Evidence(root string, lookPath func(string) (string, error)) map[string][]s
 		for _, p := range c.Paths {
 			if info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p))); err == nil {
 				if info.IsDir() {
+					if !holdsMoreThanSkills(filepath.Join(root, filepath.FromSlash(p))) {
+						continue
+					}
 					p += "/"
 				}
 				found = append(found, p)
@@ -45,4 +48,19 @@ func Evidence(root string, lookPath func(string) (string, error)) map[string][]s
 		out[c.Name] = found
 	}
 	return out
+}
+
+// holdsMoreThanSkills tells a client's own directory from one skillsync created: a
+// directory holding nothing but skills/ is not evidence that anyone uses the client.
+func holdsMoreThanSkills(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Name() != "skills" {
+			return true
+		}
+	}
+	return false
 }

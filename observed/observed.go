@@ -3,16 +3,17 @@
 package observed
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // SkillFile is the one file per skill directory the clients read.
@@ -62,11 +63,16 @@ type State struct {
 // skills. It never follows a symlink: a symlinked target directory is blocked and a
 // symlinked skill directory or SKILL.md is a person's.
 func Scan(root string, dirs []string) (State, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return State{}, err
+	}
+	defer r.Close()
 	st := State{Files: map[string]File{}, Blocked: map[string]string{}}
 	sorted := append([]string(nil), dirs...)
 	sort.Strings(sorted)
 	for _, dir := range sorted {
-		if err := st.scanDir(root, dir); err != nil {
+		if err := st.scanDir(r, dir); err != nil {
 			return State{}, err
 		}
 	}
@@ -74,7 +80,10 @@ func Scan(root string, dirs []string) (State, error) {
 	return st, nil
 }
 
-func (st *State) scanDir(root, dir string) error {
+// MaxFileSize is the largest SKILL.md read; a larger one was not written by skillsync.
+const MaxFileSize = 4 << 20
+
+func (st *State) scanDir(root *os.Root, dir string) error {
 	exists, reason, err := plainDirectory(root, dir)
 	if err != nil || !exists {
 		return err
@@ -83,9 +92,9 @@ func (st *State) scanDir(root, dir string) error {
 		st.Blocked[dir] = reason
 		return nil
 	}
-	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+	entries, err := workspacefs.ReadDir(root, dir)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", dir, unwrap(err))
+		return fmt.Errorf("read %s: %w", dir, workspacefs.Cause(err))
 	}
 	for _, e := range entries {
 		skillPath := path.Join(dir, e.Name(), SkillFile)
@@ -103,28 +112,35 @@ func (st *State) scanDir(root, dir string) error {
 	return nil
 }
 
-func (st *State) scanSkillDir(root, skillDir string) error {
-	full := filepath.Join(root, filepath.FromSlash(skillDir))
-	entries, err := os.ReadDir(full)
+func (st *State) scanSkillDir(root *os.Root, skillDir string) error {
+	entries, err := workspacefs.ReadDir(root, skillDir)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", skillDir, unwrap(err))
+		return fmt.Errorf("read %s: %w", skillDir, workspacefs.Cause(err))
 	}
 	for _, e := range entries {
 		rel := path.Join(skillDir, e.Name())
 		switch {
 		case banner.IsTempName(e.Name()) && e.Type().IsRegular():
-			st.TempFiles = append(st.TempFiles, rel)
+			if data, err := workspacefs.ReadRegular(root, rel, MaxFileSize); err == nil && banner.IsPartial(data) {
+				st.TempFiles = append(st.TempFiles, rel)
+			}
 		case e.Name() != SkillFile:
 		case e.Type()&fs.ModeSymlink != 0:
 			st.Files[rel] = File{Path: rel, Reason: rel + " is a symlink"}
 		case !e.Type().IsRegular():
 			st.Files[rel] = File{Path: rel, Reason: rel + " is not a regular file"}
 		default:
-			data, err := os.ReadFile(filepath.Join(full, e.Name()))
-			if err != nil {
-				return fmt.Errorf("read %s: %w", rel, unwrap(err))
+			data, err := workspacefs.ReadRegular(root, rel, MaxFileSize)
+			switch {
+			case errors.Is(err, workspacefs.ErrTooLarge):
+				st.Files[rel] = File{Path: rel, Reason: fmt.Sprintf("%s is larger than %d bytes", rel, MaxFileSize)}
+			case errors.Is(err, workspacefs.ErrNotRegular):
+				st.Files[rel] = File{Path: rel, Reason: rel + " is not a regular file"}
+			case err != nil:
+				return fmt.Errorf("read %s: %w", rel, workspacefs.Cause(err))
+			default:
+				st.Files[rel] = Classify(rel, data)
 			}
-			st.Files[rel] = Classify(rel, data)
 		}
 	}
 	return nil
@@ -135,6 +151,8 @@ func Classify(rel string, data []byte) File {
 	f := File{Path: rel, Bytes: data}
 	mark, unmarked, err := banner.Parse(data)
 	switch {
+	case err != nil && bytes.Contains(data, []byte("\r\n")) && !errors.Is(crlfErr(data), banner.ErrNoBanner):
+		f.Reason = "skillsync banner with CRLF line endings (converted by git autocrlf or an editor?)"
 	case err != nil:
 		f.Reason = "no skillsync banner"
 	case mark.Path != rel:
@@ -148,33 +166,28 @@ func Classify(rel string, data []byte) File {
 	return f
 }
 
+func crlfErr(data []byte) error {
+	_, _, err := banner.Parse(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")))
+	return err
+}
+
 // plainDirectory reports whether dir exists, and a reason it must not be used when
 // it or any parent below root is a symlink or not a directory.
-func plainDirectory(root, dir string) (exists bool, reason string, err error) {
+func plainDirectory(root *os.Root, dir string) (exists bool, reason string, err error) {
 	prefix := ""
 	for _, part := range strings.Split(dir, "/") {
 		prefix = path.Join(prefix, part)
-		info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(prefix)))
+		info, err := root.Lstat(prefix)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return false, "", nil
-		case errors.Is(err, fs.ErrPermission):
-			return false, "", fmt.Errorf("read %s: %w", prefix, fs.ErrPermission)
 		case err != nil:
-			return false, "", fmt.Errorf("read %s: %w", prefix, unwrap(err))
+			return false, "", fmt.Errorf("read %s: %w", prefix, workspacefs.Cause(err))
 		case info.Mode()&fs.ModeSymlink != 0:
-			return true, prefix + " is a symlink; skillsync does not write through symlinks", nil
+			return true, prefix + " is a symlink; skillsync does not write through symlinks (make it a directory, or drop the target from spec.targets)", nil
 		case !info.IsDir():
-			return true, prefix + " is not a directory", nil
+			return true, prefix + " is not a directory (move it away, or drop the target from spec.targets)", nil
 		}
 	}
 	return true, "", nil
-}
-
-func unwrap(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

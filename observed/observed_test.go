@@ -111,7 +111,8 @@ func TestScanOddShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	put(t, root, ".claude/skills/plain-file", []byte("x"))
-	put(t, root, ".claude/skills/a/.skillsync-9.tmp", []byte("half"))
+	put(t, root, ".claude/skills/a/.skillsync-0000000000000009.tmp", []byte("---\n# Code"))
+	put(t, root, ".claude/skills/a/.skillsync-000000000000000a.tmp", []byte("mine"))
 	st, err := Scan(root, dirs)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +126,7 @@ func TestScanOddShapes(t *testing.T) {
 	if f := st.Files[".claude/skills/plain-file/SKILL.md"]; f.Ownership != Unowned {
 		t.Errorf("file in place of a skill directory: %+v", f)
 	}
-	if len(st.TempFiles) != 1 || st.TempFiles[0] != ".claude/skills/a/.skillsync-9.tmp" {
+	if len(st.TempFiles) != 1 || st.TempFiles[0] != ".claude/skills/a/.skillsync-0000000000000009.tmp" {
 		t.Errorf("temp files = %v", st.TempFiles)
 	}
 }
@@ -133,9 +134,9 @@ func TestScanOddShapes(t *testing.T) {
 func TestEvidence(t *testing.T) {
 	root := t.TempDir()
 	put(t, root, "CLAUDE.md", []byte("x"))
-	if err := os.MkdirAll(filepath.Join(root, ".zed"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	put(t, root, ".zed/settings.json", []byte("{}"))
+	// Directories skillsync itself creates are no evidence.
+	put(t, root, ".agents/skills/x/SKILL.md", []byte("x"))
 	lookPath := func(name string) (string, error) {
 		if name == "qwen" {
 			return "/usr/bin/qwen", nil

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/skillsync/skillsync/controller"
@@ -104,5 +106,75 @@ func TestProfileFileMustNotBeASymlink(t *testing.T) {
 	}
 	if d := diffSnapshots(before, snapshot(t, ws)); d != "" {
 		t.Errorf("workspace changed:\n%s", d)
+	}
+}
+
+// TestStateDirSymlinkOutside points .skillsync at a directory outside the workspace:
+// nothing there may be read (its "profile" holds a secret) or written.
+func TestStateDirSymlinkOutside(t *testing.T) {
+	ws, outside := copyExample(t), t.TempDir()
+	writeFile(t, filepath.Join(outside, "profile"), "secret-content\n")
+	if err := os.Symlink(outside, filepath.Join(ws, ".skillsync")); err != nil {
+		t.Fatal(err)
+	}
+	beforeOutside, beforeWS := snapshot(t, outside), snapshot(t, ws)
+	for _, args := range [][]string{{"validate"}, {"reconcile", "--once"}, {"profile", "use", "web-shell"}, {"status"}} {
+		code, stdout, stderr := runCLI(t, ws, args...)
+		if code != exitInvalid || !strings.Contains(stderr, ".skillsync: is a symlink or a file") || strings.Contains(stdout+stderr, "secret") {
+			t.Errorf("%v: exit %d\nstdout: %s\nstderr: %s", args, code, stdout, stderr)
+		}
+	}
+	if d := diffSnapshots(beforeOutside, snapshot(t, outside)); d != "" {
+		t.Errorf("outside the workspace changed:\n%s", d)
+	}
+	if d := diffSnapshots(beforeWS, snapshot(t, ws)); d != "" {
+		t.Errorf("workspace changed:\n%s", d)
+	}
+}
+
+func TestInitThroughSymlinkedDirectoryWritesNothingOutside(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "registry")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, dir, "init")
+	if code != exitFailure || !strings.Contains(stderr, "registry/capabilities.yaml") {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("init wrote outside the workspace: %v", entries)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "skillsync.yaml")); !os.IsNotExist(err) {
+		t.Errorf("init wrote part of the workspace before failing: %v", err)
+	}
+	fresh := t.TempDir()
+	writeFile(t, filepath.Join(fresh, "skillsync.yaml"), "mine\n")
+	if code, _, stderr := runCLI(t, fresh, "init"); code != exitInvalid || !strings.Contains(stderr, "skillsync.yaml already exists") {
+		t.Errorf("init over an existing config: exit %d, %s", code, stderr)
+	}
+}
+
+func TestConfigThatIsAFIFOIsRefused(t *testing.T) {
+	ws := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(ws, "skillsync.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, ws, "validate")
+	if code != exitInvalid || !strings.Contains(stderr, "skillsync.yaml: cannot read workspace config: not a regular file") {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+}
+
+func TestReconcileIgnoresAStateDirAHostCreated(t *testing.T) {
+	ws := copyExample(t)
+	writeFile(t, filepath.Join(ws, ".skillsync", "profile"), "web-shell\n")
+	if code, _, stderr := runCLI(t, ws, "reconcile", "--once"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(ws, ".skillsync", ".gitignore")); err != nil || string(got) != "*\n" {
+		t.Errorf(".gitignore = %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".qwen/skills/qwencode-viz/SKILL.md")); err != nil {
+		t.Errorf("profile from the host's file not applied: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -26,8 +27,11 @@ func newInitCommand(g *globals) *cobra.Command {
 				dir = "."
 			}
 			written, err := controller.Init(dir)
-			if err != nil {
+			if errors.Is(err, controller.ErrExists) {
 				return &exitError{exitInvalid, err}
+			}
+			if err != nil {
+				return &exitError{exitFailure, err}
 			}
 			for _, f := range written {
 				fmt.Fprintf(g.stdout, "created %s\n", f)

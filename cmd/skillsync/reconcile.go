@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"os"
 
 	"github.com/skillsync/skillsync/controller"
@@ -47,7 +46,7 @@ func newReconcileCommand(g *globals) *cobra.Command {
 				return &exitError{code: code}
 			}
 			printPlan(g.stdout, out, check, diff)
-			return &exitError{code: code, err: outcomeError(out)}
+			return &exitError{code: code, err: out.Failure()}
 		},
 	}
 	f := cmd.Flags()
@@ -60,33 +59,13 @@ func newReconcileCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-// outcomeCode maps a reconcile outcome to its exit code: invalid input first, then
-// failures, then conflicts (or a refused plan), then pending changes under --check.
-func outcomeCode(out controller.Outcome, check bool) int {
-	switch {
-	case len(out.Problems) > 0:
-		return exitInvalid
-	case out.Err != nil:
-		return exitFailure
-	case out.Plan.Refused != "" || out.Plan.Count(controller.Conflict) > 0:
-		return exitConflicts
-	case check && out.Plan.Pending() > 0:
-		return exitChanges
-	}
-	return exitOK
+// exitCodes maps each verdict to the exit code of DESIGN §7.
+var exitCodes = map[controller.Verdict]int{
+	controller.Converged: exitOK, controller.ChangesPending: exitChanges, controller.Invalid: exitInvalid,
+	controller.Conflicted: exitConflicts, controller.Failed: exitFailure,
 }
 
-func outcomeError(out controller.Outcome) error {
-	switch {
-	case out.Err != nil:
-		return out.Err
-	case out.Plan.Refused != "":
-		return errors.New("refused: " + out.Plan.Refused)
-	case out.Plan.Count(controller.Conflict) > 0:
-		return errors.New("conflicts remain: those files were kept as they are; see docs/ownership.md")
-	}
-	return nil
-}
+func outcomeCode(out controller.Outcome, check bool) int { return exitCodes[out.Verdict(check)] }
 
 func finish(code int, err error) error {
 	if err != nil {

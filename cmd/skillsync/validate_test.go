@@ -189,9 +189,11 @@ func validationCases() []validationCase {
 
 		// Registry text Claude Code would substitute however it is escaped.
 		{name: "title with backslash before a placeholder", files: reg(capabilityDoc("title: Do the thing", `title: 'Do \$1 things'`)),
-			want: problem{testFile + ":5", "title holds `\\$1`, which claude-code would substitute", "leave claude-code out of spec.skill.targets"}},
+			want: problem{testFile + ":5", `title holds "\\$1", which claude-code would substitute or run`, "leave claude-code out of spec.skill.targets"}},
+		{name: "title that runs a command", files: reg(capabilityDoc("title: Do the thing", "title: 'Do !`rm -rf ~` now'")),
+			want: problem{testFile + ":5", "title holds \"!`\", which claude-code would substitute or run", "rephrase it"}},
 		{name: "cli word with CLAUDE_SKILL_DIR", files: reg(capabilityDoc("  mcp: {tool: do_thing}\n", "  cli: {command: [run, '${CLAUDE_SKILL_DIR}']}\n")),
-			want: problem{testFile + ":13", "cli holds `${CLAUDE_SKILL_DIR}`, which claude-code would substitute", "rephrase it"}},
+			want: problem{testFile + ":13", `cli holds "${CLAUDE_SKILL_DIR}", which claude-code would substitute or run`, "rephrase it"}},
 
 		// requiredCapabilities: dotted, and announced by some profile.
 		{name: "required capability unknown", files: reg(skillDoc("[terminal.ansi]", "[markdown.codeBlock.echarts-fulldat]")),

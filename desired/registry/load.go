@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -49,7 +50,12 @@ func Load(root string) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{root: real}
+	r, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, Problems{{Pos: Position{File: root}, Message: "workspace directory cannot be read: " + unwrapPath(err).Error()}}
+	}
+	defer r.Close()
+	l := &loader{root: real, r: r}
 	reg := l.load()
 	if reg.config.root != nil {
 		l.add(Validate(reg)...)
@@ -60,8 +66,12 @@ func Load(root string) (*Registry, error) {
 	return reg, nil
 }
 
+// maxInputSize bounds every input file read.
+const maxInputSize = 16 << 20
+
 type loader struct {
 	root     string
+	r        *os.Root
 	problems Problems
 }
 
@@ -69,9 +79,10 @@ func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }
 
 func (l *loader) load() *Registry {
 	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[*yaml.Node]bool{}}
-	data, err := os.ReadFile(filepath.Join(l.root, ConfigName))
+	data, err := workspacefs.ReadFile(l.r, ConfigName, maxInputSize)
 	if err != nil {
-		l.add(Problem{Pos: Position{File: ConfigName}, Message: "cannot read workspace config: " + err.Error()})
+		l.add(Problem{Pos: Position{File: ConfigName}, Message: "cannot read workspace config: " + workspacefs.Cause(err).Error(),
+			Hint: "the workspace root holds " + ConfigName + " as a regular file; run skillsync init to start one"})
 		return reg
 	}
 	docs, ps := parseDocuments(ConfigName, data)
@@ -144,9 +155,9 @@ func (l *loader) registryFiles(reg *Registry) []string {
 }
 
 func (l *loader) loadFile(reg *Registry, file string) {
-	data, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(file)))
+	data, err := workspacefs.ReadFile(l.r, file, maxInputSize)
 	if err != nil {
-		l.add(Problem{Pos: Position{File: file}, Message: "cannot read registry file: " + err.Error()})
+		l.add(Problem{Pos: Position{File: file}, Message: "cannot read registry file: " + workspacefs.Cause(err).Error()})
 		return
 	}
 	docs, ps := parseDocuments(file, data)
@@ -189,17 +200,9 @@ func (l *loader) readBodyFile(doc document, file, bodyFile string) string {
 		l.add(*p)
 		return ""
 	}
-	full := filepath.Join(l.root, filepath.FromSlash(rel))
-	info, err := os.Stat(full)
-	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("not a regular file")
-	}
-	var data []byte
-	if err == nil {
-		data, err = os.ReadFile(full)
-	}
+	data, err := workspacefs.ReadFile(l.r, rel, maxInputSize)
 	if err != nil {
-		l.add(Problem{Pos: pos, Message: fmt.Sprintf("cannot read bodyFile %s: %v", rel, unwrapPath(err)), Hint: "bodyFile is relative to the file that declares the skill"})
+		l.add(Problem{Pos: pos, Message: fmt.Sprintf("cannot read bodyFile %s: %v", rel, workspacefs.Cause(err)), Hint: "bodyFile is relative to the file that declares the skill"})
 		return ""
 	}
 	return string(data)
@@ -249,7 +252,8 @@ func (l *loader) glob(pattern string, pos Position) ([]string, *Problem) {
 			for _, cand := range l.expand(dir, seg) {
 				kind, p := l.classify(cand, pattern, pos)
 				if p != nil {
-					return nil, p
+					l.add(*p) // report it, and keep the glob's other matches
+					continue
 				}
 				switch {
 				case !last && kind == kindDir:
@@ -286,7 +290,7 @@ func (l *loader) expand(dir, seg string) []string {
 	if !strings.ContainsAny(seg, `*?[\`) {
 		return []string{path.Join(dir, seg)}
 	}
-	entries, err := os.ReadDir(filepath.Join(l.root, filepath.FromSlash(dir)))
+	entries, err := workspacefs.ReadDir(l.r, dir)
 	if err != nil {
 		return nil
 	}

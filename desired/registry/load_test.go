@@ -77,3 +77,18 @@ func TestFindRootWalksUp(t *testing.T) {
 		t.Errorf("outside any workspace: %v", err)
 	}
 }
+
+func TestReservedNamesFollowEnabledTargets(t *testing.T) {
+	capability := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: pulls.open}\nspec:\n  title: Open a pull request\n  effect: write\n" +
+		"  input: {type: object, properties: {text: {type: string}}}\n  mcp: {tool: pr}\n  skill: {alias: pr, argument: text}\n"
+	for targets, reserved := range map[string]bool{"[claude-code]": false, "[qwen-code]": true, "[agents]": true} {
+		root := workspace(t, map[string]string{
+			ConfigName:        strings.Replace(config, "spec:\n", "spec:\n  targets: "+targets+"\n", 1),
+			"registry/c.yaml": capability,
+		})
+		_, err := Load(root)
+		if got := err != nil && strings.Contains(err.Error(), `alias "pr" is reserved by Qwen Code`); got != reserved {
+			t.Errorf("targets %s: reserved = %v, want %v (err %v)", targets, got, reserved, err)
+		}
+	}
+}

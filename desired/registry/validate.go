@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -235,8 +236,9 @@ func (v *validator) representable(c Capability) {
 	for _, target := range targets {
 		for _, t := range texts {
 			if bad := render.Unrepresentable(target, t.text); bad != "" {
+				bad = strconv.Quote(bad)
 				v.add(v.doc.at(t.keys...), "rephrase it, for example with a space after the backslash, or leave "+target+" out of spec.skill.targets",
-					"%s holds `%s`, which %s would substitute in the skill however it is escaped", strings.Join(t.keys[1:], "."), bad, target)
+					"%s holds %s, which %s would substitute or run in the skill however it is escaped", strings.Join(t.keys[1:], "."), bad, target)
 			}
 		}
 	}
@@ -293,10 +295,15 @@ func (v *validator) claimName(name, owner string, pos Position, what string) {
 }
 
 func (v *validator) targetList(d document, targets []string, keys ...string) {
+	seen := map[string]bool{}
 	for i, t := range targets {
 		if !contains(KnownTargets, t) {
 			v.add(itemAt(d, i, keys...), suggest(t, KnownTargets, "known targets: "+strings.Join(KnownTargets, ", ")), "unknown target %q", t)
 		}
+		if seen[t] {
+			v.add(itemAt(d, i, keys...), "list each target once", "target %q listed twice", t)
+		}
+		seen[t] = true
 	}
 }
 

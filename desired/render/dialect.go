@@ -68,18 +68,20 @@ func agentSkillsKeys(s Skill) []field {
 // Claude Code substitutes $ARGUMENTS, $ARGUMENTS[N] and $N in a skill body, and
 // ${CLAUDE_SKILL_DIR} and ${CLAUDE_SESSION_ID}. A backslash right before $ARGUMENTS or
 // $N keeps it literal, unless that backslash itself follows a backslash; any other
-// backslash, and a $ that starts no placeholder, reach the model as written (seen with
-// Claude Code 2.1.328).
+// backslash, and a $ that starts no placeholder, reach the model as written. It also
+// runs !`command` as a shell command before the model sees the body, with no way to
+// escape it (all seen with Claude Code 2.1.328).
 var (
 	claudePlaceholder = regexp.MustCompile(`\$(ARGUMENTS|[0-9])`)
-	claudeUnescapable = regexp.MustCompile(`\\\$(ARGUMENTS|[0-9])|\$\{CLAUDE_[A-Z_]*\}`)
+	claudeUnescapable = regexp.MustCompile(`\\\$(ARGUMENTS|[0-9])|\$\{CLAUDE_[A-Z_]*\}|!` + "`")
 )
 
 // escapePlaceholders keeps the placeholders that appear in registry text literal.
 func escapePlaceholders(s string) string { return claudePlaceholder.ReplaceAllString(s, `\$$$1`) }
 
 // unescapablePlaceholder returns the first piece of s that Claude Code would
-// substitute whatever the escaping: a backslash before a placeholder, or ${CLAUDE_…}.
+// substitute or run whatever the escaping: a backslash before a placeholder,
+// ${CLAUDE_…}, or the start of a !`command`.
 func unescapablePlaceholder(s string) string { return claudeUnescapable.FindString(s) }
 
 func verbatim(s string) string { return s }

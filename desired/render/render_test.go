@@ -217,6 +217,7 @@ func TestUnrepresentable(t *testing.T) {
 	for text, want := range map[string]string{
 		"costs $1 and $ARGUMENTS": "", `\$HOME and \$ alone`: "", `literally \$1`: `\$1`,
 		`a \$ARGUMENTS b`: `\$ARGUMENTS`, "dir ${CLAUDE_SKILL_DIR}": "${CLAUDE_SKILL_DIR}",
+		"run !`touch /tmp/x`": "!`", "wow! `code`": "",
 	} {
 		if got := Unrepresentable("claude-code", text); got != want {
 			t.Errorf("Unrepresentable(claude-code, %q) = %q, want %q", text, got, want)

@@ -1,0 +1,45 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// ErrExists means init found a file it would have written.
+var ErrExists = errors.New("already exists; init only starts new workspaces")
+
+// Init writes a starter workspace into dir, creating dir if needed. It touches no
+// existing file and writes nothing outside dir, symlinks included.
+func Init(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	files := registry.StarterFiles()
+	names := make([]string, 0, len(files))
+	for _, f := range files {
+		_, err := r.Lstat(f.Path)
+		if err == nil {
+			return nil, fmt.Errorf("%s %w", f.Path, ErrExists)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", f.Path, workspacefs.Cause(err))
+		}
+		names = append(names, f.Path)
+	}
+	for _, f := range files {
+		if err := create(r, f.Path, []byte(f.Content)); err != nil {
+			return nil, fmt.Errorf("write %s: %w", f.Path, workspacefs.Cause(err))
+		}
+	}
+	return names, nil
+}

@@ -1,0 +1,90 @@
+// Package workspacefs holds the few file operations every part of skillsync needs
+// inside a workspace: all of them go through an *os.Root, so no path, symlink or race
+// can make them reach outside the workspace.
+package workspacefs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// Errors of ReadRegular.
+var (
+	ErrNotRegular = errors.New("not a regular file")
+	ErrTooLarge   = errors.New("too large")
+)
+
+// ReadRegular reads name under root. The last path element is never followed if it
+// is a symlink, a FIFO or device never blocks the read, and nothing past limit bytes
+// is read.
+func ReadRegular(root *os.Root, name string, limit int64) ([]byte, error) {
+	if info, err := root.Lstat(name); err != nil {
+		return nil, err
+	} else if !info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	}
+	// O_NOFOLLOW and O_NONBLOCK close the race with a swap after the Lstat.
+	return read(root, name, limit, syscall.O_NOFOLLOW)
+}
+
+// ReadFile is ReadRegular for inputs, which may be symlinks as long as they lead to
+// a regular file inside root.
+func ReadFile(root *os.Root, name string, limit int64) ([]byte, error) {
+	if info, err := root.Stat(name); err != nil {
+		return nil, err
+	} else if !info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	}
+	return read(root, name, limit, 0)
+}
+
+func read(root *os.Root, name string, limit int64, flags int) ([]byte, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|flags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
+	}
+	return data, nil
+}
+
+// ReadDir lists a directory under root.
+func ReadDir(root *os.Root, name string) ([]fs.DirEntry, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// Cause strips the path from a *fs.PathError or *os.LinkError, for messages that
+// name the path themselves.
+func Cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}

@@ -1,0 +1,44 @@
+package workspacefs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestReadRegular(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f"), []byte("hello"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("secret"), 0o644)
+	os.Symlink(filepath.Join(dir, "f"), filepath.Join(dir, "inner-link"))
+	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "outer-link"))
+	os.Symlink(outside, filepath.Join(dir, "outer-dir"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if got, err := ReadRegular(root, "f", 5); err != nil || string(got) != "hello" {
+		t.Errorf("regular file: %q %v", got, err)
+	}
+	for name, want := range map[string]error{"f": ErrTooLarge, "inner-link": ErrNotRegular, "outer-link": ErrNotRegular, "fifo": ErrNotRegular} {
+		limit := int64(100)
+		if name == "f" {
+			limit = 4
+		}
+		if _, err := ReadRegular(root, name, limit); !errors.Is(err, want) {
+			t.Errorf("%s: error %v, want %v", name, err, want)
+		}
+	}
+	if _, err := ReadRegular(root, "outer-dir/secret", 100); err == nil {
+		t.Error("read through a symlinked directory out of the root")
+	}
+	if _, err := ReadRegular(root, "../"+filepath.Base(outside)+"/secret", 100); err == nil {
+		t.Error("read through ..")
+	}
+}
