@@ -5,7 +5,7 @@ BIN       := bin/skillsync
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 20s
 
-.PHONY: build demo test lint fuzz clean
+.PHONY: build demo test e2e lint fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillsync
@@ -16,11 +16,19 @@ demo: build
 test:
 	$(GO) test -race ./...
 
+# Real-client conformance: installs the pinned Claude Code and Qwen Code with npm
+# into e2e/.cache (once) and drives them against a mock model API on 127.0.0.1.
+# Override the versions with E2E_CLAUDE_VERSION=… E2E_QWEN_VERSION=….
+e2e:
+	$(GO) test -tags e2e -count=1 -timeout 30m -v -run TestConformance ./e2e/
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags e2e ./e2e/...
 	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(STATICCHECK) -tags e2e ./e2e/...
 
 # Each fuzz target for FUZZTIME (go test runs one -fuzz target at a time).
 fuzz:

@@ -118,8 +118,8 @@ func (s *suite) run(c client, ws *workspace, sk skillCase, target string) {
 	if sk.capabilityID != "" {
 		typed := arrives(c, sentence)
 		got := typedText(c, tr, block)
-		s.record(c, ws, sk.name, "text as typed, once", got == typed && strings.Count(block+strings.Join(tr.texts, ""), typed) >= 1 &&
-			strings.Count(block, typed) <= 1, fmt.Sprintf("got %q, want %q", got, typed))
+		s.record(c, ws, sk.name, "text as typed, once", got == typed && placedOnce(c, block, typed),
+			fmt.Sprintf("got %q, want %q once in:\n%s", got, typed, block))
 		titleLine := "Capability `" + sk.capabilityID + "`: " + sk.title + "\n"
 		s.record(c, ws, sk.name, "registry text unaltered", strings.Contains(block, titleLine),
 			fmt.Sprintf("want %q in:\n%s", titleLine, block))

@@ -11,14 +11,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-)
 
-// Tool is one MCP tool as tools/list returns it.
-type Tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-}
+	"github.com/skillsync/skillsync/e2e/mcpserver/tools"
+)
 
 type message struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -44,19 +39,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	var tools []Tool
-	if err := json.Unmarshal(data, &tools); err != nil {
+	var list []tools.Tool
+	if err := json.Unmarshal(data, &list); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if err := serve(os.Stdin, os.Stdout, tools); err != nil {
+	if err := serve(os.Stdin, os.Stdout, list); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
 // serve answers newline-delimited JSON-RPC requests until the input ends.
-func serve(in io.Reader, out io.Writer, tools []Tool) error {
+func serve(in io.Reader, out io.Writer, list []tools.Tool) error {
 	scanner := bufio.NewScanner(in)
 	scanner.Buffer(make([]byte, 1<<20), 16<<20)
 	enc := json.NewEncoder(out)
@@ -84,7 +79,7 @@ func serve(in io.Reader, out io.Writer, tools []Tool) error {
 				"serverInfo":      map[string]any{"name": "skillsync-e2e", "version": "1"},
 			}
 		case "tools/list":
-			resp.Result = map[string]any{"tools": tools}
+			resp.Result = map[string]any{"tools": list}
 		case "tools/call":
 			resp.Result = map[string]any{"content": []map[string]any{{"type": "text", "text": "called"}}}
 		case "ping":

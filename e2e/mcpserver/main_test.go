@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/e2e/mcpserver/tools"
 )
 
 func TestServe(t *testing.T) {
@@ -16,8 +18,8 @@ func TestServe(t *testing.T) {
 		`{"jsonrpc":"2.0","id":4,"method":"nope"}`,
 	}, "\n")
 	var out bytes.Buffer
-	tools := []Tool{{Name: "intents_propose", Description: "Propose", InputSchema: json.RawMessage(`{"type":"object"}`)}}
-	if err := serve(strings.NewReader(in), &out, tools); err != nil {
+	list := []tools.Tool{{Name: "intents_propose", Description: "Propose", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	if err := serve(strings.NewReader(in), &out, list); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

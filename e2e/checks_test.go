@@ -1,0 +1,121 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"html"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// The markers the Claude Code renderer puts around $ARGUMENTS (desired/render).
+const (
+	textBegin = "<<<TEXT\n"
+	textEnd   = "\nTEXT>>>"
+)
+
+// arrives is the typed sentence as the client passes it on: both clients trim the
+// blanks around the text after /alias.
+func arrives(c client, typed string) string { return strings.TrimSpace(typed) }
+
+// claudeEscape is a backslash skillsync put before a placeholder in registry text.
+var claudeEscape = regexp.MustCompile(`(^|[^\\])\\(\$(ARGUMENTS|[0-9]))`)
+
+// expectedBody is the body as the model should see it: for Claude Code with the typed
+// text in the slot and skillsync's escapes gone, for Qwen Code exactly as written.
+func expectedBody(c client, body string) string {
+	if c.target != "claude-code" {
+		return body
+	}
+	slot := textBegin + "$ARGUMENTS" + textEnd
+	body = strings.Replace(body, slot, textBegin+"\x00"+textEnd, 1)
+	body = claudeEscape.ReplaceAllString(body, "$1$2")
+	return strings.Replace(body, "\x00", arrives(c, sentence), 1)
+}
+
+// typedText is where the client put the typed text for the model.
+func typedText(c client, tr transcript, block string) string {
+	if c.target == "claude-code" {
+		_, rest, _ := strings.Cut(block, textBegin)
+		text, _, _ := strings.Cut(rest, textEnd)
+		return text
+	}
+	// The body itself mentions <skill-args>; the client's own tag comes last.
+	for _, t := range tr.texts {
+		if i := strings.LastIndex(t, "<skill-args>"); i >= 0 {
+			text, _, _ := strings.Cut(t[i+len("<skill-args>"):], "</skill-args>")
+			return html.UnescapeString(text)
+		}
+	}
+	return ""
+}
+
+// placedOnce checks the typed text reached the model once where the argument
+// belongs: Claude Code's slot, or Qwen Code's <skill-args> (which also echoes the
+// command line, its own format).
+func placedOnce(c client, block, typed string) bool {
+	if c.target == "claude-code" {
+		return strings.Count(block, typed) == 1
+	}
+	return strings.Count(block, "<skill-args>"+typed+"</skill-args>") == 1
+}
+
+// listing returns, per skill name, the description line the client shows the model.
+func listing(c client, tr transcript) map[string]string {
+	out := map[string]string{}
+	for _, t := range tr.texts {
+		t = html.UnescapeString(t)
+		if c.target == "claude-code" {
+			_, list, ok := strings.Cut(t, "The following skills are available for use with the Skill tool:\n")
+			if !ok {
+				continue
+			}
+			for _, line := range strings.Split(list, "\n") {
+				if name, desc, ok := strings.Cut(strings.TrimPrefix(line, "- "), ": "); ok && strings.HasPrefix(line, "- ") {
+					out[name] = desc
+				}
+			}
+			continue
+		}
+		for _, item := range strings.Split(t, "<skill>\n")[1:] {
+			name := between(item, "<name>\n", "\n</name>")
+			out[name] = between(item, "<description>\n", "\n</description>")
+		}
+	}
+	return out
+}
+
+// listedWithDescription compares with blanks folded: Claude Code shows a tab in a
+// description as a space.
+func listedWithDescription(c client, tr transcript, name, description string) bool {
+	desc, ok := listing(c, tr)[name]
+	fold := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	return ok && strings.Contains(fold(desc), fold(descriptionStart(description)))
+}
+
+func listedAtAll(c client, tr transcript, name string) bool {
+	_, ok := listing(c, tr)[name]
+	return ok
+}
+
+// descriptionStart is the part of a description every client shows unchanged: the
+// first line, trimmed, at most 40 characters.
+func descriptionStart(d string) string {
+	d, _, _ = strings.Cut(strings.TrimSpace(d), "\n")
+	d = strings.TrimSpace(d)
+	for utf8.RuneCountInString(d) > 40 {
+		_, size := utf8.DecodeLastRuneInString(d)
+		d = d[:len(d)-size]
+	}
+	return d
+}
+
+func between(s, begin, end string) string {
+	_, rest, ok := strings.Cut(s, begin)
+	if !ok {
+		return ""
+	}
+	got, _, _ := strings.Cut(rest, end)
+	return got
+}

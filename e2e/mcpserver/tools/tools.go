@@ -1,0 +1,25 @@
+// Package tools is the MCP tool list the conformance suite's server offers: one tool
+// per capability, as a real server for that registry would list it.
+package tools
+
+import (
+	"encoding/json"
+
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+// Tool is one MCP tool as tools/list returns it.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// FromCapability is the MCP tool a capability declares.
+func FromCapability(c registry.Capability) Tool {
+	schema, err := json.Marshal(c.Spec.Input)
+	if err != nil || c.Spec.Input == nil {
+		schema = []byte(`{"type":"object"}`)
+	}
+	return Tool{Name: c.Spec.MCP.Tool, Description: c.Spec.Title, InputSchema: schema}
+}
