@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 	"os"
+	"time"
 
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -93,6 +94,29 @@ func Reconcile(req Request) Outcome {
 		out.Err = err
 	}
 	return out
+}
+
+// ReconcileOnce is one --once pass. It plans without the workspace lock and, only
+// when there is something to write, takes the lock (waiting up to wait for another
+// writer) and runs again under it: a pass that writes nothing, because all is in
+// sync or the inputs are invalid, touches nothing at all, not even the lock.
+func ReconcileOnce(req Request, wait time.Duration) Outcome {
+	if req.Check {
+		return Reconcile(req)
+	}
+	planOnly := req
+	planOnly.Check = true
+	out := Reconcile(planOnly)
+	if len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || out.Plan.Pending() == 0 {
+		return out
+	}
+	lock, err := AcquireLock(req.Root, wait)
+	if err != nil {
+		out.Err = err
+		return out
+	}
+	defer lock.Release()
+	return Reconcile(req)
 }
 
 // scanDirs is every target directory, enabled or not, so that files generated for a

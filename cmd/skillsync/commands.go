@@ -78,7 +78,7 @@ func newProfileCommand(g *globals) *cobra.Command {
 			if err := controller.UseProfile(root, args[0]); err != nil {
 				return inputError(g.stderr, err)
 			}
-			fmt.Fprintf(g.stdout, "profile %s is active; run skillsync reconcile --once to apply it\n", args[0])
+			fmt.Fprintf(g.stdout, "profile %s is active; a running watcher applies it, otherwise run skillsync reconcile --once\n", args[0])
 			if env := os.Getenv(desired.ProfileEnv); env != "" || g.profile != "" {
 				fmt.Fprintf(g.stderr, "note: --profile or %s is set and takes precedence over %s\n", desired.ProfileEnv, desired.ProfileFile)
 			}

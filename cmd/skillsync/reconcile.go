@@ -13,18 +13,18 @@ func newReconcileCommand(g *globals) *cobra.Command {
 		once, check, diff bool
 		opts              controller.Options
 		output            string
+		watch             watchFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "reconcile",
 		Short: "Converge the skill files with the registry",
 		Long: "Compute the desired skill files, compare them with the target directories and write or\n" +
-			"remove the files skillsync owns. --check only reports. Exit codes: 0 converged or in sync,\n" +
-			"1 --check found changes, 2 invalid input, 3 conflicts remain, 4 any other failure.",
+			"remove the files skillsync owns. --check only reports. Without --once or --check, keep\n" +
+			"watching and reconciling until SIGTERM or SIGINT (see docs/operations.md).\n" +
+			"Exit codes: 0 converged or in sync, 1 --check found changes, 2 invalid input,\n" +
+			"3 conflicts remain, 4 any other failure (including the workspace lock being held).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !once && !check {
-				return usageError("watch mode is not available yet; run reconcile --once (or --check)")
-			}
 			if output != "text" && output != "json" {
 				return usageError("-o must be text or json, not %q", output)
 			}
@@ -32,10 +32,14 @@ func newReconcileCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := controller.Reconcile(controller.Request{
+			req := controller.Request{
 				Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv),
 				Check: check, Options: opts,
-			})
+			}
+			if !once && !check {
+				return runWatch(g, req, watch)
+			}
+			out := controller.ReconcileOnce(req, watch.lockTimeout)
 			logOutcome(g.logger(), out)
 			code := outcomeCode(out, check)
 			if output == "json" {
@@ -56,6 +60,7 @@ func newReconcileCommand(g *globals) *cobra.Command {
 	f.BoolVar(&opts.Force, "force", false, "restore or remove generated files that were edited by hand (never files without a banner)")
 	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "allow removing every generated file when nothing is desired")
 	f.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	watch.register(f)
 	return cmd
 }
 

@@ -39,6 +39,10 @@ const scriptFixture = "../../fixtures/example"
 //	                         a key, an array index, or KEY=VALUE to pick the array element whose
 //	                         field KEY is VALUE. OP is == (WANT is JSON, or a bare string),
 //	                         #= (length of an array, object or string) or ? (exists).
+//	freeport VAR             set VAR to a free 127.0.0.1:PORT
+//	[!] await PATH           wait until PATH exists (or no longer does)
+//	await-http URL CODE TEXT FILE
+//	                         wait until URL answers CODE with a body holding TEXT; save it
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -70,11 +74,14 @@ func scriptSetup(env *testscript.Env) error {
 
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"exits":     scriptCmdExits,
-		"snapshot":  scriptCmdSnapshot,
-		"unchanged": scriptCmdUnchanged,
-		"replace":   scriptCmdReplace,
-		"json":      scriptCmdJSON,
+		"exits":      scriptCmdExits,
+		"snapshot":   scriptCmdSnapshot,
+		"unchanged":  scriptCmdUnchanged,
+		"replace":    scriptCmdReplace,
+		"json":       scriptCmdJSON,
+		"freeport":   scriptCmdFreeport,
+		"await":      scriptCmdAwait,
+		"await-http": scriptCmdAwaitHTTP,
 	}
 }
 

@@ -179,6 +179,7 @@ func (l *loader) loadFile(reg *Registry, file string) {
 			l.checkHeader(doc, d.APIVersion, d.Kind, "")
 			s := Skill{Name: d.Metadata.Name, Spec: d.Spec, Body: d.Spec.Body, doc: doc}
 			if d.Spec.BodyFile != "" {
+				s.BodyPath = path.Clean(path.Join(path.Dir(file), filepath.ToSlash(d.Spec.BodyFile)))
 				s.Body = l.readBodyFile(doc, file, d.Spec.BodyFile)
 			}
 			reg.Skills = append(reg.Skills, s)

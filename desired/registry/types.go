@@ -116,10 +116,11 @@ type Capability struct {
 
 // Skill is one loaded workflow skill; Body holds the text of body or bodyFile.
 type Skill struct {
-	Name string
-	Spec SkillSpec
-	Body string
-	doc  document
+	Name     string
+	Spec     SkillSpec
+	Body     string
+	BodyPath string // the bodyFile, workspace-relative; empty for an inline body
+	doc      document
 }
 
 // Profile is one loaded profile.

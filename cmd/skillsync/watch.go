@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/skillsync/skillsync/controller"
+)
+
+// watchFlags are the flags of the long-running controller.
+type watchFlags struct {
+	debounce, maxWait, resync, poll, lockTimeout time.Duration
+	healthAddr                                   string
+}
+
+func (w *watchFlags) register(f *pflag.FlagSet) {
+	f.DurationVar(&w.debounce, "debounce", 100*time.Millisecond, "watch: quiet period after the last change before a run")
+	f.DurationVar(&w.maxWait, "max-wait", time.Second, "watch: longest a run waits for a quiet period")
+	f.DurationVar(&w.resync, "resync", 5*time.Minute, "watch: full reconcile at least this often (0 turns it off)")
+	f.DurationVar(&w.poll, "poll", 0, "watch: poll for changes this often instead of using inotify (network mounts)")
+	f.StringVar(&w.healthAddr, "health-addr", "", "watch: serve /healthz and /readyz on this address, like :8081")
+	f.DurationVar(&w.lockTimeout, "lock-timeout", 30*time.Second, "--once: how long to wait for another skillsync to release the workspace")
+}
+
+// runWatch runs the controller until SIGTERM or SIGINT: the first signal lets the
+// current run finish and exits 0, a second one exits 1 at once.
+func runWatch(g *globals, req controller.Request, w watchFlags) error {
+	if w.debounce <= 0 || w.maxWait < w.debounce {
+		return usageError("--debounce must be positive and --max-wait at least --debounce")
+	}
+	log := g.logger()
+	lock, err := controller.AcquireLock(req.Root, 0)
+	if err != nil {
+		return lockError(g.stderr, err)
+	}
+	defer lock.Release()
+	if lock.TakenOver != 0 {
+		log.Info("lock taken over", "deadPid", lock.TakenOver)
+	}
+
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(signals)
+	go func() {
+		sig := <-signals
+		log.Info("stopping after the current run", "signal", sig.String())
+		stop()
+		sig = <-signals
+		log.Info("second signal, exiting now", "signal", sig.String())
+		os.Exit(exitChanges)
+	}()
+
+	health := &controller.Health{}
+	if w.healthAddr != "" {
+		ln, err := net.Listen("tcp", w.healthAddr)
+		if err != nil {
+			return &exitError{exitFailure, fmt.Errorf("--health-addr: %w", err)}
+		}
+		srv := &http.Server{Handler: health.Handler(), ReadHeaderTimeout: 5 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		log.Info("serving health endpoints", "addr", ln.Addr().String())
+	}
+	log.Info("watching workspace", "root", req.Root, "poll", w.poll.String(), "debounceMs", w.debounce.Milliseconds())
+	err = controller.Watch(ctx, controller.WatchOptions{
+		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, Health: health, Log: log,
+	})
+	if err != nil {
+		return &exitError{exitFailure, err}
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func lockError(stderr io.Writer, err error) error {
+	var held *controller.HeldError
+	if errors.As(err, &held) {
+		return &exitError{exitFailure, err}
+	}
+	return inputError(stderr, err)
+}

@@ -1,0 +1,102 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// LockFile is the one-writer-per-workspace lock. It is held with flock(2), so the
+// kernel releases it when its holder dies, and it records the holder's pid.
+const LockFile = StateDir + "/lock"
+
+// HeldError says another process holds the workspace lock.
+type HeldError struct{ PID int }
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("another skillsync (pid %d) holds %s; stop it, or wait for it to finish", e.PID, LockFile)
+}
+
+// Lock is a held workspace lock.
+type Lock struct {
+	f *os.File
+	// TakenOver is the pid a lock file still named when a dead process left it.
+	TakenOver int
+}
+
+// AcquireLock takes the workspace lock, waiting up to wait for another holder to let
+// go; with wait 0 it tries once.
+func AcquireLock(root string, wait time.Duration) (*Lock, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if err := checkStateDir(r); err != nil {
+		return nil, err
+	}
+	if err := r.MkdirAll(StateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", StateDir, workspacefs.Cause(err))
+	}
+	if err := ensureIgnored(r); err != nil {
+		return nil, err
+	}
+	f, err := r.OpenFile(LockFile, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", LockFile, workspacefs.Cause(err))
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", LockFile, err)
+		}
+		if !time.Now().Before(deadline) {
+			pid := recordedPID(f)
+			f.Close()
+			return nil, &HeldError{PID: pid}
+		}
+		time.Sleep(min(100*time.Millisecond, time.Until(deadline)))
+	}
+	l := &Lock{f: f}
+	if pid := recordedPID(f); pid != 0 && pid != os.Getpid() {
+		l.TakenOver = pid
+	}
+	if err := f.Truncate(0); err != nil {
+		l.Release()
+		return nil, err
+	}
+	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Release lets go of the lock. The file stays; an unlocked file means no holder.
+func (l *Lock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	l.f.Truncate(0)
+	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	l.f.Close()
+	l.f = nil
+}
+
+func recordedPID(f *os.File) int {
+	buf := make([]byte, 32)
+	n, _ := f.ReadAt(buf, 0)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	return pid
+}
