@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
@@ -110,6 +113,32 @@ func newProfileCommand(g *globals) *cobra.Command {
 			return nil
 		},
 	})
+	return cmd
+}
+
+// newProbeCommand lets a container image without curl run its own health check.
+func newProbeCommand(g *globals) *cobra.Command {
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "probe URL",
+		Short: "GET a health endpoint (like http://127.0.0.1:8081/healthz); exit 0 on 200, else 4",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			client := &http.Client{Timeout: timeout}
+			resp, err := client.Get(args[0])
+			if err != nil {
+				return &exitError{exitFailure, err}
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+			fmt.Fprintf(g.stdout, "%d %s", resp.StatusCode, body)
+			if resp.StatusCode != http.StatusOK {
+				return &exitError{code: exitFailure}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", 3*time.Second, "give up after this long")
 	return cmd
 }
 

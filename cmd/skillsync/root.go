@@ -50,6 +50,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newStatusCommand(g),
 		newProfileCommand(g),
 		newVersionCommand(g),
+		newProbeCommand(g),
 	)
 	return root
 }

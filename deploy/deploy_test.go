@@ -1,0 +1,332 @@
+// Package deploy_test checks the container files by construction (no Docker engine
+// runs here) and the process-level contract they rely on: the binary the Dockerfile
+// builds is static, and run as its ENTRYPOINT and CMD, as a non-root user, with no
+// HOME or TMPDIR, it converges a workspace, serves its probes and stops on SIGTERM.
+package deploy_test
+
+import (
+	"bufio"
+	"debug/elf"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// dockerfile holds the instructions of the final stage, and the build commands.
+type dockerfile struct {
+	finalFrom, user     string
+	entrypoint, command []string
+	healthcheck, build  string
+}
+
+func readDockerfile(t *testing.T) dockerfile {
+	t.Helper()
+	f, err := os.Open("../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var d dockerfile
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		inst, rest, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
+		switch inst {
+		case "FROM":
+			d.finalFrom, d.user = rest, ""
+		case "USER":
+			d.user = rest
+		case "RUN":
+			d.build += rest + "\n"
+		case "ENTRYPOINT":
+			if err := json.Unmarshal([]byte(rest), &d.entrypoint); err != nil {
+				t.Fatalf("ENTRYPOINT is not exec form: %v", err)
+			}
+		case "CMD":
+			if err := json.Unmarshal([]byte(rest), &d.command); err != nil {
+				t.Fatalf("CMD is not exec form: %v", err)
+			}
+		case "HEALTHCHECK":
+			d.healthcheck = rest
+		}
+	}
+	return d
+}
+
+func TestDockerfile(t *testing.T) {
+	d := readDockerfile(t)
+	if !strings.Contains(d.finalFrom, "distroless/static") {
+		t.Errorf("final stage %q is not a static distroless base", d.finalFrom)
+	}
+	if d.user == "" || strings.HasPrefix(d.user, "0") || strings.HasPrefix(d.user, "root") {
+		t.Errorf("final stage runs as %q, not a non-root user", d.user)
+	}
+	if strings.Join(d.entrypoint, " ") != "skillsync reconcile" {
+		t.Errorf("ENTRYPOINT = %q", d.entrypoint)
+	}
+	if !strings.Contains(d.build, "CGO_ENABLED=0") {
+		t.Error("the build stage does not build a static binary (CGO_ENABLED=0)")
+	}
+	if !strings.Contains(d.healthcheck, `"skillsync", "probe"`) || !strings.Contains(d.healthcheck, "/healthz") {
+		t.Errorf("HEALTHCHECK %q does not probe /healthz with the binary itself", d.healthcheck)
+	}
+}
+
+func readYAML(t *testing.T, path string, out any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, out); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func TestDevcontainer(t *testing.T) {
+	var dc struct {
+		DockerComposeFile, Service, WorkspaceFolder string
+	}
+	data, err := os.ReadFile("devcontainer/devcontainer.json")
+	if err != nil || json.Unmarshal(data, &dc) != nil {
+		t.Fatalf("devcontainer.json: %v", err)
+	}
+	var compose struct {
+		Services map[string]struct {
+			Init        bool
+			ReadOnly    bool `yaml:"read_only"`
+			User        string
+			Volumes     []string
+			Command     any
+			Healthcheck struct{ Test []string }
+			Build       struct{ Context, Dockerfile string }
+		}
+	}
+	readYAML(t, filepath.Join("devcontainer", dc.DockerComposeFile), &compose)
+	dev, sidecar := compose.Services[dc.Service], compose.Services["skillsync"]
+	if !sidecar.Init || !sidecar.ReadOnly || sidecar.User == "" {
+		t.Errorf("skillsync service: init=%v read_only=%v user=%q, want init, a read-only root and the workspace owner", sidecar.Init, sidecar.ReadOnly, sidecar.User)
+	}
+	if !strings.Contains(strings.Join(sidecar.Healthcheck.Test, " "), "skillsync probe http://127.0.0.1:8081/healthz") {
+		t.Errorf("health check %q", sidecar.Healthcheck.Test)
+	}
+	if mount := workspaceMount(dev.Volumes, dc.WorkspaceFolder); mount == "" || mount != workspaceMount(sidecar.Volumes, dc.WorkspaceFolder) {
+		t.Errorf("dev and skillsync do not share %s: %v vs %v", dc.WorkspaceFolder, dev.Volumes, sidecar.Volumes)
+	}
+	if _, err := os.Stat(filepath.Join("devcontainer", sidecar.Build.Context, sidecar.Build.Dockerfile)); err != nil {
+		t.Errorf("build context does not hold the Dockerfile: %v", err)
+	}
+	if !strings.Contains(fmt.Sprint(sidecar.Command), "--health-addr :8081") {
+		t.Errorf("command %q does not serve the health endpoints the check probes", sidecar.Command)
+	}
+}
+
+// workspaceMount returns the host side of the volume mounted at target.
+func workspaceMount(volumes []string, target string) string {
+	for _, v := range volumes {
+		parts := strings.Split(v, ":")
+		if len(parts) >= 2 && parts[1] == target {
+			return parts[0]
+		}
+	}
+	return ""
+}
+
+type probe struct {
+	HTTPGet struct {
+		Path string
+		Port any
+	} `yaml:"httpGet"`
+}
+
+type container struct {
+	Name            string
+	RestartPolicy   string `yaml:"restartPolicy"`
+	Args            []string
+	ReadinessProbe  *probe `yaml:"readinessProbe"`
+	LivenessProbe   *probe `yaml:"livenessProbe"`
+	SecurityContext struct {
+		ReadOnlyRootFilesystem   bool `yaml:"readOnlyRootFilesystem"`
+		AllowPrivilegeEscalation *bool
+	} `yaml:"securityContext"`
+	VolumeMounts []struct {
+		Name      string
+		MountPath string `yaml:"mountPath"`
+	} `yaml:"volumeMounts"`
+}
+
+func TestKubernetesNativeSidecar(t *testing.T) {
+	var pod struct {
+		Kind string
+		Spec struct {
+			TerminationGracePeriodSeconds int `yaml:"terminationGracePeriodSeconds"`
+			SecurityContext               struct {
+				RunAsNonRoot bool `yaml:"runAsNonRoot"`
+			} `yaml:"securityContext"`
+			InitContainers []container `yaml:"initContainers"`
+			Containers     []container
+		}
+	}
+	readYAML(t, "kubernetes/pod.yaml", &pod)
+	if pod.Kind != "Pod" || len(pod.Spec.InitContainers) != 1 || len(pod.Spec.Containers) == 0 {
+		t.Fatalf("want a Pod with one sidecar init container: %+v", pod)
+	}
+	s := pod.Spec.InitContainers[0]
+	if s.RestartPolicy != "Always" {
+		t.Errorf("sidecar restartPolicy = %q, want Always (a native sidecar)", s.RestartPolicy)
+	}
+	if s.ReadinessProbe == nil || s.ReadinessProbe.HTTPGet.Path != "/readyz" || s.LivenessProbe == nil || s.LivenessProbe.HTTPGet.Path != "/healthz" {
+		t.Errorf("probes: readiness %+v liveness %+v", s.ReadinessProbe, s.LivenessProbe)
+	}
+	if pod.Spec.TerminationGracePeriodSeconds < 5 || !pod.Spec.SecurityContext.RunAsNonRoot || !s.SecurityContext.ReadOnlyRootFilesystem {
+		t.Errorf("grace %ds, runAsNonRoot %v, readOnlyRootFilesystem %v", pod.Spec.TerminationGracePeriodSeconds,
+			pod.Spec.SecurityContext.RunAsNonRoot, s.SecurityContext.ReadOnlyRootFilesystem)
+	}
+	if len(s.VolumeMounts) == 0 || len(pod.Spec.Containers[0].VolumeMounts) == 0 ||
+		s.VolumeMounts[0] != pod.Spec.Containers[0].VolumeMounts[0] {
+		t.Errorf("sidecar and workspace container do not share the workspace volume")
+	}
+	if !strings.Contains(strings.Join(s.Args, " "), "--health-addr :8081") {
+		t.Errorf("args %q do not serve the probed port", s.Args)
+	}
+}
+
+// TestImageProcessContract builds the binary the way the Dockerfile does and runs it
+// the way the image does.
+func TestImageProcessContract(t *testing.T) {
+	d := readDockerfile(t)
+	bin := filepath.Join(t.TempDir(), "skillsync")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./cmd/skillsync")
+	build.Dir = ".."
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	assertStatic(t, bin)
+
+	ws := t.TempDir()
+	if err := os.CopyFS(ws, os.DirFS("../fixtures/example")); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	args := append(append([]string{}, d.entrypoint[1:]...), d.command...)
+	for i, a := range args {
+		args[i] = strings.NewReplacer("/workspace", ws, ":8081", addr).Replace(a)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = "/"
+	cmd.Env = []string{"PATH=/nonexistent", "HOME=/nonexistent", "TMPDIR=/nonexistent"}
+	if os.Getuid() == 0 { // run as the image's non-root user, owning only the workspace
+		chownAll(t, ws, 65532)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65532, Gid: 65532}}
+	}
+	var logs lockedBuffer
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+
+	awaitStatus(t, "http://"+addr+"/readyz", &logs)
+	if _, err := os.Stat(filepath.Join(ws, ".claude/skills/intent/SKILL.md")); err != nil {
+		t.Errorf("ready before converging: %v", err)
+	}
+	if out, err := exec.Command(bin, "probe", "http://"+addr+"/healthz").CombinedOutput(); err != nil {
+		t.Errorf("the image's health check fails: %v %s", err, out)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit after SIGTERM: %v\n%s", err, logs.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("--log-format json wrote a line that is not JSON: %q", line)
+		}
+	}
+}
+
+func assertStatic(t *testing.T, bin string) {
+	t.Helper()
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Error("binary needs a dynamic loader; the distroless static image has none")
+		}
+	}
+	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
+		t.Errorf("binary links %v", libs)
+	}
+}
+
+func chownAll(t *testing.T, dir string, uid int) {
+	t.Helper()
+	// The non-root user must be able to reach the workspace through t.TempDir's parents.
+	for d := filepath.Dir(dir); d != os.TempDir() && d != filepath.Dir(d); d = filepath.Dir(d) {
+		os.Chmod(d, 0o755)
+	}
+	filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			err = os.Lchown(p, uid, uid)
+		}
+		return err
+	})
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// awaitStatus waits for url to answer 200; the limit bounds a condition, it
+// measures nothing.
+func awaitStatus(t *testing.T, url string, logs *lockedBuffer) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+	}
+	t.Fatalf("%s never answered 200\n%s", url, logs.String())
+}
+
+// lockedBuffer collects the child's stderr while the test may read it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
