@@ -190,7 +190,9 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	}
 }
 
-func (s *changeSource) abs(rel string) string { return filepath.Join(s.o.Root, filepath.FromSlash(rel)) }
+func (s *changeSource) abs(rel string) string {
+	return filepath.Join(s.o.Root, filepath.FromSlash(rel))
+}
 
 func (s *changeSource) run(ctx context.Context) {
 	if s.fsw == nil {
@@ -248,7 +250,6 @@ func (s *changeSource) poll(ctx context.Context) {
 		}
 	}
 }
-
 
 func sortedKeys(set map[string]bool) []string {
 	out := make([]string, 0, len(set))
