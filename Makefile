@@ -5,7 +5,7 @@ BIN       := bin/skillsync
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 20s
 
-.PHONY: build demo test e2e lint fuzz clean
+.PHONY: build demo test e2e bench lint fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillsync
@@ -21,6 +21,10 @@ test:
 # Override the versions with E2E_CLAUDE_VERSION=… E2E_QWEN_VERSION=….
 e2e:
 	$(GO) test -tags e2e -count=1 -timeout 30m -v -run TestConformance ./e2e/
+
+# Watcher latency, idle CPU and memory (bench/watchlatency); takes a few minutes.
+bench:
+	$(GO) run ./bench/watchlatency
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

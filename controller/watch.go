@@ -62,12 +62,14 @@ func Watch(ctx context.Context, o WatchOptions) error {
 		}
 		started := time.Now()
 		out := Reconcile(o.Request)
-		report := o.Health.Record(out, started, time.Since(started))
+		took := time.Since(started)
+		// Watches first: once /readyz says ready, every later change is seen.
 		if len(out.Problems) > 0 {
 			src.refresh(nil)
 		} else {
 			src.refresh(out.Registry)
 		}
+		report := o.Health.Record(out, started, took)
 		logRun(o.Log, out, report)
 		if out.Verdict(false) == Failed {
 			o.Log.Info("retrying after failure", "backoffMs", backoff.Milliseconds())
@@ -140,7 +142,11 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 			return nil, err
 		}
 	}
-	s.refresh(nil)
+	// Watch before the first run lists anything, so no change after this point can
+	// fall between a scan and its watch. A registry with problems still names its
+	// files and directories.
+	reg, _ := registry.Load(o.Root)
+	s.refresh(reg)
 	if s.fsw == nil {
 		s.baseline = fingerprint(r, sortedKeys(s.watched))
 	}
