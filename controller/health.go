@@ -53,6 +53,13 @@ func (h *Health) SetAlive(alive bool) {
 	h.mu.Unlock()
 }
 
+// Ready reports what /readyz would answer.
+func (h *Health) Ready() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.ready()
+}
+
 // ready is true after a run that converged or kept conflicts as they are: the
 // inputs were valid and every change was made.
 func (h *Health) ready() bool {

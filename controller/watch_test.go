@@ -1,0 +1,132 @@
+package controller
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+func exampleWorkspace(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../fixtures/example")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestWatchDirs(t *testing.T) {
+	root := exampleWorkspace(t)
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".claude/skills/intent"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, ".agents")); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// .qwen/skills and .skillsync do not exist: their nearest parent is the root.
+	// .agents is a symlink: neither it nor anything under it is watched.
+	want := []string{".", ".claude/skills", ".claude/skills/intent", "registry", "skills"}
+	if diff := cmp.Diff(want, watchDirs(r, reg)); diff != "" {
+		t.Errorf("watch set (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{".", ".claude/skills", ".claude/skills/intent"}, watchDirs(r, nil)); diff != "" {
+		t.Errorf("watch set without a registry (-want +got):\n%s", diff)
+	}
+}
+
+// logLines is a logr sink that keeps every message.
+type logLines struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *logLines) Init(logr.RuntimeInfo)                {}
+func (l *logLines) Enabled(int) bool                     { return true }
+func (l *logLines) WithValues(...any) logr.LogSink       { return l }
+func (l *logLines) WithName(string) logr.LogSink         { return l }
+func (l *logLines) Info(_ int, msg string, kv ...any)    { l.add(msg) }
+func (l *logLines) Error(_ error, msg string, kv ...any) { l.add(msg) }
+func (l *logLines) add(msg string)                       { l.mu.Lock(); l.msgs = append(l.msgs, msg); l.mu.Unlock() }
+func (l *logLines) count(msg string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, m := range l.msgs {
+		if m == msg {
+			n++
+		}
+	}
+	return n
+}
+
+// TestWatchRetriesAfterAnIOFailure makes a target directory immutable, so every
+// create in it fails, and expects the watcher to retry on its own and converge once
+// the directory is writable again, with no file event to wake it.
+func TestWatchRetriesAfterAnIOFailure(t *testing.T) {
+	root := exampleWorkspace(t)
+	skills := filepath.Join(root, ".qwen/skills")
+	if err := os.MkdirAll(skills, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("chattr", "+i", skills).CombinedOutput(); err != nil {
+		t.Skipf("cannot make a directory immutable here (chattr +i): %v %s", err, out)
+	}
+	defer exec.Command("chattr", "-i", skills).Run()
+
+	logs := &logLines{}
+	health := &Health{}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- Watch(ctx, WatchOptions{Request: Request{Root: root}, Debounce: 10 * time.Millisecond,
+			MaxWait: 50 * time.Millisecond, Health: health, Log: logr.New(logs)})
+	}()
+	await(t, func() bool { return logs.count("retrying after failure") >= 1 })
+	if health.Ready() {
+		t.Error("ready after a failed run")
+	}
+	if out, err := exec.Command("chattr", "-i", skills).CombinedOutput(); err != nil {
+		t.Fatalf("chattr -i: %v %s", err, out)
+	}
+	await(t, func() bool {
+		_, err := os.Stat(filepath.Join(skills, "intent/SKILL.md"))
+		return err == nil
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if logs.count("change failed") == 0 {
+		t.Error("the failed change was not logged")
+	}
+}
+
+// await waits for cond; the limit bounds a condition and measures nothing.
+func await(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("condition never came true")
+}
