@@ -80,7 +80,8 @@ func (l *logLines) count(msg string) int {
 
 // TestWatchRetriesAfterAnIOFailure makes a target directory immutable, so every
 // create in it fails, and expects the watcher to retry on its own and converge once
-// the directory is writable again, with no file event to wake it.
+// the directory is writable again. Polling once an hour stands in for a watcher that
+// sees nothing: only the retry can wake the loop.
 func TestWatchRetriesAfterAnIOFailure(t *testing.T) {
 	root := exampleWorkspace(t)
 	skills := filepath.Join(root, ".qwen/skills")
@@ -98,7 +99,7 @@ func TestWatchRetriesAfterAnIOFailure(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Watch(ctx, WatchOptions{Request: Request{Root: root}, Debounce: 10 * time.Millisecond,
-			MaxWait: 50 * time.Millisecond, Health: health, Log: logr.New(logs)})
+			MaxWait: 50 * time.Millisecond, Poll: time.Hour, Health: health, Log: logr.New(logs)})
 	}()
 	await(t, func() bool { return logs.count("retrying after failure") >= 1 })
 	if health.Ready() {
