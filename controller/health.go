@@ -18,22 +18,41 @@ type RunReport struct {
 
 // Health tracks the watch loop for /healthz and /readyz.
 type Health struct {
-	mu    sync.Mutex
-	alive bool
-	last  *RunReport
+	mu         sync.Mutex
+	alive      bool
+	running    time.Time // start of the run in progress; zero between runs
+	last       *RunReport
+	stuckAfter time.Duration
+}
+
+// StuckAfter is how long a run may take before /healthz reports the loop as stuck
+// (a hung network mount, say), so a liveness probe restarts it.
+const StuckAfter = 10 * time.Minute
+
+// RunStarted marks the start of a run.
+func (h *Health) RunStarted(at time.Time) {
+	h.mu.Lock()
+	h.running = at
+	h.mu.Unlock()
 }
 
 // verdictNames are the results a report gives.
 var verdictNames = map[Verdict]string{
-	Converged: "converged", ChangesPending: "changesPending", Conflicted: "conflicts", Failed: "failed", Invalid: "invalid",
+	Converged: "converged", ChangesPending: "changesPending", Conflicted: "conflicts", Refused: "refused", Failed: "failed", Invalid: "invalid",
 }
 
 // Record stores the outcome of one run.
 func (h *Health) Record(out Outcome, started time.Time, took time.Duration) RunReport {
-	r := RunReport{Time: started.UTC(), DurationMS: float64(took.Microseconds()) / 1000, Result: verdictNames[out.Verdict(false)], Counts: map[string]int{}}
-	for _, a := range []Action{Create, Update, Delete, Cleanup, Conflict, None} {
-		r.Counts[string(a)] = out.Plan.Count(a)
+	r := RunReport{Time: started.UTC(), DurationMS: float64(took.Microseconds()) / 1000, Result: verdictNames[out.Verdict(false)],
+		Counts: map[string]int{string(Create): 0, string(Update): 0, string(Delete): 0, string(Cleanup): 0}}
+	// What was done, not what was planned: a refused or failed change counts nowhere.
+	for _, a := range out.Applied {
+		if a.Err == nil {
+			r.Counts[string(a.Action)]++
+		}
 	}
+	r.Counts[string(Conflict)] = out.Plan.Count(Conflict)
+	r.Counts[string(None)] = out.Plan.Count(None)
 	if err := out.Failure(); err != nil {
 		r.Error = err.Error()
 	}
@@ -41,7 +60,7 @@ func (h *Health) Record(out Outcome, started time.Time, took time.Duration) RunR
 		r.Error = out.Problems.Error()
 	}
 	h.mu.Lock()
-	h.last = &r
+	h.last, h.running = &r, time.Time{}
 	h.mu.Unlock()
 	return r
 }
@@ -51,6 +70,13 @@ func (h *Health) SetAlive(alive bool) {
 	h.mu.Lock()
 	h.alive = alive
 	h.mu.Unlock()
+}
+
+func (h *Health) stuckLimit() time.Duration {
+	if h.stuckAfter > 0 {
+		return h.stuckAfter
+	}
+	return StuckAfter
 }
 
 // Ready reports what /readyz would answer.
@@ -73,7 +99,8 @@ func (h *Health) Handler() http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		h.write(w, h.alive, "alive")
+		stuck := !h.running.IsZero() && time.Since(h.running) > h.stuckLimit()
+		h.write(w, h.alive && !stuck, "alive")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		h.mu.Lock()

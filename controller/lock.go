@@ -100,3 +100,33 @@ func recordedPID(f *os.File) int {
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
 	return pid
 }
+
+// ErrLockLost means the lock file was replaced and another process took the new one.
+var ErrLockLost = errors.New("lost the workspace lock")
+
+// Keep makes sure the lock is still the file at .skillsync/lock: removing
+// .skillsync/ (git clean -fdX does) would otherwise let a second writer start. A
+// replaced lock file is taken again; if another process already holds the new one,
+// Keep returns ErrLockLost wrapped in a HeldError message.
+func (l *Lock) Keep(root string) error {
+	held, err := l.f.Stat()
+	if err != nil {
+		return err
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	current, err := r.Lstat(LockFile)
+	r.Close()
+	if err == nil && os.SameFile(held, current) {
+		return nil
+	}
+	fresh, err := AcquireLock(root, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrLockLost, err)
+	}
+	l.Release()
+	l.f = fresh.f
+	return nil
+}

@@ -149,20 +149,23 @@ type Verdict int
 const (
 	Converged      Verdict = iota // in sync, or made so
 	ChangesPending                // --check found changes to make
-	Conflicted                    // conflicts remain, or the plan was refused
+	Conflicted                    // conflicts remain; everything else was done
+	Refused                       // the plan was refused as a whole; nothing was done
 	Failed                        // an I/O or other failure
 	Invalid                       // the inputs are invalid; nothing was planned
 )
 
-// Verdict classifies the outcome: invalid input first, then failures, then conflicts
-// (or a refused plan), then changes a --check pass found.
+// Verdict classifies the outcome: invalid input first, then failures, then a refused
+// plan, then conflicts, then changes a --check pass found.
 func (o Outcome) Verdict(check bool) Verdict {
 	switch {
 	case len(o.Problems) > 0:
 		return Invalid
 	case o.Err != nil:
 		return Failed
-	case o.Plan.Refused != "" || o.Plan.Count(Conflict) > 0:
+	case o.Plan.Refused != "":
+		return Refused
+	case o.Plan.Count(Conflict) > 0:
 		return Conflicted
 	case check && o.Plan.Pending() > 0:
 		return ChangesPending

@@ -25,6 +25,7 @@ type WatchOptions struct {
 	Resync   time.Duration // periodic full reconcile, with up to 10% jitter
 	Poll     time.Duration // when set, poll for changes instead of using inotify
 	Health   *Health
+	Lock     *Lock // held by the caller; kept for as long as the loop runs
 	Log      logr.Logger
 }
 
@@ -60,6 +61,15 @@ func Watch(ctx context.Context, o WatchOptions) error {
 			return nil
 		case <-q.Ready():
 		}
+		if ctx.Err() != nil { // stopping: no new run once a signal came
+			return nil
+		}
+		if o.Lock != nil {
+			if err := o.Lock.Keep(o.Root); err != nil {
+				return err
+			}
+		}
+		o.Health.RunStarted(time.Now())
 		started := time.Now()
 		out := Reconcile(o.Request)
 		took := time.Since(started)
@@ -173,13 +183,22 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 			want[d] = true
 		}
 	}
-	for d := range s.watched {
-		if !want[d] && s.fsw != nil {
-			s.fsw.Remove(s.abs(d))
+	if s.fsw != nil {
+		// Ask fsnotify what it watches: a directory deleted or renamed away lost its
+		// watch, and must get a new one when it is back.
+		active := map[string]bool{}
+		for _, p := range s.fsw.WatchList() {
+			active[p] = true
 		}
-	}
-	for d := range want {
-		if s.fsw != nil && !s.watched[d] {
+		for d := range s.watched {
+			if !want[d] && active[s.abs(d)] {
+				s.fsw.Remove(s.abs(d))
+			}
+		}
+		for d := range want {
+			if active[s.abs(d)] {
+				continue
+			}
 			if err := s.fsw.Add(s.abs(d)); err != nil {
 				s.o.Log.Error(err, "cannot watch directory", "dir", d)
 				delete(want, d)

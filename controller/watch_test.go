@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -130,4 +131,44 @@ func await(t *testing.T, cond func() bool) {
 		}
 	}
 	t.Fatal("condition never came true")
+}
+
+func TestGlobDirsCoverWildcardDirectories(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"extra/a", "extra/b/deeper", "other"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := globDirs(r, "extra/*/*.yaml")
+	sort.Strings(got)
+	if diff := cmp.Diff([]string{"extra", "extra/a", "extra/b"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"registry"}, globDirs(r, "registry/*.yaml")); diff != "" {
+		t.Errorf("a missing fixed directory: (-want +got):\n%s", diff)
+	}
+}
+
+func TestRefusedPlanIsNotReady(t *testing.T) {
+	h := &Health{}
+	refused := Outcome{Plan: Plan{Refused: "empty", Changes: []Change{{Action: Delete}}}}
+	r := h.Record(refused, time.Now(), time.Millisecond)
+	if h.Ready() || r.Result != "refused" || r.Counts["delete"] != 0 {
+		t.Errorf("refused plan: ready=%v report=%+v", h.Ready(), r)
+	}
+	failed := Outcome{Plan: Plan{Changes: []Change{{Path: "a", Action: Create}, {Path: "b", Action: Create}}},
+		Applied: []Applied{{Change: Change{Path: "a", Action: Create}}, {Change: Change{Path: "b", Action: Create}, Err: os.ErrPermission}},
+		Err:     os.ErrPermission}
+	if r := h.Record(failed, time.Now(), time.Millisecond); h.Ready() || r.Counts["create"] != 1 {
+		t.Errorf("failed run: ready=%v counts=%v, want not ready and 1 create done", h.Ready(), r.Counts)
+	}
+	if r := h.Record(Outcome{Plan: Plan{Changes: []Change{{Action: Conflict}}}}, time.Now(), time.Millisecond); !h.Ready() || r.Result != "conflicts" {
+		t.Errorf("conflicts kept: ready=%v result=%s", h.Ready(), r.Result)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/skillsync/skillsync/desired"
@@ -21,41 +20,70 @@ import (
 // that does not exist yet is covered by its nearest existing parent; symlinks are
 // never watched. reg may be nil when the inputs do not load.
 func watchDirs(r *os.Root, reg *registry.Registry) []string {
-	wanted := []string{".", StateDir}
+	// Inputs may live behind a symlink that stays inside the workspace (the loader
+	// allows it); the target directories never do.
+	inputs := []string{".", StateDir}
 	if reg != nil {
 		for _, pattern := range reg.Config.Spec.Registry {
-			wanted = append(wanted, staticPrefix(pattern))
+			inputs = append(inputs, globDirs(r, pattern)...)
 		}
 		for _, f := range reg.Files {
-			wanted = append(wanted, path.Dir(f))
+			inputs = append(inputs, path.Dir(f))
 		}
 		for _, s := range reg.Skills {
 			if s.BodyPath != "" {
-				wanted = append(wanted, path.Dir(s.BodyPath))
+				inputs = append(inputs, path.Dir(s.BodyPath))
 			}
 		}
 	}
+	var targets []string
 	for _, dir := range desired.TargetDirs() {
-		wanted = append(wanted, dir)
+		targets = append(targets, dir)
 		entries, _ := workspacefs.ReadDir(r, dir)
 		for _, e := range entries {
 			if e.IsDir() {
-				wanted = append(wanted, path.Join(dir, e.Name()))
+				targets = append(targets, path.Join(dir, e.Name()))
 			}
 		}
 	}
 	set := map[string]bool{}
-	for _, w := range wanted {
-		if d, ok := nearestDir(r, path.Clean(w)); ok {
+	for _, w := range inputs {
+		if d, ok := nearestDir(r, path.Clean(w), true); ok {
 			set[d] = true
 		}
 	}
-	out := make([]string, 0, len(set))
-	for d := range set {
-		out = append(out, d)
+	for _, w := range targets {
+		if d, ok := nearestDir(r, path.Clean(w), false); ok {
+			set[d] = true
+		}
 	}
-	sort.Strings(out)
-	return out
+	return sortedKeys(set)
+}
+
+// globDirs lists every existing directory the directory part of a registry glob can
+// match, plus its fixed prefix, so a new matching directory is seen when it appears.
+func globDirs(r *os.Root, pattern string) []string {
+	dirPattern := path.Dir(path.Clean(pattern))
+	out := []string{staticPrefix(pattern)}
+	current := []string{"."}
+	for _, seg := range strings.Split(dirPattern, "/") {
+		if seg == "." {
+			continue
+		}
+		var next []string
+		for _, dir := range current {
+			entries, _ := workspacefs.ReadDir(r, dir)
+			for _, e := range entries {
+				if ok, _ := path.Match(seg, e.Name()); ok {
+					if info, err := r.Stat(path.Join(dir, e.Name())); err == nil && info.IsDir() {
+						next = append(next, path.Join(dir, e.Name()))
+					}
+				}
+			}
+		}
+		current = next
+	}
+	return append(out, current...)
 }
 
 // staticPrefix is the directory part of a glob before its first pattern character.
@@ -67,13 +95,18 @@ func staticPrefix(pattern string) string {
 	return dir
 }
 
-// nearestDir walks up from dir to the first plain directory inside the root.
-func nearestDir(r *os.Root, dir string) (string, bool) {
+// nearestDir walks up from dir to the first existing directory inside the root.
+// followLinks lets dir be a symlink to a directory inside the root; otherwise a
+// symlink is never watched.
+func nearestDir(r *os.Root, dir string, followLinks bool) (string, bool) {
 	if dir == ".." || strings.HasPrefix(dir, "../") || path.IsAbs(dir) {
 		return "", false
 	}
 	for {
 		info, err := r.Lstat(dir)
+		if err == nil && info.Mode()&fs.ModeSymlink != 0 && followLinks {
+			info, err = r.Stat(dir) // fails for a link that leaves the root
+		}
 		if err == nil && info.IsDir() {
 			return dir, true
 		}

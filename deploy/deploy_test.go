@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"debug/elf"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -25,9 +24,10 @@ import (
 
 // dockerfile holds the instructions of the final stage, and the build commands.
 type dockerfile struct {
-	finalFrom, user     string
-	entrypoint, command []string
-	healthcheck, build  string
+	finalFrom, user    string
+	entrypoint         []string
+	env                map[string]string
+	healthcheck, build string
 }
 
 func readDockerfile(t *testing.T) dockerfile {
@@ -37,7 +37,7 @@ func readDockerfile(t *testing.T) dockerfile {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var d dockerfile
+	d := dockerfile{env: map[string]string{}}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		inst, rest, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
@@ -53,8 +53,11 @@ func readDockerfile(t *testing.T) dockerfile {
 				t.Fatalf("ENTRYPOINT is not exec form: %v", err)
 			}
 		case "CMD":
-			if err := json.Unmarshal([]byte(rest), &d.command); err != nil {
-				t.Fatalf("CMD is not exec form: %v", err)
+			t.Errorf("CMD %s: arguments given to docker run would replace it; defaults belong in ENV", rest)
+		case "ENV":
+			for _, kv := range strings.Fields(rest) {
+				k, v, _ := strings.Cut(kv, "=")
+				d.env[k] = v
 			}
 		case "HEALTHCHECK":
 			d.healthcheck = rest
@@ -77,8 +80,11 @@ func TestDockerfile(t *testing.T) {
 	if !strings.Contains(d.build, "CGO_ENABLED=0") {
 		t.Error("the build stage does not build a static binary (CGO_ENABLED=0)")
 	}
-	if !strings.Contains(d.healthcheck, `"skillsync", "probe"`) || !strings.Contains(d.healthcheck, "/healthz") {
-		t.Errorf("HEALTHCHECK %q does not probe /healthz with the binary itself", d.healthcheck)
+	if !strings.Contains(d.healthcheck, `"skillsync", "probe"`) || !strings.Contains(d.healthcheck, "127.0.0.1"+d.env["SKILLSYNC_HEALTH_ADDR"]+"/healthz") {
+		t.Errorf("HEALTHCHECK %q does not probe /healthz where the image serves it (%q)", d.healthcheck, d.env["SKILLSYNC_HEALTH_ADDR"])
+	}
+	if d.env["SKILLSYNC_WORKSPACE"] != "/workspace" || d.env["SKILLSYNC_LOG_FORMAT"] != "json" {
+		t.Errorf("ENV = %v", d.env)
 	}
 }
 
@@ -103,13 +109,12 @@ func TestDevcontainer(t *testing.T) {
 	}
 	var compose struct {
 		Services map[string]struct {
+			Image       string
 			Init        bool
 			ReadOnly    bool `yaml:"read_only"`
 			User        string
 			Volumes     []string
-			Command     any
 			Healthcheck struct{ Test []string }
-			Build       struct{ Context, Dockerfile string }
 		}
 	}
 	readYAML(t, filepath.Join("devcontainer", dc.DockerComposeFile), &compose)
@@ -117,18 +122,30 @@ func TestDevcontainer(t *testing.T) {
 	if !sidecar.Init || !sidecar.ReadOnly || sidecar.User == "" {
 		t.Errorf("skillsync service: init=%v read_only=%v user=%q, want init, a read-only root and the workspace owner", sidecar.Init, sidecar.ReadOnly, sidecar.User)
 	}
-	if !strings.Contains(strings.Join(sidecar.Healthcheck.Test, " "), "skillsync probe http://127.0.0.1:8081/healthz") {
-		t.Errorf("health check %q", sidecar.Healthcheck.Test)
+	if !strings.Contains(strings.Join(sidecar.Healthcheck.Test, " "), "skillsync probe http://127.0.0.1"+readDockerfile(t).env["SKILLSYNC_HEALTH_ADDR"]+"/healthz") {
+		t.Errorf("health check %q does not probe where the image serves", sidecar.Healthcheck.Test)
 	}
-	if mount := workspaceMount(dev.Volumes, dc.WorkspaceFolder); mount == "" || mount != workspaceMount(sidecar.Volumes, dc.WorkspaceFolder) {
-		t.Errorf("dev and skillsync do not share %s: %v vs %v", dc.WorkspaceFolder, dev.Volumes, sidecar.Volumes)
+	// Copied to <workspace>/.devcontainer/, ".." is the workspace root that holds
+	// skillsync.yaml; both services must mount it at the workspace folder.
+	if mount := workspaceMount(dev.Volumes, dc.WorkspaceFolder); mount != ".." || mount != workspaceMount(sidecar.Volumes, dc.WorkspaceFolder) {
+		t.Errorf("dev and skillsync do not share the workspace root at %s: %v vs %v", dc.WorkspaceFolder, dev.Volumes, sidecar.Volumes)
 	}
-	if _, err := os.Stat(filepath.Join("devcontainer", sidecar.Build.Context, sidecar.Build.Dockerfile)); err != nil {
-		t.Errorf("build context does not hold the Dockerfile: %v", err)
+	if sidecar.Image != kubernetesImage(t) {
+		t.Errorf("compose image %q differs from the pod's %q", sidecar.Image, kubernetesImage(t))
 	}
-	if !strings.Contains(fmt.Sprint(sidecar.Command), "--health-addr :8081") {
-		t.Errorf("command %q does not serve the health endpoints the check probes", sidecar.Command)
+}
+
+func kubernetesImage(t *testing.T) string {
+	var pod struct {
+		Spec struct {
+			InitContainers []struct{ Image string } `yaml:"initContainers"`
+		}
 	}
+	readYAML(t, "kubernetes/pod.yaml", &pod)
+	if len(pod.Spec.InitContainers) == 0 {
+		return ""
+	}
+	return pod.Spec.InitContainers[0].Image
 }
 
 // workspaceMount returns the host side of the volume mounted at target.
@@ -219,13 +236,13 @@ func TestImageProcessContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)
-	args := append(append([]string{}, d.entrypoint[1:]...), d.command...)
-	for i, a := range args {
-		args[i] = strings.NewReplacer("/workspace", ws, ":8081", addr).Replace(a)
-	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, d.entrypoint[1:]...)
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=/nonexistent", "HOME=/nonexistent", "TMPDIR=/nonexistent"}
+	for k, v := range d.env { // the image's environment, pointed at this test's workspace and port
+		v = strings.NewReplacer("/workspace", ws, d.env["SKILLSYNC_HEALTH_ADDR"], addr).Replace(v)
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	if os.Getuid() == 0 { // run as the image's non-root user, owning only the workspace
 		chownAll(t, ws, 65532)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65532, Gid: 65532}}

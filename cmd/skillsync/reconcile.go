@@ -67,7 +67,7 @@ func newReconcileCommand(g *globals) *cobra.Command {
 // exitCodes maps each verdict to the exit code of DESIGN §7.
 var exitCodes = map[controller.Verdict]int{
 	controller.Converged: exitOK, controller.ChangesPending: exitChanges, controller.Invalid: exitInvalid,
-	controller.Conflicted: exitConflicts, controller.Failed: exitFailure,
+	controller.Conflicted: exitConflicts, controller.Refused: exitConflicts, controller.Failed: exitFailure,
 }
 
 func outcomeCode(out controller.Outcome, check bool) int { return exitCodes[out.Verdict(check)] }

@@ -39,9 +39,9 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%v", err) })
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.workspace, "workspace", "", "workspace root (default: walk up from the current directory to skillsync.yaml)")
+	pf.StringVar(&g.workspace, "workspace", os.Getenv("SKILLSYNC_WORKSPACE"), "workspace root (default $SKILLSYNC_WORKSPACE, else walk up from the current directory to skillsync.yaml)")
 	pf.StringVar(&g.profile, "profile", "", "active capability profile (overrides SKILLSYNC_PROFILE, .skillsync/profile and spec.profile)")
-	pf.StringVar(&g.logFormat, "log-format", "text", "log format: text or json")
+	pf.StringVar(&g.logFormat, "log-format", envOr("SKILLSYNC_LOG_FORMAT", "text"), "log format: text or json (default $SKILLSYNC_LOG_FORMAT, else text)")
 	pf.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (0 quiet, 1 each change, 2 debug)")
 	root.AddCommand(
 		newInitCommand(g),
@@ -82,4 +82,11 @@ func (g *globals) logger() logr.Logger {
 
 func usageError(format string, args ...any) error {
 	return &exitError{exitInvalid, fmt.Errorf(format, args...)}
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
 }

@@ -28,7 +28,7 @@ func (w *watchFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&w.maxWait, "max-wait", time.Second, "watch: longest a run waits for a quiet period")
 	f.DurationVar(&w.resync, "resync", 5*time.Minute, "watch: full reconcile at least this often (0 turns it off)")
 	f.DurationVar(&w.poll, "poll", 0, "watch: poll for changes this often instead of using inotify (network mounts)")
-	f.StringVar(&w.healthAddr, "health-addr", "", "watch: serve /healthz and /readyz on this address, like :8081")
+	f.StringVar(&w.healthAddr, "health-addr", os.Getenv("SKILLSYNC_HEALTH_ADDR"), "watch: serve /healthz and /readyz on this address, like :8081 (default $SKILLSYNC_HEALTH_ADDR)")
 	f.DurationVar(&w.lockTimeout, "lock-timeout", 30*time.Second, "--once: how long to wait for another skillsync to release the workspace")
 }
 
@@ -37,6 +37,9 @@ func (w *watchFlags) register(f *pflag.FlagSet) {
 func runWatch(g *globals, req controller.Request, w watchFlags) error {
 	if w.debounce <= 0 || w.maxWait < w.debounce {
 		return usageError("--debounce must be positive and --max-wait at least --debounce")
+	}
+	if w.poll < 0 || w.resync < 0 {
+		return usageError("--poll and --resync must not be negative")
 	}
 	log := g.logger()
 	lock, err := controller.AcquireLock(req.Root, 0)
@@ -75,7 +78,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 	}
 	log.Info("watching workspace", "root", req.Root, "poll", w.poll.String(), "debounceMs", w.debounce.Milliseconds())
 	err = controller.Watch(ctx, controller.WatchOptions{
-		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, Health: health, Log: log,
+		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, Health: health, Lock: lock, Log: log,
 	})
 	if err != nil {
 		return &exitError{exitFailure, err}
