@@ -14,10 +14,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/syncbuffer"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -247,7 +248,7 @@ func TestImageProcessContract(t *testing.T) {
 		chownAll(t, ws, 65532)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65532, Gid: 65532}}
 	}
-	var logs lockedBuffer
+	var logs syncbuffer.Buffer
 	cmd.Stderr = &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -317,7 +318,7 @@ func freeAddr(t *testing.T) string {
 
 // awaitStatus waits for url to answer 200; the limit bounds a condition, it
 // measures nothing.
-func awaitStatus(t *testing.T, url string, logs *lockedBuffer) {
+func awaitStatus(t *testing.T, url string, logs *syncbuffer.Buffer) {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if resp, err := http.Get(url); err == nil {
@@ -328,22 +329,4 @@ func awaitStatus(t *testing.T, url string, logs *lockedBuffer) {
 		}
 	}
 	t.Fatalf("%s never answered 200\n%s", url, logs.String())
-}
-
-// lockedBuffer collects the child's stderr while the test may read it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -17,10 +17,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/syncbuffer"
 )
 
 const perFile = 10 // capabilities per registry file
@@ -81,7 +82,7 @@ func measure(bin, ws string, n, saves, baselineRuns int, idle time.Duration) row
 
 	addr := freeAddr()
 	watcher := exec.Command(bin, "--workspace", ws, "reconcile", "--health-addr", addr, "--log-format", "json")
-	var logs lockedBuffer
+	var logs syncbuffer.Buffer
 	watcher.Stderr = &logs
 	check(watcher.Start())
 	defer func() {
@@ -232,22 +233,4 @@ func check(err error) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-}
-
-// lockedBuffer collects the watcher's log while the benchmark reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,15 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/syncbuffer"
 )
 
 // TestWatchPollConverges runs the real binary as a watcher under --poll (no inotify)
@@ -20,7 +20,7 @@ func TestWatchPollConverges(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	ws := copyExample(t)
-	var logs lockedBuffer
+	var logs syncbuffer.Buffer
 	cmd := exec.Command(bin, "--workspace", ws, "reconcile", "--poll", "50ms", "--debounce", "20ms", "--max-wait", "200ms")
 	cmd.Stderr = &logs
 	if err := cmd.Start(); err != nil {
@@ -62,7 +62,7 @@ func TestWatchPollConverges(t *testing.T) {
 
 // awaitFile waits for path to exist (or not). The limit bounds a condition that a
 // healthy watcher meets within a few poll intervals; it measures nothing.
-func awaitFile(t *testing.T, path string, exists bool, logs *lockedBuffer) {
+func awaitFile(t *testing.T, path string, exists bool, logs *syncbuffer.Buffer) {
 	t.Helper()
 	for deadline := time.Now().Add(awaitLimit); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Lstat(path); (err == nil) == exists {
@@ -70,22 +70,4 @@ func awaitFile(t *testing.T, path string, exists bool, logs *lockedBuffer) {
 		}
 	}
 	t.Fatalf("%s: exists=%v never came true\n%s", path, exists, logs.String())
-}
-
-// lockedBuffer collects a child's stderr while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
