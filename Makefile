@@ -38,6 +38,8 @@ lint:
 fuzz:
 	$(GO) test ./banner -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./desired/render -run '^$$' -fuzz '^FuzzFrontMatterRoundTrip$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./desired/registry -run '^$$' -fuzz '^FuzzParseAndValidate$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./controller -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin

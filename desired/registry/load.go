@@ -160,6 +160,11 @@ func (l *loader) loadFile(reg *Registry, file string) {
 		l.add(Problem{Pos: Position{File: file}, Message: "cannot read registry file: " + workspacefs.Cause(err).Error()})
 		return
 	}
+	l.addDocuments(reg, file, data)
+}
+
+// addDocuments parses one registry file's content into reg.
+func (l *loader) addDocuments(reg *Registry, file string, data []byte) {
 	docs, ps := parseDocuments(file, data)
 	l.add(ps...)
 	for _, doc := range docs {

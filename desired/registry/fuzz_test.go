@@ -1,0 +1,60 @@
+package registry
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+const fuzzConfig = "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [r.yaml]\n  targets: [claude-code, qwen-code, agents]\n  profile: p\n  mcp: {server: s}\n"
+
+// FuzzParseAndValidate feeds arbitrary registry files through strict decoding and
+// validation: no panic, every problem has a place and a message, and a registry that
+// passes names only valid, unique skill names.
+func FuzzParseAndValidate(f *testing.F) {
+	for _, seed := range []string{
+		"apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: a.b}\nspec:\n  title: T\n  effect: read\n  input: {type: object, properties: {text: {type: string}}}\n  mcp: {tool: t}\n  skill: {alias: x, argument: text}\n",
+		"apiVersion: skillsync/v1\nkind: Profile\nmetadata: {name: p}\nspec: {capabilities: [a.b]}\n---\napiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: s}\nspec: {description: d, body: b, requiredCapabilities: [a.b]}\n",
+		"{\"apiVersion\": \"skillsync/v1\", \"kind\": \"Capability\", \"metadata\": {\"name\": 1}}",
+		"a: [\n", "kind: Capability\nkind: Skill\n", "--- \n...\n---\n", "&a [*a]", "spec: {title: !!binary aGk=}",
+	} {
+		f.Add(seed)
+	}
+	root, err := os.OpenRoot(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		l := &loader{root: "/fuzz", r: root}
+		reg := &Registry{Root: "/fuzz", ConfigFile: ConfigName, malformed: map[*yaml.Node]bool{}}
+		docs, ps := parseDocuments(ConfigName, []byte(fuzzConfig))
+		if len(ps) > 0 {
+			t.Fatal(ps)
+		}
+		reg.config = docs[0]
+		l.decode(reg, docs[0], &reg.Config)
+		l.addDocuments(reg, "r.yaml", []byte(content))
+		problems := append(l.problems, Validate(reg)...)
+		for _, p := range problems {
+			if p.Pos.File == "" || p.Message == "" {
+				t.Fatalf("problem without a place or a message: %+v", p)
+			}
+		}
+		if len(problems) > 0 {
+			return
+		}
+		seen := map[string]bool{}
+		for _, c := range reg.Capabilities {
+			if c.Spec.Skill == nil {
+				continue
+			}
+			name := c.Spec.Skill.Alias
+			if seen[name] || !skillNamePattern.MatchString(name) || len(name) > MaxNameLength || strings.Contains(name, "mcp") {
+				t.Fatalf("validation passed a bad or duplicate name %q", name)
+			}
+			seen[name] = true
+		}
+	})
+}
