@@ -5,7 +5,7 @@ BIN       := bin/skillsync
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 20s
 
-.PHONY: build demo test e2e bench lint fuzz clean
+.PHONY: build demo test e2e bench reliability lint fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillsync
@@ -26,13 +26,23 @@ e2e:
 bench:
 	$(GO) run ./bench/watchlatency
 
+# The adversarial suites (reliability/): a table of suites, cases and failures.
+# CI runs them with RELIABILITY_CASES=2000; locally the defaults are larger.
+RELIABILITY_CASES ?= 10000
+RELIABILITY_KILLS ?= 200
+reliability:
+	cd reliability && RELIABILITY_CASES=$(RELIABILITY_CASES) RELIABILITY_KILLS=$(RELIABILITY_KILLS) \
+	  $(GO) test -tags reliability -count=1 -timeout 60m
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./e2e/...
+	$(GO) vet -tags reliability ./reliability/...
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) -tags e2e ./e2e/...
+	$(GO) run $(STATICCHECK) -tags reliability ./reliability/...
 
 # Each fuzz target for FUZZTIME (go test runs one -fuzz target at a time).
 fuzz:

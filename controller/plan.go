@@ -32,6 +32,9 @@ type Change struct {
 	Action Action `json:"action"`
 	Owner  string `json:"owner,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Obstruction marks a conflict with something that is no file at all (a
+	// directory named SKILL.md): a failure to report, not a person's file to keep.
+	Obstruction bool `json:"obstruction,omitempty"`
 	// Old is what the plan expects on disk (re-checked before any write or delete);
 	// New is what it writes.
 	Old []byte `json:"-"`
@@ -60,8 +63,8 @@ func MakePlan(want desired.State, have observed.State, opts Options) Plan {
 	for _, p := range unionPaths(want.Files, have.Files) {
 		w, wanted := want.Files[p]
 		h, present := have.Files[p]
-		if reason := blockedReason(have.Blocked, p); reason != "" && wanted {
-			plan.Changes = append(plan.Changes, Change{Path: p, Action: Conflict, Owner: w.Owner, Reason: reason})
+		if dir, reason := blockedBy(have.Blocked, p); reason != "" && wanted {
+			plan.Changes = append(plan.Changes, Change{Path: p, Action: Conflict, Owner: w.Owner, Reason: reason, Obstruction: have.Obstructed[dir]})
 			continue
 		}
 		c, ok := decide(w, wanted, h, present, opts)
@@ -73,6 +76,13 @@ func MakePlan(want desired.State, have observed.State, opts Options) Plan {
 		plan.Changes = append(plan.Changes, Change{Path: t, Action: Cleanup, Reason: "left by an interrupted run"})
 	}
 	sort.SliceStable(plan.Changes, func(i, j int) bool { return plan.Changes[i].Path < plan.Changes[j].Path })
+	if len(have.Escapes) > 0 {
+		// A workspace that links out of itself may be hostile: fail closed, whatever
+		// the flags say.
+		plan.Refused = fmt.Sprintf("symlinks lead outside the workspace (%s); remove them or replace them with directories, nothing was written",
+			strings.Join(have.Escapes, ", "))
+		return plan
+	}
 	if deletes := plan.Count(Delete); len(want.Files) == 0 && deletes > 0 && !opts.AllowEmpty {
 		plan.Refused = fmt.Sprintf("nothing is desired, so the plan would delete all %d generated files; "+
 			"if the registry really is empty on purpose, run again with --allow-empty", deletes)
@@ -92,7 +102,7 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 	case !present:
 		c.Action = Create
 	case h.Ownership == observed.Unowned && wanted:
-		c.Action, c.Reason = Conflict, h.Reason+"; kept"
+		c.Action, c.Reason, c.Obstruction = Conflict, h.Reason+"; kept", h.Obstruction
 	case h.Ownership == observed.Unowned:
 		return Change{}, false
 	case h.Ownership == observed.Modified && !opts.Force && wanted:
@@ -111,13 +121,13 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 	return c, true
 }
 
-func blockedReason(blocked map[string]string, p string) string {
+func blockedBy(blocked map[string]string, p string) (dir, reason string) {
 	for dir, reason := range blocked {
 		if strings.HasPrefix(p, dir+"/") {
-			return reason
+			return dir, reason
 		}
 	}
-	return ""
+	return "", ""
 }
 
 func unionPaths(a map[string]desired.File, b map[string]observed.File) []string {

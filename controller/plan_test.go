@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -140,5 +141,16 @@ func TestPlanReasonForHandEditedOrphanNamesWhatForceDoes(t *testing.T) {
 		observed.State{Files: map[string]observed.File{p: modified}}, Options{})
 	if c := plan.Changes[0]; c.Action != Conflict || c.Reason != "edited by hand, no longer declared; kept (--force deletes it)" {
 		t.Errorf("change = %+v", c)
+	}
+}
+
+func TestPlanRefusesAWorkspaceThatLinksOutside(t *testing.T) {
+	have := observed.State{Files: map[string]observed.File{p: owned("old")}, Escapes: []string{".claude/skills"}}
+	plan := MakePlan(desired.State{Files: map[string]desired.File{p: wantFile}}, have, Options{Force: true, AllowEmpty: true})
+	if !strings.Contains(plan.Refused, ".claude/skills") {
+		t.Errorf("refused = %q", plan.Refused)
+	}
+	if _, err := Apply(t.TempDir(), plan); err == nil {
+		t.Error("Apply carried out a plan for a workspace that links outside")
 	}
 }

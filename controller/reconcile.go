@@ -2,7 +2,9 @@ package controller
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/desired"
@@ -161,7 +163,7 @@ func (o Outcome) Verdict(check bool) Verdict {
 	switch {
 	case len(o.Problems) > 0:
 		return Invalid
-	case o.Err != nil:
+	case o.Err != nil || o.obstructions() != nil:
 		return Failed
 	case o.Plan.Refused != "":
 		return Refused
@@ -178,10 +180,27 @@ func (o Outcome) Failure() error {
 	switch {
 	case o.Err != nil:
 		return o.Err
+	case o.obstructions() != nil:
+		return o.obstructions()
 	case o.Plan.Refused != "":
 		return errors.New("refused: " + o.Plan.Refused)
 	case o.Plan.Count(Conflict) > 0:
 		return errors.New("conflicts remain: those files were kept as they are; see docs/ownership.md to restore or take them over")
 	}
 	return nil
+}
+
+// obstructions is the failure of paths skillsync cannot write because something that
+// is no file at all is in the way.
+func (o Outcome) obstructions() error {
+	var lines []string
+	for _, c := range o.Plan.Changes {
+		if c.Action == Conflict && c.Obstruction {
+			lines = append(lines, "\n  "+c.Path+": "+c.Reason)
+		}
+	}
+	if lines == nil {
+		return nil
+	}
+	return fmt.Errorf("%d path(s) blocked by something that is not a file; move it away and run again:%s", len(lines), strings.Join(lines, ""))
 }

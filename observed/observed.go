@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -48,6 +49,9 @@ type File struct {
 	Owner     string // from the banner, when there is one
 	Reason    string // why an unowned file is not skillsync's
 	Bytes     []byte // nil for anything that is not a regular file
+	// Obstruction marks something that is no file at all where skillsync would
+	// write: a directory named SKILL.md, a file where a skill directory belongs.
+	Obstruction bool
 }
 
 // State is everything Scan saw.
@@ -55,6 +59,11 @@ type State struct {
 	Files map[string]File
 	// Blocked maps a target directory skillsync must not write into to the reason.
 	Blocked map[string]string
+	// Obstructed holds the blocked directories that are files, not symlinks.
+	Obstructed map[string]bool
+	// Escapes lists the symlinks in or above the target directories that lead out
+	// of the workspace: a workspace holding one is not written at all.
+	Escapes []string
 	// TempFiles are leftovers of an interrupted write, workspace-relative.
 	TempFiles []string
 }
@@ -68,7 +77,7 @@ func Scan(root string, dirs []string) (State, error) {
 		return State{}, err
 	}
 	defer r.Close()
-	st := State{Files: map[string]File{}, Blocked: map[string]string{}}
+	st := State{Files: map[string]File{}, Blocked: map[string]string{}, Obstructed: map[string]bool{}}
 	sorted := append([]string(nil), dirs...)
 	sort.Strings(sorted)
 	for _, dir := range sorted {
@@ -77,6 +86,7 @@ func Scan(root string, dirs []string) (State, error) {
 		}
 	}
 	sort.Strings(st.TempFiles)
+	st.Escapes = escapes(root, st)
 	return st, nil
 }
 
@@ -90,6 +100,7 @@ func (st *State) scanDir(root *os.Root, dir string) error {
 	}
 	if reason != "" {
 		st.Blocked[dir] = reason
+		st.Obstructed[dir] = !strings.Contains(reason, "symlink")
 		return nil
 	}
 	entries, err := workspacefs.ReadDir(root, dir)
@@ -102,7 +113,7 @@ func (st *State) scanDir(root *os.Root, dir string) error {
 		case e.Type()&fs.ModeSymlink != 0:
 			st.Files[skillPath] = File{Path: skillPath, Reason: path.Join(dir, e.Name()) + " is a symlink"}
 		case !e.IsDir():
-			st.Files[skillPath] = File{Path: skillPath, Reason: path.Join(dir, e.Name()) + " is not a directory"}
+			st.Files[skillPath] = File{Path: skillPath, Reason: path.Join(dir, e.Name()) + " is not a directory", Obstruction: true}
 		default:
 			if err := st.scanSkillDir(root, path.Join(dir, e.Name())); err != nil {
 				return err
@@ -128,7 +139,7 @@ func (st *State) scanSkillDir(root *os.Root, skillDir string) error {
 		case e.Type()&fs.ModeSymlink != 0:
 			st.Files[rel] = File{Path: rel, Reason: rel + " is a symlink"}
 		case !e.Type().IsRegular():
-			st.Files[rel] = File{Path: rel, Reason: rel + " is not a regular file"}
+			st.Files[rel] = File{Path: rel, Reason: rel + " is not a regular file", Obstruction: true}
 		default:
 			data, err := workspacefs.ReadRegular(root, rel, MaxFileSize)
 			switch {
@@ -169,6 +180,36 @@ func Classify(rel string, data []byte) File {
 func crlfErr(data []byte) error {
 	_, _, err := banner.Parse(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")))
 	return err
+}
+
+// escapes lists the symlinks the scan met (a target directory or a parent of one, a
+// skill directory, a SKILL.md) whose target lies outside root. It resolves them
+// only to compare paths; nothing behind them is read.
+func escapes(root string, st State) []string {
+	var links []string
+	for _, reason := range st.Blocked {
+		if strings.Contains(reason, "symlink") {
+			links = append(links, strings.SplitN(reason, " ", 2)[0])
+		}
+	}
+	for _, f := range st.Files {
+		if strings.HasSuffix(f.Reason, " is a symlink") {
+			links = append(links, strings.TrimSuffix(f.Reason, " is a symlink"))
+		}
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range links {
+		real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(l)))
+		if err == nil && real != realRoot && !strings.HasPrefix(real, realRoot+string(filepath.Separator)) {
+			out = append(out, l)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // plainDirectory reports whether dir exists, and a reason it must not be used when

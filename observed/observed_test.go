@@ -97,6 +97,9 @@ func TestScanNeverFollowsSymlinks(t *testing.T) {
 	if _, ok := st.Files[".claude/skills/x/SKILL.md"]; ok {
 		t.Error("scan read through a symlinked target directory")
 	}
+	if got := strings.Join(st.Escapes, ","); got != ".claude/skills,.qwen/skills/linked,.qwen/skills/real/SKILL.md" {
+		t.Errorf("escapes = %q", got)
+	}
 	for _, p := range []string{".qwen/skills/linked/SKILL.md", ".qwen/skills/real/SKILL.md"} {
 		if f := st.Files[p]; f.Ownership != Unowned || f.Bytes != nil || !strings.Contains(f.Reason, "symlink") {
 			t.Errorf("%s: %+v, want unowned symlink never read", p, f)
