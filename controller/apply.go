@@ -67,7 +67,7 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 		var err error
 		switch c.Action {
 		case Cleanup:
-			err = removeTemp(r, c.Path)
+			err = cleanup(r, c.Path)
 		case Create:
 			err = create(r, c.Path, c.New)
 		case Update:
@@ -150,6 +150,15 @@ func remove(r *os.Root, rel string, old []byte) error {
 		return workspacefs.Cause(err)
 	}
 	return removeIfEmpty(r, path.Dir(rel))
+}
+
+// cleanup removes what an interrupted run left: a temp file, or an empty skill
+// directory (rmdir cannot remove anything that has since been put in it).
+func cleanup(r *os.Root, rel string) error {
+	if info, err := r.Lstat(rel); err == nil && info.IsDir() {
+		return removeIfEmpty(r, rel)
+	}
+	return removeTemp(r, rel)
 }
 
 // removeTemp removes what an interrupted run left, if it still looks like that.

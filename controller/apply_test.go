@@ -253,3 +253,25 @@ func TestApplyNeverFollowsASwappedDirectoryOut(t *testing.T) {
 		t.Errorf("file outside the workspace changed to %q", got)
 	}
 }
+
+// TestApplyRemovesEmptySkillDirectories: a run killed between deleting a SKILL.md
+// and its directory leaves the directory empty; the next run removes it (found by
+// the crash-safety suite).
+func TestApplyRemovesEmptySkillDirectories(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{".qwen/skills/gone", ".claude/skills/a"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := ".claude/skills/a/SKILL.md"
+	if _, err := reconcileFiles(t, root, map[string][]byte{a: generated(t, a, "x")}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".qwen/skills/gone")); !os.IsNotExist(err) {
+		t.Errorf("empty skill directory survived: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, a)); err != nil {
+		t.Errorf("wanted skill in a directory that was empty: %v", err)
+	}
+}

@@ -75,6 +75,11 @@ func MakePlan(want desired.State, have observed.State, opts Options) Plan {
 	for _, t := range have.TempFiles {
 		plan.Changes = append(plan.Changes, Change{Path: t, Action: Cleanup, Reason: "left by an interrupted run"})
 	}
+	for _, d := range have.EmptyDirs {
+		if !wantsUnder(want.Files, d) {
+			plan.Changes = append(plan.Changes, Change{Path: d, Action: Cleanup, Reason: "empty skill directory"})
+		}
+	}
 	sort.SliceStable(plan.Changes, func(i, j int) bool { return plan.Changes[i].Path < plan.Changes[j].Path })
 	if len(have.Escapes) > 0 {
 		// A workspace that links out of itself may be hostile: fail closed, whatever
@@ -119,6 +124,15 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 		c.Action = Update
 	}
 	return c, true
+}
+
+func wantsUnder(files map[string]desired.File, dir string) bool {
+	for p := range files {
+		if strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func blockedBy(blocked map[string]string, p string) (dir, reason string) {

@@ -66,6 +66,9 @@ type State struct {
 	Escapes []string
 	// TempFiles are leftovers of an interrupted write, workspace-relative.
 	TempFiles []string
+	// EmptyDirs are skill directories with nothing in them: what a run killed
+	// between deleting a SKILL.md and its directory leaves.
+	EmptyDirs []string
 }
 
 // Scan reads each target directory one level deep, the way the clients discover
@@ -86,6 +89,7 @@ func Scan(root string, dirs []string) (State, error) {
 		}
 	}
 	sort.Strings(st.TempFiles)
+	sort.Strings(st.EmptyDirs)
 	st.Escapes = escapes(root, st)
 	return st, nil
 }
@@ -127,6 +131,9 @@ func (st *State) scanSkillDir(root *os.Root, skillDir string) error {
 	entries, err := workspacefs.ReadDir(root, skillDir)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", skillDir, workspacefs.Cause(err))
+	}
+	if len(entries) == 0 {
+		st.EmptyDirs = append(st.EmptyDirs, skillDir)
 	}
 	for _, e := range entries {
 		rel := path.Join(skillDir, e.Name())
