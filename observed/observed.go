@@ -69,6 +69,7 @@ type State struct {
 	// EmptyDirs are skill directories with nothing in them: what a run killed
 	// between deleting a SKILL.md and its directory leaves.
 	EmptyDirs []string
+	links     []string // every symlink met, to check for escapes
 }
 
 // Scan reads each target directory one level deep, the way the clients discover
@@ -98,13 +99,16 @@ func Scan(root string, dirs []string) (State, error) {
 const MaxFileSize = 4 << 20
 
 func (st *State) scanDir(root *os.Root, dir string) error {
-	exists, reason, err := plainDirectory(root, dir)
+	exists, link, reason, err := plainDirectory(root, dir)
 	if err != nil || !exists {
 		return err
 	}
 	if reason != "" {
 		st.Blocked[dir] = reason
-		st.Obstructed[dir] = !strings.Contains(reason, "symlink")
+		st.Obstructed[dir] = link == ""
+		if link != "" {
+			st.links = append(st.links, link)
+		}
 		return nil
 	}
 	entries, err := workspacefs.ReadDir(root, dir)
@@ -116,6 +120,7 @@ func (st *State) scanDir(root *os.Root, dir string) error {
 		switch {
 		case e.Type()&fs.ModeSymlink != 0:
 			st.Files[skillPath] = File{Path: skillPath, Reason: path.Join(dir, e.Name()) + " is a symlink"}
+			st.links = append(st.links, path.Join(dir, e.Name()))
 		case !e.IsDir():
 			st.Files[skillPath] = File{Path: skillPath, Reason: path.Join(dir, e.Name()) + " is not a directory", Obstruction: true}
 		default:
@@ -145,6 +150,7 @@ func (st *State) scanSkillDir(root *os.Root, skillDir string) error {
 		case e.Name() != SkillFile:
 		case e.Type()&fs.ModeSymlink != 0:
 			st.Files[rel] = File{Path: rel, Reason: rel + " is a symlink"}
+			st.links = append(st.links, rel)
 		case !e.Type().IsRegular():
 			st.Files[rel] = File{Path: rel, Reason: rel + " is not a regular file", Obstruction: true}
 		default:
@@ -193,23 +199,12 @@ func crlfErr(data []byte) error {
 // skill directory, a SKILL.md) whose target lies outside root. It resolves them
 // only to compare paths; nothing behind them is read.
 func escapes(root string, st State) []string {
-	var links []string
-	for _, reason := range st.Blocked {
-		if strings.Contains(reason, "symlink") {
-			links = append(links, strings.SplitN(reason, " ", 2)[0])
-		}
-	}
-	for _, f := range st.Files {
-		if strings.HasSuffix(f.Reason, " is a symlink") {
-			links = append(links, strings.TrimSuffix(f.Reason, " is a symlink"))
-		}
-	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return nil
 	}
 	var out []string
-	for _, l := range links {
+	for _, l := range st.links {
 		real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(l)))
 		if err == nil && real != realRoot && !strings.HasPrefix(real, realRoot+string(filepath.Separator)) {
 			out = append(out, l)
@@ -220,22 +215,22 @@ func escapes(root string, st State) []string {
 }
 
 // plainDirectory reports whether dir exists, and a reason it must not be used when
-// it or any parent below root is a symlink or not a directory.
-func plainDirectory(root *os.Root, dir string) (exists bool, reason string, err error) {
+// it or any parent below root is a symlink (returned as link) or not a directory.
+func plainDirectory(root *os.Root, dir string) (exists bool, link, reason string, err error) {
 	prefix := ""
 	for _, part := range strings.Split(dir, "/") {
 		prefix = path.Join(prefix, part)
 		info, err := root.Lstat(prefix)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return false, "", nil
+			return false, "", "", nil
 		case err != nil:
-			return false, "", fmt.Errorf("read %s: %w", prefix, workspacefs.Cause(err))
+			return false, "", "", fmt.Errorf("read %s: %w", prefix, workspacefs.Cause(err))
 		case info.Mode()&fs.ModeSymlink != 0:
-			return true, prefix + " is a symlink; skillsync does not write through symlinks (make it a directory, or drop the target from spec.targets)", nil
+			return true, prefix, prefix + " is a symlink; skillsync does not write through symlinks (make it a directory, or drop the target from spec.targets)", nil
 		case !info.IsDir():
-			return true, prefix + " is not a directory (move it away, or drop the target from spec.targets)", nil
+			return true, "", prefix + " is not a directory (move it away, or drop the target from spec.targets)", nil
 		}
 	}
-	return true, "", nil
+	return true, "", "", nil
 }
