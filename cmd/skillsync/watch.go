@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -44,7 +42,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 	log := g.logger()
 	lock, err := controller.AcquireLock(req.Root, 0)
 	if err != nil {
-		return lockError(g.stderr, err)
+		return inputError(g.stderr, err)
 	}
 	defer lock.Release()
 	if lock.TakenOver != 0 {
@@ -85,12 +83,4 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 	}
 	log.Info("stopped")
 	return nil
-}
-
-func lockError(stderr io.Writer, err error) error {
-	var held *controller.HeldError
-	if errors.As(err, &held) {
-		return &exitError{exitFailure, err}
-	}
-	return inputError(stderr, err)
 }
