@@ -26,7 +26,12 @@ type Inputs struct {
 	Registry *registry.Registry
 	Profile  desired.Profile
 	Desired  desired.State
+	// applied is the record of the sources last applied; nil when there is none.
+	applied map[string][]byte
 }
+
+// recordStale tells whether the sources differ from the record of the last apply.
+func (in Inputs) recordStale() bool { return !sameSources(in.applied, in.Registry.Sources) }
 
 // Outcome is everything one pass found and did.
 type Outcome struct {
@@ -44,14 +49,26 @@ type Outcome struct {
 // problem with the inputs comes back as registry.Problems.
 func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 	reg, err := registry.Load(root)
-	if err != nil {
-		return Inputs{}, err
+	var problems registry.Problems
+	if reg == nil || (err != nil && !errors.As(err, &problems)) {
+		return Inputs{Registry: reg}, err
 	}
 	r, err := os.OpenRoot(reg.Root)
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
 	defer r.Close()
+	if err := checkStateDir(r); err != nil {
+		return Inputs{Registry: reg}, err
+	}
+	applied, err := readApplied(r)
+	if err != nil {
+		return Inputs{Registry: reg}, err
+	}
+	// A cut-off file is named even when it also fails to parse: it is the cause.
+	if problems = append(problems, registry.CutOff(applied, reg.Sources)...); len(problems) > 0 {
+		return Inputs{Registry: reg}, problems.Sorted()
+	}
 	fileProfile, err := readProfileFile(r)
 	if err != nil {
 		return Inputs{Registry: reg}, err
@@ -64,7 +81,7 @@ func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
-	return Inputs{Registry: reg, Profile: profile, Desired: want}, nil
+	return Inputs{Registry: reg, Profile: profile, Desired: want, applied: applied}, nil
 }
 
 // Reconcile runs one full pass: load, build, scan, plan and, unless Check, apply. It
@@ -95,13 +112,17 @@ func Reconcile(req Request) Outcome {
 	if err := ignoreStateDir(in.Registry.Root); err != nil && out.Err == nil {
 		out.Err = err
 	}
+	if out.Err == nil && in.recordStale() {
+		out.Err = recordApplied(in.Registry)
+	}
 	return out
 }
 
 // ReconcileOnce is one --once pass. It plans without the workspace lock and, only
-// when there is something to write, takes the lock (waiting up to wait for another
-// writer) and runs again under it: a pass that writes nothing, because all is in
-// sync or the inputs are invalid, touches nothing at all, not even the lock.
+// when there is something to write (changes, or a new record of the sources in
+// AppliedFile), takes the lock (waiting up to wait for another writer) and runs
+// again under it: a pass with nothing to write, because all is in sync or the
+// inputs are invalid, touches nothing at all, not even the lock.
 func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	if req.Check {
 		return Reconcile(req)
@@ -109,7 +130,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	planOnly := req
 	planOnly.Check = true
 	out := Reconcile(planOnly)
-	if len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || out.Plan.Pending() == 0 {
+	if len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || (out.Plan.Pending() == 0 && !out.recordStale()) {
 		return out
 	}
 	lock, err := AcquireLock(req.Root, wait)
@@ -129,6 +150,16 @@ func scanDirs() []string {
 		dirs = append(dirs, d)
 	}
 	return dirs
+}
+
+// recordApplied records the sources reg was loaded from as the last applied.
+func recordApplied(reg *registry.Registry) error {
+	r, err := os.OpenRoot(reg.Root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return writeApplied(r, reg.Sources)
 }
 
 // ignoreStateDir gives a .skillsync/ that a host or a person created the .gitignore

@@ -116,6 +116,33 @@ func newProfileCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
+func newAcceptCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "accept FILE...",
+		Short: "Accept a registry file that is shorter than the version last applied",
+		Long: `A run refuses a config or registry file that is a strict prefix of the version it
+last applied from: that is what a save cut off midway leaves, and applying it would
+prune skills. If you removed the end of the file on purpose, accept it; the next
+reconcile (or the running watcher) then applies it.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := g.root()
+			if err != nil {
+				return err
+			}
+			accepted, err := controller.Accept(root, args)
+			if err != nil {
+				return inputError(g.stderr, err)
+			}
+			for _, f := range accepted {
+				fmt.Fprintf(g.stdout, "accepted %s as it is now\n", f)
+			}
+			fmt.Fprintln(g.stdout, "next: a running watcher applies it; otherwise run skillsync reconcile --once")
+			return nil
+		},
+	}
+}
+
 // newProbeCommand lets a container image without curl run its own health check.
 func newProbeCommand(g *globals) *cobra.Command {
 	var timeout time.Duration

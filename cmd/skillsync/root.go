@@ -49,6 +49,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newReconcileCommand(g),
 		newStatusCommand(g),
 		newProfileCommand(g),
+		newAcceptCommand(g),
 		newVersionCommand(g),
 		newProbeCommand(g),
 	)

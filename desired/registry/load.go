@@ -78,13 +78,14 @@ type loader struct {
 func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }
 
 func (l *loader) load() *Registry {
-	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[*yaml.Node]bool{}}
+	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[*yaml.Node]bool{}, Sources: map[string][]byte{}}
 	data, err := workspacefs.ReadFile(l.r, ConfigName, maxInputSize)
 	if err != nil {
 		l.add(Problem{Pos: Position{File: ConfigName}, Message: "cannot read workspace config: " + workspacefs.Cause(err).Error(),
 			Hint: "the workspace root holds " + ConfigName + " as a regular file; run skillsync init to start one"})
 		return reg
 	}
+	reg.Sources[ConfigName] = data
 	docs, ps := parseDocuments(ConfigName, data)
 	l.add(ps...)
 	if len(ps) > 0 {
@@ -160,6 +161,7 @@ func (l *loader) loadFile(reg *Registry, file string) {
 		l.add(Problem{Pos: Position{File: file}, Message: "cannot read registry file: " + workspacefs.Cause(err).Error()})
 		return
 	}
+	reg.Sources[file] = data
 	l.addDocuments(reg, file, data)
 }
 

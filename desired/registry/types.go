@@ -132,10 +132,13 @@ type Profile struct {
 
 // Registry is everything a workspace declares, as loaded from disk.
 type Registry struct {
-	Root         string // absolute workspace root
-	ConfigFile   string // "skillsync.yaml", relative to Root
-	Config       Workspace
-	Files        []string // registry files read, relative to Root
+	Root       string // absolute workspace root
+	ConfigFile string // "skillsync.yaml", relative to Root
+	Config     Workspace
+	Files      []string // registry files read, relative to Root
+	// Sources holds the bytes of the config and every registry file as read, so a
+	// later run can tell a file cut off mid-save from the version it came from.
+	Sources      map[string][]byte
 	Capabilities []Capability
 	Skills       []Skill
 	Profiles     []Profile

@@ -1,0 +1,132 @@
+package controller
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// AppliedFile keeps the config and registry files as they were when the workspace
+// was last reconciled from them, the way kubectl keeps last-applied-configuration:
+// a later run compares against it to refuse a file cut off in the middle of a save.
+const AppliedFile = StateDir + "/last-applied.json"
+
+const maxAppliedSize = 256 << 20
+
+type appliedRecord struct {
+	Files map[string][]byte `json:"files"`
+}
+
+// readApplied returns the recorded sources; nil when nothing was recorded yet.
+func readApplied(r *os.Root) (map[string][]byte, error) {
+	data, err := workspacefs.ReadRegular(r, AppliedFile, maxAppliedSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	unreadable := func(why string) error {
+		return registry.Problems{{Pos: registry.Position{File: AppliedFile}, Message: "cannot be read: " + why,
+			Hint: "remove it; the next reconcile records the registry again"}}
+	}
+	if errors.Is(err, workspacefs.ErrNotRegular) || errors.Is(err, workspacefs.ErrTooLarge) {
+		return nil, unreadable(workspacefs.Cause(err).Error())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", AppliedFile, workspacefs.Cause(err))
+	}
+	var rec appliedRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, unreadable(err.Error())
+	}
+	return rec.Files, nil
+}
+
+// writeApplied replaces the record atomically.
+func writeApplied(r *os.Root, files map[string][]byte) error {
+	if err := checkStateDir(r); err != nil {
+		return err
+	}
+	if err := r.MkdirAll(StateDir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", StateDir, workspacefs.Cause(err))
+	}
+	if err := ensureIgnored(r); err != nil {
+		return err
+	}
+	data, err := json.Marshal(appliedRecord{Files: files})
+	if err != nil {
+		return err
+	}
+	return replaceFile(r, AppliedFile, append(data, '\n'))
+}
+
+func sameSources(a, b map[string][]byte) bool { return maps.EqualFunc(a, b, bytes.Equal) }
+
+// Accept records files, as they are now, as the versions last applied, so a run no
+// longer takes their shorter content for a save that was cut off. It needs no lock:
+// it changes only the record, which a reconcile replaces after it applies.
+func Accept(root string, files []string) ([]string, error) {
+	reg, err := registry.Load(root)
+	if reg == nil {
+		return nil, err
+	}
+	// Other problems in the inputs do not matter here: accepting a file says only
+	// that its present content is what its author meant.
+	var problems registry.Problems
+	r, err := os.OpenRoot(reg.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if err := checkStateDir(r); err != nil {
+		return nil, err
+	}
+	record, err := readApplied(r)
+	if errors.As(err, &problems) {
+		record = nil // a record that cannot be read is replaced
+	} else if err != nil {
+		return nil, err
+	}
+	if record == nil {
+		record = map[string][]byte{}
+	}
+	var accepted []string
+	for _, f := range files {
+		rel, ok := sourceName(reg, f)
+		if !ok {
+			return nil, registry.Problems{{Pos: registry.Position{File: f}, Message: "is not the config or a registry file of this workspace",
+				Hint: "accept takes the file a cut-off error names, such as " + registry.ConfigName}}
+		}
+		record[rel] = reg.Sources[rel]
+		accepted = append(accepted, rel)
+	}
+	return accepted, writeApplied(r, record)
+}
+
+// sourceName finds the input file arg names: relative to the workspace root, as
+// errors print it, or a path from the current directory.
+func sourceName(reg *registry.Registry, arg string) (string, bool) {
+	candidates := []string{path.Clean(filepath.ToSlash(arg))}
+	if abs, err := filepath.Abs(arg); err == nil {
+		if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+			abs = filepath.Join(real, filepath.Base(abs))
+		}
+		if rel, err := filepath.Rel(reg.Root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			candidates = append(candidates, filepath.ToSlash(rel))
+		}
+	}
+	for _, c := range candidates {
+		if _, ok := reg.Sources[c]; ok {
+			return c, true
+		}
+	}
+	return "", false
+}

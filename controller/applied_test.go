@@ -1,0 +1,116 @@
+package controller
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+// inSync is the example workspace after one reconcile, which records its sources.
+func inSync(t *testing.T) string {
+	t.Helper()
+	root := exampleWorkspace(t)
+	if out := ReconcileOnce(Request{Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
+		t.Fatalf("first reconcile: %v %v", out.Err, out.Problems)
+	}
+	return root
+}
+
+func TestReconcileRecordsTheSourcesItApplied(t *testing.T) {
+	root := inSync(t)
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	record, err := readApplied(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameSources(record, reg.Sources) || len(record) != len(reg.Files)+1 {
+		t.Fatalf("record holds %d files, want the config and the %d registry files as read", len(record), len(reg.Files))
+	}
+}
+
+func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
+	root := inSync(t)
+	file := filepath.Join(root, "registry/intents.yaml")
+	full, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cut right after the first document: the rest still parses, declaring less.
+	cut := full[:strings.Index(string(full), "\n---\n")+1]
+	if err := os.WriteFile(file, cut, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := ReconcileOnce(Request{Root: root}, time.Second)
+	if len(out.Problems) != 1 || out.Problems[0].Pos.File != "registry/intents.yaml" || out.Problems[0].Pos.Line != strings.Count(string(cut), "\n")+1 {
+		t.Fatalf("problems = %v, want one at the end of the cut registry/intents.yaml", out.Problems)
+	}
+	if len(out.Applied) != 0 {
+		t.Fatalf("applied %v from a cut-off file", out.Applied)
+	}
+
+	accepted, err := Accept(root, []string{"registry/intents.yaml"})
+	if err != nil || len(accepted) != 1 {
+		t.Fatalf("Accept = %v, %v", accepted, err)
+	}
+	out = ReconcileOnce(Request{Root: root}, time.Second)
+	if len(out.Problems) != 0 || out.Err != nil || out.Plan.Pending() == 0 {
+		t.Fatalf("after accept: problems %v, err %v, %d pending; want the shorter registry applied", out.Problems, out.Err, out.Plan.Pending())
+	}
+}
+
+func TestAcceptRefusesAFileThatIsNotAnInput(t *testing.T) {
+	root := inSync(t)
+	_, err := Accept(root, []string{"README.md"})
+	var ps registry.Problems
+	if !errors.As(err, &ps) || ps[0].Pos.File != "README.md" {
+		t.Fatalf("Accept(README.md) = %v, want a problem naming it", err)
+	}
+}
+
+func TestAnUnreadableRecordIsInvalidInput(t *testing.T) {
+	root := inSync(t)
+	if err := os.WriteFile(filepath.Join(root, AppliedFile), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := Reconcile(Request{Root: root, Check: true})
+	if len(out.Problems) != 1 || out.Problems[0].Pos.File != AppliedFile || !strings.Contains(out.Problems[0].Hint, "remove it") {
+		t.Fatalf("problems = %v, want one naming %s with what to do", out.Problems, AppliedFile)
+	}
+}
+
+func TestOnceRecordsANewRegistryEvenWhenNothingElseChanges(t *testing.T) {
+	root := inSync(t)
+	file := filepath.Join(root, "registry/intents.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A comment changes no skill, but the record must follow it, or a later cut
+	// inside the new text would be compared with an older version.
+	if err := os.WriteFile(file, append(data, "# reviewed\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := ReconcileOnce(Request{Root: root}, time.Second)
+	if out.Err != nil || out.Plan.Pending() != 0 {
+		t.Fatalf("reconcile: err %v, %d pending; want nothing to change", out.Err, out.Plan.Pending())
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := Reconcile(Request{Root: root, Check: true}); len(out.Problems) != 1 {
+		t.Fatalf("problems = %v, want the removed comment taken for a cut", out.Problems)
+	}
+}

@@ -1,0 +1,58 @@
+package registry
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCutOff(t *testing.T) {
+	applied := map[string][]byte{
+		"skillsync.yaml":     []byte("a: 1\nb: 2\n"),
+		"registry/caps.yaml": []byte("one\ntwo\nthree\n"),
+	}
+	tests := []struct {
+		name     string
+		now      string
+		wantLine int // 0: not cut off
+	}{
+		{"unchanged", "one\ntwo\nthree\n", 0},
+		{"longer", "one\ntwo\nthree\nfour\n", 0},
+		{"edited shorter", "uno\n", 0},
+		{"cut at a line boundary", "one\ntwo\n", 3},
+		{"cut mid-line", "one\ntw", 2},
+		{"empty", "", 1},
+		{"same length, different", "one\ntwo\nthreE\n", 0},
+		{"shorter but not a prefix", "one\ntwo\nthr33", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := map[string][]byte{"skillsync.yaml": applied["skillsync.yaml"], "registry/caps.yaml": []byte(tt.now)}
+			ps := CutOff(applied, now)
+			if tt.wantLine == 0 {
+				if len(ps) != 0 {
+					t.Fatalf("CutOff = %v, want nothing", ps)
+				}
+				return
+			}
+			if len(ps) != 1 {
+				t.Fatalf("CutOff = %v, want one problem", ps)
+			}
+			p := ps[0]
+			if p.Pos.File != "registry/caps.yaml" || p.Pos.Line != tt.wantLine {
+				t.Errorf("position = %v, want registry/caps.yaml:%d", p.Pos, tt.wantLine)
+			}
+			if !strings.Contains(p.Hint, "skillsync accept registry/caps.yaml") {
+				t.Errorf("hint = %q, want the accept command", p.Hint)
+			}
+		})
+	}
+}
+
+func TestCutOffIgnoresFilesWithoutARecord(t *testing.T) {
+	if ps := CutOff(nil, map[string][]byte{"skillsync.yaml": nil}); len(ps) != 0 {
+		t.Fatalf("CutOff with no record = %v, want nothing", ps)
+	}
+	if ps := CutOff(map[string][]byte{"gone.yaml": []byte("x")}, map[string][]byte{}); len(ps) != 0 {
+		t.Fatalf("CutOff of a removed file = %v, want nothing (removal is not a cut)", ps)
+	}
+}
