@@ -5,7 +5,7 @@ BIN       := bin/skillsync
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 20s
 
-.PHONY: build demo test e2e bench reliability lint fuzz clean
+.PHONY: build demo test e2e bench bench-watch reliability lint fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillsync
@@ -22,8 +22,14 @@ test:
 e2e:
 	$(GO) test -tags e2e -count=1 -timeout 30m -v -run TestConformance ./e2e/
 
-# Watcher latency, idle CPU and memory (bench/watchlatency); takes a few minutes.
+# One-shot commands against the file-I/O floor and the peers rulesync and ruler
+# (installed with npm into bench/.cache), N = 100, 1000, 10000; prints the table and
+# writes bench/results/latest.md. Takes about half an hour.
 bench:
+	$(GO) run ./bench/reconcile
+
+# Watcher latency, idle CPU and memory (bench/watchlatency); takes a few minutes.
+bench-watch:
 	$(GO) run ./bench/watchlatency
 
 # The adversarial suites (reliability/): a table of suites, cases and failures.

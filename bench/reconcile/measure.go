@@ -1,0 +1,173 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+)
+
+// sample is one timed run.
+type sample struct {
+	wall    time.Duration
+	rssKB   int64
+	written int
+}
+
+// series is the samples of one scenario, warm-up excluded.
+type series struct {
+	samples []sample
+	failed  string // why a run failed; the figures are not reported then
+}
+
+func (s series) median() time.Duration {
+	walls := s.walls()
+	if len(walls) == 0 {
+		return 0
+	}
+	return walls[len(walls)/2]
+}
+
+func (s series) spread() (lo, hi time.Duration) {
+	walls := s.walls()
+	if len(walls) == 0 {
+		return 0, 0
+	}
+	return walls[0], walls[len(walls)-1]
+}
+
+func (s series) walls() []time.Duration {
+	var out []time.Duration
+	for _, x := range s.samples {
+		out = append(out, x.wall)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s series) peakRSSKB() int64 {
+	var peak int64
+	for _, x := range s.samples {
+		peak = max(peak, x.rssKB)
+	}
+	return peak
+}
+
+// maxWritten is the most files any run wrote: a no-op must show 0 on every run.
+func (s series) maxWritten() int {
+	most := 0
+	for _, x := range s.samples {
+		most = max(most, x.written)
+	}
+	return most
+}
+
+// run is one invocation: the command, and the untimed steps around it.
+type run struct {
+	dir   string // where the command runs and whose files are counted
+	argv  []string
+	env   []string
+	okRC  []int        // exit codes that count as success
+	setup func() error // untimed, before
+	after func() error // untimed, after
+}
+
+// measureSeries runs warmup+runs invocations from next and times all but the
+// warm-up ones. next(i) gives the i-th invocation.
+func measureSeries(warmup, runs int, next func(i int) run) series {
+	var s series
+	for i := 0; i < warmup+runs; i++ {
+		r := next(i)
+		if r.setup != nil {
+			if err := r.setup(); err != nil {
+				s.failed = "setup: " + err.Error()
+				return s
+			}
+		}
+		before := snapshot(r.dir)
+		x, err := timeOne(r)
+		if err != nil {
+			s.failed = err.Error()
+			return s
+		}
+		x.written = changed(before, snapshot(r.dir))
+		if r.after != nil {
+			if err := r.after(); err != nil {
+				s.failed = "after: " + err.Error()
+				return s
+			}
+		}
+		if i >= warmup {
+			s.samples = append(s.samples, x)
+		}
+	}
+	return s
+}
+
+func timeOne(r run) (sample, error) {
+	cmd := exec.Command(r.argv[0], r.argv[1:]...)
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), r.env...)
+	var out limitedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	rc := cmd.ProcessState.ExitCode()
+	if err != nil && !slices.Contains(r.okRC, rc) {
+		return sample{}, &runError{argv: r.argv, rc: rc, output: out.String()}
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss
+	}
+	return sample{wall: wall, rssKB: rss}, nil
+}
+
+// fileState is what changes when a file is written: a rename or link gives a new
+// inode, an in-place write a new mtime or size.
+type fileState struct {
+	ino   uint64
+	mtime time.Time
+	size  int64
+}
+
+// snapshot records every file under dir except the inputs people edit.
+func snapshot(dir string) map[string]fileState {
+	files := map[string]fileState{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		var ino uint64
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			ino = st.Ino
+		}
+		files[p] = fileState{ino, info.ModTime(), info.Size()}
+		return nil
+	})
+	return files
+}
+
+// changed counts files created, replaced, modified or deleted.
+func changed(before, after map[string]fileState) int {
+	n := 0
+	for p, a := range after {
+		if b, ok := before[p]; !ok || b != a {
+			n++
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			n++
+		}
+	}
+	return n
+}
