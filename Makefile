@@ -54,6 +54,7 @@ lint:
 fuzz:
 	$(GO) test ./banner -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./desired/render -run '^$$' -fuzz '^FuzzFrontMatterRoundTrip$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./desired/render -run '^$$' -fuzz '^FuzzPlainFrontMatter$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./desired/registry -run '^$$' -fuzz '^FuzzParseAndValidate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./controller -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
 

@@ -70,8 +70,17 @@ type field struct {
 	value any
 }
 
-// frontMatter encodes fields with a YAML encoder, so any text round-trips.
+// frontMatter writes fields as YAML. Fields that are all plain words are written
+// directly; anything else goes through a YAML encoder and is read back, so any text
+// round-trips.
 func frontMatter(fields []field) ([]byte, error) {
+	if front, ok := plainFrontMatter(fields); ok {
+		return front, nil
+	}
+	return encodedFrontMatter(fields)
+}
+
+func encodedFrontMatter(fields []field) ([]byte, error) {
 	doc := &yaml.Node{Kind: yaml.MappingNode}
 	for _, f := range fields {
 		v, err := valueNode(f.value)

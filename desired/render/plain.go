@@ -1,0 +1,70 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+)
+
+// plainFrontMatter writes fields without the encoder when every value reads back
+// unchanged as a YAML plain scalar: the common case (a name, a one-line title, a
+// flag), and the encoder plus the read-back are most of a render. It writes what
+// the encoder would (plain_test.go checks that) and reports false for anything else.
+func plainFrontMatter(fields []field) ([]byte, bool) {
+	var b bytes.Buffer
+	for _, f := range fields {
+		b.WriteString(f.key)
+		b.WriteString(": ")
+		switch v := f.value.(type) {
+		case string:
+			if !isPlainSafe(v) {
+				return nil, false
+			}
+			b.WriteString(v)
+		case bool:
+			if v {
+				b.WriteString("true")
+			} else {
+				b.WriteString("false")
+			}
+		default:
+			return nil, false
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), true
+}
+
+// isPlainSafe accepts text that every YAML reader takes for the same string when
+// written plain: it starts with a letter, holds only letters, digits, spaces and
+// punctuation that is inert mid-scalar, has no ": ", " #" or trailing space, is not
+// long enough for an encoder to fold, and is no word YAML 1.1 reads as a boolean
+// or null.
+func isPlainSafe(s string) bool {
+	if s == "" || len(s) > 80 || !isASCIILetter(s[0]) || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isASCIILetter(c), c >= '0' && c <= '9':
+		case c == ' ':
+			if i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '#') {
+				return false
+			}
+		case strings.IndexByte(".,()/_-'<>?!#", c) >= 0:
+		case c == ':':
+			if i+1 < len(s) && s[i+1] == ' ' {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	switch strings.ToLower(s) {
+	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
+		return false
+	}
+	return !strings.Contains(s, delimiter)
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -1,0 +1,57 @@
+package render
+
+import (
+	"bytes"
+	"testing"
+)
+
+// plainCases are values the fast path must either refuse or write exactly as the
+// encoder does.
+var plainCases = []string{
+	"intent", "Propose an intent", "Propose an intent for billing (#12)", "Search: by tag", "a: b", "key:",
+	"Yes", "no", "On", "NULL", "y", "True", "x #comment", "x#y", "it's", "<text>", "path/to/x", "a  b", "trailing ",
+	"--- no", "a---b", "1abc", "-dash", "?q", "Ünïcode", "tab\there", "new\nline", "quote\"d", "back\\slash",
+	"Estimate a budget for infra (#1234) and then something rather longer than eighty characters in all",
+	"percent %", "star *", "amp &", "bang!", "question?", "comma, then", "dot.", "under_score",
+}
+
+func TestPlainFrontMatterWritesWhatTheEncoderWrites(t *testing.T) {
+	accepted := 0
+	for _, v := range plainCases {
+		fields := []field{{"name", "x"}, {"description", v}, {"disable-model-invocation", true}}
+		fast, ok := plainFrontMatter(fields)
+		if !ok {
+			continue
+		}
+		accepted++
+		slow, err := encodedFrontMatter(fields)
+		if err != nil {
+			t.Errorf("%q: the fast path took a value the encoder refuses: %v", v, err)
+			continue
+		}
+		if !bytes.Equal(fast, slow) {
+			t.Errorf("%q: fast path wrote\n%s\nthe encoder\n%s", v, fast, slow)
+		}
+	}
+	if accepted < 11 {
+		t.Errorf("the fast path took only %d of the cases; it is meant for the common ones", accepted)
+	}
+}
+
+// FuzzPlainFrontMatter checks the same for arbitrary text.
+func FuzzPlainFrontMatter(f *testing.F) {
+	for _, v := range plainCases {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		fields := []field{{"name", "x"}, {"description", v}}
+		fast, ok := plainFrontMatter(fields)
+		if !ok {
+			return
+		}
+		slow, err := encodedFrontMatter(fields)
+		if err != nil || !bytes.Equal(fast, slow) {
+			t.Fatalf("%q: fast path wrote %q, encoder %q (%v)", v, fast, slow, err)
+		}
+	})
+}
