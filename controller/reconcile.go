@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -88,7 +89,14 @@ func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 // fails closed: with any problem in the inputs nothing is planned or written.
 func Reconcile(req Request) Outcome {
 	var out Outcome
+	// The scan does not depend on the inputs: it runs while they load and render.
+	scanned := make(chan scanResult, 1)
+	go func() {
+		st, err := scanRoot(req.Root)
+		scanned <- scanResult{st, err}
+	}()
 	in, err := LoadInputs(req.Root, req.ProfileFlag, req.ProfileEnv)
+	scan := <-scanned
 	out.Inputs = in
 	var problems registry.Problems
 	if errors.As(err, &problems) {
@@ -99,11 +107,11 @@ func Reconcile(req Request) Outcome {
 		out.Err = err
 		return out
 	}
-	out.Observed, err = observed.Scan(in.Registry.Root, scanDirs())
-	if err != nil {
-		out.Err = err
+	if scan.err != nil {
+		out.Err = scan.err
 		return out
 	}
+	out.Observed = scan.state
 	out.Plan = MakePlan(in.Desired, out.Observed, req.Options)
 	if req.Check || out.Plan.Refused != "" {
 		return out
@@ -140,6 +148,24 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	}
 	defer lock.Release()
 	return Reconcile(req)
+}
+
+type scanResult struct {
+	state observed.State
+	err   error
+}
+
+// scanRoot scans the workspace at root the way the loader finds it: through its
+// real path, so the two agree on what Root is.
+func scanRoot(root string) (observed.State, error) {
+	real, err := filepath.EvalSymlinks(root)
+	if err == nil {
+		real, err = filepath.Abs(real)
+	}
+	if err != nil {
+		return observed.State{}, err
+	}
+	return observed.Scan(real, scanDirs())
 }
 
 // scanDirs is every target directory, enabled or not, so that files generated for a

@@ -111,63 +111,94 @@ func (st *State) scanDir(root *os.Root, dir string) error {
 		}
 		return nil
 	}
-	entries, err := workspacefs.ReadDir(root, dir)
+	target, err := root.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", dir, workspacefs.Cause(err))
 	}
-	for _, e := range entries {
-		skillPath := path.Join(dir, e.Name(), SkillFile)
-		switch {
-		case e.Type()&fs.ModeSymlink != 0:
-			st.Files[skillPath] = File{Path: skillPath, Reason: path.Join(dir, e.Name()) + " is a symlink"}
-			st.links = append(st.links, path.Join(dir, e.Name()))
-		case !e.IsDir():
-			st.Files[skillPath] = File{Path: skillPath, Reason: path.Join(dir, e.Name()) + " is not a directory", Obstruction: true}
-		default:
-			if err := st.scanSkillDir(root, path.Join(dir, e.Name())); err != nil {
-				return err
-			}
+	defer target.Close()
+	entries, err := workspacefs.ReadDir(target, ".")
+	if err != nil {
+		return fmt.Errorf("read %s: %w", dir, workspacefs.Cause(err))
+	}
+	found := make([]skillDir, len(entries))
+	err = inParallel(len(entries), func(i int) error {
+		found[i] = scanSkillDir(target, dir, entries[i])
+		return found[i].err
+	})
+	if err != nil {
+		return err
+	}
+	for _, sd := range found {
+		for _, f := range sd.files {
+			st.Files[f.Path] = f
+		}
+		st.links = append(st.links, sd.links...)
+		st.TempFiles = append(st.TempFiles, sd.temps...)
+		if sd.empty {
+			st.EmptyDirs = append(st.EmptyDirs, sd.path)
 		}
 	}
 	return nil
 }
 
-func (st *State) scanSkillDir(root *os.Root, skillDir string) error {
-	entries, err := workspacefs.ReadDir(root, skillDir)
+// skillDir is what one entry of a target directory holds.
+type skillDir struct {
+	path  string // workspace-relative
+	files []File
+	links []string
+	temps []string
+	empty bool
+	err   error
+}
+
+// scanSkillDir reads one entry of the target directory dir, opened as target.
+func scanSkillDir(target *os.Root, dir string, e fs.DirEntry) skillDir {
+	sd := skillDir{path: path.Join(dir, e.Name())}
+	skillPath := path.Join(sd.path, SkillFile)
+	switch {
+	case e.Type()&fs.ModeSymlink != 0:
+		sd.files = append(sd.files, File{Path: skillPath, Reason: sd.path + " is a symlink"})
+		sd.links = append(sd.links, sd.path)
+		return sd
+	case !e.IsDir():
+		sd.files = append(sd.files, File{Path: skillPath, Reason: sd.path + " is not a directory", Obstruction: true})
+		return sd
+	}
+	entries, err := workspacefs.ReadDir(target, e.Name())
 	if err != nil {
-		return fmt.Errorf("read %s: %w", skillDir, workspacefs.Cause(err))
+		sd.err = fmt.Errorf("read %s: %w", sd.path, workspacefs.Cause(err))
+		return sd
 	}
-	if len(entries) == 0 {
-		st.EmptyDirs = append(st.EmptyDirs, skillDir)
-	}
-	for _, e := range entries {
-		rel := path.Join(skillDir, e.Name())
+	sd.empty = len(entries) == 0
+	for _, e2 := range entries {
+		rel := path.Join(sd.path, e2.Name())
+		inTarget := path.Join(e.Name(), e2.Name())
 		switch {
-		case banner.IsTempName(e.Name()) && e.Type().IsRegular():
-			if data, err := workspacefs.ReadRegular(root, rel, MaxFileSize); err == nil && banner.IsPartial(data) {
-				st.TempFiles = append(st.TempFiles, rel)
+		case banner.IsTempName(e2.Name()) && e2.Type().IsRegular():
+			if data, err := workspacefs.ReadRegular(target, inTarget, MaxFileSize); err == nil && banner.IsPartial(data) {
+				sd.temps = append(sd.temps, rel)
 			}
-		case e.Name() != SkillFile:
-		case e.Type()&fs.ModeSymlink != 0:
-			st.Files[rel] = File{Path: rel, Reason: rel + " is a symlink"}
-			st.links = append(st.links, rel)
-		case !e.Type().IsRegular():
-			st.Files[rel] = File{Path: rel, Reason: rel + " is not a regular file", Obstruction: true}
+		case e2.Name() != SkillFile:
+		case e2.Type()&fs.ModeSymlink != 0:
+			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is a symlink"})
+			sd.links = append(sd.links, rel)
+		case !e2.Type().IsRegular():
+			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is not a regular file", Obstruction: true})
 		default:
-			data, err := workspacefs.ReadRegular(root, rel, MaxFileSize)
+			data, err := workspacefs.ReadRegular(target, inTarget, MaxFileSize)
 			switch {
 			case errors.Is(err, workspacefs.ErrTooLarge):
-				st.Files[rel] = File{Path: rel, Reason: fmt.Sprintf("%s is larger than %d bytes", rel, MaxFileSize)}
+				sd.files = append(sd.files, File{Path: rel, Reason: fmt.Sprintf("%s is larger than %d bytes", rel, MaxFileSize)})
 			case errors.Is(err, workspacefs.ErrNotRegular):
-				st.Files[rel] = File{Path: rel, Reason: rel + " is not a regular file"}
+				sd.files = append(sd.files, File{Path: rel, Reason: rel + " is not a regular file"})
 			case err != nil:
-				return fmt.Errorf("read %s: %w", rel, workspacefs.Cause(err))
+				sd.err = fmt.Errorf("read %s: %w", rel, workspacefs.Cause(err))
 			default:
-				st.Files[rel] = Classify(rel, data)
+				sd.files = append(sd.files, Classify(rel, data))
 			}
 		}
 	}
-	return nil
+	return sd
 }
 
 // Classify decides who owns the file at rel with the given content.

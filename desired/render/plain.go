@@ -35,12 +35,13 @@ func plainFrontMatter(fields []field) ([]byte, bool) {
 }
 
 // isPlainSafe accepts text that every YAML reader takes for the same string when
-// written plain: it starts with a letter, holds only letters, digits, spaces and
+// written plain: it starts with a letter (or the < of an argument hint such as
+// <text>, never the merge key <<), holds only letters, digits, spaces and
 // punctuation that is inert mid-scalar, has no ": ", " #" or trailing space, is not
 // long enough for an encoder to fold, and is no word YAML 1.1 reads as a boolean
 // or null.
 func isPlainSafe(s string) bool {
-	if s == "" || len(s) > 80 || !isASCIILetter(s[0]) || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
+	if s == "" || len(s) > 80 || !(isASCIILetter(s[0]) || len(s) > 1 && s[0] == '<' && isASCIILetter(s[1])) || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

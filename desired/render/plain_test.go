@@ -12,7 +12,7 @@ var plainCases = []string{
 	"Yes", "no", "On", "NULL", "y", "True", "x #comment", "x#y", "it's", "<text>", "path/to/x", "a  b", "trailing ",
 	"--- no", "a---b", "1abc", "-dash", "?q", "Ünïcode", "tab\there", "new\nline", "quote\"d", "back\\slash",
 	"Estimate a budget for infra (#1234) and then something rather longer than eighty characters in all",
-	"percent %", "star *", "amp &", "bang!", "question?", "comma, then", "dot.", "under_score",
+	"percent %", "<text>", "<a: b>", "<", "<#>", "star *", "amp &", "bang!", "question?", "comma, then", "dot.", "under_score",
 }
 
 func TestPlainFrontMatterWritesWhatTheEncoderWrites(t *testing.T) {

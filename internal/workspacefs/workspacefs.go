@@ -22,13 +22,15 @@ var (
 // is a symlink, a FIFO or device never blocks the read, and nothing past limit bytes
 // is read.
 func ReadRegular(root *os.Root, name string, limit int64) ([]byte, error) {
-	if info, err := root.Lstat(name); err != nil {
-		return nil, err
-	} else if !info.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	// One open, and an Lstat only when it fails: O_NOFOLLOW refuses a symlink,
+	// O_NONBLOCK keeps a FIFO from blocking, and read checks what was opened.
+	data, err := read(root, name, limit, syscall.O_NOFOLLOW)
+	if err != nil && !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrNotRegular) && !errors.Is(err, fs.ErrNotExist) {
+		if info, lerr := root.Lstat(name); lerr == nil && !info.Mode().IsRegular() {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+		}
 	}
-	// O_NOFOLLOW and O_NONBLOCK close the race with a swap after the Lstat.
-	return read(root, name, limit, syscall.O_NOFOLLOW)
+	return data, err
 }
 
 // ReadFile is ReadRegular for inputs, which may be symlinks as long as they lead to
