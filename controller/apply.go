@@ -9,11 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -53,32 +53,27 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 		return nil, err
 	}
 	defer r.Close()
-	order := map[Action]int{Cleanup: 0, Create: 1, Update: 1, Delete: 2}
-	var todo []Change
+	// Each phase finishes before the next starts; within one, every change has a
+	// path of its own, so they run a few at a time.
+	phases := map[Action]int{Cleanup: 0, Create: 1, Update: 1, Delete: 2}
+	byPhase := make([][]Change, 3)
 	for _, c := range plan.Changes {
-		if _, ok := order[c.Action]; ok {
-			todo = append(todo, c)
+		if p, ok := phases[c.Action]; ok {
+			byPhase[p] = append(byPhase[p], c)
 		}
 	}
-	sort.SliceStable(todo, func(i, j int) bool { return order[todo[i].Action] < order[todo[j].Action] })
-
 	var done, failed []Applied
-	for _, c := range todo {
-		var err error
-		switch c.Action {
-		case Cleanup:
-			err = cleanup(r, c.Path)
-		case Create:
-			err = create(r, c.Path, c.New)
-		case Update:
-			err = update(r, c.Path, c.Old, c.New)
-		case Delete:
-			err = remove(r, c.Path, c.Old)
-		}
-		a := Applied{Change: c, Err: err}
-		done = append(done, a)
-		if err != nil {
-			failed = append(failed, a)
+	for _, todo := range byPhase {
+		results := make([]Applied, len(todo))
+		parallel.Each(len(todo), func(i int) error {
+			results[i] = Applied{Change: todo[i], Err: applyOne(r, todo[i])}
+			return nil
+		})
+		for _, a := range results {
+			done = append(done, a)
+			if a.Err != nil {
+				failed = append(failed, a)
+			}
 		}
 	}
 	if len(failed) > 0 {
@@ -87,20 +82,43 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 	return done, nil
 }
 
+func applyOne(r *os.Root, c Change) error {
+	switch c.Action {
+	case Cleanup:
+		return cleanup(r, c.Path)
+	case Create:
+		return create(r, c.Path, c.New)
+	case Update:
+		return update(r, c.Path, c.Old, c.New)
+	case Delete:
+		return remove(r, c.Path, c.Old)
+	}
+	return nil
+}
+
 var errAppeared = errors.New("a file appeared there since the scan (on a case-insensitive filesystem, perhaps under another case); kept")
 
 // create writes a file that must not exist yet. The final step is a hard link, which
 // fails rather than replace a file someone put there since the scan.
 func create(r *os.Root, rel string, data []byte) error {
-	if err := r.MkdirAll(path.Dir(rel), 0o755); err != nil {
+	if err := r.Mkdir(path.Dir(rel), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := r.MkdirAll(path.Dir(rel), 0o755); err != nil {
+			return workspacefs.Cause(err)
+		}
+	}
+	// The skill directory's own root makes each step below one system call.
+	d, err := r.OpenRoot(path.Dir(rel))
+	if err != nil {
 		return workspacefs.Cause(err)
 	}
-	tmp, err := writeTemp(r, path.Dir(rel), data)
+	defer d.Close()
+	name := path.Base(rel)
+	tmp, err := writeTemp(d, data)
 	if err != nil {
 		return err
 	}
-	defer r.Remove(tmp)
-	err = r.Link(tmp, rel)
+	defer d.Remove(tmp)
+	err = d.Link(tmp, name)
 	if errors.Is(err, fs.ErrExist) {
 		return errAppeared
 	}
@@ -110,10 +128,10 @@ func create(r *os.Root, rel string, data []byte) error {
 	if err != nil {
 		// Without hard links (some network and FUSE filesystems) the window between
 		// this check and the rename is the best there is.
-		if _, statErr := r.Lstat(rel); !errors.Is(statErr, fs.ErrNotExist) {
+		if _, statErr := d.Lstat(name); !errors.Is(statErr, fs.ErrNotExist) {
 			return errAppeared
 		}
-		if err := r.Rename(tmp, rel); err != nil {
+		if err := d.Rename(tmp, name); err != nil {
 			return workspacefs.Cause(err)
 		}
 	}
@@ -126,15 +144,21 @@ func linksUnsupported(err error) bool {
 
 // update replaces a generated file atomically, only if it is still what was planned on.
 func update(r *os.Root, rel string, old, data []byte) error {
-	if err := stillAsPlanned(r, rel, old); err != nil {
+	d, err := r.OpenRoot(path.Dir(rel))
+	if err != nil {
+		return workspacefs.Cause(err)
+	}
+	defer d.Close()
+	name := path.Base(rel)
+	if err := stillAsPlanned(d, name, rel, old); err != nil {
 		return err
 	}
-	tmp, err := writeTemp(r, path.Dir(rel), data)
+	tmp, err := writeTemp(d, data)
 	if err != nil {
 		return err
 	}
-	if err := r.Rename(tmp, rel); err != nil {
-		r.Remove(tmp)
+	if err := d.Rename(tmp, name); err != nil {
+		d.Remove(tmp)
 		return workspacefs.Cause(err)
 	}
 	return nil
@@ -143,7 +167,7 @@ func update(r *os.Root, rel string, old, data []byte) error {
 // remove deletes a generated file that is still what was planned on, then its skill
 // directory if nothing else is left in it.
 func remove(r *os.Root, rel string, old []byte) error {
-	if err := stillAsPlanned(r, rel, old); err != nil {
+	if err := stillAsPlanned(r, rel, rel, old); err != nil {
 		return err
 	}
 	if err := r.Remove(rel); err != nil {
@@ -188,10 +212,11 @@ func removeIfEmpty(r *os.Root, dir string) error {
 	return workspacefs.Cause(err)
 }
 
-// stillAsPlanned re-reads the file: it must still be a regular file carrying a banner
-// for its own path and hold exactly the bytes the plan was made from.
-func stillAsPlanned(r *os.Root, rel string, old []byte) error {
-	data, err := workspacefs.ReadRegular(r, rel, observed.MaxFileSize)
+// stillAsPlanned re-reads the file name under r, which is rel in the workspace: it
+// must still be a regular file carrying a banner for rel and hold exactly the bytes
+// the plan was made from.
+func stillAsPlanned(r *os.Root, name, rel string, old []byte) error {
+	data, err := workspacefs.ReadRegular(r, name, observed.MaxFileSize)
 	switch {
 	case errors.Is(err, workspacefs.ErrNotRegular):
 		return errors.New("no longer a regular file; kept")
@@ -205,11 +230,11 @@ func stillAsPlanned(r *os.Root, rel string, old []byte) error {
 	return nil
 }
 
-// writeTemp writes data to a new temp file in dir and returns its workspace path.
-func writeTemp(r *os.Root, dir string, data []byte) (string, error) {
+// writeTemp writes data to a new temp file directly under r and returns its name.
+func writeTemp(r *os.Root, data []byte) (string, error) {
 	var random [8]byte
 	rand.Read(random[:])
-	name := path.Join(dir, strings.Replace(banner.TempPattern, "*", hex.EncodeToString(random[:]), 1))
+	name := strings.Replace(banner.TempPattern, "*", hex.EncodeToString(random[:]), 1)
 	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return "", workspacefs.Cause(err)

@@ -71,12 +71,17 @@ func ensureIgnored(r *os.Root) error {
 
 // replaceFile writes a state file atomically.
 func replaceFile(r *os.Root, rel string, data []byte) error {
-	tmp, err := writeTemp(r, path.Dir(rel), data)
+	d, err := r.OpenRoot(path.Dir(rel))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", rel, workspacefs.Cause(err))
+	}
+	defer d.Close()
+	tmp, err := writeTemp(d, data)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
-	if err := r.Rename(tmp, rel); err != nil {
-		r.Remove(tmp)
+	if err := d.Rename(tmp, path.Base(rel)); err != nil {
+		d.Remove(tmp)
 		return fmt.Errorf("write %s: %w", rel, workspacefs.Cause(err))
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -121,7 +122,7 @@ func (st *State) scanDir(root *os.Root, dir string) error {
 		return fmt.Errorf("read %s: %w", dir, workspacefs.Cause(err))
 	}
 	found := make([]skillDir, len(entries))
-	err = inParallel(len(entries), func(i int) error {
+	err = parallel.Each(len(entries), func(i int) error {
 		found[i] = scanSkillDir(target, dir, entries[i])
 		return found[i].err
 	})
