@@ -52,13 +52,7 @@ func readApplied(r *os.Root) (map[string][]byte, error) {
 
 // writeApplied replaces the record atomically.
 func writeApplied(r *os.Root, files map[string][]byte) error {
-	if err := checkStateDir(r); err != nil {
-		return err
-	}
-	if err := r.MkdirAll(StateDir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", StateDir, workspacefs.Cause(err))
-	}
-	if err := ensureIgnored(r); err != nil {
+	if err := makeStateDir(r); err != nil {
 		return err
 	}
 	data, err := json.Marshal(appliedRecord{Files: files})

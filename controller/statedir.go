@@ -32,6 +32,15 @@ func UseProfile(root, name string) error {
 		return err
 	}
 	defer r.Close()
+	if err := makeStateDir(r); err != nil {
+		return err
+	}
+	return replaceFile(r, desired.ProfileFile, []byte(name+"\n"))
+}
+
+// makeStateDir creates .skillsync/ with its .gitignore, unless something other
+// than a directory is in its place.
+func makeStateDir(r *os.Root) error {
 	if err := checkStateDir(r); err != nil {
 		return err
 	}
@@ -41,7 +50,7 @@ func UseProfile(root, name string) error {
 	if err := ensureIgnored(r); err != nil {
 		return err
 	}
-	return replaceFile(r, desired.ProfileFile, []byte(name+"\n"))
+	return nil
 }
 
 // checkStateDir refuses a .skillsync that is not a plain directory: writing or
