@@ -12,44 +12,11 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// document is one YAML document of an input file, kept as a node tree so every
-// later problem can point at the line it comes from.
-type document struct {
-	file string
-	root *yaml.Node // the document's top-level mapping
-}
-
-// at returns the position of the value under keys, or of the deepest key path
-// that exists, so a problem about a missing field points at its parent.
-func (d document) at(keys ...string) Position {
-	n := d.root
-	for _, k := range keys {
-		next := mappingValue(n, k)
-		if next == nil {
-			break
-		}
-		n = next
-	}
-	return Position{File: d.file, Line: n.Line, Column: n.Column}
-}
-
-func mappingValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
-}
-
 // parseDocuments splits a multi-document YAML (or JSON) file into mappings.
 // Empty documents are skipped; anything that is not a mapping is a problem.
-func parseDocuments(file string, data []byte) ([]document, Problems) {
+func parseDocuments(file string, data []byte) ([]*yaml.Node, Problems) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var docs []document
+	var docs []*yaml.Node
 	for {
 		var n yaml.Node
 		err := dec.Decode(&n)
@@ -70,7 +37,7 @@ func parseDocuments(file string, data []byte) ([]document, Problems) {
 				Hint:    "each document needs apiVersion, kind, metadata and spec",
 			}}
 		}
-		docs = append(docs, document{file: file, root: root})
+		docs = append(docs, root)
 	}
 }
 

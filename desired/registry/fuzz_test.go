@@ -4,8 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	yaml "go.yaml.in/yaml/v3"
 )
 
 const fuzzConfig = "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [r.yaml]\n  targets: [claude-code, qwen-code, agents]\n  profile: p\n  mcp: {server: s}\n"
@@ -28,8 +26,8 @@ func FuzzParseAndValidate(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, content string) {
 		l := &loader{root: "/fuzz", r: root}
-		reg := &Registry{Root: "/fuzz", ConfigFile: ConfigName, malformed: map[*yaml.Node]bool{}}
-		docs, ps := parseDocuments(ConfigName, []byte(fuzzConfig))
+		reg := &Registry{Root: "/fuzz", ConfigFile: ConfigName, malformed: map[document]bool{}}
+		_, docs, ps := parseSource(ConfigName, []byte(fuzzConfig))
 		if len(ps) > 0 {
 			t.Fatal(ps)
 		}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // ConfigName is the workspace configuration file at the root of every workspace.
@@ -57,7 +56,7 @@ func Load(root string) (*Registry, error) {
 	defer r.Close()
 	l := &loader{root: real, r: r}
 	reg := l.load()
-	if reg.config.root != nil {
+	if reg.config.src != nil {
 		l.add(Validate(reg)...)
 	}
 	if len(l.problems) > 0 {
@@ -78,7 +77,7 @@ type loader struct {
 func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }
 
 func (l *loader) load() *Registry {
-	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[*yaml.Node]bool{}, Sources: map[string][]byte{}}
+	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[document]bool{}, Sources: map[string][]byte{}}
 	data, err := workspacefs.ReadFile(l.r, ConfigName, maxInputSize)
 	if err != nil {
 		l.add(Problem{Pos: Position{File: ConfigName}, Message: "cannot read workspace config: " + workspacefs.Cause(err).Error(),
@@ -86,7 +85,7 @@ func (l *loader) load() *Registry {
 		return reg
 	}
 	reg.Sources[ConfigName] = data
-	docs, ps := parseDocuments(ConfigName, data)
+	_, docs, ps := parseSource(ConfigName, data)
 	l.add(ps...)
 	if len(ps) > 0 {
 		return reg
@@ -111,19 +110,19 @@ func (l *loader) load() *Registry {
 // decode fills out from a document strictly; a document with problems is marked so
 // validation does not report the same mistake a second time.
 func (l *loader) decode(reg *Registry, doc document, out any) {
-	ps := decodeStrict(doc.file, doc.root, out)
+	ps := decodeStrict(doc.file(), doc.root(), out)
 	if len(ps) > 0 {
-		reg.malformed[doc.root] = true
+		reg.malformed[doc] = true
 	}
 	l.add(ps...)
 }
 
 func (l *loader) checkHeader(doc document, apiVersion, kind, wantKind string) {
 	if apiVersion != APIVersion {
-		l.add(Problem{Pos: doc.at("apiVersion"), Message: fmt.Sprintf("apiVersion %q is not supported", apiVersion), Hint: "write apiVersion: " + APIVersion})
+		l.add(Problem{Pos: doc.at("apiVersion").Position(), Message: fmt.Sprintf("apiVersion %q is not supported", apiVersion), Hint: "write apiVersion: " + APIVersion})
 	}
 	if wantKind != "" && kind != wantKind {
-		l.add(Problem{Pos: doc.at("kind"), Message: fmt.Sprintf("kind %q where %s was expected", kind, wantKind), Hint: "write kind: " + wantKind})
+		l.add(Problem{Pos: doc.at("kind").Position(), Message: fmt.Sprintf("kind %q where %s was expected", kind, wantKind), Hint: "write kind: " + wantKind})
 	}
 }
 
@@ -131,12 +130,7 @@ func (l *loader) registryFiles(reg *Registry) []string {
 	seen := map[string]bool{}
 	var files []string
 	for i, pattern := range reg.Config.Spec.Registry {
-		pos := reg.config.at("spec", "registry")
-		if item := mappingValue(reg.config.root, "spec"); item != nil {
-			if seq := mappingValue(item, "registry"); seq != nil && i < len(seq.Content) {
-				pos = Position{File: ConfigName, Line: seq.Content[i].Line, Column: seq.Content[i].Column}
-			}
-		}
+		pos := itemAt(reg.config, i, "spec", "registry").Position()
 		matches, p := l.glob(pattern, pos)
 		if p != nil {
 			l.add(*p)
@@ -167,11 +161,14 @@ func (l *loader) loadFile(reg *Registry, file string) {
 
 // addDocuments parses one registry file's content into reg.
 func (l *loader) addDocuments(reg *Registry, file string, data []byte) {
-	docs, ps := parseDocuments(file, data)
+	src, docs, ps := parseSource(file, data)
 	l.add(ps...)
+	if src != nil {
+		defer src.release()
+	}
 	for _, doc := range docs {
 		kind := ""
-		if k := mappingValue(doc.root, "kind"); k != nil {
+		if k := mappingValue(doc.root(), "kind"); k != nil {
 			kind = k.Value
 		}
 		switch kind {
@@ -196,13 +193,13 @@ func (l *loader) addDocuments(reg *Registry, file string, data []byte) {
 			l.checkHeader(doc, d.APIVersion, d.Kind, "")
 			reg.Profiles = append(reg.Profiles, Profile{Name: d.Metadata.Name, Spec: d.Spec, doc: doc})
 		default:
-			l.add(Problem{Pos: doc.at("kind"), Message: fmt.Sprintf("unknown kind %q", kind), Hint: "registry documents are of kind Capability, Skill or Profile"})
+			l.add(Problem{Pos: doc.at("kind").Position(), Message: fmt.Sprintf("unknown kind %q", kind), Hint: "registry documents are of kind Capability, Skill or Profile"})
 		}
 	}
 }
 
 func (l *loader) readBodyFile(doc document, file, bodyFile string) string {
-	pos := doc.at("spec", "bodyFile")
+	pos := doc.at("spec", "bodyFile").Position()
 	rel, p := l.resolveInside(path.Join(path.Dir(file), filepath.ToSlash(bodyFile)), bodyFile, pos)
 	if p != nil {
 		l.add(*p)

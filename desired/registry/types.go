@@ -3,8 +3,6 @@
 // validates them. It reads files; it never writes.
 package registry
 
-import yaml "go.yaml.in/yaml/v3"
-
 // APIVersion is the only apiVersion this release reads.
 const APIVersion = "skillsync/v1"
 
@@ -143,7 +141,7 @@ type Registry struct {
 	Skills       []Skill
 	Profiles     []Profile
 	config       document
-	malformed    map[*yaml.Node]bool // documents that did not decode cleanly
+	malformed    map[document]bool // documents that did not decode cleanly
 }
 
 // ProfileNamed returns the profile called name.
@@ -167,7 +165,7 @@ func (r *Registry) ProfileNames() []string {
 
 // DefaultProfileAt is where spec.profile is written, for problems about it.
 func (r *Registry) DefaultProfileAt() Position {
-	return r.config.at("spec", "profile")
+	return r.config.at("spec", "profile").Position()
 }
 
 // MCPServer is the server a capability's tool lives on.
@@ -182,7 +180,7 @@ func (c Capability) MCPServer(ws Workspace) string {
 }
 
 // Pos is where the capability is declared.
-func (c Capability) Pos() Position { return c.doc.at("metadata", "name") }
+func (c Capability) Pos() Position { return c.doc.at("metadata", "name").Position() }
 
 // Pos is where the skill is declared.
-func (s Skill) Pos() Position { return s.doc.at("metadata", "name") }
+func (s Skill) Pos() Position { return s.doc.at("metadata", "name").Position() }

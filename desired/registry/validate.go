@@ -45,7 +45,7 @@ func Validate(reg *Registry) Problems {
 
 type claim struct {
 	owner string
-	pos   Position
+	pos   place
 }
 
 type validator struct {
@@ -56,11 +56,11 @@ type validator struct {
 	announced map[string]bool
 }
 
-func (v *validator) add(pos Position, hint, format string, args ...any) {
-	if v.reg.malformed[v.doc.root] {
+func (v *validator) add(pos place, hint, format string, args ...any) {
+	if v.reg.malformed[v.doc] {
 		return
 	}
-	v.problems = append(v.problems, Problem{Pos: pos, Message: fmt.Sprintf(format, args...), Hint: hint})
+	v.problems = append(v.problems, Problem{Pos: pos.Position(), Message: fmt.Sprintf(format, args...), Hint: hint})
 }
 
 // Targets returns the targets the workspace enables; all of them when none are listed.
@@ -102,7 +102,7 @@ func (v *validator) workspace() {
 
 func (v *validator) profiles() {
 	v.announced = map[string]bool{}
-	seen := map[string]Position{}
+	seen := map[string]place{}
 	for _, p := range v.reg.Profiles {
 		v.doc = p.doc
 		pos := p.doc.at("metadata", "name")
@@ -113,7 +113,7 @@ func (v *validator) profiles() {
 			v.add(pos, "use "+skillNameRequirements, "profile name %q is not valid", p.Name)
 		}
 		if first, dup := seen[p.Name]; dup && p.Name != "" {
-			v.add(pos, "profile names must be unique", "profile %q is also declared at %s", p.Name, first)
+			v.add(pos, "profile names must be unique", "profile %q is also declared at %s", p.Name, first.Position())
 		}
 		seen[p.Name] = pos
 		for i, c := range p.Spec.Capabilities {
@@ -135,7 +135,7 @@ func (v *validator) capability(c Capability) {
 		v.add(d.at("metadata", "name"), "ids are letters and digits separated by single dots, hyphens or underscores", "capability id %q is not valid", c.ID)
 	default:
 		if first, dup := v.taken["capability:"+c.ID]; dup {
-			v.add(d.at("metadata", "name"), "capability ids must be unique", "capability id %q is also declared at %s", c.ID, first.pos)
+			v.add(d.at("metadata", "name"), "capability ids must be unique", "capability id %q is also declared at %s", c.ID, first.pos.Position())
 		}
 		v.taken["capability:"+c.ID] = claim{owner: "capability/" + c.ID, pos: d.at("metadata", "name")}
 	}
@@ -269,7 +269,7 @@ func (v *validator) skill(s Skill) {
 	v.required(d, spec.RequiredCapabilities, "spec", "requiredCapabilities")
 }
 
-func (v *validator) claimName(name, owner string, pos Position, what string) {
+func (v *validator) claimName(name, owner string, pos place, what string) {
 	switch {
 	case name == "":
 		v.add(pos, "use "+skillNameRequirements, "%s is empty", what)
@@ -288,7 +288,7 @@ func (v *validator) claimName(name, owner string, pos Position, what string) {
 		v.add(pos, "pick another name or remove it from spec.reservedNames", "%s %q is listed in reservedNames of %s", what, name, ConfigName)
 	}
 	if first, dup := v.taken["name:"+name]; dup {
-		v.add(pos, "aliases and skill names share one namespace", "%s %q is taken by %s at %s", what, name, first.owner, first.pos)
+		v.add(pos, "aliases and skill names share one namespace", "%s %q is taken by %s at %s", what, name, first.owner, first.pos.Position())
 		return
 	}
 	v.taken["name:"+name] = claim{owner: owner, pos: pos}
@@ -317,19 +317,6 @@ func (v *validator) required(d document, names []string, keys ...string) {
 			v.add(pos, suggest(c, sortedKeys(v.announced), "declare a Profile that announces it"), "required capability %q is announced by no profile", c)
 		}
 	}
-}
-
-func itemAt(d document, i int, keys ...string) Position {
-	n := d.root
-	for _, k := range keys {
-		if n = mappingValue(n, k); n == nil {
-			return d.at(keys...)
-		}
-	}
-	if i < len(n.Content) {
-		return Position{File: d.file, Line: n.Content[i].Line, Column: n.Content[i].Column}
-	}
-	return d.at(keys...)
 }
 
 func contains(list []string, s string) bool {

@@ -1,0 +1,122 @@
+package registry
+
+import (
+	"sync"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// source is one input file as read. Its documents are parsed while the file loads,
+// and after that only again when a problem needs a position: node trees are most
+// of a loaded registry's size, and a registry of thousands of capabilities must not
+// be held as them.
+type source struct {
+	file  string
+	data  []byte
+	mu    sync.Mutex
+	roots []*yaml.Node // nil when released
+}
+
+// parseSource parses data into its documents, which stay parsed until release.
+func parseSource(file string, data []byte) (*source, []document, Problems) {
+	roots, ps := parseDocuments(file, data)
+	if len(ps) > 0 {
+		return nil, nil, ps
+	}
+	src := &source{file: file, data: data, roots: roots}
+	docs := make([]document, len(roots))
+	for i := range roots {
+		docs[i] = document{src: src, index: i}
+	}
+	return src, docs, nil
+}
+
+// release drops the node trees once the file's documents are decoded.
+func (s *source) release() {
+	s.mu.Lock()
+	s.roots = nil
+	s.mu.Unlock()
+}
+
+func (s *source) root(i int) *yaml.Node {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.roots == nil {
+		// The same bytes parse into the same documents.
+		s.roots, _ = parseDocuments(s.file, s.data)
+	}
+	if i < len(s.roots) {
+		return s.roots[i]
+	}
+	return nil
+}
+
+// document is one YAML document of an input file: its top-level mapping.
+type document struct {
+	src   *source
+	index int
+}
+
+func (d document) file() string {
+	if d.src == nil {
+		return ""
+	}
+	return d.src.file
+}
+
+// root is the document's node tree; nil for the zero document.
+func (d document) root() *yaml.Node {
+	if d.src == nil {
+		return nil
+	}
+	return d.src.root(d.index)
+}
+
+// place is where a problem points: the value under keys in a document, or the
+// item-th element of the sequence there. It is resolved only when a problem is
+// reported, because resolving may parse the file again.
+type place struct {
+	doc  document
+	keys []string
+	item int // -1: the value itself
+}
+
+// at is the place of the value under keys.
+func (d document) at(keys ...string) place { return place{doc: d, keys: keys, item: -1} }
+
+// itemAt is the place of the i-th element of the sequence under keys.
+func itemAt(d document, i int, keys ...string) place { return place{doc: d, keys: keys, item: i} }
+
+// Position resolves the place: the value under keys, or the deepest key path that
+// exists, so a problem about a missing field points at its parent.
+func (p place) Position() Position {
+	n := p.doc.root()
+	if n == nil {
+		return Position{File: p.doc.file()}
+	}
+	complete := true
+	for _, k := range p.keys {
+		next := mappingValue(n, k)
+		if next == nil {
+			complete = false
+			break
+		}
+		n = next
+	}
+	if complete && p.item >= 0 && p.item < len(n.Content) {
+		n = n.Content[p.item]
+	}
+	return Position{File: p.doc.file(), Line: n.Line, Column: n.Column}
+}
+
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
