@@ -2,6 +2,7 @@ package controller
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,6 +64,16 @@ func writeApplied(r *os.Root, files map[string][]byte) error {
 }
 
 func sameSources(a, b map[string][]byte) bool { return maps.EqualFunc(a, b, bytes.Equal) }
+
+// sourceSums keeps what recordStale needs of a record: a digest per file, not the
+// bytes (a registry of thousands of capabilities is megabytes).
+func sourceSums(files map[string][]byte) map[string][32]byte {
+	sums := make(map[string][32]byte, len(files))
+	for f, data := range files {
+		sums[f] = sha256.Sum256(data)
+	}
+	return sums
+}
 
 // Accept records files, as they are now, as the versions last applied, so a run no
 // longer takes their shorter content for a save that was cut off. It needs no lock:

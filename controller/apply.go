@@ -1,8 +1,8 @@
 package controller
 
 import (
-	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -86,14 +86,17 @@ func applyOne(r *os.Root, c Change) error {
 	switch c.Action {
 	case Cleanup:
 		return cleanup(r, c.Path)
-	case Create:
-		return create(r, c.Path, c.New)
-	case Update:
-		return update(r, c.Path, c.Old, c.New)
 	case Delete:
-		return remove(r, c.Path, c.Old)
+		return remove(r, c.Path, c.OldSum)
 	}
-	return nil
+	data, err := c.Content()
+	if err != nil {
+		return err
+	}
+	if c.Action == Create {
+		return create(r, c.Path, data)
+	}
+	return update(r, c.Path, c.OldSum, data)
 }
 
 var errAppeared = errors.New("a file appeared there since the scan (on a case-insensitive filesystem, perhaps under another case); kept")
@@ -143,7 +146,7 @@ func linksUnsupported(err error) bool {
 }
 
 // update replaces a generated file atomically, only if it is still what was planned on.
-func update(r *os.Root, rel string, old, data []byte) error {
+func update(r *os.Root, rel string, old [32]byte, data []byte) error {
 	d, err := r.OpenRoot(path.Dir(rel))
 	if err != nil {
 		return workspacefs.Cause(err)
@@ -166,7 +169,7 @@ func update(r *os.Root, rel string, old, data []byte) error {
 
 // remove deletes a generated file that is still what was planned on, then its skill
 // directory if nothing else is left in it.
-func remove(r *os.Root, rel string, old []byte) error {
+func remove(r *os.Root, rel string, old [32]byte) error {
 	if err := stillAsPlanned(r, rel, rel, old); err != nil {
 		return err
 	}
@@ -214,8 +217,8 @@ func removeIfEmpty(r *os.Root, dir string) error {
 
 // stillAsPlanned re-reads the file name under r, which is rel in the workspace: it
 // must still be a regular file carrying a banner for rel and hold exactly the bytes
-// the plan was made from.
-func stillAsPlanned(r *os.Root, name, rel string, old []byte) error {
+// the plan was made from (their SHA-256 is old).
+func stillAsPlanned(r *os.Root, name, rel string, old [32]byte) error {
 	data, err := workspacefs.ReadRegular(r, name, observed.MaxFileSize)
 	switch {
 	case errors.Is(err, workspacefs.ErrNotRegular):
@@ -224,7 +227,7 @@ func stillAsPlanned(r *os.Root, name, rel string, old []byte) error {
 		return fmt.Errorf("changed since the scan: %w", workspacefs.Cause(err))
 	case observed.Classify(rel, data).Ownership == observed.Unowned:
 		return errors.New("no longer carries a skillsync banner; kept")
-	case !bytes.Equal(data, old):
+	case sha256.Sum256(data) != old:
 		return errors.New("changed since the scan; kept")
 	}
 	return nil

@@ -4,12 +4,13 @@
 package controller
 
 import (
-	"bytes"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -35,10 +36,24 @@ type Change struct {
 	// Obstruction marks a conflict with something that is no file at all (a
 	// directory named SKILL.md): a failure to report, not a person's file to keep.
 	Obstruction bool `json:"obstruction,omitempty"`
-	// Old is what the plan expects on disk (re-checked before any write or delete);
-	// New is what it writes.
-	Old []byte `json:"-"`
-	New []byte `json:"-"`
+	// OldSum is the SHA-256 of what the plan expects on disk, re-checked before any
+	// write or delete; Old is those bytes when the scan kept them.
+	OldSum [32]byte `json:"-"`
+	Old    []byte   `json:"-"`
+	// New is what it writes, when already rendered; Content renders it otherwise.
+	New  []byte        `json:"-"`
+	want *desired.File // set for creates and updates
+}
+
+// Content is what the change writes.
+func (c Change) Content() ([]byte, error) {
+	if c.New != nil {
+		return c.New, nil
+	}
+	if c.want == nil {
+		return nil, fmt.Errorf("%s: nothing to write", c.Path)
+	}
+	return c.want.Content()
 }
 
 // Options change what the plan may do.
@@ -98,7 +113,7 @@ func MakePlan(want desired.State, have observed.State, opts Options) Plan {
 func decide(w desired.File, wanted bool, h observed.File, present bool, opts Options) (Change, bool) {
 	c := Change{Path: w.Path, Owner: w.Owner, New: w.Bytes}
 	if present {
-		c.Path, c.Old = h.Path, h.Bytes
+		c.Path, c.Old, c.OldSum = h.Path, h.Bytes, h.Sum()
 		if !wanted {
 			c.Owner = h.Owner
 		}
@@ -118,10 +133,13 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 		c.Action, c.Reason = Delete, "orphan: its declaration is gone or withheld"
 	case h.Ownership == observed.Modified:
 		c.Action, c.Reason = Update, "edited by hand; restored by --force"
-	case bytes.Equal(h.Bytes, w.Bytes):
+	case h.Sum() == w.Sum():
 		c.Action = None
 	default:
 		c.Action = Update
+	}
+	if c.Action == Create || c.Action == Update {
+		c.want = &w
 	}
 	return c, true
 }
@@ -174,4 +192,27 @@ func (p Plan) Count(a Action) int {
 // Pending is how many changes would write or delete something.
 func (p Plan) Pending() int {
 	return p.Count(Create) + p.Count(Update) + p.Count(Delete) + p.Count(Cleanup)
+}
+
+// Contents is what a change expects on disk and what it writes, for a diff. The
+// plan keeps only the digest of skillsync's own files, so the old side of those is
+// read again from disk; a create has no old side and a delete no new one.
+func (c Change) Contents(root string) (old, new []byte, err error) {
+	if c.Action != Create {
+		old = c.Old
+		if old == nil {
+			r, err := os.OpenRoot(root)
+			if err != nil {
+				return nil, nil, err
+			}
+			defer r.Close()
+			if old, err = workspacefs.ReadRegular(r, c.Path, observed.MaxFileSize); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if c.Action != Delete {
+		new, err = c.Content()
+	}
+	return old, new, err
 }

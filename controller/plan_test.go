@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -113,7 +114,7 @@ func TestPlanBlockedDirectoryIsAConflict(t *testing.T) {
 	have := observed.State{Files: map[string]observed.File{}, Blocked: map[string]string{".claude/skills": ".claude is a symlink"}}
 	plan := MakePlan(desired.State{Files: map[string]desired.File{p: wantFile}}, have, Options{Force: true})
 	want := []Change{{Path: p, Action: Conflict, Owner: wantFile.Owner, Reason: ".claude is a symlink"}}
-	if diff := cmp.Diff(want, plan.Changes); diff != "" {
+	if diff := cmp.Diff(want, plan.Changes, cmpopts.IgnoreUnexported(Change{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

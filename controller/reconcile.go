@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,12 +28,14 @@ type Inputs struct {
 	Registry *registry.Registry
 	Profile  desired.Profile
 	Desired  desired.State
-	// applied is the record of the sources last applied; nil when there is none.
-	applied map[string][]byte
+	// applied digests the record of the sources last applied; nil when there is none.
+	applied map[string][32]byte
 }
 
 // recordStale tells whether the sources differ from the record of the last apply.
-func (in Inputs) recordStale() bool { return !sameSources(in.applied, in.Registry.Sources) }
+func (in Inputs) recordStale() bool {
+	return in.applied == nil || !maps.Equal(in.applied, sourceSums(in.Registry.Sources))
+}
 
 // Outcome is everything one pass found and did.
 type Outcome struct {
@@ -82,7 +85,11 @@ func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
-	return Inputs{Registry: reg, Profile: profile, Desired: want, applied: applied}, nil
+	var sums map[string][32]byte
+	if applied != nil {
+		sums = sourceSums(applied)
+	}
+	return Inputs{Registry: reg, Profile: profile, Desired: want, applied: sums}, nil
 }
 
 // Reconcile runs one full pass: load, build, scan, plan and, unless Check, apply. It

@@ -3,6 +3,7 @@
 package desired
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"path"
 	"sort"
@@ -39,7 +40,32 @@ type File struct {
 	Target string
 	Skill  string
 	Owner  string // capability/<id> or skill/<name>
-	Bytes  []byte
+	// Digest is the SHA-256 of the rendered file. Build keeps it rather than the
+	// bytes, which are rendered again by Content when they are written: a large
+	// registry's output is not held in memory.
+	Digest [32]byte
+	// Bytes, when set, is the content itself (states built by hand, in tests).
+	Bytes []byte
+	skill *render.Skill
+}
+
+// Sum is the SHA-256 of the file's content.
+func (f File) Sum() [32]byte {
+	if f.Bytes != nil && f.Digest == ([32]byte{}) {
+		return sha256.Sum256(f.Bytes)
+	}
+	return f.Digest
+}
+
+// Content renders the file.
+func (f File) Content() ([]byte, error) {
+	if f.Bytes != nil {
+		return f.Bytes, nil
+	}
+	if f.skill == nil {
+		return nil, fmt.Errorf("%s: no content", f.Path)
+	}
+	return render.File(f.Target, *f.skill, f.Path)
 }
 
 // Withheld is a skill that is not projected into a target, and why.
@@ -120,6 +146,7 @@ func capabilitySkill(c registry.Capability, ws registry.Workspace) render.Skill 
 
 // project writes s into every target it belongs to, or records why it is withheld.
 func (st *State) project(reg *registry.Registry, profile Profile, disabled map[string]bool, s render.Skill, skillTargets, required []string) error {
+	skill := &s
 	missing := profile.Missing(required)
 	enabled := set(reg.Targets())
 	for _, target := range unionInOrder(reg.Targets(), skillTargets) {
@@ -144,7 +171,7 @@ func (st *State) project(reg *registry.Registry, profile Profile, disabled map[s
 		if err != nil {
 			return err
 		}
-		st.Files[p] = File{Path: p, Target: target, Skill: s.Name, Owner: s.Owner, Bytes: data}
+		st.Files[p] = File{Path: p, Target: target, Skill: s.Name, Owner: s.Owner, Digest: sha256.Sum256(data), skill: skill}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@
 package observed
 
 import (
+	"crypto/sha256"
 	"bytes"
 	"errors"
 	"fmt"
@@ -49,7 +50,11 @@ type File struct {
 	Ownership Ownership
 	Owner     string // from the banner, when there is one
 	Reason    string // why an unowned file is not skillsync's
-	Bytes     []byte // nil for anything that is not a regular file
+	// Digest is the SHA-256 of the file, for every regular file read. Bytes holds
+	// the content too, except for skillsync's own unmodified files: those are
+	// compared by digest, so a large workspace is not held in memory.
+	Digest [32]byte
+	Bytes  []byte
 	// Obstruction marks something that is no file at all where skillsync would
 	// write: a directory named SKILL.md, a file where a skill directory belongs.
 	Obstruction bool
@@ -195,7 +200,11 @@ func scanSkillDir(target *os.Root, dir string, e fs.DirEntry) skillDir {
 			case err != nil:
 				sd.err = fmt.Errorf("read %s: %w", rel, workspacefs.Cause(err))
 			default:
-				sd.files = append(sd.files, Classify(rel, data))
+				f := Classify(rel, data)
+				if f.Ownership == Owned {
+					f.Bytes = nil
+				}
+				sd.files = append(sd.files, f)
 			}
 		}
 	}
@@ -204,7 +213,7 @@ func scanSkillDir(target *os.Root, dir string, e fs.DirEntry) skillDir {
 
 // Classify decides who owns the file at rel with the given content.
 func Classify(rel string, data []byte) File {
-	f := File{Path: rel, Bytes: data}
+	f := File{Path: rel, Bytes: data, Digest: sha256.Sum256(data)}
 	mark, unmarked, err := banner.Parse(data)
 	switch {
 	case err != nil && bytes.Contains(data, []byte("\r\n")) && !errors.Is(crlfErr(data), banner.ErrNoBanner):
@@ -220,6 +229,14 @@ func Classify(rel string, data []byte) File {
 		f.Ownership, f.Owner = Owned, mark.Owner
 	}
 	return f
+}
+
+// Sum is the SHA-256 of the file's content.
+func (f File) Sum() [32]byte {
+	if f.Bytes != nil && f.Digest == ([32]byte{}) {
+		return sha256.Sum256(f.Bytes)
+	}
+	return f.Digest
 }
 
 func crlfErr(data []byte) error {

@@ -656,7 +656,11 @@ func (g *ownGenerator) build() error {
 	}
 	if in, err := controller.LoadInputs(g.root, "", ""); err == nil {
 		for p, f := range in.Desired.Files {
-			g.want[p] = f.Bytes
+			data, err := f.Content()
+			if err != nil {
+				return err
+			}
+			g.want[p] = data
 		}
 		g.logf("registry: valid, %d file(s) desired", len(g.want))
 	} else if broken == "" {

@@ -47,7 +47,12 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 		for _, c := range out.Plan.Changes {
 			switch c.Action {
 			case controller.Create, controller.Update, controller.Delete:
-				fmt.Fprint(w, textdiff.Unified(c.Path, c.Old, c.New))
+				old, new, err := c.Contents(out.Registry.Root)
+				if err != nil {
+					fmt.Fprintf(w, "%s: no diff: %v\n", c.Path, err)
+					continue
+				}
+				fmt.Fprint(w, textdiff.Unified(c.Path, old, new))
 			}
 		}
 	}
