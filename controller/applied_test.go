@@ -114,3 +114,27 @@ func TestOnceRecordsANewRegistryEvenWhenNothingElseChanges(t *testing.T) {
 		t.Fatalf("problems = %v, want the removed comment taken for a cut", out.Problems)
 	}
 }
+
+// A run killed while it replaced the record leaves a temp file in .skillsync/; the
+// next run that records removes it (found by the crash-safety suite).
+func TestRecordingRemovesATempFileAKilledRunLeft(t *testing.T) {
+	root := inSync(t)
+	leftover := filepath.Join(root, StateDir, ".skillsync-0123456789abcdef.tmp")
+	if err := os.WriteFile(leftover, []byte(`{"files":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, "registry/intents.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, append(data, "# grown\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := ReconcileOnce(Request{Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
+		t.Fatal(out.Err, out.Problems)
+	}
+	if _, err := os.Stat(leftover); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("temp file in .skillsync/ survived the next recording run: %v", err)
+	}
+}

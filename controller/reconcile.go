@@ -185,13 +185,16 @@ func scanDirs() []string {
 	return dirs
 }
 
-// recordApplied records the sources reg was loaded from as the last applied.
+// recordApplied records the sources reg was loaded from as the last applied. It
+// runs under the workspace lock, so a temp file in .skillsync/ is what a killed
+// run left, and goes first.
 func recordApplied(reg *registry.Registry) error {
 	r, err := os.OpenRoot(reg.Root)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	removeStateTemps(r)
 	return writeApplied(r, reg.Sources)
 }
 

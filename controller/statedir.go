@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 
+	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -94,6 +95,17 @@ func replaceFile(r *os.Root, rel string, data []byte) error {
 		return fmt.Errorf("write %s: %w", rel, workspacefs.Cause(err))
 	}
 	return nil
+}
+
+// removeStateTemps removes the temp files a killed run left in .skillsync/, where
+// nothing but skillsync writes.
+func removeStateTemps(r *os.Root) {
+	entries, _ := workspacefs.ReadDir(r, StateDir)
+	for _, e := range entries {
+		if e.Type().IsRegular() && banner.IsTempName(e.Name()) {
+			r.Remove(path.Join(StateDir, e.Name()))
+		}
+	}
 }
 
 // readProfileFile reads .skillsync/profile; "" when there is none.
