@@ -16,6 +16,7 @@ import (
 	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
+	"golang.org/x/sys/unix"
 )
 
 // Applied is one change as carried out, or the error that stopped it.
@@ -63,12 +64,17 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 		}
 	}
 	var done, failed []Applied
-	for _, todo := range byPhase {
-		results := make([]Applied, len(todo))
-		parallel.Each(len(todo), func(i int) error {
-			results[i] = Applied{Change: todo[i], Err: applyOne(r, todo[i])}
-			return nil
-		})
+	for phase, todo := range byPhase {
+		var results []Applied
+		if phase == 1 {
+			results = writeAll(r, todo)
+		} else {
+			results = make([]Applied, len(todo))
+			parallel.Each(len(todo), func(i int) error {
+				results[i] = Applied{Change: todo[i], Err: removeOne(r, todo[i])}
+				return nil
+			})
+		}
 		for _, a := range results {
 			done = append(done, a)
 			if a.Err != nil {
@@ -82,46 +88,94 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 	return done, nil
 }
 
-func applyOne(r *os.Root, c Change) error {
-	switch c.Action {
-	case Cleanup:
+func removeOne(r *os.Root, c Change) error {
+	if c.Action == Cleanup {
 		return cleanup(r, c.Path)
-	case Delete:
-		return remove(r, c.Path, c.OldSum)
 	}
-	data, err := c.Content()
-	if err != nil {
-		return err
-	}
-	if c.Action == Create {
-		return create(r, c.Path, data)
-	}
-	return update(r, c.Path, c.OldSum, data)
+	return remove(r, c.Path, c.OldSum)
 }
 
-var errAppeared = errors.New("a file appeared there since the scan (on a case-insensitive filesystem, perhaps under another case); kept")
+// writeAll makes the creates and updates durable in one go: every new content is
+// written to a temp file first, one syncfs then flushes them all, and only then is
+// each put in place, by a hard link (create) or a rename (update). So a power loss
+// leaves every SKILL.md old or new, never empty, at the cost of one sync per run
+// rather than one per file.
+func writeAll(r *os.Root, changes []Change) []Applied {
+	results := make([]Applied, len(changes))
+	temps := make([]string, len(changes))
+	parallel.Each(len(changes), func(i int) error {
+		temps[i], results[i].Err = stage(r, changes[i])
+		results[i].Change = changes[i]
+		return nil
+	})
+	if err := syncFilesystem(r); err != nil {
+		for i := range results {
+			if temps[i] != "" {
+				r.Remove(temps[i])
+				results[i].Err = fmt.Errorf("not put in place: %w", err)
+			}
+		}
+		return results
+	}
+	parallel.Each(len(changes), func(i int) error {
+		if temps[i] != "" {
+			results[i].Err = commit(r, changes[i], temps[i])
+		}
+		return nil
+	})
+	return results
+}
 
-// create writes a file that must not exist yet. The final step is a hard link, which
-// fails rather than replace a file someone put there since the scan.
-func create(r *os.Root, rel string, data []byte) error {
-	if err := r.Mkdir(path.Dir(rel), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		if err := r.MkdirAll(path.Dir(rel), 0o755); err != nil {
-			return workspacefs.Cause(err)
+// stage writes a change's content to a temp file in its skill directory, creating
+// the directory for a create, and returns the temp file's workspace path.
+func stage(r *os.Root, c Change) (string, error) {
+	data, err := c.Content()
+	if err != nil {
+		return "", err
+	}
+	dir := path.Dir(c.Path)
+	if c.Action == Create {
+		if err := r.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			if err := r.MkdirAll(dir, 0o755); err != nil {
+				return "", workspacefs.Cause(err)
+			}
 		}
 	}
-	// The skill directory's own root makes each step below one system call.
-	d, err := r.OpenRoot(path.Dir(rel))
+	// The skill directory's own root makes each step one system call.
+	d, err := r.OpenRoot(dir)
 	if err != nil {
+		return "", workspacefs.Cause(err)
+	}
+	defer d.Close()
+	tmp, err := writeTemp(d, data)
+	if err != nil {
+		return "", err
+	}
+	return path.Join(dir, tmp), nil
+}
+
+// commit puts a staged temp file in place. A create ends with a hard link, which
+// fails rather than replace a file someone put there since the scan; an update
+// re-checks that the file is still what was planned on, then renames over it.
+func commit(r *os.Root, c Change, tmp string) error {
+	d, err := r.OpenRoot(path.Dir(c.Path))
+	if err != nil {
+		r.Remove(tmp)
 		return workspacefs.Cause(err)
 	}
 	defer d.Close()
-	name := path.Base(rel)
-	tmp, err := writeTemp(d, data)
-	if err != nil {
-		return err
+	name, tmpName := path.Base(c.Path), path.Base(tmp)
+	defer d.Remove(tmpName) // after a link; after a rename it is gone already
+	if c.Action == Update {
+		if err := stillAsPlanned(d, name, c.Path, c.OldSum); err != nil {
+			return err
+		}
+		if err := d.Rename(tmpName, name); err != nil {
+			return workspacefs.Cause(err)
+		}
+		return nil
 	}
-	defer d.Remove(tmp)
-	err = d.Link(tmp, name)
+	err = d.Link(tmpName, name)
 	if errors.Is(err, fs.ErrExist) {
 		return errAppeared
 	}
@@ -134,37 +188,17 @@ func create(r *os.Root, rel string, data []byte) error {
 		if _, statErr := d.Lstat(name); !errors.Is(statErr, fs.ErrNotExist) {
 			return errAppeared
 		}
-		if err := d.Rename(tmp, name); err != nil {
+		if err := d.Rename(tmpName, name); err != nil {
 			return workspacefs.Cause(err)
 		}
 	}
 	return nil
 }
 
+var errAppeared = errors.New("a file appeared there since the scan (on a case-insensitive filesystem, perhaps under another case); kept")
+
 func linksUnsupported(err error) bool {
 	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EXDEV)
-}
-
-// update replaces a generated file atomically, only if it is still what was planned on.
-func update(r *os.Root, rel string, old [32]byte, data []byte) error {
-	d, err := r.OpenRoot(path.Dir(rel))
-	if err != nil {
-		return workspacefs.Cause(err)
-	}
-	defer d.Close()
-	name := path.Base(rel)
-	if err := stillAsPlanned(d, name, rel, old); err != nil {
-		return err
-	}
-	tmp, err := writeTemp(d, data)
-	if err != nil {
-		return err
-	}
-	if err := d.Rename(tmp, name); err != nil {
-		d.Remove(tmp)
-		return workspacefs.Cause(err)
-	}
-	return nil
 }
 
 // remove deletes a generated file that is still what was planned on, then its skill
@@ -248,4 +282,18 @@ func writeTemp(r *os.Root, data []byte) (string, error) {
 		return "", workspacefs.Cause(err)
 	}
 	return name, nil
+}
+
+// syncFilesystem flushes the filesystem holding the workspace (syncfs), where the
+// kernel has it.
+func syncFilesystem(r *os.Root) error {
+	dir, err := r.Open(".")
+	if err != nil {
+		return workspacefs.Cause(err)
+	}
+	defer dir.Close()
+	if err := unix.Syncfs(int(dir.Fd())); err != nil && !errors.Is(err, syscall.ENOSYS) {
+		return fmt.Errorf("syncfs: %w", err)
+	}
+	return nil
 }

@@ -36,9 +36,13 @@ func Init(dir string) ([]string, error) {
 		}
 		names = append(names, f.Path)
 	}
+	var creates []Change
 	for _, f := range files {
-		if err := create(r, f.Path, []byte(f.Content)); err != nil {
-			return nil, fmt.Errorf("write %s: %w", f.Path, workspacefs.Cause(err))
+		creates = append(creates, Change{Path: f.Path, Action: Create, New: []byte(f.Content)})
+	}
+	for _, a := range writeAll(r, creates) {
+		if a.Err != nil {
+			return nil, fmt.Errorf("write %s: %w", a.Path, workspacefs.Cause(a.Err))
 		}
 	}
 	return names, nil
