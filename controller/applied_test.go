@@ -138,3 +138,37 @@ func TestRecordingRemovesATempFileAKilledRunLeft(t *testing.T) {
 		t.Fatalf("temp file in .skillsync/ survived the next recording run: %v", err)
 	}
 }
+
+// ReconcileOnce reuses the inputs it planned with only if nothing they came from
+// changed by the time it holds the lock: not the profile file, not the record.
+func TestInputsAreUnchangedUntilTheProfileOrTheRecordChanges(t *testing.T) {
+	root := inSync(t)
+	in, err := LoadInputs(root, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !in.unchanged() {
+		t.Fatal("unchanged = false right after loading")
+	}
+	if err := UseProfile(root, "web-shell"); err != nil {
+		t.Fatal(err)
+	}
+	if in.unchanged() {
+		t.Error("unchanged = true after profile use")
+	}
+	if in, err = LoadInputs(root, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Accept(root, []string{"skillsync.yaml"}); err != nil {
+		t.Fatal(err)
+	}
+	if !in.unchanged() {
+		t.Error("unchanged = false after accepting the file as it is (the record holds the same bytes)")
+	}
+	if err := os.Remove(filepath.Join(root, AppliedFile)); err != nil {
+		t.Fatal(err)
+	}
+	if in.unchanged() {
+		t.Error("unchanged = true after the record was removed")
+	}
+}

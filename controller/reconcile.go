@@ -30,6 +30,29 @@ type Inputs struct {
 	Desired  desired.State
 	// applied digests the record of the sources last applied; nil when there is none.
 	applied map[string][32]byte
+	// profileFile is .skillsync/profile as read.
+	profileFile string
+}
+
+// unchanged tells whether loading again would give the same inputs: the same input
+// files, profile file and record.
+func (in Inputs) unchanged() bool {
+	if in.Registry == nil || !registry.Unchanged(in.Registry) {
+		return false
+	}
+	r, err := os.OpenRoot(in.Registry.Root)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	if profile, err := readProfileFile(r); err != nil || profile != in.profileFile {
+		return false
+	}
+	applied, err := readApplied(r)
+	if err != nil || (applied == nil) != (in.applied == nil) {
+		return false
+	}
+	return maps.Equal(sourceSums(applied), in.applied)
 }
 
 // recordStale tells whether the sources differ from the record of the last apply.
@@ -89,12 +112,15 @@ func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 	if applied != nil {
 		sums = sourceSums(applied)
 	}
-	return Inputs{Registry: reg, Profile: profile, Desired: want, applied: sums}, nil
+	return Inputs{Registry: reg, Profile: profile, Desired: want, applied: sums, profileFile: fileProfile}, nil
 }
 
 // Reconcile runs one full pass: load, build, scan, plan and, unless Check, apply. It
 // fails closed: with any problem in the inputs nothing is planned or written.
-func Reconcile(req Request) Outcome {
+func Reconcile(req Request) Outcome { return reconcile(req, nil) }
+
+// reconcile is Reconcile with the inputs already loaded, when loaded is not nil.
+func reconcile(req Request, loaded *Inputs) Outcome {
 	var out Outcome
 	// The scan does not depend on the inputs: it runs while they load and render.
 	scanned := make(chan scanResult, 1)
@@ -102,7 +128,13 @@ func Reconcile(req Request) Outcome {
 		st, err := scanRoot(req.Root)
 		scanned <- scanResult{st, err}
 	}()
-	in, err := LoadInputs(req.Root, req.ProfileFlag, req.ProfileEnv)
+	var in Inputs
+	var err error
+	if loaded != nil {
+		in = *loaded
+	} else {
+		in, err = LoadInputs(req.Root, req.ProfileFlag, req.ProfileEnv)
+	}
 	scan := <-scanned
 	out.Inputs = in
 	var problems registry.Problems
@@ -154,6 +186,11 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		return out
 	}
 	defer lock.Release()
+	// Under the lock the workspace is scanned again; the inputs are loaded, validated
+	// and rendered again only if a file they came from changed meanwhile.
+	if out.Inputs.unchanged() {
+		return reconcile(req, &out.Inputs)
+	}
 	return Reconcile(req)
 }
 

@@ -88,6 +88,9 @@ func measureSeries(warmup, runs int, next func(i int) run) series {
 			}
 		}
 		before := snapshot(r.dir)
+		// No run pays for writing back what an earlier one (or the preparation) left
+		// dirty: skillsync's syncfs would otherwise flush it all inside its timing.
+		syscall.Sync()
 		x, err := timeOne(r)
 		if err != nil {
 			s.failed = err.Error()

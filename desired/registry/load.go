@@ -1,12 +1,14 @@
 package registry
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,6 +65,40 @@ func Load(root string) (*Registry, error) {
 		return reg, l.problems.Sorted()
 	}
 	return reg, nil
+}
+
+// Unchanged reports whether loading reg.Root again would read exactly the files and
+// bytes reg was loaded from: the config, the registry files its globs match now,
+// and every bodyFile. A caller about to act on reg under a lock uses it to skip
+// loading, validating and rendering again.
+func Unchanged(reg *Registry) bool {
+	r, err := os.OpenRoot(reg.Root)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	same := func(file string, want []byte) bool {
+		data, err := workspacefs.ReadFile(r, file, maxInputSize)
+		return err == nil && bytes.Equal(data, want)
+	}
+	if reg.config.src == nil || !same(ConfigName, reg.Sources[ConfigName]) {
+		return false
+	}
+	l := &loader{root: reg.Root, r: r}
+	if !slices.Equal(l.registryFiles(reg), reg.Files) || len(l.problems) > 0 {
+		return false
+	}
+	for _, f := range reg.Files {
+		if !same(f, reg.Sources[f]) {
+			return false
+		}
+	}
+	for _, s := range reg.Skills {
+		if s.BodyPath != "" && !same(s.BodyPath, []byte(s.Body)) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxInputSize bounds every input file read.

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,4 +92,53 @@ func TestReservedNamesFollowEnabledTargets(t *testing.T) {
 			t.Errorf("targets %s: reserved = %v, want %v (err %v)", targets, got, reserved, err)
 		}
 	}
+}
+
+func TestUnchangedNoticesEveryInputFile(t *testing.T) {
+	example, err := filepath.Abs("../../fixtures/example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := map[string]func(root string) error{
+		"nothing": func(string) error { return nil },
+		"config": func(root string) error {
+			return appendTo(filepath.Join(root, ConfigName), "# edited\n")
+		},
+		"a registry file": func(root string) error {
+			return appendTo(filepath.Join(root, "registry/journal.yaml"), "# edited\n")
+		},
+		"a bodyFile": func(root string) error {
+			return appendTo(filepath.Join(root, "skills/qwencode-viz.md"), "more\n")
+		},
+		"a new file the glob matches": func(root string) error {
+			return os.WriteFile(filepath.Join(root, "registry/zz-new.yaml"), []byte("# empty\n"), 0o644)
+		},
+	}
+	for name, change := range changes {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.CopyFS(root, os.DirFS(example)); err != nil {
+				t.Fatal(err)
+			}
+			reg, err := Load(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := change(root); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := Unchanged(reg), name == "nothing"; got != want {
+				t.Errorf("Unchanged = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func appendTo(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	return errors.Join(err, f.Close())
 }
