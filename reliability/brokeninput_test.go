@@ -302,7 +302,14 @@ func (s *brokenSuite) breakFile(b breakage) {
 func (s *brokenSuite) restore(file string) {
 	p := filepath.Join(s.ws, filepath.FromSlash(file))
 	entry := s.inSync[file]
-	err := os.RemoveAll(p)
+	// Rewritten in place, as editors that truncate do (what a watcher reads
+	// meanwhile is a prefix of the record, refused); removed first only when a case
+	// put a directory there, since a registry file that is gone for a moment is an
+	// ordinary removal to skillsync, and the watcher would prune.
+	var err error
+	if info, statErr := os.Lstat(p); statErr == nil && info.IsDir() {
+		err = os.RemoveAll(p)
+	}
 	if err == nil {
 		err = os.WriteFile(p, s.original[file], entry.mode.Perm())
 	}
