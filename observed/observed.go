@@ -3,8 +3,8 @@
 package observed
 
 import (
-	"crypto/sha256"
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
