@@ -176,11 +176,17 @@ func checkCallBody(t *testing.T, target string, c Call, body string) {
 func claudeExpands(body, args string) string {
 	var protected []string
 	var out strings.Builder
+	// Protected placeholders are parked behind a marker the body does not hold
+	// (the fuzzer found a title with "\x000" colliding with a fixed one).
+	marker := "\x00"
+	for strings.Contains(body, marker) {
+		marker += "\x00"
+	}
 	for i := 0; i < len(body); i++ {
 		if body[i] == '\\' && (i == 0 || body[i-1] != '\\') {
 			if m := claudePlaceholder.FindStringIndex(body[i+1:]); m != nil && m[0] == 0 {
 				protected = append(protected, body[i+1:i+1+m[1]])
-				fmt.Fprintf(&out, "\x00%d\x00", len(protected)-1)
+				fmt.Fprintf(&out, "%s%d%s", marker, len(protected)-1, marker)
 				i += m[1]
 				continue
 			}
@@ -199,7 +205,7 @@ func claudeExpands(body, args string) string {
 		return ""
 	})
 	for i, p := range protected {
-		expanded = strings.Replace(expanded, fmt.Sprintf("\x00%d\x00", i), p, 1)
+		expanded = strings.Replace(expanded, fmt.Sprintf("%s%d%s", marker, i, marker), p, 1)
 	}
 	return expanded
 }
