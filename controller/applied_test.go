@@ -85,9 +85,20 @@ func TestAnUnreadableRecordIsInvalidInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, AppliedFile), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := Reconcile(Request{Root: root, Check: true})
+	// A change is pending, so only the refusal keeps the run from writing.
+	skill := filepath.Join(root, ".claude/skills/intent/SKILL.md")
+	if err := os.Remove(skill); err != nil {
+		t.Fatal(err)
+	}
+	out := ReconcileOnce(Request{Root: root}, time.Second)
 	if len(out.Problems) != 1 || out.Problems[0].Pos.File != AppliedFile || !strings.Contains(out.Problems[0].Hint, "remove it") {
 		t.Fatalf("problems = %v, want one naming %s with what to do", out.Problems, AppliedFile)
+	}
+	if record, err := os.ReadFile(filepath.Join(root, AppliedFile)); err != nil || string(record) != "{not json" {
+		t.Errorf("record rewritten: %q %v", record, err)
+	}
+	if _, err := os.Stat(skill); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a skill file was written despite the unreadable record: %v", err)
 	}
 }
 
