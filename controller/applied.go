@@ -1,13 +1,11 @@
 package controller
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -62,8 +60,6 @@ func writeApplied(r *os.Root, files map[string][]byte) error {
 	}
 	return replaceFile(r, AppliedFile, append(data, '\n'))
 }
-
-func sameSources(a, b map[string][]byte) bool { return maps.EqualFunc(a, b, bytes.Equal) }
 
 // sourceSums keeps what recordStale needs of a record: a digest per file, not the
 // bytes (a registry of thousands of capabilities is megabytes).

@@ -1,7 +1,9 @@
 package controller
 
 import (
+	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +22,8 @@ func inSync(t *testing.T) string {
 	}
 	return root
 }
+
+func sameSources(a, b map[string][]byte) bool { return maps.EqualFunc(a, b, bytes.Equal) }
 
 func TestReconcileRecordsTheSourcesItApplied(t *testing.T) {
 	root := inSync(t)
