@@ -102,9 +102,11 @@ func removeOne(r *os.Root, c Change) error {
 // rather than one per file.
 func writeAll(r *os.Root, changes []Change) []Applied {
 	results := make([]Applied, len(changes))
+	targets := openTargets(r, changes)
+	defer targets.close()
 	temps := make([]string, len(changes))
 	parallel.Each(len(changes), func(i int) error {
-		temps[i], results[i].Err = stage(r, changes[i])
+		temps[i], results[i].Err = targets.stage(changes[i])
 		results[i].Change = changes[i]
 		return nil
 	})
@@ -119,49 +121,96 @@ func writeAll(r *os.Root, changes []Change) []Applied {
 	}
 	parallel.Each(len(changes), func(i int) error {
 		if temps[i] != "" {
-			results[i].Err = commit(r, changes[i], temps[i])
+			results[i].Err = targets.commit(changes[i], temps[i])
 		}
 		return nil
 	})
 	return results
 }
 
+// targetDirs holds each target directory the changes write into open, so that a
+// change costs a few system calls in its own skill directory.
+type targetDirs struct {
+	open   map[string]*workspacefs.Dir
+	failed map[string]error
+}
+
+func openTargets(r *os.Root, changes []Change) targetDirs {
+	t := targetDirs{open: map[string]*workspacefs.Dir{}, failed: map[string]error{}}
+	for _, c := range changes {
+		dir := path.Dir(path.Dir(c.Path))
+		if t.open[dir] != nil || t.failed[dir] != nil {
+			continue
+		}
+		var err error
+		if c.Action == Create {
+			err = r.MkdirAll(dir, 0o755)
+		}
+		var d *workspacefs.Dir
+		if err == nil {
+			d, err = workspacefs.OpenDir(r, dir)
+		}
+		if err != nil {
+			t.failed[dir] = workspacefs.Cause(err)
+			continue
+		}
+		t.open[dir] = d
+	}
+	return t
+}
+
+func (t targetDirs) close() {
+	for _, d := range t.open {
+		d.Close()
+	}
+}
+
+// skillDir opens the skill directory of a change's path, creating it if asked.
+func (t targetDirs) skillDir(p string, create bool) (*workspacefs.Dir, error) {
+	dir := path.Dir(p)
+	target, name := path.Dir(dir), path.Base(dir)
+	if err := t.failed[target]; err != nil {
+		return nil, err
+	}
+	td := t.open[target]
+	if create {
+		if err := td.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, workspacefs.Cause(err)
+		}
+	}
+	d, err := td.Sub(name)
+	if err != nil {
+		return nil, workspacefs.Cause(err)
+	}
+	return d, nil
+}
+
 // stage writes a change's content to a temp file in its skill directory, creating
 // the directory for a create, and returns the temp file's workspace path.
-func stage(r *os.Root, c Change) (string, error) {
+func (t targetDirs) stage(c Change) (string, error) {
 	data, err := c.Content()
 	if err != nil {
 		return "", err
 	}
-	dir := path.Dir(c.Path)
-	if c.Action == Create {
-		if err := r.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			if err := r.MkdirAll(dir, 0o755); err != nil {
-				return "", workspacefs.Cause(err)
-			}
-		}
-	}
-	// The skill directory's own root makes each step one system call.
-	d, err := r.OpenRoot(dir)
+	d, err := t.skillDir(c.Path, c.Action == Create)
 	if err != nil {
-		return "", workspacefs.Cause(err)
+		return "", err
 	}
 	defer d.Close()
 	tmp, err := writeTemp(d, data)
 	if err != nil {
 		return "", err
 	}
-	return path.Join(dir, tmp), nil
+	return path.Join(path.Dir(c.Path), tmp), nil
 }
 
 // commit puts a staged temp file in place. A create ends with a hard link, which
 // fails rather than replace a file someone put there since the scan; an update
 // re-checks that the file is still what was planned on, then renames over it.
-func commit(r *os.Root, c Change, tmp string) error {
-	d, err := r.OpenRoot(path.Dir(c.Path))
+func (t targetDirs) commit(c Change, tmp string) error {
+	d, err := t.skillDir(c.Path, false)
 	if err != nil {
-		r.Remove(tmp)
-		return workspacefs.Cause(err)
+		return err // the temp file is in a directory no longer there, or not reachable
 	}
 	defer d.Close()
 	name, tmpName := path.Base(c.Path), path.Base(tmp)
@@ -204,7 +253,7 @@ func linksUnsupported(err error) bool {
 // remove deletes a generated file that is still what was planned on, then its skill
 // directory if nothing else is left in it.
 func remove(r *os.Root, rel string, old [32]byte) error {
-	if err := stillAsPlanned(r, rel, rel, old); err != nil {
+	if err := stillAsPlanned(rootFiles{r}, rel, rel, old); err != nil {
 		return err
 	}
 	if err := r.Remove(rel); err != nil {
@@ -249,11 +298,22 @@ func removeIfEmpty(r *os.Root, dir string) error {
 	return workspacefs.Cause(err)
 }
 
-// stillAsPlanned re-reads the file name under r, which is rel in the workspace: it
+// regularFiles reads regular files: a *workspacefs.Dir, or an *os.Root as rootFiles.
+type regularFiles interface {
+	ReadRegular(name string, limit int64) ([]byte, error)
+}
+
+type rootFiles struct{ r *os.Root }
+
+func (f rootFiles) ReadRegular(name string, limit int64) ([]byte, error) {
+	return workspacefs.ReadRegular(f.r, name, limit)
+}
+
+// stillAsPlanned re-reads the file name in dir, which is rel in the workspace: it
 // must still be a regular file carrying a banner for rel and hold exactly the bytes
 // the plan was made from (their SHA-256 is old).
-func stillAsPlanned(r *os.Root, name, rel string, old [32]byte) error {
-	data, err := workspacefs.ReadRegular(r, name, observed.MaxFileSize)
+func stillAsPlanned(dir regularFiles, name, rel string, old [32]byte) error {
+	data, err := dir.ReadRegular(name, observed.MaxFileSize)
 	switch {
 	case errors.Is(err, workspacefs.ErrNotRegular):
 		return errors.New("no longer a regular file; kept")
@@ -267,18 +327,12 @@ func stillAsPlanned(r *os.Root, name, rel string, old [32]byte) error {
 	return nil
 }
 
-// writeTemp writes data to a new temp file directly under r and returns its name.
-func writeTemp(r *os.Root, data []byte) (string, error) {
+// writeTemp writes data to a new temp file directly in d and returns its name.
+func writeTemp(d *workspacefs.Dir, data []byte) (string, error) {
 	var random [8]byte
 	rand.Read(random[:])
 	name := strings.Replace(banner.TempPattern, "*", hex.EncodeToString(random[:]), 1)
-	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return "", workspacefs.Cause(err)
-	}
-	_, werr := f.Write(data)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		r.Remove(name)
+	if err := d.WriteNew(name, data, 0o644); err != nil {
 		return "", workspacefs.Cause(err)
 	}
 	return name, nil

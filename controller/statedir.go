@@ -81,7 +81,7 @@ func ensureIgnored(r *os.Root) error {
 
 // replaceFile writes a state file atomically.
 func replaceFile(r *os.Root, rel string, data []byte) error {
-	d, err := r.OpenRoot(path.Dir(rel))
+	d, err := workspacefs.OpenDir(r, path.Dir(rel))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, workspacefs.Cause(err))
 	}

@@ -117,12 +117,12 @@ func (st *State) scanDir(root *os.Root, dir string) error {
 		}
 		return nil
 	}
-	target, err := root.OpenRoot(dir)
+	target, err := workspacefs.OpenDir(root, dir)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", dir, workspacefs.Cause(err))
 	}
 	defer target.Close()
-	entries, err := workspacefs.ReadDir(target, ".")
+	entries, err := target.Entries()
 	if err != nil {
 		return fmt.Errorf("read %s: %w", dir, workspacefs.Cause(err))
 	}
@@ -158,40 +158,44 @@ type skillDir struct {
 }
 
 // scanSkillDir reads one entry of the target directory dir, opened as target.
-func scanSkillDir(target *os.Root, dir string, e fs.DirEntry) skillDir {
-	sd := skillDir{path: path.Join(dir, e.Name())}
+func scanSkillDir(target *workspacefs.Dir, dir string, e workspacefs.Entry) skillDir {
+	sd := skillDir{path: path.Join(dir, e.Name)}
 	skillPath := path.Join(sd.path, SkillFile)
 	switch {
-	case e.Type()&fs.ModeSymlink != 0:
+	case e.Type&fs.ModeSymlink != 0:
 		sd.files = append(sd.files, File{Path: skillPath, Reason: sd.path + " is a symlink"})
 		sd.links = append(sd.links, sd.path)
 		return sd
-	case !e.IsDir():
+	case !e.Type.IsDir():
 		sd.files = append(sd.files, File{Path: skillPath, Reason: sd.path + " is not a directory", Obstruction: true})
 		return sd
 	}
-	entries, err := workspacefs.ReadDir(target, e.Name())
+	skill, err := target.Sub(e.Name)
+	var entries []workspacefs.Entry
+	if err == nil {
+		defer skill.Close()
+		entries, err = skill.Entries()
+	}
 	if err != nil {
 		sd.err = fmt.Errorf("read %s: %w", sd.path, workspacefs.Cause(err))
 		return sd
 	}
 	sd.empty = len(entries) == 0
 	for _, e2 := range entries {
-		rel := path.Join(sd.path, e2.Name())
-		inTarget := path.Join(e.Name(), e2.Name())
+		rel := path.Join(sd.path, e2.Name)
 		switch {
-		case banner.IsTempName(e2.Name()) && e2.Type().IsRegular():
-			if data, err := workspacefs.ReadRegular(target, inTarget, MaxFileSize); err == nil && banner.IsPartial(data) {
+		case banner.IsTempName(e2.Name) && e2.Type.IsRegular():
+			if data, err := skill.ReadRegular(e2.Name, MaxFileSize); err == nil && banner.IsPartial(data) {
 				sd.temps = append(sd.temps, rel)
 			}
-		case e2.Name() != SkillFile:
-		case e2.Type()&fs.ModeSymlink != 0:
+		case e2.Name != SkillFile:
+		case e2.Type&fs.ModeSymlink != 0:
 			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is a symlink"})
 			sd.links = append(sd.links, rel)
-		case !e2.Type().IsRegular():
+		case !e2.Type.IsRegular():
 			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is not a regular file", Obstruction: true})
 		default:
-			data, err := workspacefs.ReadRegular(target, inTarget, MaxFileSize)
+			data, err := skill.ReadRegular(e2.Name, MaxFileSize)
 			switch {
 			case errors.Is(err, workspacefs.ErrTooLarge):
 				sd.files = append(sd.files, File{Path: rel, Reason: fmt.Sprintf("%s is larger than %d bytes", rel, MaxFileSize)})

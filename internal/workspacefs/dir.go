@@ -1,0 +1,259 @@
+package workspacefs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"sort"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dir is a directory held open by its descriptor, for the hot paths that touch
+// thousands of skill directories: every name given to it is one path element,
+// resolved against the descriptor and never followed if it is a symlink, so it is
+// as confined as an *os.Root at one system call per step (a root walks the path
+// again on every call, with an open and a close per element).
+type Dir struct {
+	fd   int
+	file *os.File // when opened through an *os.Root, it owns fd
+	name string   // for errors
+}
+
+const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+
+// OpenDir opens name under root as a Dir; a symlink in its last element is refused.
+func OpenDir(root *os.Root, name string) (*Dir, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &Dir{fd: int(f.Fd()), file: f, name: name}, nil
+}
+
+// Sub opens the directory name inside d.
+func (d *Dir) Sub(name string) (*Dir, error) {
+	fd, err := retry(func() (int, error) { return unix.Openat(d.fd, name, dirFlags, 0) })
+	if err != nil {
+		return nil, d.fail("open", name, err)
+	}
+	return &Dir{fd: fd, name: d.name + "/" + name}, nil
+}
+
+// Close releases the descriptor.
+func (d *Dir) Close() error {
+	if d.file != nil {
+		return d.file.Close()
+	}
+	return unix.Close(d.fd)
+}
+
+// Entry is one name in a directory and its type bits (fs.ModeDir, fs.ModeSymlink,
+// 0 for a regular file, fs.ModeIrregular for anything else).
+type Entry struct {
+	Name string
+	Type fs.FileMode
+}
+
+// Entries lists d, sorted by name.
+func (d *Dir) Entries() ([]Entry, error) {
+	var out []Entry
+	buf := make([]byte, 8<<10)
+	if _, err := unix.Seek(d.fd, 0, 0); err != nil {
+		return nil, d.fail("readdir", ".", err)
+	}
+	for {
+		n, err := retry(func() (int, error) { return unix.Getdents(d.fd, buf) })
+		if err != nil {
+			return nil, d.fail("readdir", ".", err)
+		}
+		if n <= 0 {
+			break
+		}
+		for rec := buf[:n]; len(rec) > 0; {
+			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+			reclen := int(*(*uint16)(unsafe.Pointer(&rec[16])))
+			if reclen == 0 || reclen > len(rec) {
+				return nil, d.fail("readdir", ".", fmt.Errorf("malformed directory entry"))
+			}
+			typ, name := rec[18], cString(rec[19:reclen])
+			rec = rec[reclen:]
+			if name == "." || name == ".." {
+				continue
+			}
+			mode, err := d.entryType(name, typ)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // gone since it was listed
+			}
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Entry{Name: name, Type: mode})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (d *Dir) entryType(name string, typ byte) (fs.FileMode, error) {
+	switch typ {
+	case unix.DT_REG:
+		return 0, nil
+	case unix.DT_DIR:
+		return fs.ModeDir, nil
+	case unix.DT_LNK:
+		return fs.ModeSymlink, nil
+	case unix.DT_UNKNOWN:
+		// Some filesystems do not fill in the type: ask.
+		var st unix.Stat_t
+		if _, err := retry(func() (int, error) { return 0, unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+			return 0, d.fail("lstat", name, err)
+		}
+		return modeType(st.Mode), nil
+	}
+	return fs.ModeIrregular, nil
+}
+
+func modeType(mode uint32) fs.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return 0
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	}
+	return fs.ModeIrregular
+}
+
+func cString(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+// ReadRegular reads the regular file name in d, as the package's ReadRegular does:
+// a symlink is not followed, a FIFO does not block, and past limit bytes is ErrTooLarge.
+func (d *Dir) ReadRegular(name string, limit int64) ([]byte, error) {
+	fd, err := retry(func() (int, error) {
+		return unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	})
+	if errors.Is(err, unix.ELOOP) {
+		return nil, d.fail("read", name, ErrNotRegular)
+	}
+	if err != nil {
+		return nil, d.fail("open", name, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if _, err := retry(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
+		return nil, d.fail("stat", name, err)
+	}
+	if modeType(st.Mode) != 0 {
+		return nil, d.fail("read", name, ErrNotRegular)
+	}
+	// One read usually does it: a byte more than the size is asked for, to see the end.
+	data := make([]byte, 0, min(st.Size, limit)+1)
+	for {
+		if int64(len(data)) > limit {
+			return nil, d.fail("read", name, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit))
+		}
+		if len(data) == cap(data) {
+			data = slices.Grow(data, len(data)) // the file grew since fstat
+		}
+		n, err := retry(func() (int, error) { return unix.Read(fd, data[len(data):min(int64(cap(data)), limit+1)]) })
+		if err != nil {
+			return nil, d.fail("read", name, err)
+		}
+		if n == 0 {
+			return data, nil
+		}
+		data = data[:len(data)+n]
+	}
+}
+
+// Mkdir creates the directory name in d.
+func (d *Dir) Mkdir(name string, perm uint32) error {
+	_, err := retry(func() (int, error) { return 0, unix.Mkdirat(d.fd, name, perm) })
+	return d.fail("mkdir", name, err)
+}
+
+// WriteNew creates name in d, which must not exist, and writes data to it; a file
+// it created but could not fill is removed again.
+func (d *Dir) WriteNew(name string, data []byte, perm uint32) error {
+	fd, err := retry(func() (int, error) {
+		return unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+	})
+	if err != nil {
+		return d.fail("create", name, err)
+	}
+	for rest := data; len(rest) > 0 && err == nil; {
+		var n int
+		n, err = retry(func() (int, error) { return unix.Write(fd, rest) })
+		rest = rest[n:]
+	}
+	if cerr := unix.Close(fd); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		unix.Unlinkat(d.fd, name, 0) // created above, so it is this call's own
+	}
+	return d.fail("write", name, err)
+}
+
+// Link makes newName in d a hard link to oldName; it fails if newName exists.
+func (d *Dir) Link(oldName, newName string) error {
+	_, err := retry(func() (int, error) { return 0, unix.Linkat(d.fd, oldName, d.fd, newName, 0) })
+	if err != nil {
+		return &os.LinkError{Op: "link", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+	}
+	return nil
+}
+
+// Rename renames oldName to newName in d, replacing newName.
+func (d *Dir) Rename(oldName, newName string) error {
+	_, err := retry(func() (int, error) { return 0, unix.Renameat(d.fd, oldName, d.fd, newName) })
+	if err != nil {
+		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+	}
+	return nil
+}
+
+// Remove unlinks the file name in d; it never removes a directory.
+func (d *Dir) Remove(name string) error {
+	_, err := retry(func() (int, error) { return 0, unix.Unlinkat(d.fd, name, 0) })
+	return d.fail("remove", name, err)
+}
+
+// Lstat reports the type of name in d without following a symlink.
+func (d *Dir) Lstat(name string) (fs.FileMode, error) {
+	var st unix.Stat_t
+	if _, err := retry(func() (int, error) { return 0, unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		return 0, d.fail("lstat", name, err)
+	}
+	return modeType(st.Mode), nil
+}
+
+func (d *Dir) fail(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &fs.PathError{Op: op, Path: d.name + "/" + name, Err: err}
+}
+
+// retry repeats a system call that a signal interrupted.
+func retry(call func() (int, error)) (int, error) {
+	for {
+		n, err := call()
+		if !errors.Is(err, unix.EINTR) {
+			return n, err
+		}
+	}
+}
