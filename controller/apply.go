@@ -102,11 +102,11 @@ func removeOne(r *os.Root, c Change) error {
 // rather than one per file.
 func writeAll(r *os.Root, changes []Change) []Applied {
 	results := make([]Applied, len(changes))
-	targets := openTargets(r, changes)
-	defer targets.close()
+	dirs := openParents(r, changes)
+	defer dirs.close()
 	temps := make([]string, len(changes))
 	parallel.Each(len(changes), func(i int) error {
-		temps[i], results[i].Err = targets.stage(changes[i])
+		temps[i], results[i].Err = dirs.stage(changes[i])
 		results[i].Change = changes[i]
 		return nil
 	})
@@ -121,78 +121,87 @@ func writeAll(r *os.Root, changes []Change) []Applied {
 	}
 	parallel.Each(len(changes), func(i int) error {
 		if temps[i] != "" {
-			results[i].Err = targets.commit(changes[i], temps[i])
+			results[i].Err = dirs.commit(changes[i], temps[i])
 		}
 		return nil
 	})
 	return results
 }
 
-// targetDirs holds each target directory the changes write into open, so that a
-// change costs a few system calls in its own skill directory.
-type targetDirs struct {
+// parentDirs holds the parent of every directory the changes write into open (for
+// a skill file, its target directory), so that a change costs a few system calls in
+// its own directory.
+type parentDirs struct {
 	open   map[string]*workspacefs.Dir
 	failed map[string]error
 }
 
-func openTargets(r *os.Root, changes []Change) targetDirs {
-	t := targetDirs{open: map[string]*workspacefs.Dir{}, failed: map[string]error{}}
+// dirOf splits the directory holding p into its parent and its name in that parent.
+func dirOf(p string) (parent, name string) {
+	dir := path.Dir(p)
+	if dir == "." {
+		return ".", "."
+	}
+	return path.Dir(dir), path.Base(dir)
+}
+
+func openParents(r *os.Root, changes []Change) parentDirs {
+	t := parentDirs{open: map[string]*workspacefs.Dir{}, failed: map[string]error{}}
 	for _, c := range changes {
-		dir := path.Dir(path.Dir(c.Path))
-		if t.open[dir] != nil || t.failed[dir] != nil {
+		parent, _ := dirOf(c.Path)
+		if t.open[parent] != nil || t.failed[parent] != nil {
 			continue
 		}
 		var err error
-		if c.Action == Create {
-			err = r.MkdirAll(dir, 0o755)
+		if c.Action == Create && parent != "." {
+			err = r.MkdirAll(parent, 0o755)
 		}
 		var d *workspacefs.Dir
 		if err == nil {
-			d, err = workspacefs.OpenDir(r, dir)
+			d, err = workspacefs.OpenDir(r, parent)
 		}
 		if err != nil {
-			t.failed[dir] = workspacefs.Cause(err)
+			t.failed[parent] = workspacefs.Cause(err)
 			continue
 		}
-		t.open[dir] = d
+		t.open[parent] = d
 	}
 	return t
 }
 
-func (t targetDirs) close() {
+func (t parentDirs) close() {
 	for _, d := range t.open {
 		d.Close()
 	}
 }
 
-// skillDir opens the skill directory of a change's path, creating it if asked.
-func (t targetDirs) skillDir(p string, create bool) (*workspacefs.Dir, error) {
-	dir := path.Dir(p)
-	target, name := path.Dir(dir), path.Base(dir)
-	if err := t.failed[target]; err != nil {
+// dir opens the directory holding p, creating it if asked.
+func (t parentDirs) dir(p string, create bool) (*workspacefs.Dir, error) {
+	parent, name := dirOf(p)
+	if err := t.failed[parent]; err != nil {
 		return nil, err
 	}
-	td := t.open[target]
-	if create {
-		if err := td.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	pd := t.open[parent]
+	if create && name != "." {
+		if err := pd.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, workspacefs.Cause(err)
 		}
 	}
-	d, err := td.Sub(name)
+	d, err := pd.Sub(name)
 	if err != nil {
 		return nil, workspacefs.Cause(err)
 	}
 	return d, nil
 }
 
-// stage writes a change's content to a temp file in its skill directory, creating
-// the directory for a create, and returns the temp file's workspace path.
-func (t targetDirs) stage(c Change) (string, error) {
+// stage writes a change's content to a temp file in its directory, creating the
+// directory for a create, and returns the temp file's workspace path.
+func (t parentDirs) stage(c Change) (string, error) {
 	data, err := c.Content()
 	if err != nil {
 		return "", err
 	}
-	d, err := t.skillDir(c.Path, c.Action == Create)
+	d, err := t.dir(c.Path, c.Action == Create)
 	if err != nil {
 		return "", err
 	}
@@ -207,8 +216,8 @@ func (t targetDirs) stage(c Change) (string, error) {
 // commit puts a staged temp file in place. A create ends with a hard link, which
 // fails rather than replace a file someone put there since the scan; an update
 // re-checks that the file is still what was planned on, then renames over it.
-func (t targetDirs) commit(c Change, tmp string) error {
-	d, err := t.skillDir(c.Path, false)
+func (t parentDirs) commit(c Change, tmp string) error {
+	d, err := t.dir(c.Path, false)
 	if err != nil {
 		return err // the temp file is in a directory no longer there, or not reachable
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
 	"sort"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -27,16 +29,35 @@ type Dir struct {
 const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 
 // OpenDir opens name under root as a Dir; a symlink in its last element is refused.
+// (os.Root follows a symlink that stays inside the root even with O_NOFOLLOW, so the
+// last element is opened by Sub.)
 func OpenDir(root *os.Root, name string) (*Dir, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	parentName, base := path.Split(path.Clean(name))
+	if parentName == "" {
+		parentName = "."
+	}
+	f, err := root.OpenFile(parentName, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, err
 	}
-	return &Dir{fd: int(f.Fd()), file: f, name: name}, nil
+	parent := &Dir{fd: int(f.Fd()), file: f, name: path.Clean(parentName)}
+	defer parent.Close()
+	if base == "." {
+		return parent.Sub(".")
+	}
+	d, err := parent.Sub(base)
+	if err != nil {
+		return nil, err
+	}
+	d.name = path.Clean(name)
+	return d, nil
 }
 
 // Sub opens the directory name inside d.
 func (d *Dir) Sub(name string) (*Dir, error) {
+	if err := oneElement(name); err != nil && name != "." {
+		return nil, d.fail("open", name, err)
+	}
 	fd, err := retry(func() (int, error) { return unix.Openat(d.fd, name, dirFlags, 0) })
 	if err != nil {
 		return nil, d.fail("open", name, err)
@@ -142,6 +163,9 @@ func cString(b []byte) string {
 // ReadRegular reads the regular file name in d, as the package's ReadRegular does:
 // a symlink is not followed, a FIFO does not block, and past limit bytes is ErrTooLarge.
 func (d *Dir) ReadRegular(name string, limit int64) ([]byte, error) {
+	if err := oneElement(name); err != nil {
+		return nil, d.fail("read", name, err)
+	}
 	fd, err := retry(func() (int, error) {
 		return unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	})
@@ -181,6 +205,9 @@ func (d *Dir) ReadRegular(name string, limit int64) ([]byte, error) {
 
 // Mkdir creates the directory name in d.
 func (d *Dir) Mkdir(name string, perm uint32) error {
+	if err := oneElement(name); err != nil {
+		return d.fail("mkdir", name, err)
+	}
 	_, err := retry(func() (int, error) { return 0, unix.Mkdirat(d.fd, name, perm) })
 	return d.fail("mkdir", name, err)
 }
@@ -188,6 +215,9 @@ func (d *Dir) Mkdir(name string, perm uint32) error {
 // WriteNew creates name in d, which must not exist, and writes data to it; a file
 // it created but could not fill is removed again.
 func (d *Dir) WriteNew(name string, data []byte, perm uint32) error {
+	if err := oneElement(name); err != nil {
+		return d.fail("create", name, err)
+	}
 	fd, err := retry(func() (int, error) {
 		return unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
 	})
@@ -196,8 +226,9 @@ func (d *Dir) WriteNew(name string, data []byte, perm uint32) error {
 	}
 	for rest := data; len(rest) > 0 && err == nil; {
 		var n int
-		n, err = retry(func() (int, error) { return unix.Write(fd, rest) })
-		rest = rest[n:]
+		if n, err = retry(func() (int, error) { return unix.Write(fd, rest) }); err == nil {
+			rest = rest[n:]
+		}
 	}
 	if cerr := unix.Close(fd); err == nil {
 		err = cerr
@@ -210,6 +241,9 @@ func (d *Dir) WriteNew(name string, data []byte, perm uint32) error {
 
 // Link makes newName in d a hard link to oldName; it fails if newName exists.
 func (d *Dir) Link(oldName, newName string) error {
+	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
+		return &os.LinkError{Op: "link", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+	}
 	_, err := retry(func() (int, error) { return 0, unix.Linkat(d.fd, oldName, d.fd, newName, 0) })
 	if err != nil {
 		return &os.LinkError{Op: "link", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
@@ -219,6 +253,9 @@ func (d *Dir) Link(oldName, newName string) error {
 
 // Rename renames oldName to newName in d, replacing newName.
 func (d *Dir) Rename(oldName, newName string) error {
+	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
+		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+	}
 	_, err := retry(func() (int, error) { return 0, unix.Renameat(d.fd, oldName, d.fd, newName) })
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
@@ -228,17 +265,35 @@ func (d *Dir) Rename(oldName, newName string) error {
 
 // Remove unlinks the file name in d; it never removes a directory.
 func (d *Dir) Remove(name string) error {
+	if err := oneElement(name); err != nil {
+		return d.fail("remove", name, err)
+	}
 	_, err := retry(func() (int, error) { return 0, unix.Unlinkat(d.fd, name, 0) })
 	return d.fail("remove", name, err)
 }
 
 // Lstat reports the type of name in d without following a symlink.
 func (d *Dir) Lstat(name string) (fs.FileMode, error) {
+	if err := oneElement(name); err != nil {
+		return 0, d.fail("lstat", name, err)
+	}
 	var st unix.Stat_t
 	if _, err := retry(func() (int, error) { return 0, unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		return 0, d.fail("lstat", name, err)
 	}
 	return modeType(st.Mode), nil
+}
+
+// ErrNotOneElement is the error for a name that is not one path element.
+var ErrNotOneElement = errors.New("not a single path element")
+
+// oneElement refuses a name that would lead out of the directory: only "..", a
+// name with a slash or an empty name could.
+func oneElement(name string) error {
+	if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
+		return ErrNotOneElement
+	}
+	return nil
 }
 
 func (d *Dir) fail(op, name string, err error) error {

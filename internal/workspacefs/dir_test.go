@@ -1,0 +1,397 @@
+package workspacefs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// openTestDir makes a temporary directory and opens it as a Dir through an *os.Root.
+func openTestDir(t *testing.T) (string, *Dir) {
+	t.Helper()
+	path := t.TempDir()
+	root, err := os.OpenRoot(path)
+	mustDo(t, err)
+	t.Cleanup(func() { root.Close() })
+	d, err := OpenDir(root, ".")
+	mustDo(t, err)
+	t.Cleanup(func() { d.Close() })
+	return path, d
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	mustDo(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+func mustDo(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func wantContent(t *testing.T, path, want string) {
+	t.Helper()
+	if got, err := os.ReadFile(path); err != nil || string(got) != want {
+		t.Errorf("%s holds %q (%v), want %q", filepath.Base(path), got, err, want)
+	}
+}
+
+func lstatMode(t *testing.T, path string) fs.FileMode {
+	t.Helper()
+	info, err := os.Lstat(path)
+	mustDo(t, err)
+	return info.Mode()
+}
+
+// makeOneOfEachType puts in path a directory, a FIFO, a regular file holding "x"
+// and a symlink to that file, named for their types.
+func makeOneOfEachType(t *testing.T, path string) {
+	t.Helper()
+	mustDo(t, os.Mkdir(filepath.Join(path, "dir"), 0o755))
+	mustDo(t, syscall.Mkfifo(filepath.Join(path, "fifo"), 0o644))
+	mustWrite(t, filepath.Join(path, "file"), "x")
+	mustDo(t, os.Symlink("file", filepath.Join(path, "link")))
+}
+
+func entryNames(t *testing.T, d *Dir) []string {
+	t.Helper()
+	entries, err := d.Entries()
+	mustDo(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name)
+	}
+	return names
+}
+
+func TestOpenDirAndSub(t *testing.T) {
+	path, outside := t.TempDir(), t.TempDir()
+	mustWrite(t, filepath.Join(outside, "secret"), "secret")
+	mustDo(t, os.Mkdir(filepath.Join(path, "real"), 0o755))
+	mustWrite(t, filepath.Join(path, "real", "f"), "x")
+	mustDo(t, os.Symlink("real", filepath.Join(path, "link")))
+	mustDo(t, os.Symlink(outside, filepath.Join(path, "outside-link")))
+	root, err := os.OpenRoot(path)
+	mustDo(t, err)
+	defer root.Close()
+
+	opened, err := OpenDir(root, "real")
+	mustDo(t, err)
+	defer opened.Close()
+	top, err := OpenDir(root, ".")
+	mustDo(t, err)
+	defer top.Close()
+	sub, err := top.Sub("real")
+	mustDo(t, err)
+	defer sub.Close()
+	for _, d := range []*Dir{opened, sub} {
+		if got := entryNames(t, d); !slices.Equal(got, []string{"f"}) {
+			t.Errorf("real lists %q, want [f]", got)
+		}
+	}
+	for _, name := range []string{"link", "outside-link"} {
+		if linked, err := top.Sub(name); err == nil || linked != nil {
+			t.Errorf("Sub followed the symlink %s: %v, %v", name, linked, err)
+		}
+	}
+	t.Run("OpenDirRefusesSymlink", func(t *testing.T) {
+		if linked, err := OpenDir(root, "link"); err == nil {
+			linked.Close()
+			t.Error("OpenDir followed a symlink in its last element")
+		}
+	})
+}
+
+func TestEntriesSortedWithTypes(t *testing.T) {
+	path, d := openTestDir(t)
+	if got := entryNames(t, d); len(got) != 0 {
+		t.Errorf("empty directory lists %q", got)
+	}
+	makeOneOfEachType(t, path)
+	got, err := d.Entries()
+	mustDo(t, err)
+	want := []Entry{{"dir", fs.ModeDir}, {"fifo", fs.ModeIrregular}, {"file", 0}, {"link", fs.ModeSymlink}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Entries = %v, want %v", got, want)
+	}
+	if !got[2].Type.IsRegular() {
+		t.Errorf("a regular file's type %v is not regular", got[2].Type)
+	}
+}
+
+func TestEntriesSpanningManyBuffers(t *testing.T) {
+	path, d := openTestDir(t)
+	var want []string
+	// At 64 bytes a record, 600 entries take several 8 KiB getdents buffers.
+	for i := 599; i >= 0; i-- {
+		name := fmt.Sprintf("skill-with-a-rather-long-name-number-%04d", i)
+		mustWrite(t, filepath.Join(path, name), "")
+		want = append(want, name)
+	}
+	slices.Sort(want)
+	if got := entryNames(t, d); !slices.Equal(got, want) {
+		t.Fatalf("got %d names, want the %d created, each once and sorted", len(got), len(want))
+	}
+	// A second listing starts again from the beginning of the directory.
+	if got := entryNames(t, d); !slices.Equal(got, want) {
+		t.Fatalf("second listing: got %d names, want %d", len(got), len(want))
+	}
+}
+
+func TestDirReadRegularContent(t *testing.T) {
+	path, d := openTestDir(t)
+	large := strings.Repeat("0123456789", 10_000)
+	for _, c := range []struct {
+		name, content string
+		limit         int64
+	}{
+		{"small", "hello", 100},
+		{"empty", "", 100},
+		{"exactly-limit", "12345", 5},
+		{"large", large, 1 << 20},
+	} {
+		mustWrite(t, filepath.Join(path, c.name), c.content)
+		if got, err := d.ReadRegular(c.name, c.limit); err != nil || string(got) != c.content {
+			t.Errorf("%s: read %d bytes (%v), want %d", c.name, len(got), err, len(c.content))
+		}
+	}
+	mustWrite(t, filepath.Join(path, "over-limit"), "123456")
+	if got, err := d.ReadRegular("over-limit", 5); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("limit+1 bytes: %q, %v, want ErrTooLarge", got, err)
+	}
+}
+
+// A file in /proc says it holds 0 bytes, so ReadRegular must read past what fstat reports.
+func TestDirReadRegularPastStatSize(t *testing.T) {
+	root, err := os.OpenRoot("/proc/self")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer root.Close()
+	d, err := OpenDir(root, ".")
+	mustDo(t, err)
+	defer d.Close()
+	want := strings.Join(os.Args, "\x00") + "\x00"
+	if got, err := d.ReadRegular("cmdline", 1<<20); err != nil || string(got) != want {
+		t.Errorf("cmdline: %q (%v), want %q", got, err, want)
+	}
+	if _, err := d.ReadRegular("cmdline", int64(len(want)-1)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("cmdline with a limit a byte short: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestDirReadRegularRefusesNonRegular(t *testing.T) {
+	path, d := openTestDir(t)
+	makeOneOfEachType(t, path)
+	for _, name := range []string{"link", "dir", "fifo"} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := d.ReadRegular(name, 100)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNotRegular) {
+				t.Errorf("%s: %v, want ErrNotRegular", name, err)
+			}
+		case <-time.After(10 * time.Second): // a hang guard: a FIFO with no writer blocks forever
+			t.Fatalf("%s: ReadRegular blocked", name)
+		}
+	}
+	if _, err := d.ReadRegular("missing", 100); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing: %v, want fs.ErrNotExist", err)
+	}
+}
+
+func TestWriteNew(t *testing.T) {
+	path, d := openTestDir(t)
+	mustDo(t, d.WriteNew("new", []byte("content"), 0o604))
+	wantContent(t, filepath.Join(path, "new"), "content")
+	// The reference file goes through the same umask, which the test leaves alone.
+	ref, err := os.OpenFile(filepath.Join(path, "ref"), os.O_CREATE|os.O_EXCL, 0o604)
+	mustDo(t, err)
+	ref.Close()
+	if got, want := lstatMode(t, filepath.Join(path, "new")), lstatMode(t, filepath.Join(path, "ref")); !got.IsRegular() || got != want {
+		t.Errorf("new file's mode is %v, want %v", got, want)
+	}
+	if err := d.WriteNew("new", []byte("other"), 0o644); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("over an existing file: %v, want fs.ErrExist", err)
+	}
+	wantContent(t, filepath.Join(path, "new"), "content")
+
+	mustDo(t, os.Symlink("new", filepath.Join(path, "link")))
+	mustDo(t, os.Symlink("not-there", filepath.Join(path, "dangling")))
+	for _, name := range []string{"link", "dangling"} {
+		if err := d.WriteNew(name, []byte("through the link"), 0o644); !errors.Is(err, fs.ErrExist) {
+			t.Errorf("over the symlink %s: %v, want fs.ErrExist", name, err)
+		}
+	}
+	wantContent(t, filepath.Join(path, "new"), "content")
+	if _, err := os.Lstat(filepath.Join(path, "not-there")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a dangling symlink's target was created: %v", err)
+	}
+}
+
+func TestLink(t *testing.T) {
+	path, d := openTestDir(t)
+	mustWrite(t, filepath.Join(path, "old"), "old")
+	mustWrite(t, filepath.Join(path, "taken"), "taken")
+
+	err := d.Link("old", "taken")
+	var linkErr *os.LinkError
+	if !errors.Is(err, fs.ErrExist) || !errors.As(err, &linkErr) || !strings.HasSuffix(linkErr.New, "/taken") {
+		t.Errorf("onto an existing name: %v, want a *os.LinkError naming taken, fs.ErrExist", err)
+	}
+	wantContent(t, filepath.Join(path, "taken"), "taken")
+
+	mustDo(t, d.Link("old", "new"))
+	wantContent(t, filepath.Join(path, "new"), "old")
+	oldInfo, err1 := os.Stat(filepath.Join(path, "old"))
+	newInfo, err2 := os.Stat(filepath.Join(path, "new"))
+	if errors.Join(err1, err2) != nil || !os.SameFile(oldInfo, newInfo) {
+		t.Errorf("new is not a hard link to old (%v, %v)", err1, err2)
+	}
+}
+
+func TestRenameReplaces(t *testing.T) {
+	path, d := openTestDir(t)
+	mustWrite(t, filepath.Join(path, "tmp"), "new")
+	mustWrite(t, filepath.Join(path, "file"), "old")
+	mustDo(t, d.Rename("tmp", "file"))
+	wantContent(t, filepath.Join(path, "file"), "new")
+	if _, err := os.Lstat(filepath.Join(path, "tmp")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("tmp is still there: %v", err)
+	}
+}
+
+func TestRemoveFileNotDirectory(t *testing.T) {
+	path, d := openTestDir(t)
+	makeOneOfEachType(t, path)
+	mustDo(t, d.Remove("file"))
+	if _, err := os.Lstat(filepath.Join(path, "file")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("file is still there: %v", err)
+	}
+	if err := d.Remove("dir"); err == nil {
+		t.Error("Remove removed a directory")
+	}
+	if mode := lstatMode(t, filepath.Join(path, "dir")); !mode.IsDir() {
+		t.Errorf("dir is now %v", mode)
+	}
+}
+
+func TestMkdirAndLstat(t *testing.T) {
+	path, d := openTestDir(t)
+	mustDo(t, d.Mkdir("made", 0o755))
+	if err := d.Mkdir("made", 0o755); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("Mkdir over a directory: %v, want fs.ErrExist", err)
+	}
+	makeOneOfEachType(t, path)
+	for name, want := range map[string]fs.FileMode{"made": fs.ModeDir, "dir": fs.ModeDir, "fifo": fs.ModeIrregular, "file": 0, "link": fs.ModeSymlink} {
+		if got, err := d.Lstat(name); err != nil || got != want {
+			t.Errorf("Lstat(%s) = %v, %v, want %v", name, got, err, want)
+		}
+	}
+}
+
+func TestErrorsNameThePath(t *testing.T) {
+	path, d := openTestDir(t)
+	mustDo(t, os.Mkdir(filepath.Join(path, "sub"), 0o755))
+	mustWrite(t, filepath.Join(path, "sub", "exists"), "x")
+	sub, err := d.Sub("sub")
+	mustDo(t, err)
+	defer sub.Close()
+
+	for _, c := range []struct {
+		op, name string
+		err      error
+	}{
+		{"Sub", "missing", func() error { _, err := sub.Sub("missing"); return err }()},
+		{"ReadRegular", "missing", func() error { _, err := sub.ReadRegular("missing", 10); return err }()},
+		{"Lstat", "missing", func() error { _, err := sub.Lstat("missing"); return err }()},
+		{"Remove", "missing", sub.Remove("missing")},
+		{"Mkdir", "exists", sub.Mkdir("exists", 0o755)},
+		{"WriteNew", "exists", sub.WriteNew("exists", nil, 0o644)},
+	} {
+		var pathErr *fs.PathError
+		if !errors.As(c.err, &pathErr) || !strings.HasSuffix(pathErr.Path, "sub/"+c.name) {
+			t.Errorf("%s(%s): %#v, want a *fs.PathError whose path ends in sub/%s", c.op, c.name, c.err, c.name)
+		}
+	}
+	wantContent(t, filepath.Join(path, "sub", "exists"), "x")
+}
+
+func TestNamesThatLeaveTheDirectoryAreRefused(t *testing.T) {
+	path, _ := openTestDir(t)
+	inner := filepath.Join(path, "inner")
+	mustDo(t, os.Mkdir(inner, 0o755))
+	mustWrite(t, filepath.Join(path, "secret"), "outside")
+	root, err := os.OpenRoot(path)
+	mustDo(t, err)
+	defer root.Close()
+	d, err := OpenDir(root, "inner")
+	mustDo(t, err)
+	defer d.Close()
+	for _, name := range []string{"..", "../secret", "a/b", "", "."} {
+		if _, err := d.ReadRegular(name, 100); !errors.Is(err, ErrNotOneElement) {
+			t.Errorf("ReadRegular(%q) = %v, want ErrNotOneElement", name, err)
+		}
+		if err := d.WriteNew(name, []byte("x"), 0o644); !errors.Is(err, ErrNotOneElement) {
+			t.Errorf("WriteNew(%q) = %v, want ErrNotOneElement", name, err)
+		}
+		if err := d.Remove(name); !errors.Is(err, ErrNotOneElement) {
+			t.Errorf("Remove(%q) = %v, want ErrNotOneElement", name, err)
+		}
+		if err := d.Link("x", name); !errors.Is(err, ErrNotOneElement) {
+			t.Errorf("Link(x, %q) = %v, want ErrNotOneElement", name, err)
+		}
+		if err := d.Rename(name, "x"); !errors.Is(err, ErrNotOneElement) {
+			t.Errorf("Rename(%q, x) = %v, want ErrNotOneElement", name, err)
+		}
+	}
+	if sub, err := d.Sub(".."); err == nil {
+		sub.Close()
+		t.Error("Sub(..) opened the parent")
+	}
+	wantContent(t, filepath.Join(path, "secret"), "outside")
+	if entries, _ := os.ReadDir(path); len(entries) != 2 {
+		t.Errorf("the parent now holds %d entries, want 2 (inner, secret)", len(entries))
+	}
+}
+
+// A write that fails part way (here: past the file size limit, as on a full disk)
+// is an error, and the file it created is gone. The limit is set in a child process.
+func TestWriteNewThatFailsRemovesTheFile(t *testing.T) {
+	if dir := os.Getenv("WORKSPACEFS_FSIZE_CHILD"); dir != "" {
+		mustDo(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1024, Max: 1024}))
+		root, err := os.OpenRoot(dir)
+		mustDo(t, err)
+		d, err := OpenDir(root, ".")
+		mustDo(t, err)
+		err = d.WriteNew("big", make([]byte, 4096), 0o644)
+		fmt.Printf("error: %v\n", err)
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestWriteNewThatFailsRemovesTheFile$")
+	cmd.Env = append(os.Environ(), "WORKSPACEFS_FSIZE_CHILD="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "error: write") || !strings.Contains(string(out), "file too large") {
+		t.Errorf("WriteNew past the size limit did not report the write error:\n%s", out)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "big")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the partly written file is still there: %v", err)
+	}
+}
