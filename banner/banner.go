@@ -28,8 +28,6 @@ type Mark struct {
 	Digest string // hex sha256 of the file without the mark line
 }
 
-var digestPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
-
 // ErrNoBanner means the file does not start the way every generated file starts.
 var ErrNoBanner = errors.New("no skillsync banner")
 
@@ -42,19 +40,29 @@ func Stamp(content []byte, owner, path string) ([]byte, error) {
 	if strings.ContainsAny(owner, "\n\r;") || strings.ContainsAny(path, "\n\r ") {
 		return nil, fmt.Errorf("banner: owner %q or path %q cannot be written on one banner line", owner, path)
 	}
-	rest := content[len(frontMatterDelimiter)+1:]
-	var unmarked bytes.Buffer
-	unmarked.WriteString(frontMatterDelimiter + "\n")
-	unmarked.WriteString(generatedPrefix + owner + generatedSuffix + "\n")
-	unmarked.Write(rest)
-	digest := Digest(unmarked.Bytes())
+	opening := frontMatterDelimiter + "\n"
+	generated := generatedPrefix + owner + generatedSuffix + "\n"
+	rest := content[len(opening):]
+	sum := digestOf(opening, generated, rest)
+	markLine := markPrefix + path + digestField
+	out := make([]byte, 0, len(opening)+len(generated)+len(markLine)+2*len(sum)+1+len(rest))
+	out = append(out, opening...)
+	out = append(out, generated...)
+	out = append(out, markLine...)
+	out = hex.AppendEncode(out, sum[:])
+	out = append(out, '\n')
+	return append(out, rest...), nil
+}
 
-	var out bytes.Buffer
-	out.WriteString(frontMatterDelimiter + "\n")
-	out.WriteString(generatedPrefix + owner + generatedSuffix + "\n")
-	out.WriteString(markPrefix + path + digestField + digest + "\n")
-	out.Write(rest)
-	return out.Bytes(), nil
+// digestOf is the SHA-256 of a file without its mark line, given in its pieces.
+func digestOf(opening, generated string, rest []byte) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write([]byte(opening))
+	h.Write([]byte(generated))
+	h.Write(rest)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }
 
 // Digest is the hex sha256 the mark line records.
@@ -67,51 +75,89 @@ func Digest(unmarked []byte) string {
 // are not exactly a front matter opening, the generated-by line and a well-formed mark.
 // The returned unmarked bytes are the file without its mark line, ready for Digest.
 func Parse(content []byte) (mark Mark, unmarked []byte, err error) {
-	lines := bytes.SplitAfterN(content, []byte("\n"), 4)
-	if len(lines) < 3 {
-		return Mark{}, nil, ErrNoBanner
-	}
-	if string(lines[0]) != frontMatterDelimiter+"\n" {
-		return Mark{}, nil, ErrNoBanner
-	}
-	generated, ok := strings.CutSuffix(string(lines[1]), "\n")
-	if !ok {
-		return Mark{}, nil, ErrNoBanner
-	}
-	owner, ok := strings.CutPrefix(generated, generatedPrefix)
-	if !ok {
-		return Mark{}, nil, ErrNoBanner
-	}
-	owner, ok = strings.CutSuffix(owner, generatedSuffix)
-	if !ok || owner == "" {
-		return Mark{}, nil, ErrNoBanner
-	}
-	markLine, ok := strings.CutSuffix(string(lines[2]), "\n")
-	if !ok {
-		return Mark{}, nil, ErrNoBanner
-	}
-	fields, ok := strings.CutPrefix(markLine, markPrefix)
-	if !ok {
-		return Mark{}, nil, ErrNoBanner
-	}
-	path, digest, ok := strings.Cut(fields, digestField)
-	if !ok || path == "" || !digestPattern.MatchString(digest) {
-		return Mark{}, nil, ErrNoBanner
-	}
-	rest := []byte{}
-	if len(lines) == 4 {
-		rest = lines[3]
+	b, err := split(content)
+	if err != nil {
+		return Mark{}, nil, err
 	}
 	unmarked = make([]byte, 0, len(content))
-	unmarked = append(unmarked, lines[0]...)
-	unmarked = append(unmarked, lines[1]...)
-	unmarked = append(unmarked, rest...)
-	return Mark{Owner: owner, Path: path, Digest: digest}, unmarked, nil
+	unmarked = append(unmarked, b.opening...)
+	unmarked = append(unmarked, b.generated...)
+	unmarked = append(unmarked, b.rest...)
+	return b.mark(), unmarked, nil
 }
 
 // Verify reports whether the file's content still matches the digest its banner records.
 func Verify(mark Mark, unmarked []byte) bool {
 	return Digest(unmarked) == mark.Digest
+}
+
+// Inspect is Parse and Verify in one, without copying the file: the scanner calls it
+// for every file of the workspace.
+func Inspect(content []byte) (mark Mark, intact bool, err error) {
+	b, err := split(content)
+	if err != nil {
+		return Mark{}, false, err
+	}
+	sum := digestOf(b.opening, b.generated, b.rest)
+	var recorded [sha256.Size]byte
+	_, decodeErr := hex.Decode(recorded[:], []byte(b.digest))
+	return b.mark(), decodeErr == nil && sum == recorded, nil
+}
+
+// parts is a file cut into its banner's parts.
+type parts struct {
+	opening, generated  string // the first two lines, with their newlines
+	owner, path, digest string
+	rest                []byte // everything after the mark line
+}
+
+func (b parts) mark() Mark { return Mark{Owner: b.owner, Path: b.path, Digest: b.digest} }
+
+func split(content []byte) (parts, error) {
+	var b parts
+	opening, rest, ok := bytes.Cut(content, []byte("\n"))
+	if !ok || string(opening) != frontMatterDelimiter {
+		return parts{}, ErrNoBanner
+	}
+	generated, rest, ok := bytes.Cut(rest, []byte("\n"))
+	if !ok {
+		return parts{}, ErrNoBanner
+	}
+	markLine, rest, ok := bytes.Cut(rest, []byte("\n"))
+	if !ok {
+		return parts{}, ErrNoBanner
+	}
+	b.opening, b.generated, b.rest = frontMatterDelimiter+"\n", string(generated)+"\n", rest
+	owner, ok := strings.CutPrefix(b.generated[:len(b.generated)-1], generatedPrefix)
+	if !ok {
+		return parts{}, ErrNoBanner
+	}
+	if b.owner, ok = strings.CutSuffix(owner, generatedSuffix); !ok || b.owner == "" {
+		return parts{}, ErrNoBanner
+	}
+	fields, ok := bytes.CutPrefix(markLine, []byte(markPrefix))
+	if !ok {
+		return parts{}, ErrNoBanner
+	}
+	path, digest, ok := bytes.Cut(fields, []byte(digestField))
+	if !ok || len(path) == 0 || !isDigest(digest) {
+		return parts{}, ErrNoBanner
+	}
+	b.path, b.digest = string(path), string(digest)
+	return b, nil
+}
+
+// isDigest reports whether d is 64 lowercase hex digits.
+func isDigest(d []byte) bool {
+	if len(d) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range d {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // TempPattern is the os.CreateTemp-style pattern of skillsync's in-flight writes

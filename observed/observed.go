@@ -218,7 +218,7 @@ func scanSkillDir(target *workspacefs.Dir, dir string, e workspacefs.Entry) skil
 // Classify decides who owns the file at rel with the given content.
 func Classify(rel string, data []byte) File {
 	f := File{Path: rel, Bytes: data, Digest: sha256.Sum256(data)}
-	mark, unmarked, err := banner.Parse(data)
+	mark, intact, err := banner.Inspect(data)
 	switch {
 	case err != nil && bytes.Contains(data, []byte("\r\n")) && !errors.Is(crlfErr(data), banner.ErrNoBanner):
 		f.Reason = "skillsync banner with CRLF line endings (converted by git autocrlf or an editor?)"
@@ -227,7 +227,7 @@ func Classify(rel string, data []byte) File {
 	case mark.Path != rel:
 		f.Owner = mark.Owner
 		f.Reason = "banner names " + mark.Path + " (a copy is not skillsync's)"
-	case !banner.Verify(mark, unmarked):
+	case !intact:
 		f.Ownership, f.Owner = Modified, mark.Owner
 	default:
 		f.Ownership, f.Owner = Owned, mark.Owner

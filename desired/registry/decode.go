@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -156,8 +157,8 @@ func (d *strictDecoder) value(n *yaml.Node, v reflect.Value, field string) {
 		v.Set(s)
 	case reflect.Interface:
 		d.checkDuplicates(n)
-		var generic any
-		if err := n.Decode(&generic); err != nil {
+		generic, err := anyValue(n)
+		if err != nil {
 			d.fail(n, "", "%s: %v", field, err)
 			return
 		}
@@ -210,7 +211,14 @@ func (d *strictDecoder) checkDuplicates(n *yaml.Node) {
 	}
 }
 
+// fieldsByType caches jsonFields: the same few structs are decoded for every
+// declaration of a large registry.
+var fieldsByType sync.Map // reflect.Type -> map[string]int
+
 func jsonFields(t reflect.Type) map[string]int {
+	if cached, ok := fieldsByType.Load(t); ok {
+		return cached.(map[string]int)
+	}
 	out := map[string]int{}
 	for i := 0; i < t.NumField(); i++ {
 		tag := t.Field(i).Tag.Get("json")
@@ -219,6 +227,7 @@ func jsonFields(t reflect.Type) map[string]int {
 			out[name] = i
 		}
 	}
+	fieldsByType.Store(t, out)
 	return out
 }
 

@@ -198,17 +198,21 @@ func (v *validator) argument(c Capability) {
 		v.add(d.at("spec", "skill"), "name the input property the typed text fills, like argument: statement", "skill has no argument")
 		return
 	}
-	input, _ := c.Spec.Input.(map[string]any)
-	props, _ := input["properties"].(map[string]any)
-	prop, ok := props[arg].(map[string]any)
+	input, _ := c.Spec.Input.(Mapping)
+	properties, _ := input.Get("properties")
+	props, _ := properties.(Mapping)
+	property, _ := props.Get(arg)
+	prop, ok := property.(Mapping)
+	typ, _ := prop.Get("type")
 	switch {
 	case !ok:
-		v.add(pos, suggest(arg, sortedKeys(props), "declare it under spec.input.properties"), "argument %q is not a property of input", arg)
-	case prop["type"] != "string":
-		v.add(pos, "typed text can only fill a property of type string", "argument %q has type %v, not string", arg, prop["type"])
+		v.add(pos, suggest(arg, props.Keys(), "declare it under spec.input.properties"), "argument %q is not a property of input", arg)
+	case typ != "string":
+		v.add(pos, "typed text can only fill a property of type string", "argument %q has type %v, not string", arg, typ)
 	}
-	required, isList := input["required"].([]any)
-	if input["required"] != nil && !isList {
+	requiredValue, _ := input.Get("required")
+	required, isList := requiredValue.([]any)
+	if requiredValue != nil && !isList {
 		v.add(d.at("spec", "input", "required"), "write required as a list of property names", "input.required is not a list")
 	}
 	for _, r := range required {

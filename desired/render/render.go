@@ -49,19 +49,18 @@ func File(target string, s Skill, path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render %s for %s: %w", s.Name, target, err)
 	}
-	var out bytes.Buffer
-	out.WriteString("---\n")
-	out.Write(front)
-	out.WriteString("---\n\n")
+	body := s.Body
 	if s.Call != nil {
-		out.WriteString(callBody(d, s.Name, *s.Call))
-	} else {
-		out.WriteString(s.Body)
-		if !strings.HasSuffix(s.Body, "\n") {
-			out.WriteString("\n")
-		}
+		body = callBody(d, s.Name, *s.Call)
+	} else if !strings.HasSuffix(body, "\n") {
+		body += "\n"
 	}
-	return banner.Stamp(out.Bytes(), s.Owner, path)
+	out := make([]byte, 0, len("---\n")+len(front)+len("---\n\n")+len(body))
+	out = append(out, "---\n"...)
+	out = append(out, front...)
+	out = append(out, "---\n\n"...)
+	out = append(out, body...)
+	return banner.Stamp(out, s.Owner, path)
 }
 
 // field is one front matter key and its value, kept in the order written.
