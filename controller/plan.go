@@ -65,7 +65,11 @@ type Options struct {
 
 // Plan is the full set of changes, sorted by path.
 type Plan struct {
+	// Changes holds every path with something to do or to report; a file already
+	// as desired is only listed in InSync, so a large workspace in sync costs a
+	// path per file, not a change.
 	Changes []Change `json:"changes"`
+	InSync  []string `json:"-"`
 	// Refused, when set, says why the plan must not be applied at all.
 	Refused string `json:"refused,omitempty"`
 }
@@ -81,7 +85,10 @@ func MakePlan(want desired.State, have observed.State, opts Options) Plan {
 			continue
 		}
 		c, ok := decide(w, wanted, h, present, opts)
-		if ok {
+		switch {
+		case ok && c.Action == None:
+			plan.InSync = append(plan.InSync, c.Path)
+		case ok:
 			plan.Changes = append(plan.Changes, c)
 		}
 	}
@@ -176,9 +183,12 @@ func unionPaths(a map[string]desired.File, b map[string]observed.File) []string 
 	return out
 }
 
-// Count is how many changes have the action.
+// Count is how many changes have the action; None counts the files in sync.
 func (p Plan) Count(a Action) int {
 	n := 0
+	if a == None {
+		n = len(p.InSync)
+	}
 	for _, c := range p.Changes {
 		if c.Action == a {
 			n++

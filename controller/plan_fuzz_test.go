@@ -68,6 +68,9 @@ func FuzzPlan(f *testing.F) {
 		}
 		plan := MakePlan(want, have, Options{Force: force, AllowEmpty: allowEmpty})
 		got := map[string]Action{}
+		for _, p := range plan.InSync {
+			got[p] = None
+		}
 		for _, ch := range plan.Changes {
 			if _, dup := got[ch.Path]; dup {
 				t.Fatalf("two actions for %s", ch.Path)

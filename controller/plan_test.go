@@ -62,6 +62,11 @@ func TestPlanTable(t *testing.T) {
 			}
 			plan := MakePlan(want, have, Options{Force: c.force})
 			got := Action("")
+			for _, inSync := range plan.InSync {
+				if inSync == p {
+					got = None
+				}
+			}
 			for _, ch := range plan.Changes {
 				if ch.Path == p {
 					got = ch.Action

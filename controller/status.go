@@ -36,6 +36,11 @@ func Status(in Inputs, plan Plan, evidence map[string][]string) []ClientStatus {
 		}
 		if row.Target != "" {
 			prefix := row.Directory + "/"
+			for _, p := range plan.InSync {
+				if strings.HasPrefix(p, prefix) {
+					row.InSync++
+				}
+			}
 			for _, ch := range plan.Changes {
 				if !strings.HasPrefix(ch.Path, prefix) {
 					continue

@@ -501,7 +501,11 @@ func (c *ownershipCase) checkKept(now ownTree, forced bool, when string) {
 // checkUntouched: a path the plan left alone (nothing to do, or a conflict kept) is
 // exactly as it was before the pass: a write of unchanged bytes is skipped.
 func (c *ownershipCase) checkUntouched(plan controller.Plan, prev, now ownTree, when string) {
-	for _, ch := range plan.Changes {
+	left := plan.Changes
+	for _, p := range plan.InSync {
+		left = append(left, controller.Change{Path: p, Action: controller.None})
+	}
+	for _, ch := range left {
 		if ch.Action != controller.None && ch.Action != controller.Conflict {
 			continue
 		}
