@@ -76,6 +76,13 @@ type Plan struct {
 
 // MakePlan decides one action per path, following the table of DESIGN §6.
 func MakePlan(want desired.State, have observed.State, opts Options) Plan {
+	return planFiles(want, have, opts).judged(len(want.Files), have.Escapes, opts)
+}
+
+// planFiles decides the action of every path of want and have. Any part of a
+// workspace (one target directory) can be planned on its own; judged then looks at
+// the whole.
+func planFiles(want desired.State, have observed.State, opts Options) Plan {
 	var plan Plan
 	for _, p := range unionPaths(want.Files, have.Files) {
 		w, wanted := want.Files[p]
@@ -101,18 +108,32 @@ func MakePlan(want desired.State, have observed.State, opts Options) Plan {
 		}
 	}
 	sort.SliceStable(plan.Changes, func(i, j int) bool { return plan.Changes[i].Path < plan.Changes[j].Path })
-	if len(have.Escapes) > 0 {
+	return plan
+}
+
+// judged refuses the plan of a whole workspace where it must not be applied: the
+// workspace links out of itself, or the plan deletes every generated file while
+// nothing (wanted is the number of files desired) is desired.
+func (plan Plan) judged(wanted int, escapes []string, opts Options) Plan {
+	if len(escapes) > 0 {
 		// A workspace that links out of itself may be hostile: fail closed, whatever
 		// the flags say.
 		plan.Refused = fmt.Sprintf("symlinks lead outside the workspace (%s); remove them or replace them with directories, nothing was written",
-			strings.Join(have.Escapes, ", "))
+			strings.Join(escapes, ", "))
 		return plan
 	}
-	if deletes := plan.Count(Delete); len(want.Files) == 0 && deletes > 0 && !opts.AllowEmpty {
+	if deletes := plan.Count(Delete); wanted == 0 && deletes > 0 && !opts.AllowEmpty {
 		plan.Refused = fmt.Sprintf("nothing is desired, so the plan would delete all %d generated files; "+
 			"if the registry really is empty on purpose, run again with --allow-empty", deletes)
 	}
 	return plan
+}
+
+// add appends the plan of another part of the workspace, whose paths all sort
+// after this one's.
+func (plan *Plan) add(part Plan) {
+	plan.Changes = append(plan.Changes, part.Changes...)
+	plan.InSync = append(plan.InSync, part.InSync...)
 }
 
 func decide(w desired.File, wanted bool, h observed.File, present bool, opts Options) (Change, bool) {

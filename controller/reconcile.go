@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -23,11 +24,10 @@ type Request struct {
 	Options
 }
 
-// Inputs is the validated registry and what it makes of the workspace.
+// Inputs is the validated registry and the active profile.
 type Inputs struct {
 	Registry *registry.Registry
 	Profile  desired.Profile
-	Desired  desired.State
 	// applied digests the record of the sources last applied; nil when there is none.
 	applied map[string][32]byte
 	// profileFile is .skillsync/profile as read.
@@ -63,7 +63,8 @@ func (in Inputs) recordStale() bool {
 // Outcome is everything one pass found and did.
 type Outcome struct {
 	Inputs
-	Observed observed.State
+	// Withheld is every skill held back from a target, and why.
+	Withheld []desired.Withheld
 	Plan     Plan
 	Applied  []Applied
 	// Problems holds invalid input; when set, nothing was planned or written.
@@ -73,7 +74,8 @@ type Outcome struct {
 }
 
 // LoadInputs reads and validates the registry and resolves the active profile. Any
-// problem with the inputs comes back as registry.Problems.
+// problem with the inputs comes back as registry.Problems. The files they make are
+// built by desired.Build (or a target at a time by a reconcile).
 func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 	reg, err := registry.Load(root)
 	var problems registry.Problems
@@ -104,15 +106,11 @@ func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 	if problem != nil {
 		return Inputs{Registry: reg}, registry.Problems{*problem}
 	}
-	want, err := desired.Build(reg, profile)
-	if err != nil {
-		return Inputs{Registry: reg}, err
-	}
 	var sums map[string][32]byte
 	if applied != nil {
 		sums = sourceSums(applied)
 	}
-	return Inputs{Registry: reg, Profile: profile, Desired: want, applied: sums, profileFile: fileProfile}, nil
+	return Inputs{Registry: reg, Profile: profile, applied: sums, profileFile: fileProfile}, nil
 }
 
 // Reconcile runs one full pass: load, build, scan, plan and, unless Check, apply. It
@@ -120,14 +118,13 @@ func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 func Reconcile(req Request) Outcome { return reconcile(req, nil) }
 
 // reconcile is Reconcile with the inputs already loaded, when loaded is not nil.
+// It plans one target directory at a time (its desired files built while it is
+// scanned), so a workspace of thousands of skills is never held in memory whole.
 func reconcile(req Request, loaded *Inputs) Outcome {
 	var out Outcome
-	// The scan does not depend on the inputs: it runs while they load and render.
-	scanned := make(chan scanResult, 1)
-	go func() {
-		st, err := scanRoot(req.Root)
-		scanned <- scanResult{st, err}
-	}()
+	targets := targetsByDir()
+	// The first scan does not depend on the inputs: it runs while they load.
+	firstScan := scanAsync(req.Root, desired.TargetDir(targets[0]))
 	var in Inputs
 	var err error
 	if loaded != nil {
@@ -135,7 +132,6 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	} else {
 		in, err = LoadInputs(req.Root, req.ProfileFlag, req.ProfileEnv)
 	}
-	scan := <-scanned
 	out.Inputs = in
 	var problems registry.Problems
 	if errors.As(err, &problems) {
@@ -146,12 +142,29 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 		out.Err = err
 		return out
 	}
-	if scan.err != nil {
-		out.Err = scan.err
-		return out
+	wanted := 0
+	var escapes []string
+	for i, target := range targets {
+		scanned := firstScan
+		if i > 0 {
+			scanned = scanAsync(req.Root, desired.TargetDir(target))
+		}
+		want, err := desired.BuildTarget(in.Registry, in.Profile, target)
+		scan := <-scanned
+		if err == nil {
+			err = scan.err
+		}
+		if err != nil {
+			out.Err = err
+			return out
+		}
+		out.Plan.add(planFiles(want, scan.state, req.Options))
+		out.Withheld = append(out.Withheld, want.Withheld...)
+		wanted += len(want.Files)
+		escapes = append(escapes, scan.state.Escapes...)
 	}
-	out.Observed = scan.state
-	out.Plan = MakePlan(in.Desired, out.Observed, req.Options)
+	desired.SortWithheld(out.Withheld)
+	out.Plan = out.Plan.judged(wanted, escapes, req.Options)
 	if req.Check || out.Plan.Refused != "" {
 		return out
 	}
@@ -199,9 +212,19 @@ type scanResult struct {
 	err   error
 }
 
-// scanRoot scans the workspace at root the way the loader finds it: through its
-// real path, so the two agree on what Root is.
-func scanRoot(root string) (observed.State, error) {
+// scanAsync scans one target directory of the workspace at root in the background.
+func scanAsync(root, dir string) <-chan scanResult {
+	scanned := make(chan scanResult, 1)
+	go func() {
+		st, err := scanRoot(root, dir)
+		scanned <- scanResult{st, err}
+	}()
+	return scanned
+}
+
+// scanRoot scans dir of the workspace at root the way the loader finds it: through
+// its real path, so the two agree on what Root is.
+func scanRoot(root, dir string) (observed.State, error) {
 	real, err := filepath.EvalSymlinks(root)
 	if err == nil {
 		real, err = filepath.Abs(real)
@@ -209,17 +232,19 @@ func scanRoot(root string) (observed.State, error) {
 	if err != nil {
 		return observed.State{}, err
 	}
-	return observed.Scan(real, scanDirs())
+	return observed.Scan(real, []string{dir})
 }
 
-// scanDirs is every target directory, enabled or not, so that files generated for a
-// target that has since been disabled are found and pruned as orphans.
-func scanDirs() []string {
-	var dirs []string
-	for _, d := range desired.TargetDirs() {
-		dirs = append(dirs, d)
+// targetsByDir is every known target, enabled or not (so that files generated for a
+// target since disabled are found and pruned as orphans), in the order of their
+// directories, which is the order of the paths in a plan.
+func targetsByDir() []string {
+	var targets []string
+	for t := range desired.TargetDirs() {
+		targets = append(targets, t)
 	}
-	return dirs
+	sort.Slice(targets, func(i, j int) bool { return desired.TargetDir(targets[i]) < desired.TargetDir(targets[j]) })
+	return targets
 }
 
 // recordApplied records the sources reg was loaded from as the last applied. It

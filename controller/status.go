@@ -19,8 +19,10 @@ type ClientStatus struct {
 	Withheld  []desired.Withheld `json:"withheld"`
 }
 
-// Status summarises a plan per client. evidence comes from observed.Evidence.
-func Status(in Inputs, plan Plan, evidence map[string][]string) []ClientStatus {
+// Status summarises the plan of a pass per client. evidence comes from
+// observed.Evidence.
+func Status(out Outcome, evidence map[string][]string) []ClientStatus {
+	in, plan := out.Inputs, out.Plan
 	enabled := map[string]bool{}
 	for _, t := range in.Registry.Targets() {
 		enabled[t] = true
@@ -54,7 +56,7 @@ func Status(in Inputs, plan Plan, evidence map[string][]string) []ClientStatus {
 					row.ToChange++
 				}
 			}
-			for _, w := range in.Desired.Withheld {
+			for _, w := range out.Withheld {
 				if w.Target == row.Target {
 					row.Withheld = append(row.Withheld, w)
 				}

@@ -86,6 +86,16 @@ type State struct {
 // Build renders every skill of a validated registry for every target it belongs to.
 // Call it only with a registry that registry.Validate accepted.
 func Build(reg *registry.Registry, profile Profile) (State, error) {
+	return build(reg, profile, "")
+}
+
+// BuildTarget is Build for one target: its files, and what is withheld from it. A
+// large workspace is planned a target at a time, so its files are never all held.
+func BuildTarget(reg *registry.Registry, profile Profile, target string) (State, error) {
+	return build(reg, profile, target)
+}
+
+func build(reg *registry.Registry, profile Profile, only string) (State, error) {
 	st := State{Profile: profile.Name, Files: map[string]File{}}
 	disabled := set(reg.Config.Spec.Disabled)
 	for _, c := range reg.Capabilities {
@@ -93,7 +103,7 @@ func Build(reg *registry.Registry, profile Profile) (State, error) {
 			continue
 		}
 		s := capabilitySkill(c, reg.Config)
-		if err := st.project(reg, profile, disabled, s, c.Spec.Skill.Targets, c.Spec.Skill.RequiredCapabilities); err != nil {
+		if err := st.project(reg, profile, disabled, only, s, c.Spec.Skill.Targets, c.Spec.Skill.RequiredCapabilities); err != nil {
 			return State{}, err
 		}
 	}
@@ -107,18 +117,23 @@ func Build(reg *registry.Registry, profile Profile) (State, error) {
 			Paths:                  sk.Spec.Paths,
 			Body:                   sk.Body,
 		}
-		if err := st.project(reg, profile, disabled, s, sk.Spec.Targets, sk.Spec.RequiredCapabilities); err != nil {
+		if err := st.project(reg, profile, disabled, only, s, sk.Spec.Targets, sk.Spec.RequiredCapabilities); err != nil {
 			return State{}, err
 		}
 	}
-	sort.Slice(st.Withheld, func(i, j int) bool {
-		a, b := st.Withheld[i], st.Withheld[j]
+	SortWithheld(st.Withheld)
+	return st, nil
+}
+
+// SortWithheld orders withheld skills by skill, then target, as Build does.
+func SortWithheld(ws []Withheld) {
+	sort.Slice(ws, func(i, j int) bool {
+		a, b := ws[i], ws[j]
 		if a.Skill != b.Skill {
 			return a.Skill < b.Skill
 		}
 		return a.Target < b.Target
 	})
-	return st, nil
 }
 
 func capabilitySkill(c registry.Capability, ws registry.Workspace) render.Skill {
@@ -144,12 +159,16 @@ func capabilitySkill(c registry.Capability, ws registry.Workspace) render.Skill 
 	}
 }
 
-// project writes s into every target it belongs to, or records why it is withheld.
-func (st *State) project(reg *registry.Registry, profile Profile, disabled map[string]bool, s render.Skill, skillTargets, required []string) error {
+// project writes s into every target it belongs to (only that one, when only is
+// set), or records why it is withheld.
+func (st *State) project(reg *registry.Registry, profile Profile, disabled map[string]bool, only string, s render.Skill, skillTargets, required []string) error {
 	skill := &s
 	missing := profile.Missing(required)
 	enabled := set(reg.Targets())
 	for _, target := range unionInOrder(reg.Targets(), skillTargets) {
+		if only != "" && target != only {
+			continue
+		}
 		// The most deliberate reason first, and one that names what would change it.
 		why := ""
 		switch {

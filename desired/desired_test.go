@@ -3,6 +3,7 @@ package desired
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -111,6 +112,45 @@ func TestBuildIsDeterministic(t *testing.T) {
 		// Digests compare the content; the unexported skill is how it is rendered.
 		if diff := cmp.Diff(first, again, cmpopts.IgnoreUnexported(File{})); diff != "" {
 			t.Fatalf("build %d differs:\n%s", i, diff)
+		}
+	}
+}
+
+// Planning a target at a time sees exactly what Build sees: the union of the
+// targets' files and withheld skills is Build's, and no target holds another's file.
+func TestBuildTargetPartitionsBuild(t *testing.T) {
+	reg := example(t)
+	for _, flag := range []string{"web-shell", ""} {
+		p, _ := ResolveProfile(reg, ProfileSources{Flag: flag})
+		all, err := Build(reg, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		union := State{Profile: all.Profile, Files: map[string]File{}}
+		for target, dir := range TargetDirs() {
+			part, err := BuildTarget(reg, p, target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for path, f := range part.Files {
+				if f.Target != target || !strings.HasPrefix(path, dir+"/") {
+					t.Errorf("BuildTarget(%s) holds %s for %s", target, path, f.Target)
+				}
+				union.Files[path] = f
+			}
+			for _, w := range part.Withheld {
+				if w.Target != target {
+					t.Errorf("BuildTarget(%s) withholds %s from %s", target, w.Skill, w.Target)
+				}
+			}
+			union.Withheld = append(union.Withheld, part.Withheld...)
+		}
+		SortWithheld(union.Withheld)
+		if len(all.Files) == 0 || len(all.Withheld) == 0 {
+			t.Fatalf("profile %q: the example should give files and withheld skills, got %d and %d", flag, len(all.Files), len(all.Withheld))
+		}
+		if diff := cmp.Diff(all, union, cmpopts.IgnoreUnexported(File{})); diff != "" {
+			t.Errorf("profile %q: targets one at a time differ from Build (-Build +union):\n%s", flag, diff)
 		}
 	}
 }

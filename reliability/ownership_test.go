@@ -674,7 +674,11 @@ func (g *ownGenerator) build() error {
 		g.logf("registry: broken (%s)", broken)
 	}
 	if in, err := controller.LoadInputs(g.root, "", ""); err == nil {
-		for p, f := range in.Desired.Files {
+		want, err := desired.Build(in.Registry, in.Profile)
+		if err != nil {
+			return err
+		}
+		for p, f := range want.Files {
 			data, err := f.Content()
 			if err != nil {
 				return err

@@ -19,8 +19,8 @@ func TestWrittenWorkspaceReconcilesToFiles(t *testing.T) {
 		if len(out.Problems) > 0 || out.Err != nil {
 			t.Fatalf("n=%d: %v %v", n, out.Problems, out.Err)
 		}
-		if got := len(out.Desired.Files); got != Files(n) {
-			t.Errorf("n=%d: %d files desired, want %d", n, got, Files(n))
+		if got := out.Plan.Count(controller.Create); got != Files(n) {
+			t.Errorf("n=%d: %d files to create, want %d", n, got, Files(n))
 		}
 		if len(out.Applied) != Files(n) {
 			t.Errorf("n=%d: %d files written, want %d", n, len(out.Applied), Files(n))

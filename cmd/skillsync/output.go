@@ -86,7 +86,7 @@ func failures(out controller.Outcome) map[string]error {
 
 func summary(out controller.Outcome, check bool) string {
 	p := out.Plan
-	tail := fmt.Sprintf("%d in sync, %d withheld (profile %s)", p.Count(controller.None), len(out.Desired.Withheld), out.Profile.Label())
+	tail := fmt.Sprintf("%d in sync, %d withheld (profile %s)", p.Count(controller.None), len(out.Withheld), out.Profile.Label())
 	if p.Pending() == 0 && p.Count(controller.Conflict) == 0 && p.Refused == "" {
 		return "nothing to do: " + tail
 	}
@@ -134,7 +134,7 @@ type reconcileJSON struct {
 
 func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON {
 	r := reconcileJSON{Profile: out.Profile.Name, Check: check, ExitCode: code, Changes: []changeReport{},
-		InSync: out.Plan.Count(controller.None), Refused: out.Plan.Refused, Withheld: out.Desired.Withheld, Problems: []string{}}
+		InSync: out.Plan.Count(controller.None), Refused: out.Plan.Refused, Withheld: out.Withheld, Problems: []string{}}
 	if r.Withheld == nil {
 		r.Withheld = []desired.Withheld{}
 	}

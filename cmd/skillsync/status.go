@@ -36,7 +36,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 			if out.Err != nil {
 				return &exitError{exitFailure, out.Err}
 			}
-			rows := controller.Status(out.Inputs, out.Plan, observed.Evidence(out.Registry.Root, exec.LookPath))
+			rows := controller.Status(out, observed.Evidence(out.Registry.Root, exec.LookPath))
 			code := outcomeCode(out, true)
 			if output == "json" {
 				return finish(code, writeJSON(g.stdout, map[string]any{
@@ -63,10 +63,10 @@ func printStatus(g *globals, out controller.Outcome, clients []controller.Client
 			fmt.Sprint(r.InSync), fmt.Sprint(r.ToChange), fmt.Sprint(r.Conflicts), fmt.Sprint(len(r.Withheld))})
 	}
 	writeTable(g.stdout, rows)
-	if len(out.Desired.Withheld) > 0 {
+	if len(out.Withheld) > 0 {
 		fmt.Fprintln(g.stdout, "\nwithheld:")
 		rows = nil
-		for _, w := range out.Desired.Withheld {
+		for _, w := range out.Withheld {
 			rows = append(rows, []string{"  " + w.Skill, w.Target, w.Reason})
 		}
 		writeTable(g.stdout, rows)
