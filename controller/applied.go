@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -71,6 +72,15 @@ func sourceSums(files map[string][]byte) map[string][32]byte {
 	return sums
 }
 
+// loadedSums is the digest of every input file as reg was loaded from it.
+func loadedSums(reg *registry.Registry) map[string][32]byte {
+	sums := make(map[string][32]byte, len(reg.Sources))
+	for f, src := range reg.Sources {
+		sums[f] = src.Sum
+	}
+	return sums
+}
+
 // Accept records files, as they are now, as the versions last applied, so a run no
 // longer takes their shorter content for a save that was cut off. It needs no lock:
 // it changes only the record, which a reconcile replaces after it applies.
@@ -106,9 +116,13 @@ func Accept(root string, files []string) ([]string, error) {
 			return nil, registry.Problems{{Pos: registry.Position{File: f}, Message: "is not the config or a registry file of this workspace",
 				Hint: "accept takes the file a cut-off error names, such as " + registry.ConfigName}}
 		}
-		record[rel] = reg.Sources[rel]
 		accepted = append(accepted, rel)
 	}
+	now, err := registry.ReadSources(reg, accepted)
+	if err != nil {
+		return nil, fmt.Errorf("%w; run accept again once the file is saved", err)
+	}
+	maps.Copy(record, now)
 	return accepted, writeApplied(r, record)
 }
 

@@ -23,8 +23,6 @@ func inSync(t *testing.T) string {
 	return root
 }
 
-func sameSources(a, b map[string][]byte) bool { return maps.EqualFunc(a, b, bytes.Equal) }
-
 func TestReconcileRecordsTheSourcesItApplied(t *testing.T) {
 	root := inSync(t)
 	r, err := os.OpenRoot(root)
@@ -40,7 +38,7 @@ func TestReconcileRecordsTheSourcesItApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameSources(record, reg.Sources) || len(record) != len(reg.Files)+1 {
+	if !maps.Equal(sourceSums(record), loadedSums(reg)) || len(record) != len(reg.Files)+1 {
 		t.Fatalf("record holds %d files, want the config and the %d registry files as read", len(record), len(reg.Files))
 	}
 }
@@ -185,5 +183,43 @@ func TestInputsAreUnchangedUntilTheProfileOrTheRecordChanges(t *testing.T) {
 	}
 	if in.unchanged() {
 		t.Error("unchanged = true after the record was removed")
+	}
+}
+
+// The record holds what was applied. A registry file saved again between loading
+// and recording is not that, so the record is left as it was, for the next pass.
+func TestARecordIsNotMadeFromASourceSavedAgainSinceItWasLoaded(t *testing.T) {
+	root := inSync(t)
+	before, err := os.ReadFile(filepath.Join(root, AppliedFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, "registry/intents.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, append(data, "# saved again\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := recordApplied(reg); err != nil {
+		t.Fatalf("recordApplied = %v, want nothing recorded and no error", err)
+	}
+	after, err := os.ReadFile(filepath.Join(root, AppliedFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("the record changed, though a source no longer holds what was loaded")
+	}
+	if _, err := registry.ReadSources(reg, []string{"registry/intents.yaml"}); !errors.Is(err, registry.ErrSourceChanged) {
+		t.Errorf("ReadSources of the saved file = %v, want ErrSourceChanged", err)
+	}
+	if files, err := registry.ReadSources(reg, []string{registry.ConfigName}); err != nil || len(files) != 1 {
+		t.Errorf("ReadSources of the untouched config = %v, %v", files, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ func (in Inputs) unchanged() bool {
 
 // recordStale tells whether the sources differ from the record of the last apply.
 func (in Inputs) recordStale() bool {
-	return in.applied == nil || !maps.Equal(in.applied, sourceSums(in.Registry.Sources))
+	return in.applied == nil || !maps.Equal(in.applied, loadedSums(in.Registry))
 }
 
 // Outcome is everything one pass found and did.
@@ -249,7 +250,9 @@ func targetsByDir() []string {
 
 // recordApplied records the sources reg was loaded from as the last applied. It
 // runs under the workspace lock, so a temp file in .skillsync/ is what a killed
-// run left, and goes first.
+// run left, and goes first. A source saved again since it was loaded is not what
+// was applied: then nothing is recorded, and the next pass, which applies the new
+// version, records it.
 func recordApplied(reg *registry.Registry) error {
 	r, err := os.OpenRoot(reg.Root)
 	if err != nil {
@@ -257,7 +260,14 @@ func recordApplied(reg *registry.Registry) error {
 	}
 	defer r.Close()
 	removeStateTemps(r)
-	return writeApplied(r, reg.Sources)
+	files, err := registry.ReadSources(reg, slices.Sorted(maps.Keys(reg.Sources)))
+	if errors.Is(err, registry.ErrSourceChanged) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return writeApplied(r, files)
 }
 
 // ignoreStateDir gives a .skillsync/ that a host or a person created the .gitignore

@@ -26,7 +26,7 @@ func TestCutOff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			now := map[string][]byte{"skillsync.yaml": applied["skillsync.yaml"], "registry/caps.yaml": []byte(tt.now)}
+			now := map[string]Source{"skillsync.yaml": SourceOf(applied["skillsync.yaml"]), "registry/caps.yaml": SourceOf([]byte(tt.now))}
 			ps := CutOff(applied, now)
 			if tt.wantLine == 0 {
 				if len(ps) != 0 {
@@ -49,10 +49,10 @@ func TestCutOff(t *testing.T) {
 }
 
 func TestCutOffIgnoresFilesWithoutARecord(t *testing.T) {
-	if ps := CutOff(nil, map[string][]byte{"skillsync.yaml": nil}); len(ps) != 0 {
+	if ps := CutOff(nil, map[string]Source{"skillsync.yaml": SourceOf(nil)}); len(ps) != 0 {
 		t.Fatalf("CutOff with no record = %v, want nothing", ps)
 	}
-	if ps := CutOff(map[string][]byte{"gone.yaml": []byte("x")}, map[string][]byte{}); len(ps) != 0 {
+	if ps := CutOff(map[string][]byte{"gone.yaml": []byte("x")}, map[string]Source{}); len(ps) != 0 {
 		t.Fatalf("CutOff of a removed file = %v, want nothing (removal is not a cut)", ps)
 	}
 }

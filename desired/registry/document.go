@@ -7,14 +7,15 @@ import (
 )
 
 // source is one input file as read. Its documents are parsed while the file loads,
-// and after that only again when a problem needs a position: node trees are most
-// of a loaded registry's size, and a registry of thousands of capabilities must not
-// be held as them.
+// and after that only again when a problem needs a position, from the file read
+// again: node trees and bytes are most of a loaded registry's size, and a registry
+// of thousands of capabilities must not be held as them.
 type source struct {
-	file  string
-	data  []byte
-	mu    sync.Mutex
-	roots []*yaml.Node // nil when released
+	file   string
+	mu     sync.Mutex
+	data   []byte       // nil when released
+	roots  []*yaml.Node // nil when released
+	reread func() []byte
 }
 
 // parseSource parses data into its documents, which stay parsed until release.
@@ -31,10 +32,12 @@ func parseSource(file string, data []byte) (*source, []document, Problems) {
 	return src, docs, nil
 }
 
-// release drops the node trees once the file's documents are decoded.
-func (s *source) release() {
+// release drops the bytes and node trees once the file's documents are decoded.
+// reread gives the bytes again for a position, or nil when the file no longer holds
+// what was parsed: then a position names the file alone.
+func (s *source) release(reread func() []byte) {
 	s.mu.Lock()
-	s.roots = nil
+	s.data, s.roots, s.reread = nil, nil, reread
 	s.mu.Unlock()
 }
 
@@ -42,8 +45,15 @@ func (s *source) root(i int) *yaml.Node {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.roots == nil {
+		data := s.data
+		if data == nil && s.reread != nil {
+			data = s.reread()
+		}
+		if data == nil {
+			return nil
+		}
 		// The same bytes parse into the same documents.
-		s.roots, _ = parseDocuments(s.file, s.data)
+		s.roots, _ = parseDocuments(s.file, data)
 	}
 	if i < len(s.roots) {
 		return s.roots[i]

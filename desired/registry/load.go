@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -77,9 +76,9 @@ func Unchanged(reg *Registry) bool {
 		return false
 	}
 	defer r.Close()
-	same := func(file string, want []byte) bool {
+	same := func(file string, want Source) bool {
 		data, err := workspacefs.ReadFile(r, file, maxInputSize)
-		return err == nil && bytes.Equal(data, want)
+		return err == nil && SourceOf(data) == want
 	}
 	if reg.config.src == nil || !same(ConfigName, reg.Sources[ConfigName]) {
 		return false
@@ -94,7 +93,7 @@ func Unchanged(reg *Registry) bool {
 		}
 	}
 	for _, s := range reg.Skills {
-		if s.BodyPath != "" && !same(s.BodyPath, []byte(s.Body)) {
+		if s.BodyPath != "" && !same(s.BodyPath, SourceOf([]byte(s.Body))) {
 			return false
 		}
 	}
@@ -113,14 +112,14 @@ type loader struct {
 func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }
 
 func (l *loader) load() *Registry {
-	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[document]bool{}, Sources: map[string][]byte{}}
+	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[document]bool{}, Sources: map[string]Source{}}
 	data, err := workspacefs.ReadFile(l.r, ConfigName, maxInputSize)
 	if err != nil {
 		l.add(Problem{Pos: Position{File: ConfigName}, Message: "cannot read workspace config: " + workspacefs.Cause(err).Error(),
 			Hint: "the workspace root holds " + ConfigName + " as a regular file; run skillsync init to start one"})
 		return reg
 	}
-	reg.Sources[ConfigName] = data
+	reg.Sources[ConfigName] = SourceOf(data)
 	_, docs, ps := parseSource(ConfigName, data)
 	l.add(ps...)
 	if len(ps) > 0 {
@@ -191,8 +190,25 @@ func (l *loader) loadFile(reg *Registry, file string) {
 		l.add(Problem{Pos: Position{File: file}, Message: "cannot read registry file: " + workspacefs.Cause(err).Error()})
 		return
 	}
-	reg.Sources[file] = data
+	reg.Sources[file] = SourceOf(data)
 	l.addDocuments(reg, file, data)
+}
+
+// rereader reads file again, for a position in it, as long as it still is want.
+func (l *loader) rereader(file string, want Source) func() []byte {
+	root := l.root
+	return func() []byte {
+		r, err := os.OpenRoot(root)
+		if err != nil {
+			return nil
+		}
+		defer r.Close()
+		data, err := workspacefs.ReadFile(r, file, maxInputSize)
+		if err != nil || SourceOf(data) != want {
+			return nil
+		}
+		return data
+	}
 }
 
 // addDocuments parses one registry file's content into reg.
@@ -200,7 +216,11 @@ func (l *loader) addDocuments(reg *Registry, file string, data []byte) {
 	src, docs, ps := parseSource(file, data)
 	l.add(ps...)
 	if src != nil {
-		defer src.release()
+		want, read := reg.Sources[file]
+		if !read {
+			want = SourceOf(data)
+		}
+		defer src.release(l.rereader(file, want))
 	}
 	for _, doc := range docs {
 		kind := ""

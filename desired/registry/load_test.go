@@ -142,3 +142,31 @@ func appendTo(path, text string) error {
 	_, err = f.WriteString(text)
 	return errors.Join(err, f.Close())
 }
+
+// A loaded registry keeps neither the bytes nor the node trees of its files: a
+// position asked for after loading comes from the file read again, and only while
+// it still holds what was loaded; otherwise the position names the file alone.
+func TestPositionsAfterLoadingComeFromTheUnchangedFile(t *testing.T) {
+	caps := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: first}\nspec: {title: First, effect: read}\n" +
+		"---\napiVersion: skillsync/v1\nkind: Capability\nmetadata:\n  name: second\nspec: {title: Second, effect: read}\n"
+	for _, edited := range []bool{false, true} {
+		root := workspace(t, map[string]string{ConfigName: strings.Replace(config, "registry/*.json, ", "", 1), "registry/caps.yaml": caps})
+		reg, err := Load(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if edited {
+			if err := appendTo(filepath.Join(root, "registry/caps.yaml"), "# edited\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pos := reg.Capabilities[1].Pos()
+		want := Position{File: "registry/caps.yaml", Line: 9, Column: 9}
+		if edited {
+			want = Position{File: "registry/caps.yaml"}
+		}
+		if pos != want {
+			t.Errorf("edited=%v: position of the second capability = %+v, want %+v", edited, pos, want)
+		}
+	}
+}

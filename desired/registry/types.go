@@ -134,9 +134,10 @@ type Registry struct {
 	ConfigFile string // "skillsync.yaml", relative to Root
 	Config     Workspace
 	Files      []string // registry files read, relative to Root
-	// Sources holds the bytes of the config and every registry file as read, so a
-	// later run can tell a file cut off mid-save from the version it came from.
-	Sources      map[string][]byte
+	// Sources describes the config and every registry file as read, so a later run
+	// can tell a file cut off mid-save from the version it came from; a registry
+	// of thousands of capabilities is megabytes, so the bytes are not kept.
+	Sources      map[string]Source
 	Capabilities []Capability
 	Skills       []Skill
 	Profiles     []Profile

@@ -3,6 +3,7 @@ package workspacefs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -183,23 +184,38 @@ func (d *Dir) ReadRegular(name string, limit int64) ([]byte, error) {
 	if modeType(st.Mode) != 0 {
 		return nil, d.fail("read", name, ErrNotRegular)
 	}
-	// One read usually does it: a byte more than the size is asked for, to see the end.
-	data := make([]byte, 0, min(st.Size, limit)+1)
+	data, err := readAll(func(b []byte) (int, error) {
+		return retry(func() (int, error) { return unix.Read(fd, b) })
+	}, st.Size, limit)
+	if err != nil {
+		return nil, d.fail("read", name, err)
+	}
+	return data, nil
+}
+
+// readAll reads through read to the end into a buffer sized for size bytes (a
+// reader of a whole file keeps no spare capacity), and past limit bytes fails with
+// ErrTooLarge. One read usually does it: a byte more than size is asked for, to
+// see the end.
+func readAll(read func([]byte) (int, error), size, limit int64) ([]byte, error) {
+	data := make([]byte, 0, min(max(size, 0), limit)+1)
 	for {
 		if int64(len(data)) > limit {
-			return nil, d.fail("read", name, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit))
+			return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
 		}
 		if len(data) == cap(data) {
-			data = slices.Grow(data, len(data)) // the file grew since fstat
+			data = slices.Grow(data, len(data)) // the file grew since it was measured
 		}
-		n, err := retry(func() (int, error) { return unix.Read(fd, data[len(data):min(int64(cap(data)), limit+1)]) })
+		n, err := read(data[len(data):min(int64(cap(data)), limit+1)])
+		if n > 0 {
+			data = data[:len(data)+n]
+		}
+		if err == io.EOF || (err == nil && n == 0) {
+			return slices.Clip(data), nil
+		}
 		if err != nil {
-			return nil, d.fail("read", name, err)
+			return nil, err
 		}
-		if n == 0 {
-			return data, nil
-		}
-		data = data[:len(data)+n]
 	}
 }
 

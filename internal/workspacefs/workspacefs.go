@@ -5,8 +5,6 @@ package workspacefs
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -57,14 +55,11 @@ func read(root *os.Root, name string, limit int64, flags int) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
+	data, err := readAll(f.Read, info.Size(), limit)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
-	if int64(len(data)) > limit {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
-	}
-	return data, nil
+	return data, err
 }
 
 // ReadDir lists a directory under root.
