@@ -19,9 +19,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Applied is one change as carried out, or the error that stopped it.
+// Applied is one change of the plan as carried out, or the error that stopped it.
 type Applied struct {
-	Change
+	*Change
 	Err error
 }
 
@@ -57,25 +57,26 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 	// Each phase finishes before the next starts; within one, every change has a
 	// path of its own, so they run a few at a time.
 	phases := map[Action]int{Cleanup: 0, Create: 1, Update: 1, Delete: 2}
-	byPhase := make([][]Change, 3)
-	for _, c := range plan.Changes {
-		if p, ok := phases[c.Action]; ok {
-			byPhase[p] = append(byPhase[p], c)
+	byPhase := make([][]*Change, 3)
+	for i := range plan.Changes {
+		if p, ok := phases[plan.Changes[i].Action]; ok {
+			byPhase[p] = append(byPhase[p], &plan.Changes[i])
 		}
 	}
 	var done, failed []Applied
 	for phase, todo := range byPhase {
-		var results []Applied
+		var errs []error
 		if phase == 1 {
-			results = writeAll(r, todo)
+			errs = writeAll(r, todo)
 		} else {
-			results = make([]Applied, len(todo))
+			errs = make([]error, len(todo))
 			parallel.Each(len(todo), func(i int) error {
-				results[i] = Applied{Change: todo[i], Err: removeOne(r, todo[i])}
+				errs[i] = removeOne(r, *todo[i])
 				return nil
 			})
 		}
-		for _, a := range results {
+		for i, c := range todo {
+			a := Applied{Change: c, Err: errs[i]}
 			done = append(done, a)
 			if a.Err != nil {
 				failed = append(failed, a)
@@ -100,32 +101,31 @@ func removeOne(r *os.Root, c Change) error {
 // each put in place, by a hard link (create) or a rename (update). So a power loss
 // leaves every SKILL.md old or new, never empty, at the cost of one sync per run
 // rather than one per file.
-func writeAll(r *os.Root, changes []Change) []Applied {
-	results := make([]Applied, len(changes))
+func writeAll(r *os.Root, changes []*Change) []error {
+	errs := make([]error, len(changes))
 	dirs := openParents(r, changes)
 	defer dirs.close()
 	temps := make([]string, len(changes))
 	parallel.Each(len(changes), func(i int) error {
-		temps[i], results[i].Err = dirs.stage(changes[i])
-		results[i].Change = changes[i]
+		temps[i], errs[i] = dirs.stage(*changes[i])
 		return nil
 	})
 	if err := syncFilesystem(r); err != nil {
-		for i := range results {
+		for i := range errs {
 			if temps[i] != "" {
 				r.Remove(temps[i])
-				results[i].Err = fmt.Errorf("not put in place: %w", err)
+				errs[i] = fmt.Errorf("not put in place: %w", err)
 			}
 		}
-		return results
+		return errs
 	}
 	parallel.Each(len(changes), func(i int) error {
 		if temps[i] != "" {
-			results[i].Err = dirs.commit(changes[i], temps[i])
+			errs[i] = dirs.commit(*changes[i], temps[i])
 		}
 		return nil
 	})
-	return results
+	return errs
 }
 
 // parentDirs holds the parent of every directory the changes write into open (for
@@ -145,7 +145,7 @@ func dirOf(p string) (parent, name string) {
 	return path.Dir(dir), path.Base(dir)
 }
 
-func openParents(r *os.Root, changes []Change) parentDirs {
+func openParents(r *os.Root, changes []*Change) parentDirs {
 	t := parentDirs{open: map[string]*workspacefs.Dir{}, failed: map[string]error{}}
 	for _, c := range changes {
 		parent, _ := dirOf(c.Path)

@@ -36,13 +36,13 @@ func Init(dir string) ([]string, error) {
 		}
 		names = append(names, f.Path)
 	}
-	var creates []Change
+	var creates []*Change
 	for _, f := range files {
-		creates = append(creates, Change{Path: f.Path, Action: Create, New: []byte(f.Content)})
+		creates = append(creates, &Change{Path: f.Path, Action: Create, New: []byte(f.Content)})
 	}
-	for _, a := range writeAll(r, creates) {
-		if a.Err != nil {
-			return nil, fmt.Errorf("write %s: %w", a.Path, workspacefs.Cause(a.Err))
+	for i, err := range writeAll(r, creates) {
+		if err != nil {
+			return nil, fmt.Errorf("write %s: %w", creates[i].Path, workspacefs.Cause(err))
 		}
 	}
 	return names, nil

@@ -163,7 +163,7 @@ func TestRefusedPlanIsNotReady(t *testing.T) {
 		t.Errorf("refused plan: ready=%v report=%+v", h.Ready(), r)
 	}
 	failed := Outcome{Plan: Plan{Changes: []Change{{Path: "a", Action: Create}, {Path: "b", Action: Create}}},
-		Applied: []Applied{{Change: Change{Path: "a", Action: Create}}, {Change: Change{Path: "b", Action: Create}, Err: os.ErrPermission}},
+		Applied: []Applied{{Change: &Change{Path: "a", Action: Create}}, {Change: &Change{Path: "b", Action: Create}, Err: os.ErrPermission}},
 		Err:     os.ErrPermission}
 	if r := h.Record(failed, time.Now(), time.Millisecond); h.Ready() || r.Counts["create"] != 1 {
 		t.Errorf("failed run: ready=%v counts=%v, want not ready and 1 create done", h.Ready(), r.Counts)
