@@ -2,14 +2,17 @@ package controller
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/desired/registry"
@@ -50,16 +53,39 @@ func readApplied(r *os.Root) (map[string][]byte, error) {
 	return rec.Files, nil
 }
 
-// writeApplied replaces the record atomically.
-func writeApplied(r *os.Root, files map[string][]byte) error {
+// writeApplied replaces the record atomically with the files named, as read gives
+// them: the JSON of an appliedRecord, written one file at a time, so a registry of
+// megabytes is never held whole to record it.
+func writeApplied(r *os.Root, names []string, read func(name string) ([]byte, error)) error {
 	if err := makeStateDir(r); err != nil {
 		return err
 	}
-	data, err := json.Marshal(appliedRecord{Files: files})
-	if err != nil {
+	return replaceFileWith(r, AppliedFile, func(w io.Writer) error {
+		io.WriteString(w, `{"files":{`)
+		for i, name := range names {
+			data, err := read(name)
+			if err != nil {
+				return err
+			}
+			key, err := json.Marshal(name)
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				io.WriteString(w, ",")
+			}
+			w.Write(key)
+			io.WriteString(w, `:"`)
+			// encoding/json writes a []byte as standard base64, which is what
+			// readApplied decodes.
+			encoder := base64.NewEncoder(base64.StdEncoding, w)
+			encoder.Write(data)
+			encoder.Close()
+			io.WriteString(w, `"`)
+		}
+		_, err := io.WriteString(w, "}}\n")
 		return err
-	}
-	return replaceFile(r, AppliedFile, append(data, '\n'))
+	})
 }
 
 // sourceSums keeps what recordStale needs of a record: a digest per file, not the
@@ -118,12 +144,14 @@ func Accept(root string, files []string) ([]string, error) {
 		}
 		accepted = append(accepted, rel)
 	}
-	now, err := registry.ReadSources(reg, accepted)
-	if err != nil {
-		return nil, fmt.Errorf("%w; run accept again once the file is saved", err)
+	for _, name := range accepted {
+		data, err := registry.ReadSource(reg, name)
+		if err != nil {
+			return nil, fmt.Errorf("%w; run accept again once the file is saved", err)
+		}
+		record[name] = data
 	}
-	maps.Copy(record, now)
-	return accepted, writeApplied(r, record)
+	return accepted, writeApplied(r, slices.Sorted(maps.Keys(record)), func(name string) ([]byte, error) { return record[name], nil })
 }
 
 // sourceName finds the input file arg names: relative to the workspace root, as

@@ -6,10 +6,12 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
 )
 
@@ -216,10 +218,52 @@ func TestARecordIsNotMadeFromASourceSavedAgainSinceItWasLoaded(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Error("the record changed, though a source no longer holds what was loaded")
 	}
-	if _, err := registry.ReadSources(reg, []string{"registry/intents.yaml"}); !errors.Is(err, registry.ErrSourceChanged) {
-		t.Errorf("ReadSources of the saved file = %v, want ErrSourceChanged", err)
+	if _, err := registry.ReadSource(reg, "registry/intents.yaml"); !errors.Is(err, registry.ErrSourceChanged) {
+		t.Errorf("ReadSource of the saved file = %v, want ErrSourceChanged", err)
 	}
-	if files, err := registry.ReadSources(reg, []string{registry.ConfigName}); err != nil || len(files) != 1 {
-		t.Errorf("ReadSources of the untouched config = %v, %v", files, err)
+	if data, err := registry.ReadSource(reg, registry.ConfigName); err != nil || len(data) == 0 {
+		t.Errorf("ReadSource of the untouched config = %q, %v", data, err)
+	}
+}
+
+// The record is written a file at a time; it must read back as the files given,
+// whatever their names and contents.
+func TestTheRecordReadsBackAsWritten(t *testing.T) {
+	r, err := os.OpenRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	files := map[string][]byte{
+		"skillsync.yaml":           []byte("apiVersion: skillsync/v1\n"),
+		"registry/a<b>&\"c\".yaml": {0, 1, 2, 0xff, '\n'},
+		"registry/empty.yaml":      {},
+	}
+	names := slices.Sorted(maps.Keys(files))
+	if err := writeApplied(r, names, func(name string) ([]byte, error) { return files[name], nil }); err != nil {
+		t.Fatal(err)
+	}
+	back, err := readApplied(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.EqualFunc(files, back, bytes.Equal) {
+		t.Errorf("record read back as %q, want %q", back, files)
+	}
+	failing := errors.New("read failed")
+	if err := writeApplied(r, names, func(string) ([]byte, error) { return nil, failing }); !errors.Is(err, failing) {
+		t.Errorf("writeApplied with a failing read = %v, want it", err)
+	}
+	if again, err := readApplied(r); err != nil || !maps.EqualFunc(files, again, bytes.Equal) {
+		t.Errorf("a failed write changed the record: %q, %v", again, err)
+	}
+	entries, err := os.ReadDir(filepath.Join(r.Name(), StateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if banner.IsTempName(e.Name()) {
+			t.Errorf("a failed write left %s in .skillsync/", e.Name())
+		}
 	}
 }

@@ -338,13 +338,18 @@ func stillAsPlanned(dir regularFiles, name, rel string, old [32]byte) error {
 
 // writeTemp writes data to a new temp file directly in d and returns its name.
 func writeTemp(d *workspacefs.Dir, data []byte) (string, error) {
-	var random [8]byte
-	rand.Read(random[:])
-	name := strings.Replace(banner.TempPattern, "*", hex.EncodeToString(random[:]), 1)
+	name := tempName()
 	if err := d.WriteNew(name, data, 0o644); err != nil {
 		return "", workspacefs.Cause(err)
 	}
 	return name, nil
+}
+
+// tempName is a fresh name of banner.TempPattern.
+func tempName() string {
+	var random [8]byte
+	rand.Read(random[:])
+	return strings.Replace(banner.TempPattern, "*", hex.EncodeToString(random[:]), 1)
 }
 
 // syncFilesystem flushes the filesystem holding the workspace (syncfs), where the

@@ -260,14 +260,11 @@ func recordApplied(reg *registry.Registry) error {
 	}
 	defer r.Close()
 	removeStateTemps(r)
-	files, err := registry.ReadSources(reg, slices.Sorted(maps.Keys(reg.Sources)))
+	err = writeApplied(r, slices.Sorted(maps.Keys(reg.Sources)), func(name string) ([]byte, error) { return registry.ReadSource(reg, name) })
 	if errors.Is(err, registry.ErrSourceChanged) {
 		return nil
 	}
-	if err != nil {
-		return err
-	}
-	return writeApplied(r, files)
+	return err
 }
 
 // ignoreStateDir gives a .skillsync/ that a host or a person created the .gitignore

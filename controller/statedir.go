@@ -1,8 +1,10 @@
 package controller
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -81,16 +83,31 @@ func ensureIgnored(r *os.Root) error {
 
 // replaceFile writes a state file atomically.
 func replaceFile(r *os.Root, rel string, data []byte) error {
+	return replaceFileWith(r, rel, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// replaceFileWith writes a state file atomically, as write produces it: a large
+// one is written as it is made, not built in memory first.
+func replaceFileWith(r *os.Root, rel string, write func(io.Writer) error) error {
 	d, err := workspacefs.OpenDir(r, path.Dir(rel))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, workspacefs.Cause(err))
 	}
 	defer d.Close()
-	tmp, err := writeTemp(d, data)
+	tmp := tempName()
+	f, err := d.CreateNew(tmp, 0o644)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", rel, err)
+		return fmt.Errorf("write %s: %w", rel, workspacefs.Cause(err))
 	}
-	if err := d.Rename(tmp, path.Base(rel)); err != nil {
+	buffered := bufio.NewWriter(f)
+	err = errors.Join(write(buffered), buffered.Flush(), f.Close())
+	if err == nil {
+		err = d.Rename(tmp, path.Base(rel))
+	}
+	if err != nil {
 		d.Remove(tmp)
 		return fmt.Errorf("write %s: %w", rel, workspacefs.Cause(err))
 	}

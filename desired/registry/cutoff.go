@@ -42,31 +42,27 @@ type Source struct {
 // SourceOf describes data.
 func SourceOf(data []byte) Source { return Source{Sum: sha256.Sum256(data), Size: len(data)} }
 
-// ReadSources reads the named input files of reg again, for a record of what was
+// ReadSource reads the input file name of reg again, for a record of what was
 // applied. A file that no longer holds what reg was loaded from is ErrSourceChanged:
 // what was applied came from bytes no longer there.
-func ReadSources(reg *Registry, names []string) (map[string][]byte, error) {
+func ReadSource(reg *Registry, name string) ([]byte, error) {
+	want, known := reg.Sources[name]
+	if !known {
+		return nil, fmt.Errorf("%s is not an input file of this workspace", name)
+	}
 	r, err := os.OpenRoot(reg.Root)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	files := make(map[string][]byte, len(names))
-	for _, name := range names {
-		want, known := reg.Sources[name]
-		if !known {
-			return nil, fmt.Errorf("%s is not an input file of this workspace", name)
-		}
-		data, err := workspacefs.ReadFile(r, name, maxInputSize)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, workspacefs.Cause(err))
-		}
-		if SourceOf(data) != want {
-			return nil, fmt.Errorf("%s: %w", name, ErrSourceChanged)
-		}
-		files[name] = data
+	data, err := workspacefs.ReadFile(r, name, maxInputSize)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, workspacefs.Cause(err))
 	}
-	return files, nil
+	if SourceOf(data) != want {
+		return nil, fmt.Errorf("%s: %w", name, ErrSourceChanged)
+	}
+	return data, nil
 }
 
 // ErrSourceChanged means an input file changed after it was loaded.

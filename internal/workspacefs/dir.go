@@ -255,6 +255,20 @@ func (d *Dir) WriteNew(name string, data []byte, perm uint32) error {
 	return d.fail("write", name, err)
 }
 
+// CreateNew creates name in d, which must not exist, for writing.
+func (d *Dir) CreateNew(name string, perm uint32) (*os.File, error) {
+	if err := oneElement(name); err != nil {
+		return nil, d.fail("create", name, err)
+	}
+	fd, err := retry(func() (int, error) {
+		return unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+	})
+	if err != nil {
+		return nil, d.fail("create", name, err)
+	}
+	return os.NewFile(uintptr(fd), d.name+"/"+name), nil
+}
+
 // Link makes newName in d a hard link to oldName; it fails if newName exists.
 func (d *Dir) Link(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
