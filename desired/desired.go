@@ -46,7 +46,23 @@ type File struct {
 	Digest [32]byte
 	// Bytes, when set, is the content itself (states built by hand, in tests).
 	Bytes []byte
-	skill *render.Skill
+	from  origin
+}
+
+// origin is the declaration a file is rendered from, in the registry: a
+// capability's skill or a workflow skill. A file keeps it rather than the skill
+// ready to render, which would be a copy of every skill of a large registry.
+type origin struct {
+	capability *registry.Capability
+	config     *registry.Workspace
+	workflow   *registry.Skill
+}
+
+func (o origin) skill() render.Skill {
+	if o.capability != nil {
+		return capabilitySkill(o.capability, o.config)
+	}
+	return workflowSkill(o.workflow)
 }
 
 // Sum is the SHA-256 of the file's content.
@@ -62,10 +78,10 @@ func (f File) Content() ([]byte, error) {
 	if f.Bytes != nil {
 		return f.Bytes, nil
 	}
-	if f.skill == nil {
+	if f.from == (origin{}) {
 		return nil, fmt.Errorf("%s: no content", f.Path)
 	}
-	return render.File(f.Target, *f.skill, f.Path)
+	return render.File(f.Target, f.from.skill(), f.Path)
 }
 
 // Withheld is a skill that is not projected into a target, and why.
@@ -98,26 +114,19 @@ func BuildTarget(reg *registry.Registry, profile Profile, target string) (State,
 func build(reg *registry.Registry, profile Profile, only string) (State, error) {
 	st := State{Profile: profile.Name, Files: map[string]File{}}
 	disabled := set(reg.Config.Spec.Disabled)
-	for _, c := range reg.Capabilities {
+	for i := range reg.Capabilities {
+		c := &reg.Capabilities[i]
 		if c.Spec.Skill == nil {
 			continue
 		}
-		s := capabilitySkill(c, reg.Config)
-		if err := st.project(reg, profile, disabled, only, s, c.Spec.Skill.Targets, c.Spec.Skill.RequiredCapabilities); err != nil {
+		from := origin{capability: c, config: &reg.Config}
+		if err := st.project(reg, profile, disabled, only, from, c.Spec.Skill.Targets, c.Spec.Skill.RequiredCapabilities); err != nil {
 			return State{}, err
 		}
 	}
-	for _, sk := range reg.Skills {
-		s := render.Skill{
-			Name:                   sk.Name,
-			Owner:                  "skill/" + sk.Name,
-			Description:            sk.Spec.Description,
-			DisableModelInvocation: sk.Spec.DisableModelInvocation,
-			UserInvocable:          sk.Spec.UserInvocable,
-			Paths:                  sk.Spec.Paths,
-			Body:                   sk.Body,
-		}
-		if err := st.project(reg, profile, disabled, only, s, sk.Spec.Targets, sk.Spec.RequiredCapabilities); err != nil {
+	for i := range reg.Skills {
+		sk := &reg.Skills[i]
+		if err := st.project(reg, profile, disabled, only, origin{workflow: sk}, sk.Spec.Targets, sk.Spec.RequiredCapabilities); err != nil {
 			return State{}, err
 		}
 	}
@@ -136,7 +145,19 @@ func SortWithheld(ws []Withheld) {
 	})
 }
 
-func capabilitySkill(c registry.Capability, ws registry.Workspace) render.Skill {
+func workflowSkill(sk *registry.Skill) render.Skill {
+	return render.Skill{
+		Name:                   sk.Name,
+		Owner:                  "skill/" + sk.Name,
+		Description:            sk.Spec.Description,
+		DisableModelInvocation: sk.Spec.DisableModelInvocation,
+		UserInvocable:          sk.Spec.UserInvocable,
+		Paths:                  sk.Spec.Paths,
+		Body:                   sk.Body,
+	}
+}
+
+func capabilitySkill(c *registry.Capability, ws *registry.Workspace) render.Skill {
 	spec := c.Spec
 	call := &render.Call{
 		CapabilityID: c.ID,
@@ -145,7 +166,7 @@ func capabilitySkill(c registry.Capability, ws registry.Workspace) render.Skill 
 		Argument:     spec.Skill.Argument,
 	}
 	if spec.MCP != nil && spec.MCP.Tool != "" {
-		call.MCPTool = "mcp__" + c.MCPServer(ws) + "__" + spec.MCP.Tool
+		call.MCPTool = "mcp__" + c.MCPServer(*ws) + "__" + spec.MCP.Tool
 	} else if spec.CLI != nil {
 		call.Command, call.Flag = spec.CLI.Command, spec.CLI.Flag
 	}
@@ -159,10 +180,10 @@ func capabilitySkill(c registry.Capability, ws registry.Workspace) render.Skill 
 	}
 }
 
-// project writes s into every target it belongs to (only that one, when only is
-// set), or records why it is withheld.
-func (st *State) project(reg *registry.Registry, profile Profile, disabled map[string]bool, only string, s render.Skill, skillTargets, required []string) error {
-	skill := &s
+// project writes the skill from declares into every target it belongs to (only
+// that one, when only is set), or records why it is withheld.
+func (st *State) project(reg *registry.Registry, profile Profile, disabled map[string]bool, only string, from origin, skillTargets, required []string) error {
+	s := from.skill()
 	missing := profile.Missing(required)
 	enabled := set(reg.Targets())
 	for _, target := range unionInOrder(reg.Targets(), skillTargets) {
@@ -190,7 +211,7 @@ func (st *State) project(reg *registry.Registry, profile Profile, disabled map[s
 		if err != nil {
 			return err
 		}
-		st.Files[p] = File{Path: p, Target: target, Skill: s.Name, Owner: s.Owner, Digest: sha256.Sum256(data), skill: skill}
+		st.Files[p] = File{Path: p, Target: target, Skill: s.Name, Owner: s.Owner, Digest: sha256.Sum256(data), from: from}
 	}
 	return nil
 }
