@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 // Exit codes, the same for every command (DESIGN §7).
@@ -32,7 +33,21 @@ func (e *exitError) Error() string {
 }
 
 func main() {
+	limitMemory()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// defaultMemoryLimit is the soft limit the garbage collector keeps the heap under
+// when GOMEMLIMIT does not set one. A pass over 10 000 capabilities holds about
+// 35 MB of live data; without a limit the collector lets garbage grow the heap to
+// twice that. Near the limit it collects more often instead, which costs some CPU
+// only in workspaces that large (docs/performance.md).
+const defaultMemoryLimit = 45 << 20
+
+func limitMemory() {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 }
 
 // run executes one command line and returns its exit code.
