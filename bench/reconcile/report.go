@@ -14,7 +14,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseco
 func render(results []result, peersText, sizes string, runs int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# skillsync benchmark\n\n%s\n", machine())
-	fmt.Fprintf(&b, "Command: `go run ./bench/reconcile -sizes %s -runs %d` (`make bench`). Each figure is the median of %d runs after %d warm-up run; spread is min–max; × floor is the median over the floor's median for the same N (write floor for cold runs, read floor otherwise); every run starts after an untimed sync(2), so none pays for writing back data an earlier one left; peak RSS is the largest of the runs; files written counts files created, replaced, changed or deleted in the workspace, state files included.\n\n",
+	fmt.Fprintf(&b, "Command: `go run ./bench/reconcile -sizes %s -runs %d` (`make bench`). Each figure is the median of %d runs after %d warm-up run; spread is min–max; × floor is the median over the floor's median for the same N (write floor for cold runs, read floor otherwise); every run starts after an untimed sync(2), so none pays for writing back data an earlier one left; peak RSS is the largest of the runs, in MB of 10^6 bytes; files written counts files created, replaced, changed or deleted in the workspace, state files included.\n\n",
 		sizes, runs, runs, warmup)
 	b.WriteString(peersText + "\n")
 	b.WriteString("| N | tool | scenario | median ms | spread ms | × floor | skillsync ÷ peer | peak RSS MB | files written |\n")
@@ -26,7 +26,7 @@ func render(results []result, peersText, sizes string, runs int) string {
 		}
 		lo, hi := r.spread()
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s–%s | %s | %s | %.1f | %d |\n", r.n, r.tool, r.scenario, ms(r.median()), ms(lo), ms(hi),
-			ratio(r.median(), floorOf(results, r)), peerRatio(results, r), float64(r.peakRSSKB())/1024, r.maxWritten())
+			ratio(r.median(), floorOf(results, r)), peerRatio(results, r), megabytes(r.peakRSSKB()), r.maxWritten())
 	}
 	b.WriteString("\n## Targets\n\n")
 	for _, line := range targets(results) {
@@ -127,10 +127,13 @@ func targets(results []result) []string {
 		}
 	}
 	if peak > 0 {
-		lines = append(lines, fmt.Sprintf("Peak RSS at N=10000 ≤ 60 MB: %.1f MB: %s.", float64(peak)/1024, verdict(peak <= 60*1024)))
+		lines = append(lines, fmt.Sprintf("Peak RSS at N=10000 ≤ 60 MB: %.1f MB: %s.", megabytes(peak), verdict(megabytes(peak) <= 60)))
 	}
 	return lines
 }
+
+// megabytes is a size getrusage gives in KiB, in MB of 10^6 bytes.
+func megabytes(kib int64) float64 { return float64(kib) * 1024 / 1e6 }
 
 // machine describes where the figures come from.
 func machine() string {
