@@ -40,20 +40,20 @@ func (e *ApplyError) Error() string {
 var ErrRefused = errors.New("plan refused")
 
 // Apply carries out a plan under root: leftovers first, then creates and updates, then
-// deletes (build before prune). Every operation goes through an *os.Root, so nothing
-// outside the workspace is touched even if a directory is swapped for a symlink
-// mid-run. Every change re-reads its file right before touching it and leaves it
+// deletes (build before prune). Every change opens its directory afresh from the
+// workspace root and follows no symlink, so nothing outside the workspace is touched
+// even if a directory is swapped for a symlink mid-run. Every change re-reads its file right before touching it and leaves it
 // alone unless it still holds exactly what the plan saw. A failed change does not
 // stop the others; all failures come back in an *ApplyError.
 func Apply(root string, plan Plan) ([]Applied, error) {
 	if plan.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, plan.Refused)
 	}
-	r, err := os.OpenRoot(root)
+	w, err := openWorkspace(root)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer w.close()
 	// Each phase finishes before the next starts; within one, every change has a
 	// path of its own, so they run a few at a time.
 	phases := map[Action]int{Cleanup: 0, Create: 1, Update: 1, Delete: 2}
@@ -67,11 +67,11 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 	for phase, todo := range byPhase {
 		var errs []error
 		if phase == 1 {
-			errs = writeAll(r, todo)
+			errs = writeAll(w, todo)
 		} else {
 			errs = make([]error, len(todo))
 			parallel.Each(len(todo), func(i int) error {
-				errs[i] = removeOne(r, *todo[i])
+				errs[i] = removeOne(w, *todo[i])
 				return nil
 			})
 		}
@@ -89,11 +89,11 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 	return done, nil
 }
 
-func removeOne(r *os.Root, c Change) error {
+func removeOne(w workspaceDirs, c Change) error {
 	if c.Action == Cleanup {
-		return cleanup(r, c.Path)
+		return cleanup(w, c.Path)
 	}
-	return remove(r, c.Path, c.OldSum)
+	return remove(w, c.Path, c.OldSum)
 }
 
 // writeAll makes the creates and updates durable in one go: every new content is
@@ -101,19 +101,17 @@ func removeOne(r *os.Root, c Change) error {
 // each put in place, by a hard link (create) or a rename (update). So a power loss
 // leaves every SKILL.md old or new, never empty, at the cost of one sync per run
 // rather than one per file.
-func writeAll(r *os.Root, changes []*Change) []error {
+func writeAll(w workspaceDirs, changes []*Change) []error {
 	errs := make([]error, len(changes))
-	dirs := openParents(r, changes)
-	defer dirs.close()
 	temps := make([]string, len(changes))
 	parallel.Each(len(changes), func(i int) error {
-		temps[i], errs[i] = dirs.stage(*changes[i])
+		temps[i], errs[i] = w.stage(*changes[i])
 		return nil
 	})
-	if err := syncFilesystem(r); err != nil {
+	if err := syncFilesystem(w.r); err != nil {
 		for i := range errs {
 			if temps[i] != "" {
-				r.Remove(temps[i])
+				w.r.Remove(temps[i])
 				errs[i] = fmt.Errorf("not put in place: %w", err)
 			}
 		}
@@ -121,73 +119,77 @@ func writeAll(r *os.Root, changes []*Change) []error {
 	}
 	parallel.Each(len(changes), func(i int) error {
 		if temps[i] != "" {
-			errs[i] = dirs.commit(*changes[i], temps[i])
+			errs[i] = w.commit(*changes[i], temps[i])
 		}
 		return nil
 	})
 	return errs
 }
 
-// parentDirs holds the parent of every directory the changes write into open (for
-// a skill file, its target directory), so that a change costs a few system calls in
-// its own directory.
-type parentDirs struct {
-	open   map[string]*workspacefs.Dir
-	failed map[string]error
+// workspaceDirs opens the directory of each change afresh from the workspace root,
+// in one system call that follows no symlink (workspacefs.Dir.Beneath), and works
+// inside it a system call per step.
+type workspaceDirs struct {
+	r    *os.Root
+	root *workspacefs.Dir
 }
 
-// dirOf splits the directory holding p into its parent and its name in that parent.
-func dirOf(p string) (parent, name string) {
+func openWorkspace(root string) (workspaceDirs, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return workspaceDirs{}, err
+	}
+	d, err := workspacefs.OpenDir(r, ".")
+	if err != nil {
+		r.Close()
+		return workspaceDirs{}, err
+	}
+	return workspaceDirs{r: r, root: d}, nil
+}
+
+func (w workspaceDirs) close() {
+	w.root.Close()
+	w.r.Close()
+}
+
+// open opens the workspace directory rel.
+func (w workspaceDirs) open(rel string) (*workspacefs.Dir, error) {
+	var d *workspacefs.Dir
+	var err error
+	if rel == "." {
+		d, err = w.root.Sub(".")
+	} else {
+		d, err = w.root.Beneath(rel)
+	}
+	if err != nil {
+		return nil, workspacefs.Cause(err)
+	}
+	return d, nil
+}
+
+// dirOf opens the directory holding p; for a create, it makes the directory first,
+// and its parents if they are missing.
+func (w workspaceDirs) dirOf(p string, create bool) (*workspacefs.Dir, error) {
 	dir := path.Dir(p)
-	if dir == "." {
-		return ".", "."
+	if !create || dir == "." {
+		return w.open(dir)
 	}
-	return path.Dir(dir), path.Base(dir)
-}
-
-func openParents(r *os.Root, changes []*Change) parentDirs {
-	t := parentDirs{open: map[string]*workspacefs.Dir{}, failed: map[string]error{}}
-	for _, c := range changes {
-		parent, _ := dirOf(c.Path)
-		if t.open[parent] != nil || t.failed[parent] != nil {
-			continue
-		}
-		var err error
-		if c.Action == Create && parent != "." {
-			err = r.MkdirAll(parent, 0o755)
-		}
-		var d *workspacefs.Dir
-		if err == nil {
-			d, err = workspacefs.OpenDir(r, parent)
-		}
-		if err != nil {
-			t.failed[parent] = workspacefs.Cause(err)
-			continue
-		}
-		t.open[parent] = d
-	}
-	return t
-}
-
-func (t parentDirs) close() {
-	for _, d := range t.open {
-		d.Close()
-	}
-}
-
-// dir opens the directory holding p, creating it if asked.
-func (t parentDirs) dir(p string, create bool) (*workspacefs.Dir, error) {
-	parent, name := dirOf(p)
-	if err := t.failed[parent]; err != nil {
-		return nil, err
-	}
-	pd := t.open[parent]
-	if create && name != "." {
-		if err := pd.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	parentPath, name := path.Dir(dir), path.Base(dir)
+	parent, err := w.open(parentPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := w.r.MkdirAll(parentPath, 0o755); err != nil {
 			return nil, workspacefs.Cause(err)
 		}
+		parent, err = w.open(parentPath)
 	}
-	d, err := pd.Sub(name)
+	if err != nil {
+		return nil, err
+	}
+	defer parent.Close()
+	if err := parent.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, workspacefs.Cause(err)
+	}
+	d, err := parent.Sub(name)
 	if err != nil {
 		return nil, workspacefs.Cause(err)
 	}
@@ -196,12 +198,12 @@ func (t parentDirs) dir(p string, create bool) (*workspacefs.Dir, error) {
 
 // stage writes a change's content to a temp file in its directory, creating the
 // directory for a create, and returns the temp file's workspace path.
-func (t parentDirs) stage(c Change) (string, error) {
+func (w workspaceDirs) stage(c Change) (string, error) {
 	data, err := c.Content()
 	if err != nil {
 		return "", err
 	}
-	d, err := t.dir(c.Path, c.Action == Create)
+	d, err := w.dirOf(c.Path, c.Action == Create)
 	if err != nil {
 		return "", err
 	}
@@ -216,8 +218,8 @@ func (t parentDirs) stage(c Change) (string, error) {
 // commit puts a staged temp file in place. A create ends with a hard link, which
 // fails rather than replace a file someone put there since the scan; an update
 // re-checks that the file is still what was planned on, then renames over it.
-func (t parentDirs) commit(c Change, tmp string) error {
-	d, err := t.dir(c.Path, false)
+func (w workspaceDirs) commit(c Change, tmp string) error {
+	d, err := w.dirOf(c.Path, false)
 	if err != nil {
 		return err // the temp file is in a directory no longer there, or not reachable
 	}
@@ -261,67 +263,79 @@ func linksUnsupported(err error) bool {
 
 // remove deletes a generated file that is still what was planned on, then its skill
 // directory if nothing else is left in it.
-func remove(r *os.Root, rel string, old [32]byte) error {
-	if err := stillAsPlanned(rootFiles{r}, rel, rel, old); err != nil {
+func remove(w workspaceDirs, rel string, old [32]byte) error {
+	d, err := w.open(path.Dir(rel))
+	if err != nil {
+		return fmt.Errorf("changed since the scan: %w", err)
+	}
+	defer d.Close()
+	if err := stillAsPlanned(d, path.Base(rel), rel, old); err != nil {
 		return err
 	}
-	if err := r.Remove(rel); err != nil {
+	if err := d.Remove(path.Base(rel)); err != nil {
 		return workspacefs.Cause(err)
 	}
-	return removeIfEmpty(r, path.Dir(rel))
+	return removeIfEmpty(w, path.Dir(rel))
 }
 
 // cleanup removes what an interrupted run left: a temp file, or an empty skill
 // directory (rmdir cannot remove anything that has since been put in it).
-func cleanup(r *os.Root, rel string) error {
-	if info, err := r.Lstat(rel); err == nil && info.IsDir() {
-		return removeIfEmpty(r, rel)
+func cleanup(w workspaceDirs, rel string) error {
+	parent, err := w.open(path.Dir(rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-	return removeTemp(r, rel)
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	if mode, err := parent.Lstat(path.Base(rel)); err == nil && mode.IsDir() {
+		return removeIfEmpty(w, rel)
+	}
+	return removeTemp(w, parent, rel)
 }
 
-// removeTemp removes what an interrupted run left, if it still looks like that.
-func removeTemp(r *os.Root, rel string) error {
-	data, err := workspacefs.ReadRegular(r, rel, observed.MaxFileSize)
+// removeTemp removes what an interrupted run left in dir, if it still looks like that.
+func removeTemp(w workspaceDirs, dir *workspacefs.Dir, rel string) error {
+	name := path.Base(rel)
+	data, err := dir.ReadRegular(name, observed.MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return workspacefs.Cause(err)
 	}
-	if !banner.IsTempName(path.Base(rel)) || !banner.IsPartial(data) {
+	if !banner.IsTempName(name) || !banner.IsPartial(data) {
 		return errors.New("no longer looks like a skillsync temp file; kept")
 	}
-	if err := r.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return workspacefs.Cause(err)
 	}
-	return removeIfEmpty(r, path.Dir(rel))
+	return removeIfEmpty(w, path.Dir(rel))
 }
 
-// removeIfEmpty removes a skill directory that nothing is left in.
-func removeIfEmpty(r *os.Root, dir string) error {
-	err := r.Remove(dir)
-	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+// removeIfEmpty removes a skill directory that nothing is left in; whatever is
+// there instead by then (a file, a symlink) stays.
+func removeIfEmpty(w workspaceDirs, dir string) error {
+	parent, err := w.open(path.Dir(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	err = parent.Rmdir(path.Base(dir))
+	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTDIR) {
 		return nil
 	}
 	return workspacefs.Cause(err)
 }
 
-// regularFiles reads regular files: a *workspacefs.Dir, or an *os.Root as rootFiles.
-type regularFiles interface {
-	ReadRegular(name string, limit int64) ([]byte, error)
-}
-
-type rootFiles struct{ r *os.Root }
-
-func (f rootFiles) ReadRegular(name string, limit int64) ([]byte, error) {
-	return workspacefs.ReadRegular(f.r, name, limit)
-}
-
 // stillAsPlanned re-reads the file name in dir, which is rel in the workspace: it
 // must still be a regular file carrying a banner for rel and hold exactly the bytes
 // the plan was made from (their SHA-256 is old).
-func stillAsPlanned(dir regularFiles, name, rel string, old [32]byte) error {
+func stillAsPlanned(dir *workspacefs.Dir, name, rel string, old [32]byte) error {
 	data, err := dir.ReadRegular(name, observed.MaxFileSize)
 	switch {
 	case errors.Is(err, workspacefs.ErrNotRegular):

@@ -19,11 +19,12 @@ func Init(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	r, err := os.OpenRoot(dir)
+	w, err := openWorkspace(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer w.close()
+	r := w.r
 	files := registry.StarterFiles()
 	names := make([]string, 0, len(files))
 	for _, f := range files {
@@ -40,7 +41,7 @@ func Init(dir string) ([]string, error) {
 	for _, f := range files {
 		creates = append(creates, &Change{Path: f.Path, Action: Create, New: []byte(f.Content)})
 	}
-	for i, err := range writeAll(r, creates) {
+	for i, err := range writeAll(w, creates) {
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", creates[i].Path, workspacefs.Cause(err))
 		}

@@ -156,7 +156,8 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 			err = scan.err
 		}
 		if err != nil {
-			out.Err = err
+			// A plan of some targets is no plan: report none.
+			out.Plan, out.Withheld, out.Err = Plan{}, nil, err
 			return out
 		}
 		out.Plan.add(planFiles(want, scan.state, req.Options))

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -77,7 +78,40 @@ func TestPermissionsAndDisk(t *testing.T) {
 			}
 		})
 	}
-	cases := len(obstacles) + 1
+	cases := len(obstacles) + 2
+	t.Run("unreadable skill directory", func(t *testing.T) {
+		// The scan of one target fails, so nothing is planned: nothing is written in
+		// any target and no change is reported as made.
+		parent, err := os.MkdirTemp("", "unreadable-") // t.TempDir's parent is closed to others
+		must(t, err)
+		t.Cleanup(func() { os.RemoveAll(parent) })
+		must(t, os.Chmod(parent, 0o755))
+		ws := example(t, parent)
+		locked := filepath.Join(ws, ".qwen/skills/locked")
+		must(t, os.MkdirAll(locked, 0o755))
+		bin := filepath.Join(parent, "skillsync")
+		data, err := os.ReadFile(skillsyncBin)
+		must(t, err)
+		must(t, os.WriteFile(bin, data, 0o755))
+		cmd := exec.Command(bin, "--workspace", ws, "reconcile", "--once")
+		if os.Getuid() == 0 { // root reads anything: run as nobody, who owns the workspace
+			filepath.Walk(ws, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 65534, 65534) })
+			must(t, os.Chmod(ws, 0o755))
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		}
+		must(t, os.Chmod(locked, 0))
+		defer os.Chmod(locked, 0o755)
+		out, err := cmd.CombinedOutput()
+		if _, exited := err.(*exec.ExitError); err != nil && !exited {
+			t.Fatal(err)
+		}
+		code := cmd.ProcessState.ExitCode()
+		written, _ := filepath.Glob(filepath.Join(ws, ".*/skills/*/SKILL.md"))
+		if code != 4 || !strings.Contains(string(out), ".qwen/skills/locked") || strings.Contains(string(out), "created") || len(written) > 0 {
+			failures++
+			t.Errorf("exit %d (want 4 naming .qwen/skills/locked, reporting no change), %d file(s) written:\n%s", code, len(written), out)
+		}
+	})
 	t.Run("full filesystem", func(t *testing.T) {
 		mnt := t.TempDir()
 		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", mnt).CombinedOutput(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -56,6 +57,9 @@ func ReadSource(reg *Registry, name string) ([]byte, error) {
 	}
 	defer r.Close()
 	data, err := workspacefs.ReadFile(r, name, maxInputSize)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, workspacefs.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w", name, ErrSourceChanged) // moved away or replaced since
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, workspacefs.Cause(err))
 	}

@@ -50,6 +50,7 @@ func (s *source) root(i int) *yaml.Node {
 			data = s.reread()
 		}
 		if data == nil {
+			s.reread = nil // changed since it was loaded: it stays so for this run
 			return nil
 		}
 		// The same bytes parse into the same documents.

@@ -170,3 +170,33 @@ func TestPositionsAfterLoadingComeFromTheUnchangedFile(t *testing.T) {
 		}
 	}
 }
+
+// What a record of the applied sources reads must be what was loaded: a file saved
+// again, removed or replaced by a directory since is ErrSourceChanged.
+func TestReadSourceRefusesAFileChangedSinceLoading(t *testing.T) {
+	caps := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: first}\nspec: {title: First, effect: read}\n"
+	cfg := strings.Replace(config, "registry/*.json, ", "", 1)
+	changes := map[string]func(file string) error{
+		"saved again": func(file string) error { return appendTo(file, "# edited\n") },
+		"removed":     os.Remove,
+		"a directory": func(file string) error {
+			return errors.Join(os.Remove(file), os.Mkdir(file, 0o755))
+		},
+	}
+	for name, change := range changes {
+		root := workspace(t, map[string]string{ConfigName: cfg, "registry/caps.yaml": caps})
+		reg, err := Load(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err := ReadSource(reg, "registry/caps.yaml"); err != nil || string(data) != caps {
+			t.Fatalf("ReadSource before any change = %q, %v", data, err)
+		}
+		if err := change(filepath.Join(root, "registry/caps.yaml")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadSource(reg, "registry/caps.yaml"); !errors.Is(err, ErrSourceChanged) {
+			t.Errorf("%s: ReadSource = %v, want ErrSourceChanged", name, err)
+		}
+	}
+}

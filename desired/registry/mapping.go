@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -91,8 +92,11 @@ func anyValue(n *yaml.Node) (any, error) {
 	case "!!null":
 		return nil, nil
 	case "!!int":
-		if i, err := strconv.Atoi(n.Value); err == nil {
-			return i, nil
+		// Plain decimal only; yaml.v3 reads 010, 0x1F and 0o17 in their bases.
+		if decimal := strings.TrimPrefix(n.Value, "-"); decimal != "" && decimal[0] != '0' {
+			if i, err := strconv.Atoi(n.Value); err == nil {
+				return i, nil
+			}
 		}
 	}
 	var v any

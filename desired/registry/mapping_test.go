@@ -30,7 +30,7 @@ func asMaps(v any) any {
 func TestAnyValueDecodesAsYAMLDoes(t *testing.T) {
 	docs := []string{
 		`{type: object, properties: {statement: {type: string, description: "What to do."}}, required: [statement]}`,
-		`{limit: {type: integer, minimum: 1, maximum: 500}, big: 0x1F, octal: 0o17, neg: -3, float: 2.5, inf: .inf, yes: true, no: false, nothing: null, tilde: ~, date: 2026-11-30}`,
+		`{limit: {type: integer, minimum: 1, maximum: 500}, big: 0x1F, octal: 0o17, leadingZero: 010, zero: 0, plus: +5, under: 1_000, neg: -3, float: 2.5, inf: .inf, yes: true, no: false, nothing: null, tilde: ~, date: 2026-11-30}`,
 		`{quoted: "123", plain: 123, "sp ace": x, empty: "", list: [1, two, [3], {four: 4}]}`,
 		"base: &b {type: string, format: date}\nuse: *b\nseq: [*b, *b]\n",
 		"base: &b {type: string, format: date}\nmerged:\n  <<: *b\n  format: email\n",

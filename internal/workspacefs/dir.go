@@ -66,6 +66,48 @@ func (d *Dir) Sub(name string) (*Dir, error) {
 	return &Dir{fd: fd, name: d.name + "/" + name}, nil
 }
 
+// Beneath opens the directory at the slash-separated path rel inside d, resolved
+// afresh from d on every call and refused if any element is a symlink or "..": a
+// directory moved out from under d since an earlier call is not followed. It is one
+// openat2 system call where the kernel has it, one openat per element otherwise.
+func (d *Dir) Beneath(rel string) (*Dir, error) {
+	for _, name := range strings.Split(rel, "/") {
+		if err := oneElement(name); err != nil {
+			return nil, d.fail("open", rel, err)
+		}
+	}
+	how := unix.OpenHow{
+		Flags:   dirFlags,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	fd, err := retry(func() (int, error) { return unix.Openat2(d.fd, rel, &how) })
+	if err == nil {
+		return &Dir{fd: fd, name: d.name + "/" + rel}, nil
+	}
+	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EPERM) && !errors.Is(err, unix.EINVAL) {
+		return nil, d.fail("open", rel, err)
+	}
+	// No openat2 (before Linux 5.6, or filtered by a sandbox): walk the elements.
+	return d.walk(rel)
+}
+
+// walk is Beneath an element at a time.
+func (d *Dir) walk(rel string) (*Dir, error) {
+	at := d
+	for _, name := range strings.Split(rel, "/") {
+		next, err := at.Sub(name)
+		if at != d {
+			at.Close()
+		}
+		if err != nil {
+			return nil, err
+		}
+		at = next
+	}
+	at.name = d.name + "/" + rel
+	return at, nil
+}
+
 // Close releases the descriptor.
 func (d *Dir) Close() error {
 	if d.file != nil {
@@ -250,7 +292,7 @@ func (d *Dir) WriteNew(name string, data []byte, perm uint32) error {
 		err = cerr
 	}
 	if err != nil {
-		unix.Unlinkat(d.fd, name, 0) // created above, so it is this call's own
+		retry(func() (int, error) { return 0, unix.Unlinkat(d.fd, name, 0) }) // created above, so this call's own
 	}
 	return d.fail("write", name, err)
 }
@@ -291,6 +333,15 @@ func (d *Dir) Rename(oldName, newName string) error {
 		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
 	}
 	return nil
+}
+
+// Rmdir removes the empty directory name in d; it never removes anything else.
+func (d *Dir) Rmdir(name string) error {
+	if err := oneElement(name); err != nil {
+		return d.fail("rmdir", name, err)
+	}
+	_, err := retry(func() (int, error) { return 0, unix.Unlinkat(d.fd, name, unix.AT_REMOVEDIR) })
+	return d.fail("rmdir", name, err)
 }
 
 // Remove unlinks the file name in d; it never removes a directory.

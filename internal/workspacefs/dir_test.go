@@ -395,3 +395,80 @@ func TestWriteNewThatFailsRemovesTheFile(t *testing.T) {
 		t.Errorf("the partly written file is still there: %v", err)
 	}
 }
+
+// Beneath, and the walk it falls back to without openat2, open a directory by a
+// relative path and follow no symlink anywhere on it: a directory moved out of
+// the workspace and replaced by a symlink is not reached through the old path.
+func TestBeneathFollowsNoSymlink(t *testing.T) {
+	for name, open := range map[string]func(d *Dir, rel string) (*Dir, error){
+		"openat2": (*Dir).Beneath,
+		"walk":    (*Dir).walk,
+	} {
+		t.Run(name, func(t *testing.T) {
+			base := t.TempDir()
+			ws, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+			for _, dir := range []string{"ws/a/b", "ws/t/s", "outside"} {
+				mustDo(t, os.MkdirAll(filepath.Join(base, dir), 0o755))
+			}
+			mustWrite(t, filepath.Join(ws, "a/b/f"), "x")
+			mustDo(t, os.Symlink("a", filepath.Join(ws, "la")))
+			mustDo(t, os.Symlink("b", filepath.Join(ws, "a/lb")))
+			root, err := os.OpenRoot(ws)
+			mustDo(t, err)
+			defer root.Close()
+			d, err := OpenDir(root, ".")
+			mustDo(t, err)
+			defer d.Close()
+
+			b, err := open(d, "a/b")
+			mustDo(t, err)
+			if got := entryNames(t, b); !slices.Equal(got, []string{"f"}) {
+				t.Errorf("a/b lists %q", got)
+			}
+			b.Close()
+			for _, rel := range []string{"la/b", "a/lb", "la"} {
+				if sub, err := open(d, rel); err == nil {
+					sub.Close()
+					t.Errorf("%s opened through a symlink", rel)
+				}
+			}
+			for _, rel := range []string{"..", "a/../a", "", "a//b", "a/b/"} {
+				if sub, err := open(d, rel); !errors.Is(err, ErrNotOneElement) {
+					if err == nil {
+						sub.Close()
+					}
+					t.Errorf("open(%q) = %v, want ErrNotOneElement", rel, err)
+				}
+			}
+			mustDo(t, os.Rename(filepath.Join(ws, "t/s"), filepath.Join(outside, "s")))
+			mustDo(t, os.Symlink(filepath.Join(outside, "s"), filepath.Join(ws, "t/s")))
+			if sub, err := open(d, "t/s"); err == nil {
+				sub.Close()
+				t.Error("t/s, moved out and replaced by a symlink, was opened")
+			}
+		})
+	}
+}
+
+func TestRmdirRemovesOnlyAnEmptyDirectory(t *testing.T) {
+	path, d := openTestDir(t)
+	mustDo(t, os.Mkdir(filepath.Join(path, "empty"), 0o755))
+	mustDo(t, os.Mkdir(filepath.Join(path, "full"), 0o755))
+	mustWrite(t, filepath.Join(path, "full/f"), "kept")
+	mustWrite(t, filepath.Join(path, "file"), "kept")
+	mustDo(t, os.Symlink("full", filepath.Join(path, "link")))
+	mustDo(t, d.Rmdir("empty"))
+	if _, err := os.Lstat(filepath.Join(path, "empty")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("empty directory still there: %v", err)
+	}
+	for _, name := range []string{"full", "file", "link"} {
+		if err := d.Rmdir(name); err == nil {
+			t.Errorf("Rmdir(%s) removed it", name)
+		}
+	}
+	wantContent(t, filepath.Join(path, "full/f"), "kept")
+	wantContent(t, filepath.Join(path, "file"), "kept")
+	if lstatMode(t, filepath.Join(path, "link"))&fs.ModeSymlink == 0 {
+		t.Error("the symlink is gone")
+	}
+}
