@@ -98,9 +98,8 @@ func removeOne(w workspaceDirs, c Change) error {
 
 // writeAll makes the creates and updates durable in one go: every new content is
 // written to a temp file first, one syncfs then flushes them all, and only then is
-// each put in place, by a hard link (create) or a rename (update). So a power loss
-// leaves every SKILL.md old or new, never empty, at the cost of one sync per run
-// rather than one per file.
+// each put in place by a rename (see commit). So a power loss leaves every SKILL.md
+// old or new, never empty, at the cost of one sync per run rather than one per file.
 func writeAll(w workspaceDirs, changes []*Change) []error {
 	errs := make([]error, len(changes))
 	temps := make([]string, len(changes))
@@ -215,9 +214,10 @@ func (w workspaceDirs) stage(c Change) (string, error) {
 	return path.Join(path.Dir(c.Path), tmp), nil
 }
 
-// commit puts a staged temp file in place. A create ends with a hard link, which
-// fails rather than replace a file someone put there since the scan; an update
-// re-checks that the file is still what was planned on, then renames over it.
+// commit puts a staged temp file in place. A create is a rename that fails rather
+// than replace a file someone put there since the scan (a hard link where the
+// filesystem cannot rename so); an update re-checks that the file is still what
+// was planned on, then renames over it.
 func (w workspaceDirs) commit(c Change, tmp string) error {
 	d, err := w.dirOf(c.Path, false)
 	if err != nil {
@@ -225,6 +225,19 @@ func (w workspaceDirs) commit(c Change, tmp string) error {
 	}
 	defer d.Close()
 	name, tmpName := path.Base(c.Path), path.Base(tmp)
+	if c.Action == Create {
+		err := d.RenameNoReplace(tmpName, name)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, fs.ErrExist):
+			d.Remove(tmpName)
+			return errAppeared
+		case !errors.Is(err, workspacefs.ErrNoReplaceUnsupported):
+			d.Remove(tmpName)
+			return workspacefs.Cause(err)
+		}
+	}
 	defer d.Remove(tmpName) // after a link; after a rename it is gone already
 	if c.Action == Update {
 		if err := stillAsPlanned(d, name, c.Path, c.OldSum); err != nil {

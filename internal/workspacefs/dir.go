@@ -344,6 +344,26 @@ func (d *Dir) Rmdir(name string) error {
 	return d.fail("rmdir", name, err)
 }
 
+// RenameNoReplace renames oldName to newName in d, failing with fs.ErrExist if
+// newName exists; where the kernel or filesystem cannot, the error is
+// ErrNoReplaceUnsupported and nothing was renamed.
+func (d *Dir) RenameNoReplace(oldName, newName string) error {
+	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
+		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+	}
+	_, err := retry(func() (int, error) { return 0, unix.Renameat2(d.fd, oldName, d.fd, newName, unix.RENAME_NOREPLACE) })
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.ENOTSUP) {
+		err = ErrNoReplaceUnsupported
+	}
+	if err != nil {
+		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+	}
+	return nil
+}
+
+// ErrNoReplaceUnsupported is RenameNoReplace where renameat2 cannot refuse to replace.
+var ErrNoReplaceUnsupported = errors.New("rename without replacing is not supported here")
+
 // Remove unlinks the file name in d; it never removes a directory.
 func (d *Dir) Remove(name string) error {
 	if err := oneElement(name); err != nil {

@@ -472,3 +472,23 @@ func TestRmdirRemovesOnlyAnEmptyDirectory(t *testing.T) {
 		t.Error("the symlink is gone")
 	}
 }
+
+func TestRenameNoReplace(t *testing.T) {
+	path, d := openTestDir(t)
+	mustWrite(t, filepath.Join(path, "tmp"), "new")
+	mustWrite(t, filepath.Join(path, "taken"), "a person's")
+	err := d.RenameNoReplace("tmp", "taken")
+	if errors.Is(err, ErrNoReplaceUnsupported) {
+		t.Skip("renameat2 cannot refuse to replace on this filesystem")
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		t.Errorf("RenameNoReplace onto an existing name = %v, want fs.ErrExist", err)
+	}
+	wantContent(t, filepath.Join(path, "taken"), "a person's")
+	wantContent(t, filepath.Join(path, "tmp"), "new")
+	mustDo(t, d.RenameNoReplace("tmp", "free"))
+	wantContent(t, filepath.Join(path, "free"), "new")
+	if _, err := os.Lstat(filepath.Join(path, "tmp")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the old name is still there: %v", err)
+	}
+}
