@@ -150,12 +150,9 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 		if i > 0 {
 			scanned = scanAsync(req.Root, desired.TargetDir(target))
 		}
-		want, err := desired.BuildTarget(in.Registry, in.Profile, target)
+		want := desired.BuildTarget(in.Registry, in.Profile, target)
 		scan := <-scanned
-		if err == nil {
-			err = scan.err
-		}
-		if err != nil {
+		if err := scan.err; err != nil {
 			// A plan of some targets is no plan: report none.
 			out.Plan, out.Withheld, out.Err = Plan{}, nil, err
 			return out

@@ -40,9 +40,10 @@ type File struct {
 	Target string
 	Skill  string
 	Owner  string // capability/<id> or skill/<name>
-	// Digest is the SHA-256 of the rendered file. Build keeps it rather than the
-	// bytes, which are rendered again by Content when they are written: a large
-	// registry's output is not held in memory.
+	// Digest, when set, is the SHA-256 of the content (states built by hand, in
+	// tests). Build sets neither it nor Bytes: a file is rendered only when it is
+	// compared with one on disk (Sum) or written (Content), so a large registry's
+	// output is never held, and a file that is created is rendered once.
 	Digest [32]byte
 	// Bytes, when set, is the content itself (states built by hand, in tests).
 	Bytes []byte
@@ -65,12 +66,21 @@ func (o origin) skill() render.Skill {
 	return workflowSkill(o.workflow)
 }
 
-// Sum is the SHA-256 of the file's content.
+// Sum is the SHA-256 of the file's content. A file that cannot be rendered has none
+// (the zero digest): it matches nothing on disk, so a plan writes it, and the write
+// fails with the error from Content.
 func (f File) Sum() [32]byte {
-	if f.Bytes != nil && f.Digest == ([32]byte{}) {
+	switch {
+	case f.Digest != [32]byte{}:
+		return f.Digest
+	case f.Bytes != nil:
 		return sha256.Sum256(f.Bytes)
 	}
-	return f.Digest
+	data, err := f.Content()
+	if err != nil {
+		return [32]byte{}
+	}
+	return sha256.Sum256(data)
 }
 
 // Content renders the file.
@@ -99,19 +109,20 @@ type State struct {
 	Withheld []Withheld
 }
 
-// Build renders every skill of a validated registry for every target it belongs to.
-// Call it only with a registry that registry.Validate accepted.
-func Build(reg *registry.Registry, profile Profile) (State, error) {
+// Build projects every skill of a validated registry into every target it belongs
+// to: the files it makes there, each rendered when its content or digest is asked
+// for. Call it only with a registry that registry.Validate accepted.
+func Build(reg *registry.Registry, profile Profile) State {
 	return build(reg, profile, "")
 }
 
 // BuildTarget is Build for one target: its files, and what is withheld from it. A
 // large workspace is planned a target at a time, so its files are never all held.
-func BuildTarget(reg *registry.Registry, profile Profile, target string) (State, error) {
+func BuildTarget(reg *registry.Registry, profile Profile, target string) State {
 	return build(reg, profile, target)
 }
 
-func build(reg *registry.Registry, profile Profile, only string) (State, error) {
+func build(reg *registry.Registry, profile Profile, only string) State {
 	st := State{Profile: profile.Name, Files: map[string]File{}}
 	disabled := set(reg.Config.Spec.Disabled)
 	for i := range reg.Capabilities {
@@ -120,18 +131,14 @@ func build(reg *registry.Registry, profile Profile, only string) (State, error) 
 			continue
 		}
 		from := origin{capability: c, config: &reg.Config}
-		if err := st.project(reg, profile, disabled, only, from, c.Spec.Skill.Targets, c.Spec.Skill.RequiredCapabilities); err != nil {
-			return State{}, err
-		}
+		st.project(reg, profile, disabled, only, from, c.Spec.Skill.Targets, c.Spec.Skill.RequiredCapabilities)
 	}
 	for i := range reg.Skills {
 		sk := &reg.Skills[i]
-		if err := st.project(reg, profile, disabled, only, origin{workflow: sk}, sk.Spec.Targets, sk.Spec.RequiredCapabilities); err != nil {
-			return State{}, err
-		}
+		st.project(reg, profile, disabled, only, origin{workflow: sk}, sk.Spec.Targets, sk.Spec.RequiredCapabilities)
 	}
 	SortWithheld(st.Withheld)
-	return st, nil
+	return st
 }
 
 // SortWithheld orders withheld skills by skill, then target, as Build does.
@@ -182,7 +189,7 @@ func capabilitySkill(c *registry.Capability, ws *registry.Workspace) render.Skil
 
 // project writes the skill from declares into every target it belongs to (only
 // that one, when only is set), or records why it is withheld.
-func (st *State) project(reg *registry.Registry, profile Profile, disabled map[string]bool, only string, from origin, skillTargets, required []string) error {
+func (st *State) project(reg *registry.Registry, profile Profile, disabled map[string]bool, only string, from origin, skillTargets, required []string) {
 	s := from.skill()
 	missing := profile.Missing(required)
 	enabled := set(reg.Targets())
@@ -207,13 +214,8 @@ func (st *State) project(reg *registry.Registry, profile Profile, disabled map[s
 			continue
 		}
 		p := path.Join(TargetDir(target), s.Name, SkillFile)
-		data, err := render.File(target, s, p)
-		if err != nil {
-			return err
-		}
-		st.Files[p] = File{Path: p, Target: target, Skill: s.Name, Owner: s.Owner, Digest: sha256.Sum256(data), from: from}
+		st.Files[p] = File{Path: p, Target: target, Skill: s.Name, Owner: s.Owner, from: from}
 	}
-	return nil
 }
 
 func set(items []string) map[string]bool {

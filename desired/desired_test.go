@@ -2,6 +2,7 @@ package desired
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"slices"
 	"strings"
 	"testing"
@@ -51,10 +52,7 @@ func TestBuildGatesOnProfileAndTargets(t *testing.T) {
 	reg := example(t)
 	gated := ".qwen/skills/qwencode-viz/SKILL.md"
 	cli, _ := ResolveProfile(reg, ProfileSources{Flag: "cli"})
-	st, err := Build(reg, cli)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := Build(reg, cli)
 	if _, ok := st.Files[gated]; ok {
 		t.Error("gated skill projected under a profile that lacks its capability")
 	}
@@ -62,10 +60,7 @@ func TestBuildGatesOnProfileAndTargets(t *testing.T) {
 		t.Errorf("cli profile: %d files, want 5 aliases x 3 targets", len(st.Files))
 	}
 	web, _ := ResolveProfile(reg, ProfileSources{Flag: "web-shell"})
-	st, err = Build(reg, web)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = Build(reg, web)
 	if _, ok := st.Files[gated]; !ok {
 		t.Error("gated skill missing under web-shell")
 	}
@@ -83,10 +78,7 @@ func TestBuildDisabledAndTargetSubset(t *testing.T) {
 	reg.Config.Spec.Disabled = []string{"intent"}
 	reg.Config.Spec.Targets = []string{"claude-code"}
 	p, _ := ResolveProfile(reg, ProfileSources{})
-	st, err := Build(reg, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := Build(reg, p)
 	for path := range st.Files {
 		if path[:len(".claude/")] != ".claude/" || bytes.Contains([]byte(path), []byte("/intent/")) {
 			t.Errorf("unexpected file %s", path)
@@ -106,12 +98,19 @@ func TestBuildDisabledAndTargetSubset(t *testing.T) {
 func TestBuildIsDeterministic(t *testing.T) {
 	reg := example(t)
 	p, _ := ResolveProfile(reg, ProfileSources{Flag: "web-shell"})
-	first, _ := Build(reg, p)
+	first := Build(reg, p)
 	for i := 0; i < 20; i++ {
-		again, _ := Build(example(t), p)
-		// Digests compare the content; the unexported skill is how it is rendered.
+		again := Build(example(t), p)
 		if diff := cmp.Diff(first, again, cmpopts.IgnoreUnexported(File{})); diff != "" {
 			t.Fatalf("build %d differs:\n%s", i, diff)
+		}
+		// The content is rendered when asked for; it must be the same every time.
+		for path, f := range first.Files {
+			a, errA := f.Content()
+			b, errB := again.Files[path].Content()
+			if errA != nil || errB != nil || !bytes.Equal(a, b) || f.Sum() != sha256.Sum256(a) {
+				t.Fatalf("build %d: %s renders differently (%v, %v)", i, path, errA, errB)
+			}
 		}
 	}
 }
@@ -122,16 +121,10 @@ func TestBuildTargetPartitionsBuild(t *testing.T) {
 	reg := example(t)
 	for _, flag := range []string{"web-shell", ""} {
 		p, _ := ResolveProfile(reg, ProfileSources{Flag: flag})
-		all, err := Build(reg, p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		all := Build(reg, p)
 		union := State{Profile: all.Profile, Files: map[string]File{}}
 		for target, dir := range TargetDirs() {
-			part, err := BuildTarget(reg, p, target)
-			if err != nil {
-				t.Fatal(err)
-			}
+			part := BuildTarget(reg, p, target)
 			for path, f := range part.Files {
 				if f.Target != target || !strings.HasPrefix(path, dir+"/") {
 					t.Errorf("BuildTarget(%s) holds %s for %s", target, path, f.Target)

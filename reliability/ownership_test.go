@@ -674,11 +674,7 @@ func (g *ownGenerator) build() error {
 		g.logf("registry: broken (%s)", broken)
 	}
 	if in, err := controller.LoadInputs(g.root, "", ""); err == nil {
-		want, err := desired.Build(in.Registry, in.Profile)
-		if err != nil {
-			return err
-		}
-		for p, f := range want.Files {
+		for p, f := range desired.Build(in.Registry, in.Profile).Files {
 			data, err := f.Content()
 			if err != nil {
 				return err

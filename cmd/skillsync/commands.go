@@ -59,10 +59,7 @@ func newValidateCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return inputError(g.stderr, err)
 			}
-			want, err := desired.Build(in.Registry, in.Profile)
-			if err != nil {
-				return err
-			}
+			want := desired.Build(in.Registry, in.Profile)
 			fmt.Fprintf(g.stdout, "valid: %d capabilities, %d skills, %d profiles in %d file(s); profile %s, %d file(s) desired, %d withheld\n",
 				len(in.Registry.Capabilities), len(in.Registry.Skills), len(in.Registry.Profiles), len(in.Registry.Files),
 				in.Profile.Label(), len(want.Files), len(want.Withheld))
