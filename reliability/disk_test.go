@@ -143,7 +143,7 @@ func TestPermissionsAndDisk(t *testing.T) {
 			return nil
 		})
 	})
-	report("permissions and disk", cases, failures, "exit 4 naming the path; the rest of the plan applied; nothing partial on ENOSPC")
+	report("permissions and disk", cases, failures, "exit 4 naming the path; the rest of the plan applied (none after a failed scan); nothing partial on ENOSPC")
 }
 
 func must(t *testing.T, err error) {
