@@ -40,12 +40,10 @@ type File struct {
 	Target string
 	Skill  string
 	Owner  string // capability/<id> or skill/<name>
-	// Digest, when set, is the SHA-256 of the content (states built by hand, in
-	// tests). Build sets neither it nor Bytes: a file is rendered only when it is
-	// compared with one on disk (Sum) or written (Content), so a large registry's
-	// output is never held, and a file that is created is rendered once.
-	Digest [32]byte
 	// Bytes, when set, is the content itself (states built by hand, in tests).
+	// Build does not set it: a file is rendered only when it is compared with one
+	// on disk (Sum) or written (Content), so a large registry's output is never
+	// held, and a file that is created is rendered once.
 	Bytes []byte
 	from  origin
 }
@@ -70,12 +68,6 @@ func (o origin) skill() render.Skill {
 // (the zero digest): it matches nothing on disk, so a plan writes it, and the write
 // fails with the error from Content.
 func (f File) Sum() [32]byte {
-	switch {
-	case f.Digest != [32]byte{}:
-		return f.Digest
-	case f.Bytes != nil:
-		return sha256.Sum256(f.Bytes)
-	}
 	data, err := f.Content()
 	if err != nil {
 		return [32]byte{}
