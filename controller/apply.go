@@ -42,9 +42,10 @@ var ErrRefused = errors.New("plan refused")
 // Apply carries out a plan under root: leftovers first, then creates and updates, then
 // deletes (build before prune). Every change opens its directory afresh from the
 // workspace root and follows no symlink, so nothing outside the workspace is touched
-// even if a directory is swapped for a symlink mid-run. Every change re-reads its file right before touching it and leaves it
-// alone unless it still holds exactly what the plan saw. A failed change does not
-// stop the others; all failures come back in an *ApplyError.
+// even if a directory is swapped for a symlink mid-run. Every change re-reads its
+// file right before touching it and leaves it alone unless it still holds exactly
+// what the plan saw. A failed change does not stop the others; all failures come
+// back in an *ApplyError.
 func Apply(root string, plan Plan) ([]Applied, error) {
 	if plan.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, plan.Refused)
