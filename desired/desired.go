@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,11 +58,25 @@ type origin struct {
 	workflow   *registry.Skill
 }
 
+func (o origin) name() string {
+	if o.capability != nil {
+		return o.capability.Spec.Skill.Alias
+	}
+	return o.workflow.Name
+}
+
+func (o origin) owner() string {
+	if o.capability != nil {
+		return "capability/" + o.capability.ID
+	}
+	return "skill/" + o.workflow.Name
+}
+
 func (o origin) skill() render.Skill {
 	if o.capability != nil {
-		return capabilitySkill(o.capability, o.config)
+		return capabilitySkill(o.capability, o.config, o.owner())
 	}
-	return workflowSkill(o.workflow)
+	return workflowSkill(o.workflow, o.owner())
 }
 
 // Sum is the SHA-256 of the file's content. A file that cannot be rendered has none
@@ -116,18 +131,18 @@ func BuildTarget(reg *registry.Registry, profile Profile, target string) State {
 
 func build(reg *registry.Registry, profile Profile, only string) State {
 	st := State{Profile: profile.Name, Files: map[string]File{}}
-	disabled := set(reg.Config.Spec.Disabled)
+	p := projection{reg: reg, profile: profile, only: only, disabled: set(reg.Config.Spec.Disabled), enabled: set(reg.Targets())}
 	for i := range reg.Capabilities {
 		c := &reg.Capabilities[i]
 		if c.Spec.Skill == nil {
 			continue
 		}
 		from := origin{capability: c, config: &reg.Config}
-		st.project(reg, profile, disabled, only, from, c.Spec.Skill.Targets, c.Spec.Skill.RequiredCapabilities)
+		p.project(&st, from, c.Spec.Skill.Targets, c.Spec.Skill.RequiredCapabilities)
 	}
 	for i := range reg.Skills {
 		sk := &reg.Skills[i]
-		st.project(reg, profile, disabled, only, origin{workflow: sk}, sk.Spec.Targets, sk.Spec.RequiredCapabilities)
+		p.project(&st, origin{workflow: sk}, sk.Spec.Targets, sk.Spec.RequiredCapabilities)
 	}
 	SortWithheld(st.Withheld)
 	return st
@@ -144,10 +159,10 @@ func SortWithheld(ws []Withheld) {
 	})
 }
 
-func workflowSkill(sk *registry.Skill) render.Skill {
+func workflowSkill(sk *registry.Skill, owner string) render.Skill {
 	return render.Skill{
 		Name:                   sk.Name,
-		Owner:                  "skill/" + sk.Name,
+		Owner:                  owner,
 		Description:            sk.Spec.Description,
 		DisableModelInvocation: sk.Spec.DisableModelInvocation,
 		UserInvocable:          sk.Spec.UserInvocable,
@@ -156,7 +171,7 @@ func workflowSkill(sk *registry.Skill) render.Skill {
 	}
 }
 
-func capabilitySkill(c *registry.Capability, ws *registry.Workspace) render.Skill {
+func capabilitySkill(c *registry.Capability, ws *registry.Workspace, owner string) render.Skill {
 	spec := c.Spec
 	call := &render.Call{
 		CapabilityID: c.ID,
@@ -171,7 +186,7 @@ func capabilitySkill(c *registry.Capability, ws *registry.Workspace) render.Skil
 	}
 	return render.Skill{
 		Name:                   spec.Skill.Alias,
-		Owner:                  "capability/" + c.ID,
+		Owner:                  owner,
 		Description:            spec.Title,
 		ArgumentHint:           "<" + spec.Skill.Argument + ">",
 		DisableModelInvocation: spec.Effect != registry.EffectRead,
@@ -179,34 +194,45 @@ func capabilitySkill(c *registry.Capability, ws *registry.Workspace) render.Skil
 	}
 }
 
+// projection is what one build projects every skill with.
+type projection struct {
+	reg               *registry.Registry
+	profile           Profile
+	only              string // the one target built, when set
+	disabled, enabled map[string]bool
+}
+
 // project writes the skill from declares into every target it belongs to (only
-// that one, when only is set), or records why it is withheld.
-func (st *State) project(reg *registry.Registry, profile Profile, disabled map[string]bool, only string, from origin, skillTargets, required []string) {
-	s := from.skill()
-	missing := profile.Missing(required)
-	enabled := set(reg.Targets())
-	for _, target := range unionInOrder(reg.Targets(), skillTargets) {
-		if only != "" && target != only {
+// p.only, when set), or records why it is withheld.
+func (p projection) project(st *State, from origin, skillTargets, required []string) {
+	name, owner := from.name(), from.owner()
+	missing := p.profile.Missing(required)
+	targets := p.reg.Targets()
+	if len(skillTargets) > 0 {
+		targets = unionInOrder(targets, skillTargets)
+	}
+	for _, target := range targets {
+		if p.only != "" && target != p.only {
 			continue
 		}
 		// The most deliberate reason first, and one that names what would change it.
 		why := ""
 		switch {
-		case disabled[s.Name]:
+		case p.disabled[name]:
 			why = "disabled in " + registry.ConfigName
-		case !enabled[target]:
+		case !p.enabled[target]:
 			why = "target " + target + " is not enabled in " + registry.ConfigName
-		case len(skillTargets) > 0 && !set(skillTargets)[target]:
+		case len(skillTargets) > 0 && !slices.Contains(skillTargets, target):
 			why = "skill is limited to " + strings.Join(skillTargets, ", ")
 		case len(missing) > 0:
-			why = fmt.Sprintf("profile %s does not announce %s", profile.Label(), strings.Join(missing, ", "))
+			why = fmt.Sprintf("profile %s does not announce %s", p.profile.Label(), strings.Join(missing, ", "))
 		}
 		if why != "" {
-			st.Withheld = append(st.Withheld, Withheld{Skill: s.Name, Owner: s.Owner, Target: target, Reason: why})
+			st.Withheld = append(st.Withheld, Withheld{Skill: name, Owner: owner, Target: target, Reason: why})
 			continue
 		}
-		p := path.Join(TargetDir(target), s.Name, SkillFile)
-		st.Files[p] = File{Path: p, Target: target, Skill: s.Name, Owner: s.Owner, from: from}
+		file := path.Join(TargetDir(target), name, SkillFile)
+		st.Files[file] = File{Path: file, Target: target, Skill: name, Owner: owner, from: from}
 	}
 }
 
