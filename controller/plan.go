@@ -83,8 +83,11 @@ func MakePlan(want desired.State, have observed.State, opts Options) Plan {
 // workspace (one target directory) can be planned on its own; judged then looks at
 // the whole.
 func planFiles(want desired.State, have observed.State, opts Options) Plan {
-	var plan Plan
-	for _, p := range unionPaths(want.Files, have.Files) {
+	paths := unionPaths(want.Files, have.Files)
+	// Room for a change per path: a cold run has one, and growing the slice as it
+	// fills would copy every change several times over.
+	plan := Plan{Changes: make([]Change, 0, len(paths))}
+	for _, p := range paths {
 		w, wanted := want.Files[p]
 		h, present := have.Files[p]
 		if dir, reason := blockedBy(have.Blocked, p); reason != "" && wanted {
@@ -189,14 +192,12 @@ func blockedBy(blocked map[string]string, p string) (dir, reason string) {
 }
 
 func unionPaths(a map[string]desired.File, b map[string]observed.File) []string {
-	seen := map[string]bool{}
-	var out []string
+	out := make([]string, 0, len(a)+len(b))
 	for p := range a {
-		seen[p] = true
 		out = append(out, p)
 	}
 	for p := range b {
-		if !seen[p] {
+		if _, inA := a[p]; !inA {
 			out = append(out, p)
 		}
 	}
