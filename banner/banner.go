@@ -34,31 +34,77 @@ var ErrNoBanner = errors.New("no skillsync banner")
 // Stamp returns content with the banner inserted after the opening "---" line.
 // content must start with "---\n"; the digest covers the result minus the mark line.
 func Stamp(content []byte, owner, path string) ([]byte, error) {
-	if !bytes.HasPrefix(content, []byte(frontMatterDelimiter+"\n")) {
+	rest, ok := bytes.CutPrefix(content, []byte(frontMatterDelimiter+"\n"))
+	if !ok {
 		return nil, fmt.Errorf("banner: content for %s does not start with front matter", path)
 	}
+	out, err := Open(make([]byte, 0, OpenSize(owner, path)+len(rest)), owner, path)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, rest...)
+	return out, Seal(out)
+}
+
+// OpenSize is how many bytes Open appends for owner and path.
+func OpenSize(owner, path string) int {
+	return len(frontMatterDelimiter+"\n"+generatedPrefix+generatedSuffix+"\n"+markPrefix+digestField) +
+		len(owner) + len(path) + 2*sha256.Size + 1
+}
+
+// Open appends to dst the beginning of a generated file: the front matter's opening
+// "---" line and the banner for owner and path, its digest still blank. Append the
+// rest of the file, then Seal it: a file is written once, not built and then copied
+// around its banner.
+func Open(dst []byte, owner, path string) ([]byte, error) {
 	if strings.ContainsAny(owner, "\n\r;") || strings.ContainsAny(path, "\n\r ") {
 		return nil, fmt.Errorf("banner: owner %q or path %q cannot be written on one banner line", owner, path)
 	}
-	opening := frontMatterDelimiter + "\n"
-	generated := generatedPrefix + owner + generatedSuffix + "\n"
-	rest := content[len(opening):]
-	sum := digestOf(opening, generated, rest)
-	markLine := markPrefix + path + digestField
-	out := make([]byte, 0, len(opening)+len(generated)+len(markLine)+2*len(sum)+1+len(rest))
-	out = append(out, opening...)
-	out = append(out, generated...)
-	out = append(out, markLine...)
-	out = hex.AppendEncode(out, sum[:])
-	out = append(out, '\n')
-	return append(out, rest...), nil
+	dst = append(dst, frontMatterDelimiter+"\n"+generatedPrefix...)
+	dst = append(dst, owner...)
+	dst = append(dst, generatedSuffix+"\n"+markPrefix...)
+	dst = append(dst, path...)
+	dst = append(dst, digestField...)
+	for range 2 * sha256.Size {
+		dst = append(dst, '0')
+	}
+	return append(dst, '\n'), nil
 }
 
-// digestOf is the SHA-256 of a file without its mark line, given in its pieces.
-func digestOf(opening, generated string, rest []byte) [sha256.Size]byte {
+// Seal records, in the banner of a file begun with Open, the digest of the file
+// without its mark line.
+func Seal(file []byte) error {
+	head, markEnd, ok := markLine(file)
+	if !ok || markEnd-head < len(markPrefix+digestField)+2*sha256.Size {
+		return errors.New("banner: Seal needs a file begun with Open")
+	}
+	sum := digestOf(file[:head], file[markEnd+1:])
+	hex.Encode(file[markEnd-2*sha256.Size:markEnd], sum[:])
+	return nil
+}
+
+// markLine finds the third line of a file, the mark line of a banner: head is where
+// it starts (the length of the first two lines) and end the index of its newline.
+func markLine(file []byte) (head, end int, ok bool) {
+	for line := 0; line < 3; line++ {
+		i := bytes.IndexByte(file[end:], '\n')
+		if i < 0 {
+			return 0, 0, false
+		}
+		if line == 2 {
+			return head, end + i, true
+		}
+		end += i + 1
+		head = end
+	}
+	return 0, 0, false
+}
+
+// digestOf is the SHA-256 of a file without its mark line: the lines before it
+// (head) and those after (rest).
+func digestOf(head, rest []byte) [sha256.Size]byte {
 	h := sha256.New()
-	h.Write([]byte(opening))
-	h.Write([]byte(generated))
+	h.Write(head)
 	h.Write(rest)
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
@@ -80,8 +126,7 @@ func Parse(content []byte) (mark Mark, unmarked []byte, err error) {
 		return Mark{}, nil, err
 	}
 	unmarked = make([]byte, 0, len(content))
-	unmarked = append(unmarked, b.opening...)
-	unmarked = append(unmarked, b.generated...)
+	unmarked = append(unmarked, b.head...)
 	unmarked = append(unmarked, b.rest...)
 	return b.mark(), unmarked, nil
 }
@@ -98,7 +143,7 @@ func Inspect(content []byte) (mark Mark, intact bool, err error) {
 	if err != nil {
 		return Mark{}, false, err
 	}
-	sum := digestOf(b.opening, b.generated, b.rest)
+	sum := digestOf(b.head, b.rest)
 	var recorded [sha256.Size]byte
 	_, decodeErr := hex.Decode(recorded[:], []byte(b.digest))
 	return b.mark(), decodeErr == nil && sum == recorded, nil
@@ -106,7 +151,7 @@ func Inspect(content []byte) (mark Mark, intact bool, err error) {
 
 // parts is a file cut into its banner's parts.
 type parts struct {
-	opening, generated  string // the first two lines, with their newlines
+	head                []byte // the first two lines, the opening and the generated-by line
 	owner, path, digest string
 	rest                []byte // everything after the mark line
 }
@@ -114,28 +159,19 @@ type parts struct {
 func (b parts) mark() Mark { return Mark{Owner: b.owner, Path: b.path, Digest: b.digest} }
 
 func split(content []byte) (parts, error) {
-	var b parts
-	opening, rest, ok := bytes.Cut(content, []byte("\n"))
-	if !ok || string(opening) != frontMatterDelimiter {
+	head, markEnd, ok := markLine(content)
+	if !ok || !bytes.HasPrefix(content, []byte(frontMatterDelimiter+"\n")) {
 		return parts{}, ErrNoBanner
 	}
-	generated, rest, ok := bytes.Cut(rest, []byte("\n"))
+	generated := content[len(frontMatterDelimiter)+1 : head-1]
+	owner, ok := bytes.CutPrefix(generated, []byte(generatedPrefix))
 	if !ok {
 		return parts{}, ErrNoBanner
 	}
-	markLine, rest, ok := bytes.Cut(rest, []byte("\n"))
-	if !ok {
+	if owner, ok = bytes.CutSuffix(owner, []byte(generatedSuffix)); !ok || len(owner) == 0 {
 		return parts{}, ErrNoBanner
 	}
-	b.opening, b.generated, b.rest = frontMatterDelimiter+"\n", string(generated)+"\n", rest
-	owner, ok := strings.CutPrefix(b.generated[:len(b.generated)-1], generatedPrefix)
-	if !ok {
-		return parts{}, ErrNoBanner
-	}
-	if b.owner, ok = strings.CutSuffix(owner, generatedSuffix); !ok || b.owner == "" {
-		return parts{}, ErrNoBanner
-	}
-	fields, ok := bytes.CutPrefix(markLine, []byte(markPrefix))
+	fields, ok := bytes.CutPrefix(content[head:markEnd], []byte(markPrefix))
 	if !ok {
 		return parts{}, ErrNoBanner
 	}
@@ -143,8 +179,7 @@ func split(content []byte) (parts, error) {
 	if !ok || len(path) == 0 || !isDigest(digest) {
 		return parts{}, ErrNoBanner
 	}
-	b.path, b.digest = string(path), string(digest)
-	return b, nil
+	return parts{head: content[:head], owner: string(owner), path: string(path), digest: string(digest), rest: content[markEnd+1:]}, nil
 }
 
 // isDigest reports whether d is 64 lowercase hex digits.

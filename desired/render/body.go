@@ -10,31 +10,29 @@ const (
 	textEnd   = "TEXT>>>"
 )
 
-// callBody is the body of a capability's skill: what the capability is called, where
+// appendCallBody appends the body of a capability's skill: what the capability is called, where
 // the typed text goes, and the one way to reach it. It describes nothing beyond the
 // capability's own title.
-func callBody(d dialect, name string, c Call) string {
-	var b strings.Builder
-	b.Grow(1 << 10) // a body is about 600 bytes, 900 with the effect warning: one allocation
-	fmt.Fprintf(&b, "Capability `%s`: %s\n\n", d.escape(c.CapabilityID), d.escape(c.Title))
-	fmt.Fprintf(&b, "Use %s, unchanged and as one value, as the `%s` input field.\n", d.textSource, d.escape(c.Argument))
+func appendCallBody(b []byte, d dialect, c Call) []byte {
+	b = fmt.Appendf(b, "Capability `%s`: %s\n\n", d.escape(c.CapabilityID), d.escape(c.Title))
+	b = fmt.Appendf(b, "Use %s, unchanged and as one value, as the `%s` input field.\n", d.textSource, d.escape(c.Argument))
 	if d.textSlot != "" {
-		fmt.Fprintf(&b, "\n%s\n%s\n%s\n", textBegin, d.textSlot, textEnd)
+		b = fmt.Appendf(b, "\n%s\n%s\n%s\n", textBegin, d.textSlot, textEnd)
 	}
-	b.WriteString("\n")
+	b = append(b, '\n')
 	if c.MCPTool != "" {
-		fmt.Fprintf(&b, "Call the MCP tool `%s` with `%s` set to that text.\n", d.escape(c.MCPTool), d.escape(c.Argument))
+		b = fmt.Appendf(b, "Call the MCP tool `%s` with `%s` set to that text.\n", d.escape(c.MCPTool), d.escape(c.Argument))
 	} else {
-		fmt.Fprintf(&b, "Run this command, passing that text as one single argument where `<text>` stands (quote it for the shell; do not split it):\n\n    %s\n\n",
+		b = fmt.Appendf(b, "Run this command, passing that text as one single argument where `<text>` stands (quote it for the shell; do not split it):\n\n    %s\n\n",
 			d.escape(commandLine(c.Command, c.Flag)))
 	}
-	b.WriteString("If no text was given, ask the user for it before calling.\n")
+	b = append(b, "If no text was given, ask the user for it before calling.\n"...)
 	if c.Effect != "read" {
-		fmt.Fprintf(&b, "\nThis capability changes things (effect: %s). Call it exactly once. "+
+		b = fmt.Appendf(b, "\nThis capability changes things (effect: %s). Call it exactly once. "+
 			"If the call is refused, fails, or gives an unknown result, report that to the user and stop: "+
 			"do not retry and do not try another way.\n", d.escape(c.Effect))
 	}
-	return b.String()
+	return b
 }
 
 func commandLine(command []string, flag string) string {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"regexp"
+	"strings"
 )
 
 // dialect is what differs between the clients that read a target directory.
@@ -77,7 +78,12 @@ var (
 )
 
 // escapePlaceholders keeps the placeholders that appear in registry text literal.
-func escapePlaceholders(s string) string { return claudePlaceholder.ReplaceAllString(s, `\$$$1`) }
+func escapePlaceholders(s string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	return claudePlaceholder.ReplaceAllString(s, `\$$$1`)
+}
 
 // unescapablePlaceholder returns the first piece of s that Claude Code would
 // substitute or run whatever the escaping: a backslash before a placeholder,

@@ -1,37 +1,34 @@
 package render
 
 import (
-	"bytes"
+	"strconv"
 	"strings"
 )
 
-// plainFrontMatter writes fields without the encoder when every value reads back
-// unchanged as a YAML plain scalar: the common case (a name, a one-line title, a
-// flag), and the encoder plus the read-back are most of a render. It writes what
-// the encoder would (plain_test.go checks that) and reports false for anything else.
-func plainFrontMatter(fields []field) ([]byte, bool) {
-	var b bytes.Buffer
+// appendPlainFrontMatter appends fields written without the encoder when every
+// value reads back unchanged as a YAML plain scalar: the common case (a name, a
+// one-line title, a flag), and the encoder plus the read-back are most of a render.
+// It writes what the encoder would (plain_test.go checks that) and reports false,
+// with dst as it was, for anything else.
+func appendPlainFrontMatter(dst []byte, fields []field) ([]byte, bool) {
+	out := dst
 	for _, f := range fields {
-		b.WriteString(f.key)
-		b.WriteString(": ")
+		out = append(out, f.key...)
+		out = append(out, ": "...)
 		switch v := f.value.(type) {
 		case string:
 			if !isPlainSafe(v) {
-				return nil, false
+				return dst, false
 			}
-			b.WriteString(v)
+			out = append(out, v...)
 		case bool:
-			if v {
-				b.WriteString("true")
-			} else {
-				b.WriteString("false")
-			}
+			out = strconv.AppendBool(out, v)
 		default:
-			return nil, false
+			return dst, false
 		}
-		b.WriteByte('\n')
+		out = append(out, '\n')
 	}
-	return b.Bytes(), true
+	return out, true
 }
 
 // isPlainSafe accepts text that every YAML reader takes for the same string when

@@ -19,7 +19,7 @@ func TestPlainFrontMatterWritesWhatTheEncoderWrites(t *testing.T) {
 	accepted := 0
 	for _, v := range plainCases {
 		fields := []field{{"name", "x"}, {"description", v}, {"disable-model-invocation", true}}
-		fast, ok := plainFrontMatter(fields)
+		fast, ok := appendPlainFrontMatter(nil, fields)
 		if !ok {
 			continue
 		}
@@ -45,7 +45,7 @@ func FuzzPlainFrontMatter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, v string) {
 		fields := []field{{"name", "x"}, {"description", v}}
-		fast, ok := plainFrontMatter(fields)
+		fast, ok := appendPlainFrontMatter(nil, fields)
 		if !ok {
 			return
 		}

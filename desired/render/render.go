@@ -39,28 +39,36 @@ type Call struct {
 // Targets lists the targets there is a renderer for.
 var Targets = []string{"claude-code", "qwen-code", "agents"}
 
-// File renders s for target, stamped with the ownership banner for path.
+// File renders s for target, stamped with the ownership banner for path. The file
+// is written once, into a buffer sized for it.
 func File(target string, s Skill, path string) ([]byte, error) {
 	d, ok := dialects[target]
 	if !ok {
 		return nil, fmt.Errorf("render: unknown target %q", target)
 	}
-	front, err := frontMatter(d.keys(s))
+	out, err := banner.Open(make([]byte, 0, banner.OpenSize(s.Owner, path)+fileSizeHint(s)), s.Owner, path)
 	if err != nil {
+		return nil, err
+	}
+	if out, err = appendFrontMatter(out, d.keys(s)); err != nil {
 		return nil, fmt.Errorf("render %s for %s: %w", s.Name, target, err)
 	}
-	body := s.Body
-	if s.Call != nil {
-		body = callBody(d, s.Name, *s.Call)
-	} else if !strings.HasSuffix(body, "\n") {
-		body += "\n"
-	}
-	out := make([]byte, 0, len("---\n")+len(front)+len("---\n\n")+len(body))
-	out = append(out, "---\n"...)
-	out = append(out, front...)
 	out = append(out, "---\n\n"...)
-	out = append(out, body...)
-	return banner.Stamp(out, s.Owner, path)
+	if s.Call != nil {
+		out = appendCallBody(out, d, *s.Call)
+	} else {
+		out = append(out, s.Body...)
+		if !strings.HasSuffix(s.Body, "\n") {
+			out = append(out, '\n')
+		}
+	}
+	return out, banner.Seal(out)
+}
+
+// fileSizeHint is about what s takes after its banner: a capability's skill is
+// about 900 bytes.
+func fileSizeHint(s Skill) int {
+	return 1<<10 + len(s.Description) + len(s.Body)
 }
 
 // field is one front matter key and its value, kept in the order written.
@@ -69,14 +77,18 @@ type field struct {
 	value any
 }
 
-// frontMatter writes fields as YAML. Fields that are all plain words are written
-// directly; anything else goes through a YAML encoder and is read back, so any text
-// round-trips.
-func frontMatter(fields []field) ([]byte, error) {
-	if front, ok := plainFrontMatter(fields); ok {
-		return front, nil
+// appendFrontMatter appends fields written as YAML. Fields that are all plain words
+// are written directly; anything else goes through a YAML encoder and is read back,
+// so any text round-trips.
+func appendFrontMatter(dst []byte, fields []field) ([]byte, error) {
+	if out, ok := appendPlainFrontMatter(dst, fields); ok {
+		return out, nil
 	}
-	return encodedFrontMatter(fields)
+	front, err := encodedFrontMatter(fields)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, front...), nil
 }
 
 func encodedFrontMatter(fields []field) ([]byte, error) {
