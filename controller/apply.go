@@ -111,7 +111,7 @@ func writeAll(w workspaceDirs, changes []*Change) []error {
 	if err := syncFilesystem(w.r); err != nil {
 		for i := range errs {
 			if temps[i] != "" {
-				w.r.Remove(temps[i])
+				w.r.Remove(path.Join(path.Dir(changes[i].Path), temps[i]))
 				errs[i] = fmt.Errorf("not put in place: %w", err)
 			}
 		}
@@ -197,7 +197,7 @@ func (w workspaceDirs) dirOf(p string, create bool) (*workspacefs.Dir, error) {
 }
 
 // stage writes a change's content to a temp file in its directory, creating the
-// directory for a create, and returns the temp file's workspace path.
+// directory for a create, and returns the temp file's name.
 func (w workspaceDirs) stage(c Change) (string, error) {
 	data, err := c.Content()
 	if err != nil {
@@ -208,24 +208,20 @@ func (w workspaceDirs) stage(c Change) (string, error) {
 		return "", err
 	}
 	defer d.Close()
-	tmp, err := writeTemp(d, data)
-	if err != nil {
-		return "", err
-	}
-	return path.Join(path.Dir(c.Path), tmp), nil
+	return writeTemp(d, data)
 }
 
-// commit puts a staged temp file in place. A create is a rename that fails rather
+// commit puts the staged temp file tmpName in place. A create is a rename that fails rather
 // than replace a file someone put there since the scan (a hard link where the
 // filesystem cannot rename so); an update re-checks that the file is still what
 // was planned on, then renames over it.
-func (w workspaceDirs) commit(c Change, tmp string) error {
+func (w workspaceDirs) commit(c Change, tmpName string) error {
 	d, err := w.dirOf(c.Path, false)
 	if err != nil {
 		return err // the temp file is in a directory no longer there, or not reachable
 	}
 	defer d.Close()
-	name, tmpName := path.Base(c.Path), path.Base(tmp)
+	name := path.Base(c.Path)
 	if c.Action == Create {
 		err := d.RenameNoReplace(tmpName, name)
 		switch {
