@@ -72,6 +72,36 @@ func TestStampRefusesUnsafeFields(t *testing.T) {
 	}
 }
 
+func TestOpenSealWritesWhatStampWrites(t *testing.T) {
+	owner, path := "capability/intents.propose", ".claude/skills/intent/SKILL.md"
+	want, err := Stamp([]byte(sample), owner, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := Open(nil, owner, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(file) != OpenSize(owner, path) {
+		t.Errorf("Open appended %d bytes, OpenSize says %d", len(file), OpenSize(owner, path))
+	}
+	file = append(file, sample[len("---\n"):]...)
+	if err := Seal(file); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(file, want) {
+		t.Errorf("Open, append, Seal wrote\n%s\nStamp\n%s", file, want)
+	}
+	if _, err := Open(nil, "skill/x", "a\nb"); err == nil {
+		t.Error("opened a banner whose path holds a newline")
+	}
+	for _, notOpened := range []string{"", "---\nname: x\n---\n", "---\n# a\n# b\n"} {
+		if err := Seal([]byte(notOpened)); err == nil {
+			t.Errorf("sealed %q, which Open did not begin", notOpened)
+		}
+	}
+}
+
 func TestIsTempName(t *testing.T) {
 	for name, want := range map[string]bool{
 		".skillsync-0123456789abcdef.tmp": true, ".skillsync-123.tmp": false, ".skillsync-notes.tmp": false,
