@@ -176,6 +176,13 @@ func validationCases() []validationCase {
 			want: problem{testFile + ":14", `argument "count" has type integer, not string`, "only fill a property of type string"}},
 		{name: "input requires a second field", files: reg(capabilityDoc("required: [text]", "required: [text, count]")),
 			want: problem{testFile + ":12", `input requires count, which the skill cannot supply`, `make count optional`}},
+		{name: "argument a property that is no schema", files: reg(capabilityDoc("text: {type: string}", "text: string")),
+			want: problem{testFile + ":14", `argument "text" is a property of input that is no schema`, "text: {type: string}"}},
+		{name: "input required not a list", files: reg(capabilityDoc("required: [text]", "required: text")),
+			want: problem{testFile + ":12", `input.required is not a list`, "write required as a list"}},
+		// An input schema is kept and served as JSON (docs/decisions.md).
+		{name: "input with an infinite number", files: reg(capabilityDoc("count: {type: integer}", "count: {type: integer, maximum: .inf}")),
+			want: problem{testFile + ":8", `input: +Inf cannot be written as JSON`, "an input schema is JSON Schema"}},
 
 		// A capability with a skill can be reached.
 		{name: "skill without mcp tool or cli command", files: reg(capabilityDoc("  mcp: {tool: do_thing}\n", "")),

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -120,6 +121,8 @@ func (d *strictDecoder) fail(n *yaml.Node, hint, format string, args ...any) {
 	})
 }
 
+var rawJSONType = reflect.TypeFor[json.RawMessage]()
+
 func (d *strictDecoder) value(n *yaml.Node, v reflect.Value, field string) {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -146,6 +149,21 @@ func (d *strictDecoder) value(n *yaml.Node, v reflect.Value, field string) {
 		}
 		v.SetBool(n.Value == "true")
 	case reflect.Slice:
+		if v.Type() == rawJSONType {
+			d.checkDuplicates(n)
+			generic, err := anyValue(n)
+			if err != nil {
+				d.fail(n, "", "%s: %v", field, err)
+				return
+			}
+			data, err := appendJSON(nil, generic)
+			if err != nil {
+				d.fail(n, "an input schema is JSON Schema: write what JSON can hold (a finite number, text, true or false)", "%s: %v", field, err)
+				return
+			}
+			v.SetBytes(data)
+			return
+		}
 		if n.Kind != yaml.SequenceNode {
 			d.fail(n, "write a list, for example [a, b]", "%s: expected a list, got %s", field, describe(n))
 			return
@@ -155,14 +173,6 @@ func (d *strictDecoder) value(n *yaml.Node, v reflect.Value, field string) {
 			d.value(item, s.Index(i), fmt.Sprintf("%s[%d]", field, i))
 		}
 		v.Set(s)
-	case reflect.Interface:
-		d.checkDuplicates(n)
-		generic, err := anyValue(n)
-		if err != nil {
-			d.fail(n, "", "%s: %v", field, err)
-			return
-		}
-		v.Set(reflect.ValueOf(&generic).Elem())
 	default:
 		panic(fmt.Sprintf("registry: decodeStrict cannot fill %s", v.Type()))
 	}

@@ -1,74 +1,33 @@
 package registry
 
 import (
-	"bytes"
 	"encoding/json"
-	"sort"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// Mapping is a YAML mapping in a field that holds any value (an input schema): its
-// members in the order they were written. It is a slice, not a Go map, because a
-// registry of thousands of capabilities holds thousands of small schemas and a map
-// costs several times the memory of its few members.
-type Mapping []Member
+// mapping is a decoded YAML mapping: its members in the order they were written.
+type mapping []member
 
-// Member is one key and its value: a string, a number, a bool, nil, a []any or a
-// Mapping.
-type Member struct {
-	Key   string
-	Value any
+type member struct {
+	key   string
+	value any
 }
 
-// Get is the value of key, and whether the mapping has it.
-func (m Mapping) Get(key string) (any, bool) {
+func (m mapping) has(key string) bool {
 	for _, kv := range m {
-		if kv.Key == key {
-			return kv.Value, true
+		if kv.key == key {
+			return true
 		}
 	}
-	return nil, false
-}
-
-// Keys are the mapping's keys, sorted.
-func (m Mapping) Keys() []string {
-	keys := make([]string, len(m))
-	for i, kv := range m {
-		keys[i] = kv.Key
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// MarshalJSON writes the mapping as a JSON object, in the order it was written.
-func (m Mapping) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, kv := range m {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		key, err := json.Marshal(kv.Key)
-		if err != nil {
-			return nil, err
-		}
-		value, err := json.Marshal(kv.Value)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(key)
-		b.WriteByte(':')
-		b.Write(value)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return false
 }
 
 // anyValue decodes n the way yaml.v3 decodes into an interface value, except that
-// a mapping becomes a Mapping. Duplicate keys are checked before.
+// a mapping becomes a mapping. Duplicate keys are checked before.
 func anyValue(n *yaml.Node) (any, error) {
 	switch n.Kind {
 	case yaml.AliasNode:
@@ -106,9 +65,9 @@ func anyValue(n *yaml.Node) (any, error) {
 
 // mappingOf decodes a mapping; a merge key (<<) adds the members of the mappings
 // it names that the mapping does not set itself.
-func mappingOf(n *yaml.Node) (Mapping, error) {
-	m := make(Mapping, 0, len(n.Content)/2)
-	var merged []Mapping
+func mappingOf(n *yaml.Node) (mapping, error) {
+	m := make(mapping, 0, len(n.Content)/2)
+	var merged []mapping
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, value := n.Content[i], n.Content[i+1]
 		v, err := anyValue(value)
@@ -117,25 +76,86 @@ func mappingOf(n *yaml.Node) (Mapping, error) {
 		}
 		if key.Tag == "!!merge" {
 			switch v := v.(type) {
-			case Mapping:
+			case mapping:
 				merged = append(merged, v)
 			case []any:
 				for _, item := range v {
-					if mm, ok := item.(Mapping); ok {
+					if mm, ok := item.(mapping); ok {
 						merged = append(merged, mm)
 					}
 				}
 			}
 			continue
 		}
-		m = append(m, Member{Key: key.Value, Value: v})
+		m = append(m, member{key: key.Value, value: v})
 	}
 	for _, mm := range merged {
 		for _, kv := range mm {
-			if _, set := m.Get(kv.Key); !set {
+			if !m.has(kv.key) {
 				m = append(m, kv)
 			}
 		}
 	}
 	return m, nil
+}
+
+// appendJSON appends v, a value anyValue decoded, as JSON, its mappings in the
+// order they were written. Strings and numbers are written as encoding/json writes
+// them. A registry keeps input schemas as this text rather than as decoded values:
+// it is the form MCP serves a tool's inputSchema in, and a fraction of the memory
+// when thousands of capabilities each hold one.
+func appendJSON(dst []byte, v any) ([]byte, error) {
+	var err error
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		return strconv.AppendBool(dst, v), nil
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10), nil
+	case string:
+		return appendJSONString(dst, v), nil
+	case []any:
+		dst = append(dst, '[')
+		for i, item := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if dst, err = appendJSON(dst, item); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	case mapping:
+		dst = append(dst, '{')
+		for i, kv := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(appendJSONString(dst, kv.key), ':')
+			if dst, err = appendJSON(dst, kv.value); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, '}'), nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%v cannot be written as JSON", v)
+	}
+	return append(dst, data...), nil
+}
+
+// appendJSONString appends s as a JSON string. Text that encoding/json would escape
+// (quotes, control characters, HTML characters, anything not ASCII) goes through it.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			data, _ := json.Marshal(s)
+			return append(dst, data...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }

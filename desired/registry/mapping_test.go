@@ -8,13 +8,13 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// asMaps turns every Mapping in v into a map[string]any, as yaml.v3 decodes it.
+// asMaps turns every mapping in v into a map[string]any, as yaml.v3 decodes it.
 func asMaps(v any) any {
 	switch v := v.(type) {
-	case Mapping:
+	case mapping:
 		out := make(map[string]any, len(v))
 		for _, kv := range v {
-			out[kv.Key] = asMaps(kv.Value)
+			out[kv.key] = asMaps(kv.value)
 		}
 		return out
 	case []any:
@@ -57,30 +57,75 @@ func TestAnyValueDecodesAsYAMLDoes(t *testing.T) {
 	}
 }
 
-func TestMappingKeepsTheOrderWrittenInJSON(t *testing.T) {
+func TestAppendJSONKeepsTheOrderWritten(t *testing.T) {
+	got := jsonOfYAML(t, "{z: 1, a: {y: [true, null], b: x}, m: 2.5, q: \"<a & \\\"b\\\">\", u: é, neg: -3, big: 0x1F}")
+	if want := `{"z":1,"a":{"y":[true,null],"b":"x"},"m":2.5,"q":"\u003ca \u0026 \"b\"\u003e","u":"é","neg":-3,"big":31}`; got != want {
+		t.Errorf("JSON = %s, want %s", got, want)
+	}
+}
+
+// TestAppendJSONWritesWhatEncodingJSONWrites compares appendJSON with encoding/json
+// writing what yaml.v3 decodes, key order aside.
+func TestAppendJSONWritesWhatEncodingJSONWrites(t *testing.T) {
+	docs := []string{
+		`{type: object, properties: {statement: {type: string, description: "What to do."}}, required: [statement]}`,
+		`{limit: {type: integer, minimum: 1, maximum: 500}, big: 0x1F, octal: 0o17, zero: 0, under: 1_000, float: 2.5, exp: 1e30, small: 1e-7, yes: true, nothing: ~, date: 2026-11-30}`,
+		`{quoted: "123", "sp ace": "tab\there", ctl: "\x01", html: "<b>&</b>", uni: "ünï ✓ \u2028", list: [1, two, [3], {four: 4}]}`,
+		"one: &one {a: 1}\ntwo: &two {b: 2, a: 9}\nboth:\n  <<: [*one, *two]\n  c: 3\n",
+	}
+	for _, doc := range docs {
+		var root yaml.Node
+		if err := yaml.Unmarshal([]byte(doc), &root); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		var decoded any
+		if err := root.Content[0].Decode(&decoded); err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(decoded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		if err := json.Unmarshal([]byte(jsonOfYAML(t, doc)), &a); err != nil {
+			t.Fatalf("%s: appendJSON wrote invalid JSON: %v", doc, err)
+		}
+		json.Unmarshal(want, &b)
+		if diff := cmp.Diff(b, a); diff != "" {
+			t.Errorf("%s: (-encoding/json +appendJSON):\n%s", doc, diff)
+		}
+	}
+}
+
+func TestAppendJSONRefusesWhatJSONCannotHold(t *testing.T) {
+	for _, doc := range []string{"{maximum: .inf}", "[.nan]", "{minimum: -.Inf}"} {
+		var root yaml.Node
+		if err := yaml.Unmarshal([]byte(doc), &root); err != nil {
+			t.Fatal(err)
+		}
+		v, err := anyValue(root.Content[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err := appendJSON(nil, v); err == nil {
+			t.Errorf("%s: written as %s", doc, data)
+		}
+	}
+}
+
+func jsonOfYAML(t *testing.T, doc string) string {
+	t.Helper()
 	var root yaml.Node
-	if err := yaml.Unmarshal([]byte("{z: 1, a: {y: [true, null], b: x}, m: 2.5}"), &root); err != nil {
+	if err := yaml.Unmarshal([]byte(doc), &root); err != nil {
 		t.Fatal(err)
 	}
 	v, err := anyValue(root.Content[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := json.Marshal(v)
+	data, err := appendJSON(nil, v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"z":1,"a":{"y":[true,null],"b":"x"},"m":2.5}`; string(got) != want {
-		t.Errorf("JSON = %s, want %s", got, want)
-	}
-	m := v.(Mapping)
-	if diff := cmp.Diff([]string{"a", "m", "z"}, m.Keys()); diff != "" {
-		t.Errorf("Keys (-want +got):\n%s", diff)
-	}
-	if x, ok := m.Get("m"); !ok || x != 2.5 {
-		t.Errorf("Get(m) = %v, %v", x, ok)
-	}
-	if _, ok := m.Get("missing"); ok {
-		t.Error("Get found a key that is not there")
-	}
+	return string(data)
 }

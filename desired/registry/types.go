@@ -3,6 +3,8 @@
 // validates them. It reads files; it never writes.
 package registry
 
+import "encoding/json"
+
 // APIVersion is the only apiVersion this release reads.
 const APIVersion = "skillsync/v1"
 
@@ -60,12 +62,13 @@ type WorkspaceMCP struct {
 
 // CapabilitySpec is a capability declaration.
 type CapabilitySpec struct {
-	Title  string           `json:"title"`
-	Effect string           `json:"effect"`
-	Input  any              `json:"input"`
-	MCP    *MCPBinding      `json:"mcp"`
-	CLI    *CLIBinding      `json:"cli"`
-	Skill  *CapabilitySkill `json:"skill"`
+	Title  string `json:"title"`
+	Effect string `json:"effect"`
+	// Input is the input schema as JSON text (see appendJSON).
+	Input json.RawMessage  `json:"input"`
+	MCP   *MCPBinding      `json:"mcp"`
+	CLI   *CLIBinding      `json:"cli"`
+	Skill *CapabilitySkill `json:"skill"`
 }
 
 // MCPBinding is how an agent reaches a capability through its MCP server.

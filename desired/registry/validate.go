@@ -1,8 +1,12 @@
 package registry
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,21 +202,27 @@ func (v *validator) argument(c Capability) {
 		v.add(d.at("spec", "skill"), "name the input property the typed text fills, like argument: statement", "skill has no argument")
 		return
 	}
-	input, _ := c.Spec.Input.(Mapping)
-	properties, _ := input.Get("properties")
-	props, _ := properties.(Mapping)
-	property, _ := props.Get(arg)
-	prop, ok := property.(Mapping)
-	typ, _ := prop.Get("type")
-	switch {
-	case !ok:
-		v.add(pos, suggest(arg, props.Keys(), "declare it under spec.input.properties"), "argument %q is not a property of input", arg)
-	case typ != "string":
-		v.add(pos, "typed text can only fill a property of type string", "argument %q has type %v, not string", arg, typ)
+	// A schema that is no object, or whose parts are not what JSON Schema makes them,
+	// decodes only in part: what is missing is reported below.
+	var input struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   any                        `json:"required"`
 	}
-	requiredValue, _ := input.Get("required")
-	required, isList := requiredValue.([]any)
-	if requiredValue != nil && !isList {
+	json.Unmarshal(c.Spec.Input, &input)
+	var prop struct {
+		Type any `json:"type"`
+	}
+	raw, declared := input.Properties[arg]
+	switch {
+	case !declared:
+		v.add(pos, suggest(arg, slices.Sorted(maps.Keys(input.Properties)), "declare it under spec.input.properties"), "argument %q is not a property of input", arg)
+	case !bytes.HasPrefix(raw, []byte("{")) || json.Unmarshal(raw, &prop) != nil:
+		v.add(pos, "write the property as a schema, like "+arg+": {type: string}", "argument %q is a property of input that is no schema", arg)
+	case prop.Type != "string":
+		v.add(pos, "typed text can only fill a property of type string", "argument %q has type %v, not string", arg, prop.Type)
+	}
+	required, isList := input.Required.([]any)
+	if input.Required != nil && !isList {
 		v.add(d.at("spec", "input", "required"), "write required as a list of property names", "input.required is not a list")
 	}
 	for _, r := range required {

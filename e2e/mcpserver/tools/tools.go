@@ -17,9 +17,9 @@ type Tool struct {
 
 // FromCapability is the MCP tool a capability declares.
 func FromCapability(c registry.Capability) Tool {
-	schema, err := json.Marshal(c.Spec.Input)
-	if err != nil || c.Spec.Input == nil {
-		schema = []byte(`{"type":"object"}`)
+	schema := c.Spec.Input
+	if schema == nil {
+		schema = json.RawMessage(`{"type":"object"}`)
 	}
 	return Tool{Name: c.Spec.MCP.Tool, Description: c.Spec.Title, InputSchema: schema}
 }
