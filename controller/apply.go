@@ -211,10 +211,10 @@ func (w workspaceDirs) stage(c Change) (string, error) {
 	return writeTemp(d, data)
 }
 
-// commit puts the staged temp file tmpName in place. A create is a rename that fails rather
-// than replace a file someone put there since the scan (a hard link where the
-// filesystem cannot rename so); an update re-checks that the file is still what
-// was planned on, then renames over it.
+// commit puts the staged temp file tmpName in place. A create is a rename that
+// fails rather than replace a file someone put there since the scan (a hard link
+// where the filesystem cannot rename so); an update re-checks that the file is
+// still what was planned on, then renames over it.
 func (w workspaceDirs) commit(c Change, tmpName string) error {
 	d, err := w.dirOf(c.Path, false)
 	if err != nil {
