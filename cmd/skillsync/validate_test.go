@@ -178,6 +178,15 @@ func validationCases() []validationCase {
 			want: problem{testFile + ":12", `input requires count, which the skill cannot supply`, `make count optional`}},
 		{name: "argument a property that is no schema", files: reg(capabilityDoc("text: {type: string}", "text: string")),
 			want: problem{testFile + ":14", `argument "text" is a property of input that is no schema`, "text: {type: string}"}},
+		// Keys are matched exactly: JSON Schema's keywords are lower case.
+		{name: "argument property with TYPE", files: reg(capabilityDoc("text: {type: string}", "text: {TYPE: string}")),
+			want: problem{testFile + ":14", `argument "text" has type <nil>, not string`, "only fill a property of type string"}},
+		{name: "argument property with type and Type", files: reg(capabilityDoc("text: {type: string}", "text: {type: integer, Type: string}")),
+			want: problem{testFile + ":14", `argument "text" has type integer, not string`, "only fill a property of type string"}},
+		{name: "input with PROPERTIES", files: reg(capabilityDoc("    properties:", "    PROPERTIES:")),
+			want: problem{testFile + ":14", `argument "text" is not a property of input`, "declare it under spec.input.properties"}},
+		{name: "input with required and Required", files: reg(capabilityDoc("required: [text]", "required: [text, count]\n    Required: [text]")),
+			want: problem{testFile + ":12", `input requires count, which the skill cannot supply`, `make count optional`}},
 		{name: "input required not a list", files: reg(capabilityDoc("required: [text]", "required: text")),
 			want: problem{testFile + ":12", `input.required is not a list`, "write required as a list"}},
 		// An input schema is kept and served as JSON (docs/decisions.md).

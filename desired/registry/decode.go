@@ -158,7 +158,7 @@ func (d *strictDecoder) value(n *yaml.Node, v reflect.Value, field string) {
 			}
 			data, err := appendJSON(nil, generic)
 			if err != nil {
-				d.fail(n, "an input schema is JSON Schema: write what JSON can hold (a finite number, text, true or false)", "%s: %v", field, err)
+				d.fail(n, "an input schema is JSON Schema: write only what JSON can hold (finite numbers, text, true, false, null, lists and mappings)", "%s: %v", field, err)
 				return
 			}
 			v.SetBytes(data)

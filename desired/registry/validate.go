@@ -202,27 +202,21 @@ func (v *validator) argument(c Capability) {
 		v.add(d.at("spec", "skill"), "name the input property the typed text fills, like argument: statement", "skill has no argument")
 		return
 	}
-	// A schema that is no object, or whose parts are not what JSON Schema makes them,
-	// decodes only in part: what is missing is reported below.
-	var input struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   any                        `json:"required"`
-	}
-	json.Unmarshal(c.Spec.Input, &input)
-	var prop struct {
-		Type any `json:"type"`
-	}
-	raw, declared := input.Properties[arg]
-	switch {
+	input, _ := jsonMembers(c.Spec.Input)
+	properties, _ := jsonMembers(input["properties"])
+	raw, declared := properties[arg]
+	property, isSchema := jsonMembers(raw)
+	switch typ := jsonValue(property["type"]); {
 	case !declared:
-		v.add(pos, suggest(arg, slices.Sorted(maps.Keys(input.Properties)), "declare it under spec.input.properties"), "argument %q is not a property of input", arg)
-	case !bytes.HasPrefix(raw, []byte("{")) || json.Unmarshal(raw, &prop) != nil:
+		v.add(pos, suggest(arg, slices.Sorted(maps.Keys(properties)), "declare it under spec.input.properties"), "argument %q is not a property of input", arg)
+	case !isSchema:
 		v.add(pos, "write the property as a schema, like "+arg+": {type: string}", "argument %q is a property of input that is no schema", arg)
-	case prop.Type != "string":
-		v.add(pos, "typed text can only fill a property of type string", "argument %q has type %v, not string", arg, prop.Type)
+	case typ != "string":
+		v.add(pos, "typed text can only fill a property of type string", "argument %q has type %v, not string", arg, typ)
 	}
-	required, isList := input.Required.([]any)
-	if input.Required != nil && !isList {
+	requiredValue := jsonValue(input["required"])
+	required, isList := requiredValue.([]any)
+	if requiredValue != nil && !isList {
 		v.add(d.at("spec", "input", "required"), "write required as a list of property names", "input.required is not a list")
 	}
 	for _, r := range required {
@@ -230,6 +224,25 @@ func (v *validator) argument(c Capability) {
 			v.add(d.at("spec", "input", "required"), fmt.Sprintf("typed text fills only %q; make %v optional or drop the skill", arg, r), "input requires %v, which the skill cannot supply", r)
 		}
 	}
+}
+
+// jsonMembers is the JSON object raw by its exact keys (encoding/json would match
+// struct fields to keys of any case), or false when raw is no object.
+func jsonMembers(raw json.RawMessage) (map[string]json.RawMessage, bool) {
+	var members map[string]json.RawMessage
+	if !bytes.HasPrefix(raw, []byte("{")) || json.Unmarshal(raw, &members) != nil {
+		return nil, false
+	}
+	return members, true
+}
+
+// jsonValue decodes raw, numbers kept as written; nil when raw is empty or null.
+func jsonValue(raw json.RawMessage) any {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	d.Decode(&v)
+	return v
 }
 
 // representable refuses registry text that a target client would rewrite in the
