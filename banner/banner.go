@@ -54,8 +54,8 @@ func OpenSize(owner, path string) int {
 
 // Open appends to dst the beginning of a generated file: the front matter's opening
 // "---" line and the banner for owner and path, its digest still blank. Append the
-// rest of the file, then Seal it: a file is written once, not built and then copied
-// around its banner.
+// rest of the file, then Seal it from the opening line on: a file is written once,
+// not built and then copied around its banner.
 func Open(dst []byte, owner, path string) ([]byte, error) {
 	if strings.ContainsAny(owner, "\n\r;") || strings.ContainsAny(path, "\n\r ") {
 		return nil, fmt.Errorf("banner: owner %q or path %q cannot be written on one banner line", owner, path)
@@ -72,14 +72,19 @@ func Open(dst []byte, owner, path string) ([]byte, error) {
 }
 
 // Seal records, in the banner of a file begun with Open, the digest of the file
-// without its mark line.
+// without its mark line. file must start where Open started writing.
 func Seal(file []byte) error {
 	head, markEnd, ok := markLine(file)
-	if !ok || markEnd-head < len(markPrefix+digestField)+2*sha256.Size {
-		return errors.New("banner: Seal needs a file begun with Open")
+	digestAt := markEnd - 2*sha256.Size
+	if !ok || !bytes.HasPrefix(file, []byte(frontMatterDelimiter+"\n"+generatedPrefix)) ||
+		!bytes.HasSuffix(file[:head-1], []byte(generatedSuffix)) ||
+		!bytes.HasPrefix(file[head:], []byte(markPrefix)) ||
+		digestAt-len(digestField) < head+len(markPrefix) ||
+		!bytes.HasSuffix(file[:digestAt], []byte(digestField)) {
+		return errors.New("banner: Seal needs a file as Open began it, from its opening line")
 	}
 	sum := digestOf(file[:head], file[markEnd+1:])
-	hex.Encode(file[markEnd-2*sha256.Size:markEnd], sum[:])
+	hex.Encode(file[digestAt:markEnd], sum[:])
 	return nil
 }
 

@@ -95,10 +95,23 @@ func TestOpenSealWritesWhatStampWrites(t *testing.T) {
 	if _, err := Open(nil, "skill/x", "a\nb"); err == nil {
 		t.Error("opened a banner whose path holds a newline")
 	}
-	for _, notOpened := range []string{"", "---\nname: x\n---\n", "---\n# a\n# b\n"} {
-		if err := Seal([]byte(notOpened)); err == nil {
-			t.Errorf("sealed %q, which Open did not begin", notOpened)
+	long := strings.Repeat("x", 100)
+	notOpened := []string{"", "---\nname: x\n---\n", "---\n# a\n# b\n", "---\n# a\n" + long + "\n",
+		"---\n" + generatedPrefix + "o" + generatedSuffix + "\n" + markPrefix + long + "\n",
+		"---\n" + generatedPrefix + "o" + generatedSuffix + "\n" + long + digestField + strings.Repeat("0", 64) + "\n"}
+	for _, content := range notOpened {
+		if err := Seal([]byte(content)); err == nil {
+			t.Errorf("sealed %q, which Open did not begin", content)
 		}
+	}
+	// Seal takes the file from the opening line Open wrote, not what came before.
+	prefixed, _ := Open([]byte("prefix\n"), owner, path)
+	prefixed = append(prefixed, sample[len("---\n"):]...)
+	if err := Seal(prefixed); err == nil {
+		t.Error("sealed a buffer holding something before the opening line")
+	}
+	if err := Seal(prefixed[len("prefix\n"):]); err != nil || !bytes.Equal(prefixed[len("prefix\n"):], want) {
+		t.Errorf("sealing from the opening line: %v\n%s", err, prefixed)
 	}
 }
 
