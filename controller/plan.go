@@ -83,10 +83,13 @@ func MakePlan(want desired.State, have observed.State, opts Options) Plan {
 // workspace (one target directory) can be planned on its own; judged then looks at
 // the whole.
 func planFiles(want desired.State, have observed.State, opts Options) Plan {
+	var plan Plan
 	paths := unionPaths(want.Files, have.Files)
-	// Room for a change per path: a cold run has one, and growing the slice as it
-	// fills would copy every change several times over.
-	plan := Plan{Changes: make([]Change, 0, len(paths))}
+	if len(have.Files) == 0 && len(paths) > 0 {
+		// Every path is a change, as in a cold run: growing the slice as it fills
+		// would copy every change several times over.
+		plan.Changes = make([]Change, 0, len(paths))
+	}
 	for _, p := range paths {
 		w, wanted := want.Files[p]
 		h, present := have.Files[p]
