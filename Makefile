@@ -7,7 +7,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # each for a time instead.
 FUZZTIME  ?=
 
-.PHONY: build demo test e2e bench bench-watch reliability lint fuzz clean
+.PHONY: build demo test e2e bench bench-scaling bench-watch reliability lint fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skillsync
@@ -29,6 +29,11 @@ e2e:
 # writes bench/results/latest.md. Takes about half an hour.
 bench:
 	$(GO) run ./bench/reconcile
+
+# The cold run's growth from N = 1 000 to N = 10 000 against the write floor's, the
+# sizes timed in turn so the shared disk's drift slows both alike; a few minutes.
+bench-scaling:
+	$(GO) run ./bench/reconcile -scaling -sizes 1000,10000 -runs 7
 
 # Watcher latency, idle CPU and memory (bench/watchlatency); takes a few minutes.
 bench-watch:

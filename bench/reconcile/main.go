@@ -4,6 +4,9 @@
 // ruler, in one run. It prints one table and writes it to bench/results/latest.md.
 //
 //	go run ./bench/reconcile [-sizes 100,1000,10000] [-runs 5] [-peers=false]
+//
+// With -scaling it times only the cold run and the write floor, the sizes in turn
+// run by run, and writes bench/results/scaling.md.
 package main
 
 import (
@@ -22,6 +25,7 @@ func main() {
 	withPeers := flag.Bool("peers", true, "also run rulesync and ruler (installed with npm into -cache)")
 	cache := flag.String("cache", "bench/.cache", "npm prefix for the peers; never committed")
 	out := flag.String("out", "bench/results/latest.md", "markdown copy of the table")
+	scaling := flag.Bool("scaling", false, "time only cold runs and the write floor, the sizes interleaved; write bench/results/scaling.md")
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "skillsync-bench-")
@@ -32,6 +36,18 @@ func main() {
 	build.Stderr = os.Stderr
 	check(build.Run())
 
+	var ns []int
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		check(err)
+		ns = append(ns, n)
+	}
+	if *scaling {
+		report := (&bench{bin: bin, tmp: tmp, runs: *runs}).scaling(ns)
+		fmt.Print(report)
+		check(os.WriteFile("bench/results/scaling.md", []byte(report), 0o644))
+		return
+	}
 	var p *peers
 	if *withPeers {
 		installed, err := installPeers(*cache)
@@ -40,9 +56,7 @@ func main() {
 	}
 	b := &bench{bin: bin, tmp: tmp, runs: *runs, peers: p}
 	var results []result
-	for _, s := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		check(err)
+	for _, n := range ns {
 		fmt.Fprintf(os.Stderr, "N=%d: preparing workspaces\n", n)
 		w := b.prepare(n)
 		fmt.Fprintf(os.Stderr, "N=%d: measuring\n", n)
