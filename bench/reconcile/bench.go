@@ -41,16 +41,8 @@ type result struct {
 
 func (b *bench) prepare(n int) workspaces {
 	dir := filepath.Join(b.tmp, fmt.Sprint(n))
-	w := workspaces{n: n, master: filepath.Join(dir, "master")}
-	template := filepath.Join(dir, "template")
-	check(workspacegen.Write(template, n, nil, nil))
-	check(copyTree(template, w.master))
-	b.sync(w.master)
-	for i := 0; i < warmup+b.runs; i++ {
-		w.cold = append(w.cold, b.copyOf(template, dir, "cold", i))
-		w.copyTo = append(w.copyTo, filepath.Join(dir, fmt.Sprintf("cp-%d", i)))
-		check(os.MkdirAll(w.copyTo[i], 0o755))
-	}
+	w := workspaces{n: n}
+	w.master, w.cold, w.copyTo = b.prepareCold(dir, n)
 	w.noop = b.copyOf(w.master, dir, "noop", 0)
 	w.edit = b.copyOf(w.master, dir, "edit", 0)
 	w.remove = b.copyOf(w.master, dir, "remove", 0)
@@ -75,6 +67,23 @@ func (b *bench) prepare(n int) workspaces {
 		}
 	}
 	return w
+}
+
+// prepareCold writes under dir a workspace of n capabilities in sync (master), one
+// with nothing generated yet for every cold run of a series, and an empty directory
+// for every run of the write floor.
+func (b *bench) prepareCold(dir string, n int) (master string, cold, copyTo []string) {
+	master = filepath.Join(dir, "master")
+	template := filepath.Join(dir, "template")
+	check(workspacegen.Write(template, n, nil, nil))
+	check(copyTree(template, master))
+	b.sync(master)
+	for i := 0; i < warmup+b.runs; i++ {
+		cold = append(cold, b.copyOf(template, dir, "cold", i))
+		copyTo = append(copyTo, filepath.Join(dir, fmt.Sprintf("cp-%d", i)))
+		check(os.MkdirAll(copyTo[i], 0o755))
+	}
+	return master, cold, copyTo
 }
 
 func (b *bench) copyOf(src, dir, name string, i int) string {

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/skillsync/skillsync/bench/workspacegen"
 )
 
 // scaling times the cold run and the write floor at each size, the sizes taken in
@@ -24,17 +22,8 @@ func (b *bench) scaling(sizes []int) string {
 	var all []*size
 	for _, n := range sizes {
 		fmt.Fprintf(os.Stderr, "N=%d: preparing workspaces\n", n)
-		dir := filepath.Join(b.tmp, fmt.Sprintf("scaling-%d", n))
-		s := &size{n: n, master: filepath.Join(dir, "master")}
-		template := filepath.Join(dir, "template")
-		check(workspacegen.Write(template, n, nil, nil))
-		check(copyTree(template, s.master))
-		b.sync(s.master)
-		for i := 0; i < warmup+b.runs; i++ {
-			s.cold = append(s.cold, b.copyOf(template, dir, "cold", i))
-			s.copyTo = append(s.copyTo, filepath.Join(dir, fmt.Sprintf("cp-%d", i)))
-			check(os.MkdirAll(s.copyTo[i], 0o755))
-		}
+		s := &size{n: n}
+		s.master, s.cold, s.copyTo = b.prepareCold(filepath.Join(b.tmp, fmt.Sprintf("scaling-%d", n)), n)
 		all = append(all, s)
 	}
 	fmt.Fprintln(os.Stderr, "measuring, sizes in turn")

@@ -100,21 +100,23 @@ func TestAppendJSONWritesWhatEncodingJSONWrites(t *testing.T) {
 func TestAppendJSONRefusesWhatJSONCannotHold(t *testing.T) {
 	// A timestamp with an offset of 24 hours parses, but encoding/json cannot write it.
 	for _, doc := range []string{"{maximum: .inf}", "[.nan]", "{minimum: -.Inf}", "{default: 2001-01-01T00:00:00+24:00}"} {
-		var root yaml.Node
-		if err := yaml.Unmarshal([]byte(doc), &root); err != nil {
-			t.Fatal(err)
-		}
-		v, err := anyValue(root.Content[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, err := appendJSON(nil, v); err == nil {
+		if data, err := appendJSON(nil, decodedYAML(t, doc)); err == nil {
 			t.Errorf("%s: written as %s", doc, data)
 		}
 	}
 }
 
 func jsonOfYAML(t *testing.T, doc string) string {
+	t.Helper()
+	data, err := appendJSON(nil, decodedYAML(t, doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// decodedYAML is doc as anyValue decodes it.
+func decodedYAML(t *testing.T, doc string) any {
 	t.Helper()
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(doc), &root); err != nil {
@@ -124,9 +126,5 @@ func jsonOfYAML(t *testing.T, doc string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := appendJSON(nil, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+	return v
 }
