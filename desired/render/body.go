@@ -10,9 +10,9 @@ const (
 	textEnd   = "TEXT>>>"
 )
 
-// appendCallBody appends the body of a capability's skill: what the capability is called, where
-// the typed text goes, and the one way to reach it. It describes nothing beyond the
-// capability's own title.
+// appendCallBody appends the body of a capability's skill: what the capability is
+// called, where the typed text goes, and the one way to reach it. It describes
+// nothing beyond the capability's own title.
 func appendCallBody(b []byte, d dialect, c Call) []byte {
 	b = fmt.Appendf(b, "Capability `%s`: %s\n\n", d.escape(c.CapabilityID), d.escape(c.Title))
 	b = fmt.Appendf(b, "Use %s, unchanged and as one value, as the `%s` input field.\n", d.textSource, d.escape(c.Argument))
