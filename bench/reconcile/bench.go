@@ -69,6 +69,18 @@ func (b *bench) prepare(n int) workspaces {
 	return w
 }
 
+// generatedTree is what the floors copy and read: the three target directories.
+var generatedTree = []string{".claude", ".qwen", ".agents"}
+
+// writeFloorArgv copies the generated tree of master into the current directory.
+func writeFloorArgv(master string) []string {
+	argv := []string{"cp", "-r"}
+	for _, t := range generatedTree {
+		argv = append(argv, filepath.Join(master, t))
+	}
+	return append(argv, ".")
+}
+
 // prepareCold writes under dir a workspace of n capabilities in sync (master), one
 // with nothing generated yet for every cold run of a series, and an empty directory
 // for every run of the write floor.
@@ -132,16 +144,11 @@ func (b *bench) measure(w workspaces) []result {
 		rs = append(rs, result{n: n, scenario: scenario, tool: tool, floor: floor, series: measureSeries(warmup, b.runs, next)})
 	}
 
-	tree := []string{".claude", ".qwen", ".agents"}
 	add("write floor: cp -r of the generated tree", "floor", "write", func(i int) run {
-		argv := []string{"cp", "-r"}
-		for _, t := range tree {
-			argv = append(argv, filepath.Join(w.master, t))
-		}
-		return run{dir: w.copyTo[i], argv: append(argv, ".")}
+		return run{dir: w.copyTo[i], argv: writeFloorArgv(w.master)}
 	})
 	add("read floor: find -exec cat of the generated tree", "floor", "read",
-		same(w.master, []string{"sh", "-c", "find " + strings.Join(tree, " ") + " -type f -exec cat {} + >/dev/null"}))
+		same(w.master, []string{"sh", "-c", "find " + strings.Join(generatedTree, " ") + " -type f -exec cat {} + >/dev/null"}))
 
 	add("cold reconcile --once", "skillsync", "write", each(w.cold, once))
 	add("no-op reconcile --once", "skillsync", "read", same(w.noop, once))

@@ -43,7 +43,7 @@ func main() {
 		ns = append(ns, n)
 	}
 	if *scaling {
-		report := (&bench{bin: bin, tmp: tmp, runs: *runs}).scaling(ns)
+		report := (&bench{bin: bin, tmp: tmp, runs: *runs}).scaling(ns, *sizes)
 		fmt.Print(report)
 		check(os.WriteFile("bench/results/scaling.md", []byte(report), 0o644))
 		return

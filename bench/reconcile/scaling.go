@@ -12,7 +12,7 @@ import (
 // whose speed drifts over minutes, a slow patch then slows every size alike, and
 // the ratio between sizes stays meaningful. Every workspace of every size is
 // prepared before the first timed run.
-func (b *bench) scaling(sizes []int) string {
+func (b *bench) scaling(sizes []int, sizesFlag string) string {
 	type size struct {
 		n            int
 		master       string
@@ -29,11 +29,7 @@ func (b *bench) scaling(sizes []int) string {
 	fmt.Fprintln(os.Stderr, "measuring, sizes in turn")
 	for i := 0; i < warmup+b.runs; i++ {
 		for _, s := range all {
-			argv := []string{"cp", "-r"}
-			for _, t := range []string{".claude", ".qwen", ".agents"} {
-				argv = append(argv, filepath.Join(s.master, t))
-			}
-			floor := measureSeries(0, 1, func(int) run { return run{dir: s.copyTo[i], argv: append(argv, ".")} })
+			floor := measureSeries(0, 1, func(int) run { return run{dir: s.copyTo[i], argv: writeFloorArgv(s.master)} })
 			cold := measureSeries(0, 1, func(int) run { return run{dir: s.cold[i], argv: []string{b.bin, "reconcile", "--once"}} })
 			for _, x := range []series{floor, cold} {
 				if x.failed != "" {
@@ -49,7 +45,7 @@ func (b *bench) scaling(sizes []int) string {
 	var out strings.Builder
 	fmt.Fprintf(&out, "# skillsync cold-run scaling\n\nCommand: `go run ./bench/reconcile -scaling -sizes %s -runs %d` (`make bench-scaling`). "+
 		"Each size's write floor (cp -r of the generated tree) and cold reconcile --once are timed in turn with the other sizes', run by run, "+
-		"after 1 warm-up round; medians of %d runs, spread min–max, every run after an untimed sync(2).\n\n", joinInts(sizes), b.runs, b.runs)
+		"after 1 warm-up round; medians of %d runs, spread min–max, every run after an untimed sync(2).\n\n", sizesFlag, b.runs, b.runs)
 	out.WriteString("| N | write floor ms | spread | cold --once ms | spread | × floor | floor × smallest N | cold × smallest N |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	base := all[0]
 	for _, s := range all {
@@ -61,12 +57,4 @@ func (b *bench) scaling(sizes []int) string {
 			float64(s.floor.median())/float64(base.floor.median()), float64(s.run.median())/float64(base.run.median()))
 	}
 	return out.String()
-}
-
-func joinInts(xs []int) string {
-	var parts []string
-	for _, x := range xs {
-		parts = append(parts, fmt.Sprint(x))
-	}
-	return strings.Join(parts, ",")
 }
