@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+
+	"github.com/skillsync/skillsync/internal/printable"
 )
 
 // Exit codes, the same for every command (DESIGN §7).
@@ -50,8 +52,11 @@ func limitMemory() {
 	}
 }
 
-// run executes one command line and returns its exit code.
+// run executes one command line and returns its exit code. Everything it prints goes
+// through a printable.Writer: paths, file contents and registry text can hold escape
+// sequences, and none of them may reach a terminal raw.
 func run(args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = printable.NewWriter(stdout), printable.NewWriter(stderr)
 	root := newRootCommand(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -211,6 +211,27 @@ func validationCases() []validationCase {
 		{name: "cli word with CLAUDE_SKILL_DIR", files: reg(capabilityDoc("  mcp: {tool: do_thing}\n", "  cli: {command: [run, '${CLAUDE_SKILL_DIR}']}\n")),
 			want: problem{testFile + ":13", `cli holds "${CLAUDE_SKILL_DIR}", which claude-code would substitute or run`, "rephrase it"}},
 
+		// One-line fields hold one line of text; bodies hold no control characters.
+		{name: "title with a line break", files: reg(capabilityDoc("title: Do the thing", `title: "Do the thing\n---\nname: evil"`)),
+			want: problem{testFile + ":5", "title holds a line break", "one line of plain text"}},
+		{name: "title with an escape sequence", files: reg(capabilityDoc("title: Do the thing", `title: "Do the \e[31mthing"`)),
+			want: problem{testFile + ":5", "title holds the control character U+001B", "one line of plain text"}},
+		{name: "title with a bidi override", files: reg(capabilityDoc("title: Do the thing", "title: Do the \u202ething")),
+			want: problem{testFile + ":5", "title holds the control character U+202E", "one line of plain text"}},
+		{name: "skill description with a tab", files: reg(skillDoc("description: A test skill.", `description: "A test\tskill."`)),
+			want: problem{testFile + ":5", "description holds a tab", "one line of plain text"}},
+		{name: "argument with a closing tag", files: reg(capabilityDoc("text: {type: string}", "'te>xt': {type: string}", "argument: text", "argument: te>xt")),
+			want: problem{testFile + ":14", `argument "te>xt" holds a backquote, < or >`, "rename the property"}},
+		{name: "cli word with a redirection", files: reg(capabilityDoc("  mcp: {tool: do_thing}\n", "  cli: {command: [run, '<text>']}\n")),
+			want: problem{testFile + ":13", `cli command word "<text>" is not valid`, "control characters, backquotes, < or >"}},
+		{name: "cli flag with a bell", files: reg(capabilityDoc("  mcp: {tool: do_thing}\n", "  cli: {command: [run], flag: \"--text\\a\"}\n")),
+			want: problem{testFile + ":13", `cli flag "--text\a" is not valid`, ""}},
+		{name: "body with an escape sequence", files: reg(skillDoc("body: Do the test.", "body: \"Do\\nthe \\e]0;pwned\\a test.\"")),
+			want: problem{testFile + ":6", "body holds the control character U+001B on its line 2", "a skill body is plain text"}},
+		{name: "bodyFile with a lone carriage return",
+			files: map[string]string{testFile: skillDoc("body: Do the test.", "bodyFile: body.md"), "registry/body.md": "Line one.\r\nLine two.\rOverwritten.\n"},
+			want:  problem{"registry/body.md:2", "bodyFile of skill test-skill holds a carriage return", "a skill body is plain text"}},
+
 		// requiredCapabilities: dotted, and announced by some profile.
 		{name: "required capability unknown", files: reg(skillDoc("[terminal.ansi]", "[markdown.codeBlock.echarts-fulldat]")),
 			want: problem{testFile + ":7", `required capability "markdown.codeBlock.echarts-fulldat" is announced by no profile`, `did you mean "markdown.codeBlock.echarts-fulldata"`}},

@@ -144,9 +144,11 @@ func (v *validator) capability(c Capability) {
 		v.taken["capability:"+c.ID] = claim{owner: "capability/" + c.ID, pos: d.at("metadata", "name")}
 	}
 	spec := c.Spec
-	if strings.TrimSpace(spec.Title) == "" {
+	switch n := utf8.RuneCountInString(spec.Title); {
+	case strings.TrimSpace(spec.Title) == "":
 		v.add(d.at("spec"), "add spec.title: the capability's own name, used as the skill description", "capability %s has no title", c.ID)
-	} else if n := utf8.RuneCountInString(spec.Title); n > MaxDescriptionLength {
+	case !v.oneLine(d.at("spec", "title"), "title", spec.Title):
+	case n > MaxDescriptionLength:
 		v.add(d.at("spec", "title"), fmt.Sprintf("shorten it to %d characters; clients reject longer descriptions", MaxDescriptionLength), "title is %d characters long", n)
 	}
 	if !contains(effects, spec.Effect) {
@@ -170,11 +172,11 @@ func (v *validator) capability(c Capability) {
 			v.add(d.at("spec", "cli"), "list the program and its subcommands, like [majordomus, intents, propose]", "cli has no command")
 		}
 		for i, w := range spec.CLI.Command {
-			if w == "" || strings.ContainsAny(w, "\n\r`") {
-				v.add(itemAt(d, i, "spec", "cli", "command"), "each word is one argument without newlines or backquotes", "cli command word %q is not valid", w)
+			if w == "" || !singleLineText(w) || strings.ContainsAny(w, "`<>") {
+				v.add(itemAt(d, i, "spec", "cli", "command"), "each word is one argument without line breaks, control characters, backquotes, < or >", "cli command word %q is not valid", w)
 			}
 		}
-		if f := spec.CLI.Flag; f != "" && (!strings.HasPrefix(f, "-") || strings.ContainsAny(f, " \t\n`")) {
+		if f := spec.CLI.Flag; f != "" && (!strings.HasPrefix(f, "-") || strings.ContainsAny(f, " `<>") || !singleLineText(f)) {
 			v.add(d.at("spec", "cli", "flag"), "write the flag as it is typed, like --statement", "cli flag %q is not valid", f)
 		}
 	}
@@ -200,6 +202,13 @@ func (v *validator) argument(c Capability) {
 	pos := d.at("spec", "skill", "argument")
 	if arg == "" {
 		v.add(d.at("spec", "skill"), "name the input property the typed text fills, like argument: statement", "skill has no argument")
+		return
+	}
+	if !v.oneLine(pos, "argument", arg) {
+		return
+	}
+	if strings.ContainsAny(arg, "`<>") {
+		v.add(pos, "the argument's name is written into the skill as `name` and <name>; rename the property", "argument %q holds a backquote, < or >", arg)
 		return
 	}
 	input, _ := jsonMembers(c.Spec.Input)
@@ -278,6 +287,7 @@ func (v *validator) skill(s Skill) {
 	switch n := utf8.RuneCountInString(spec.Description); {
 	case strings.TrimSpace(spec.Description) == "":
 		v.add(d.at("spec"), "add spec.description: one line saying what the skill is for", "skill %s has no description", s.Name)
+	case !v.oneLine(d.at("spec", "description"), "description", spec.Description):
 	case n > MaxDescriptionLength:
 		v.add(d.at("spec", "description"), fmt.Sprintf("shorten it to %d characters; clients reject longer descriptions", MaxDescriptionLength), "description is %d characters long", n)
 	}
@@ -287,7 +297,11 @@ func (v *validator) skill(s Skill) {
 	case spec.Body == "" && spec.BodyFile == "":
 		v.add(d.at("spec"), "add body: (inline text) or bodyFile: (a path relative to this file)", "skill %s has no body", s.Name)
 	}
+	v.bodyText(s)
 	for i, p := range spec.Paths {
+		if !v.oneLine(itemAt(d, i, "spec", "paths"), "path", p) {
+			continue
+		}
 		if p == "" || strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "/../") {
 			v.add(itemAt(d, i, "spec", "paths"), "paths are globs relative to the workspace root", "path %q is absolute or leaves the workspace", p)
 		}

@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"strings"
+
+	"github.com/skillsync/skillsync/internal/printable"
 )
 
 const (
@@ -14,7 +16,7 @@ const (
 // called, where the typed text goes, and the one way to reach it. It describes
 // nothing beyond the capability's own title.
 func appendCallBody(b []byte, d dialect, c Call) []byte {
-	b = fmt.Appendf(b, "Capability `%s`: %s\n\n", d.escape(c.CapabilityID), d.escape(c.Title))
+	b = fmt.Appendf(b, "Capability `%s`: %s\n\n", d.escape(c.CapabilityID), d.escape(inert(c.Title)))
 	b = fmt.Appendf(b, "Use %s, unchanged and as one value, as the `%s` input field.\n", d.textSource, d.escape(c.Argument))
 	if d.textSlot != "" {
 		b = fmt.Appendf(b, "\n%s\n%s\n%s\n", textBegin, d.textSlot, textEnd)
@@ -33,6 +35,36 @@ func appendCallBody(b []byte, d dialect, c Call) []byte {
 			"do not retry and do not try another way.\n", d.escape(c.Effect))
 	}
 	return b
+}
+
+// inert keeps one line of registry text from forging the body's structure: its
+// angle brackets become entities, so it can neither open or close a tag a client
+// wraps the user's text in (Qwen Code's <skill-args>) nor forge the <<<TEXT … TEXT>>>
+// markers (models read &lt; and &gt; as the characters they stand for), and a line
+// break or control character becomes a space, so it cannot start a line of its own
+// such as a "---". Validation refuses such titles; the body never holds them either.
+func inert(s string) string {
+	if !strings.ContainsFunc(s, needsInert) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case needsInert(r):
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func needsInert(r rune) bool {
+	return r == '<' || r == '>' || r == '\t' || r == '\n' || printable.Unsafe(r)
 }
 
 func commandLine(command []string, flag string) string {

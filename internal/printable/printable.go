@@ -1,0 +1,93 @@
+// Package printable keeps text that came from files, registry fields or paths from
+// acting on a terminal: control characters, line and paragraph separators, bidi
+// overrides and bytes that are not UTF-8 are written as escapes instead.
+package printable
+
+import (
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// Unsafe tells whether r would act on a terminal or reorder what is shown rather
+// than be shown itself: C0 and C1 controls and DEL (tab and newline aside, which
+// callers print on purpose), U+2028 and U+2029, and the bidi embeddings, overrides
+// and isolates that can make text read differently from what it is.
+func Unsafe(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n':
+		return false
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+		return true
+	case r == 0x2028 || r == 0x2029:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// String returns s with every unsafe rune written as \uXXXX and every byte that is
+// not UTF-8 as \xNN. A \uXXXX escape is also valid inside a JSON string, so the same
+// escaping serves text and JSON output.
+func String(s string) string {
+	if clean(s) {
+		return s
+	}
+	return string(appendEscaped(make([]byte, 0, len(s)+16), []byte(s)))
+}
+
+// clean tells whether s needs no escape.
+func clean[T string | []byte](s T) bool {
+	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < 0x7f || c == '\t' || c == '\n' {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune([]byte(s[i:min(i+utf8.UTFMax, len(s))]))
+		if (r == utf8.RuneError && size == 1) || Unsafe(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+func appendEscaped(dst, p []byte) []byte {
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRune(p[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = fmt.Appendf(dst, `\x%02x`, p[i])
+		case Unsafe(r):
+			dst = fmt.Appendf(dst, `\u%04x`, r)
+		default:
+			dst = append(dst, p[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
+}
+
+// Writer escapes what is written through it as String does. Every writer of human
+// output goes through one, so nothing reaches the terminal raw even where a caller
+// forgot to escape. A multi-byte character split across two writes is escaped as
+// the bytes it was split into; every caller here writes whole strings.
+type Writer struct{ w io.Writer }
+
+// NewWriter returns a Writer that writes to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write writes p, escaped; it reports len(p) when all of it was written.
+func (pw *Writer) Write(p []byte) (int, error) {
+	if clean(p) {
+		if _, err := pw.w.Write(p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if _, err := pw.w.Write(appendEscaped(make([]byte, 0, len(p)+16), p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
