@@ -15,8 +15,9 @@ import (
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
-// StateDir holds skillsync's local state: the chosen profile (and later the lock).
-const StateDir = ".skillsync"
+// StateDir holds skillsync's local state: the chosen profile, the record of the
+// last apply and the lock.
+const StateDir = registry.StateDir
 
 const stateIgnore = StateDir + "/.gitignore"
 

@@ -17,20 +17,14 @@ import (
 // SkillFile is the file every skill is written to, inside its own directory.
 const SkillFile = "SKILL.md"
 
-var targetDirs = map[string]string{
-	registry.TargetClaudeCode: ".claude/skills",
-	registry.TargetQwenCode:   ".qwen/skills",
-	registry.TargetAgents:     ".agents/skills",
-}
-
 // TargetDir is the workspace-relative directory a target's clients read skills from.
-func TargetDir(target string) string { return targetDirs[target] }
+func TargetDir(target string) string { return registry.TargetDir(target) }
 
 // TargetDirs maps every known target to its directory.
 func TargetDirs() map[string]string {
 	out := map[string]string{}
-	for t, d := range targetDirs {
-		out[t] = d
+	for _, t := range registry.KnownTargets {
+		out[t] = registry.TargetDir(t)
 	}
 	return out
 }

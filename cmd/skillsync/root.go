@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -66,8 +67,11 @@ func (g *globals) root() (string, error) {
 		return "", &exitError{exitFailure, err}
 	}
 	root, err := registry.FindRoot(cwd)
-	if err != nil {
+	if errors.Is(err, registry.ErrNoWorkspace) {
 		return "", &exitError{exitInvalid, err}
+	}
+	if err != nil {
+		return "", &exitError{exitFailure, err}
 	}
 	return root, nil
 }

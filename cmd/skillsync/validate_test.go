@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -193,6 +194,20 @@ func validationCases() []validationCase {
 		{name: "input with an infinite number", files: reg(capabilityDoc("count: {type: integer}", "count: {type: integer, maximum: .inf}")),
 			want: problem{testFile + ":8", `input: +Inf cannot be written as JSON`, "an input schema is JSON Schema"}},
 
+		// An input schema is JSON Schema: checked against its dialect's metaschema.
+		{name: "input type obj", files: reg(capabilityDoc("    type: object", "    type: obj")),
+			want: problem{testFile + ":8", `input.type: value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'`, "input schema is JSON Schema"}},
+		{name: "input property type integr", files: reg(capabilityDoc("count: {type: integer}", "count: {type: integr}")),
+			want: problem{testFile + ":11", `input.properties.count.type: value must be one of`, "input schema is JSON Schema"}},
+		{name: "input minimum not a number", files: reg(capabilityDoc("count: {type: integer}", `count: {type: integer, minimum: "x"}`)),
+			want: problem{testFile + ":11", `input.properties.count.minimum: got string, want number`, "input schema is JSON Schema"}},
+		{name: "input pattern not a regular expression", files: reg(capabilityDoc("text: {type: string}", `text: {type: string, pattern: "(["}`)),
+			want: problem{testFile + ":10", `input.properties.text.pattern: '([' is not valid regex`, "input schema is JSON Schema"}},
+		{name: "input $schema unknown", files: reg(capabilityDoc("    type: object", "    $schema: https://example.com/my-dialect\n    type: object")),
+			want: problem{testFile + ":8", `input.$schema: "https://example.com/my-dialect" is not a JSON Schema dialect skillsync checks`, ""}},
+		{name: "input draft-07 items list with a bad member", files: reg(capabilityDoc("    type: object", "    $schema: http://json-schema.org/draft-07/schema#\n    type: object", "count: {type: integer}", "count: {type: array, items: [{type: integer}, {type: strin}]}")),
+			want: problem{testFile + ":12", `input.properties.count.items.1.type`, ""}},
+
 		// A capability with a skill can be reached.
 		{name: "skill without mcp tool or cli command", files: reg(capabilityDoc("  mcp: {tool: do_thing}\n", "")),
 			want: problem{testFile + ":13", `capability test.thing has a skill but no way to call it`, "add spec.mcp.tool or spec.cli.command"}},
@@ -278,6 +293,31 @@ func validationCases() []validationCase {
 				}
 			},
 			want: problem{"skillsync.yaml:4", `registry glob "linked/*.yaml" matches linked, which leads outside the workspace`, "symlinks included"}},
+
+		// Every match of a registry glob is a readable regular file: anything else is
+		// named, never skipped (a skipped file reads as a smaller registry).
+		{name: "registry glob matching a FIFO",
+			setup: func(t *testing.T, ws string) { mkfifo(t, filepath.Join(ws, "registry", "pipe.yaml")) },
+			want:  problem{"skillsync.yaml:4", `registry glob "registry/*.yaml" matches registry/pipe.yaml, which is a FIFO, not a regular file`, "narrow the glob"}},
+		{name: "registry glob matching a dangling symlink",
+			setup: func(t *testing.T, ws string) { symlink(t, "gone.yaml", filepath.Join(ws, "registry", "dangling.yaml")) },
+			want:  problem{"skillsync.yaml:4", `registry glob "registry/*.yaml" matches registry/dangling.yaml, a symlink to nothing`, "remove it"}},
+		{name: "registry glob matching a directory",
+			setup: func(t *testing.T, ws string) { mkdirAll(t, filepath.Join(ws, "registry", "more.yaml")) },
+			want:  problem{"skillsync.yaml:4", `registry glob "registry/*.yaml" matches registry/more.yaml, which is a directory, not a regular file`, "narrow the glob"}},
+		{name: "registry glob reaching into .skillsync",
+			files: map[string]string{"skillsync.yaml": workspaceConfig("[registry/*.yaml]", "[registry/*.yaml, .skillsync/*.json]")},
+			want:  problem{"skillsync.yaml:4", `registry glob ".skillsync/*.json" matches .skillsync, inside .skillsync, where skillsync writes`, "keep the registry out"}},
+		// A bodyFile read from where skillsync writes would be rewritten by every run.
+		{name: "bodyFile that is a generated skill", files: reg(skillDoc("body: Do the test.", "bodyFile: ../.claude/skills/intent/SKILL.md")),
+			want: problem{testFile + ":6", `path "../.claude/skills/intent/SKILL.md" leads into .claude/skills, where skillsync writes`, "keep it elsewhere"}},
+		{name: "bodyFile not yet generated", files: reg(skillDoc("body: Do the test.", "bodyFile: ../.agents/skills/test-skill/SKILL.md")),
+			want: problem{testFile + ":6", `path "../.agents/skills/test-skill/SKILL.md" leads into .agents/skills, where skillsync writes`, "keep it elsewhere"}},
+		{name: "bodyFile through a symlink into a skill directory", files: reg(skillDoc("body: Do the test.", "bodyFile: body/SKILL.md")),
+			setup: func(t *testing.T, ws string) { symlink(t, "../.qwen/skills/intent", filepath.Join(ws, "registry", "body")) },
+			want:  problem{testFile + ":6", `path "body/SKILL.md" leads into .qwen/skills, where skillsync writes`, "keep it elsewhere"}},
+		{name: "bodyFile in .skillsync", files: reg(skillDoc("body: Do the test.", "bodyFile: ../.skillsync/last-applied.json")),
+			want: problem{testFile + ":6", `path "../.skillsync/last-applied.json" leads into .skillsync, where skillsync writes`, "keep it elsewhere"}},
 
 		// Strict parsing (issue 2 item 2): unknown field, wrong type, duplicate key, unknown kind.
 		{name: "unknown field", files: reg(capabilityDoc("  effect: write\n", "  effect: write\n  colour: blue\n")),
@@ -602,4 +642,25 @@ func (p problem) line() string {
 		s += " (…" + p.hint + "…)"
 	}
 	return s
+}
+
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mkdirAll(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 }

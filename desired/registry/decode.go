@@ -32,6 +32,9 @@ func parseDocuments(file string, data []byte) ([]*yaml.Node, Problems) {
 			continue
 		}
 		root := n.Content[0]
+		if p := checkLimits(file, root); p != nil {
+			return nil, Problems{*p}
+		}
 		if root.Kind != yaml.MappingNode {
 			return nil, Problems{{
 				Pos:     Position{File: file, Line: root.Line, Column: root.Column},

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"strconv"
 	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -98,8 +99,9 @@ func (d document) at(keys ...string) place { return place{doc: d, keys: keys, it
 // itemAt is the place of the i-th element of the sequence under keys.
 func itemAt(d document, i int, keys ...string) place { return place{doc: d, keys: keys, item: i} }
 
-// Position resolves the place: the value under keys, or the deepest key path that
-// exists, so a problem about a missing field points at its parent.
+// Position resolves the place: the value under keys (a key into a sequence is an
+// index), or the deepest key path that exists, so a problem about a missing field
+// points at its parent.
 func (p place) Position() Position {
 	n := p.doc.root()
 	if n == nil {
@@ -107,7 +109,7 @@ func (p place) Position() Position {
 	}
 	complete := true
 	for _, k := range p.keys {
-		next := mappingValue(n, k)
+		next := childNode(n, k)
 		if next == nil {
 			complete = false
 			break
@@ -118,6 +120,21 @@ func (p place) Position() Position {
 		n = n.Content[p.item]
 	}
 	return Position{File: p.doc.file(), Line: n.Line, Column: n.Column}
+}
+
+// childNode is the value under key in a mapping, or the element at index key in a
+// sequence, through an alias as written.
+func childNode(n *yaml.Node, key string) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind == yaml.SequenceNode {
+		if i, err := strconv.Atoi(key); err == nil && i >= 0 && i < len(n.Content) {
+			return n.Content[i]
+		}
+		return nil
+	}
+	return mappingValue(n, key)
 }
 
 func mappingValue(n *yaml.Node, key string) *yaml.Node {

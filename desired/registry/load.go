@@ -28,8 +28,12 @@ func FindRoot(dir string) (string, error) {
 		return "", err
 	}
 	for d := abs; ; d = filepath.Dir(d) {
-		if info, err := os.Stat(filepath.Join(d, ConfigName)); err == nil && info.Mode().IsRegular() {
+		info, err := os.Stat(filepath.Join(d, ConfigName))
+		if err == nil && info.Mode().IsRegular() {
 			return d, nil
+		}
+		if workspacefs.OutOfResources(err) {
+			return "", fmt.Errorf("look for %s in %s: %w", ConfigName, d, workspacefs.Explain(unwrapPath(err)))
 		}
 		if filepath.Dir(d) == d {
 			return "", fmt.Errorf("%w in %s or any parent directory (run skillsync init, or pass --workspace DIR)", ErrNoWorkspace, abs)
@@ -42,6 +46,9 @@ func FindRoot(dir string) (string, error) {
 // a non-Problems error means the workspace could not be read at all.
 func Load(root string) (*Registry, error) {
 	real, err := filepath.EvalSymlinks(root)
+	if workspacefs.OutOfResources(err) {
+		return nil, fmt.Errorf("read the workspace %s: %w", root, workspacefs.Explain(unwrapPath(err)))
+	}
 	if err != nil {
 		return nil, Problems{{Pos: Position{File: root}, Message: "workspace directory cannot be read: " + unwrapPath(err).Error(),
 			Hint: "pass --workspace a directory that holds " + ConfigName}}
@@ -51,12 +58,18 @@ func Load(root string) (*Registry, error) {
 		return nil, err
 	}
 	r, err := os.OpenRoot(real)
+	if workspacefs.OutOfResources(err) {
+		return nil, fmt.Errorf("open the workspace %s: %w", root, workspacefs.Explain(unwrapPath(err)))
+	}
 	if err != nil {
 		return nil, Problems{{Pos: Position{File: root}, Message: "workspace directory cannot be read: " + unwrapPath(err).Error()}}
 	}
 	defer r.Close()
 	l := &loader{root: real, r: r}
 	reg := l.load()
+	if l.err != nil {
+		return reg, l.err
+	}
 	if reg.config.src != nil {
 		l.add(Validate(reg)...)
 	}
@@ -84,7 +97,7 @@ func Unchanged(reg *Registry) bool {
 		return false
 	}
 	l := &loader{root: reg.Root, r: r}
-	if !slices.Equal(l.registryFiles(reg), reg.Files) || len(l.problems) > 0 {
+	if !slices.Equal(l.registryFiles(reg), reg.Files) || len(l.problems) > 0 || l.err != nil {
 		return false
 	}
 	for _, f := range reg.Files {
@@ -107,13 +120,31 @@ type loader struct {
 	root     string
 	r        *os.Root
 	problems Problems
+	// err is the first failure that is no fault of the inputs (out of open files,
+	// memory, an I/O error): a load that meets one is not a verdict on them.
+	err error
 }
 
 func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }
 
+// failed records err as the load's failure when it is the machine's, not the
+// input's (workspacefs.OutOfResources), and says whether it was.
+func (l *loader) failed(what string, err error) bool {
+	if !workspacefs.OutOfResources(err) {
+		return false
+	}
+	if l.err == nil {
+		l.err = fmt.Errorf("read %s: %w", what, workspacefs.Explain(workspacefs.Cause(err)))
+	}
+	return true
+}
+
 func (l *loader) load() *Registry {
 	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[document]bool{}, Sources: map[string]Source{}}
 	data, err := workspacefs.ReadFile(l.r, ConfigName, maxInputSize)
+	if err != nil && l.failed(ConfigName, err) {
+		return reg
+	}
 	if err != nil {
 		l.add(Problem{Pos: Position{File: ConfigName}, Message: "cannot read workspace config: " + workspacefs.Cause(err).Error(),
 			Hint: "the workspace root holds " + ConfigName + " as a regular file; run skillsync init to start one"})
@@ -166,12 +197,9 @@ func (l *loader) registryFiles(reg *Registry) []string {
 	var files []string
 	for i, pattern := range reg.Config.Spec.Registry {
 		pos := itemAt(reg.config, i, "spec", "registry").Position()
-		matches, p := l.glob(pattern, pos)
-		if p != nil {
-			l.add(*p)
-			continue
-		}
-		if len(matches) == 0 {
+		problems := len(l.problems)
+		matches := l.glob(pattern, pos)
+		if len(matches) == 0 && len(l.problems) == problems && l.err == nil {
 			l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches no file", pattern), Hint: "check the pattern; it is relative to " + ConfigName})
 		}
 		for _, m := range matches {
@@ -186,8 +214,12 @@ func (l *loader) registryFiles(reg *Registry) []string {
 
 func (l *loader) loadFile(reg *Registry, file string) {
 	data, err := workspacefs.ReadFile(l.r, file, maxInputSize)
+	if err != nil && l.failed(file, err) {
+		return
+	}
 	if err != nil {
-		l.add(Problem{Pos: Position{File: file}, Message: "cannot read registry file: " + workspacefs.Cause(err).Error()})
+		l.add(Problem{Pos: Position{File: file}, Message: "cannot read registry file: " + workspacefs.Cause(err).Error(),
+			Hint: "a registry file is a readable regular file; fix its permissions or narrow the glob"})
 		return
 	}
 	reg.Sources[file] = SourceOf(data)
@@ -262,6 +294,9 @@ func (l *loader) readBodyFile(doc document, file, bodyFile string) string {
 		return ""
 	}
 	data, err := workspacefs.ReadFile(l.r, rel, maxInputSize)
+	if err != nil && l.failed(rel, err) {
+		return ""
+	}
 	if err != nil {
 		l.add(Problem{Pos: pos, Message: fmt.Sprintf("cannot read bodyFile %s: %v", rel, workspacefs.Cause(err)), Hint: "bodyFile is relative to the file that declares the skill"})
 		return ""
@@ -280,15 +315,28 @@ func (l *loader) resolveInside(rel, original string, pos Position) (string, *Pro
 	if clean == ".." || strings.HasPrefix(clean, "../") {
 		return "", escape
 	}
+	intoOutput := func(out string) *Problem {
+		return &Problem{Pos: pos, Message: fmt.Sprintf("path %q leads into %s, where skillsync writes", original, out),
+			Hint: "a bodyFile inside a skill directory or " + StateDir + "/ would be rewritten by the run that reads it; keep it elsewhere"}
+	}
+	if out := l.outputDir(filepath.Join(l.root, filepath.FromSlash(clean))); out != "" {
+		return "", intoOutput(out)
+	}
 	real, err := filepath.EvalSymlinks(filepath.Join(l.root, filepath.FromSlash(clean)))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return clean, nil
 		}
+		if l.failed(clean, err) {
+			return "", &Problem{Pos: pos, Message: "not read: " + l.err.Error()}
+		}
 		return "", &Problem{Pos: pos, Message: fmt.Sprintf("cannot resolve %q: %v", original, unwrapPath(err))}
 	}
 	if !l.inside(real) {
 		return "", escape
+	}
+	if out := l.outputDir(real); out != "" {
+		return "", intoOutput(out)
 	}
 	return clean, nil
 }
@@ -297,112 +345,22 @@ func (l *loader) inside(real string) bool {
 	return real == l.root || strings.HasPrefix(real, l.root+string(filepath.Separator))
 }
 
-// glob expands a registry pattern one path segment at a time, so no directory is
-// listed before it is known to be inside the workspace.
-func (l *loader) glob(pattern string, pos Position) ([]string, *Problem) {
-	clean, p := l.resolvePattern(pattern, pos)
-	if p != nil {
-		return nil, p
-	}
-	current := []string{"."}
-	segments := strings.Split(clean, "/")
-	for i, seg := range segments {
-		last := i == len(segments)-1
-		var next []string
-		for _, dir := range current {
-			for _, cand := range l.expand(dir, seg) {
-				kind, p := l.classify(cand, pattern, pos)
-				if p != nil {
-					l.add(*p) // report it, and keep the glob's other matches
-					continue
-				}
-				switch {
-				case !last && kind == kindDir:
-					next = append(next, cand)
-				case last && kind == kindFile:
-					next = append(next, cand)
-				case last && kind == kindDir && isRegistryName(cand):
-					return nil, &Problem{Pos: pos, Message: fmt.Sprintf("registry path %s is a directory, not a file", cand), Hint: "replace it with a YAML or JSON file, or narrow the glob"}
-				}
-			}
-		}
-		current = next
-	}
-	sort.Strings(current)
-	return current, nil
-}
-
-func (l *loader) resolvePattern(pattern string, pos Position) (string, *Problem) {
-	escape := &Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q reaches outside the workspace", pattern), Hint: "globs are relative to " + ConfigName + " and stay inside its directory"}
-	if pattern == "" || filepath.IsAbs(pattern) || strings.HasPrefix(pattern, "/") || strings.ContainsRune(pattern, 0) {
-		return "", escape
-	}
-	if _, err := path.Match(pattern, ""); err != nil {
-		return "", &Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q is malformed: %v", pattern, err)}
-	}
-	clean := path.Clean(filepath.ToSlash(pattern))
-	if clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", escape
-	}
-	return clean, nil
-}
-
-func (l *loader) expand(dir, seg string) []string {
-	if !strings.ContainsAny(seg, `*?[\`) {
-		return []string{path.Join(dir, seg)}
-	}
-	entries, err := workspacefs.ReadDir(l.r, dir)
+// outputDir is the directory skillsync writes into (a target's skill directory or
+// its state directory) that holds real, a resolved path inside the workspace; "" if
+// none does. Names are compared without regard to case, as a case-insensitive
+// filesystem would, so .Claude/Skills counts too.
+func (l *loader) outputDir(real string) string {
+	rel, err := filepath.Rel(l.root, real)
 	if err != nil {
-		return nil
+		return ""
 	}
-	var out []string
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(seg, ".") {
-			continue
-		}
-		if ok, _ := path.Match(seg, e.Name()); ok {
-			out = append(out, path.Join(dir, e.Name()))
+	rel = strings.ToLower(filepath.ToSlash(rel))
+	for _, dir := range OutputDirs() {
+		if rel == strings.ToLower(dir) || strings.HasPrefix(rel, strings.ToLower(dir)+"/") {
+			return dir
 		}
 	}
-	return out
-}
-
-type entryKind int
-
-const (
-	kindMissing entryKind = iota
-	kindFile
-	kindDir
-	kindOther
-)
-
-func (l *loader) classify(rel, pattern string, pos Position) (entryKind, *Problem) {
-	full := filepath.Join(l.root, filepath.FromSlash(rel))
-	real, err := filepath.EvalSymlinks(full)
-	if err != nil {
-		return kindMissing, nil
-	}
-	if !l.inside(real) {
-		return kindMissing, &Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, which leads outside the workspace", pattern, rel), Hint: "registry files and directories must be inside the workspace, symlinks included"}
-	}
-	info, err := os.Stat(real)
-	switch {
-	case err != nil:
-		return kindMissing, nil
-	case info.IsDir():
-		return kindDir, nil
-	case info.Mode().IsRegular():
-		return kindFile, nil
-	}
-	return kindOther, nil
-}
-
-func isRegistryName(name string) bool {
-	switch strings.ToLower(path.Ext(name)) {
-	case ".yaml", ".yml", ".json":
-		return true
-	}
-	return false
+	return ""
 }
 
 func unwrapPath(err error) error {

@@ -18,6 +18,29 @@ const (
 // KnownTargets lists every target a workspace may enable.
 var KnownTargets = []string{TargetClaudeCode, TargetQwenCode, TargetAgents}
 
+var targetDirs = map[string]string{
+	TargetClaudeCode: ".claude/skills",
+	TargetQwenCode:   ".qwen/skills",
+	TargetAgents:     ".agents/skills",
+}
+
+// TargetDir is the workspace-relative directory a target's clients read skills from.
+func TargetDir(target string) string { return targetDirs[target] }
+
+// StateDir holds skillsync's own state in a workspace: the chosen profile, the
+// record of the last apply, the lock.
+const StateDir = ".skillsync"
+
+// OutputDirs are the directories skillsync writes into: every known target's, and
+// its state directory. No input may be read from them.
+func OutputDirs() []string {
+	dirs := []string{StateDir}
+	for _, t := range KnownTargets {
+		dirs = append(dirs, targetDirs[t])
+	}
+	return dirs
+}
+
 // Effects a capability may declare.
 const (
 	EffectRead        = "read"

@@ -151,6 +151,7 @@ func (v *validator) capability(c Capability) {
 	case n > MaxDescriptionLength:
 		v.add(d.at("spec", "title"), fmt.Sprintf("shorten it to %d characters; clients reject longer descriptions", MaxDescriptionLength), "title is %d characters long", n)
 	}
+	v.inputSchema(c)
 	if !contains(effects, spec.Effect) {
 		v.add(d.at("spec", "effect"), "effect is one of read, write, destructive", "effect %q is not valid", spec.Effect)
 	}
