@@ -314,8 +314,10 @@ func validationCases() []validationCase {
 		{name: "bodyFile not yet generated", files: reg(skillDoc("body: Do the test.", "bodyFile: ../.agents/skills/test-skill/SKILL.md")),
 			want: problem{testFile + ":6", `path "../.agents/skills/test-skill/SKILL.md" leads into .agents/skills, where skillsync writes`, "keep it elsewhere"}},
 		{name: "bodyFile through a symlink into a skill directory", files: reg(skillDoc("body: Do the test.", "bodyFile: body/SKILL.md")),
-			setup: func(t *testing.T, ws string) { symlink(t, "../.qwen/skills/intent", filepath.Join(ws, "registry", "body")) },
-			want:  problem{testFile + ":6", `path "body/SKILL.md" leads into .qwen/skills, where skillsync writes`, "keep it elsewhere"}},
+			setup: func(t *testing.T, ws string) {
+				symlink(t, "../.qwen/skills/intent", filepath.Join(ws, "registry", "body"))
+			},
+			want: problem{testFile + ":6", `path "body/SKILL.md" leads into .qwen/skills, where skillsync writes`, "keep it elsewhere"}},
 		{name: "bodyFile in .skillsync", files: reg(skillDoc("body: Do the test.", "bodyFile: ../.skillsync/last-applied.json")),
 			want: problem{testFile + ":6", `path "../.skillsync/last-applied.json" leads into .skillsync, where skillsync writes`, "keep it elsewhere"}},
 
