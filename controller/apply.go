@@ -23,6 +23,9 @@ import (
 type Applied struct {
 	*Change
 	Err error
+	// Kept says what of a change that succeeded was left as it is, and why: an
+	// emptied skill directory that the permissions of its parent keep in place.
+	Kept string
 }
 
 // ApplyError lists the changes that could not be made; the others were made.
@@ -78,6 +81,10 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 		}
 		for i, c := range todo {
 			a := Applied{Change: c, Err: errs[i]}
+			var kept *keptError
+			if errors.As(a.Err, &kept) {
+				a.Err, a.Kept = nil, kept.Error()
+			}
 			done = append(done, a)
 			if a.Err != nil {
 				failed = append(failed, a)
@@ -288,6 +295,23 @@ func remove(w workspaceDirs, rel string, old [32]byte) error {
 	return removeIfEmpty(w, path.Dir(rel))
 }
 
+// keptError is the outcome of housekeeping that could not be done and need not be:
+// an empty skill directory, or a temp file an interrupted run left, that the
+// permissions of its directory keep in place holds nothing a client reads, so
+// leaving it is no failure, and a run that leaves it succeeds.
+type keptError struct {
+	what string
+	why  error
+}
+
+func (k *keptError) Error() string {
+	return fmt.Sprintf("%s is left in place (%v)", k.what, k.why)
+}
+
+func notPermitted(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
 // cleanup removes what an interrupted run left: a temp file, or an empty skill
 // directory (rmdir cannot remove anything that has since been put in it).
 func cleanup(w workspaceDirs, rel string) error {
@@ -319,6 +343,9 @@ func removeTemp(w workspaceDirs, dir *workspacefs.Dir, rel string) error {
 		return errors.New("no longer looks like a skillsync temp file; kept")
 	}
 	if err := dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if notPermitted(err) {
+			return &keptError{what: "the temp file", why: workspacefs.Cause(err)}
+		}
 		return workspacefs.Cause(err)
 	}
 	return removeIfEmpty(w, path.Dir(rel))
@@ -336,8 +363,11 @@ func removeIfEmpty(w workspaceDirs, dir string) error {
 	}
 	defer parent.Close()
 	err = parent.Rmdir(path.Base(dir))
-	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTDIR) {
+	switch {
+	case err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTDIR):
 		return nil
+	case notPermitted(err):
+		return &keptError{what: "the empty directory", why: workspacefs.Cause(err)}
 	}
 	return workspacefs.Cause(err)
 }

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -47,9 +49,9 @@ func AcquireLock(root string, wait time.Duration) (*Lock, error) {
 	if err := ensureIgnored(r); err != nil {
 		return nil, err
 	}
-	f, err := r.OpenFile(LockFile, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	f, err := openLockFile(r)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", LockFile, workspacefs.Cause(err))
+		return nil, err
 	}
 	deadline := time.Now().Add(wait)
 	for {
@@ -81,6 +83,33 @@ func AcquireLock(root string, wait time.Duration) (*Lock, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// openLockFile opens .skillsync/lock for writing without following a link of any
+// kind: the pid is written into it, so a symlink or a hard link planted there would
+// carry that write to another file.
+func openLockFile(r *os.Root) (*os.File, error) {
+	d, err := workspacefs.OpenDir(r, StateDir)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", StateDir, workspacefs.Cause(err))
+	}
+	defer d.Close()
+	f, err := d.OpenFile(path.Base(LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if errors.Is(err, workspacefs.ErrNotRegular) || errors.Is(err, workspacefs.ErrLinked) {
+		return nil, registry.Problems{{Pos: registry.Position{File: LockFile}, Message: "is " + describeLockObstacle(err) + ", not skillsync's own lock file",
+			Hint: "remove it; skillsync creates a fresh lock file"}}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", LockFile, workspacefs.Explain(workspacefs.Cause(err)))
+	}
+	return f, nil
+}
+
+func describeLockObstacle(err error) string {
+	if errors.Is(err, workspacefs.ErrLinked) {
+		return "a hard link shared with another file"
+	}
+	return "a symlink or something other than a regular file"
 }
 
 // Release lets go of the lock. The file stays; an unlocked file means no holder.

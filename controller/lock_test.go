@@ -62,3 +62,55 @@ func TestLockOfADeadProcessIsTakenOver(t *testing.T) {
 		t.Errorf("TakenOver = %d, want %d", l.TakenOver, dead)
 	}
 }
+
+// The pid is written into the lock file, so a link planted at .skillsync/lock must
+// never carry that write to another file: not a symlink (os.Root follows one that
+// stays inside the workspace even with O_NOFOLLOW), not a hard link.
+func TestLockNeverWritesThroughALink(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		plant func(t *testing.T, root, victim string)
+	}{
+		{"symlink inside the workspace", func(t *testing.T, root, victim string) {
+			if err := os.Symlink("../registry.yaml", filepath.Join(root, LockFile)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"symlink out of the workspace", func(t *testing.T, root, victim string) {
+			if err := os.Symlink(victim, filepath.Join(root, LockFile)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"hard link", func(t *testing.T, root, victim string) {
+			if err := os.Link(victim, filepath.Join(root, LockFile)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, StateDir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			victim := filepath.Join(root, "registry.yaml")
+			if c.name == "symlink out of the workspace" {
+				victim = filepath.Join(t.TempDir(), "precious")
+			}
+			if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c.plant(t, root, victim)
+			lock, err := AcquireLock(root, 0)
+			if err == nil {
+				lock.Release()
+				t.Fatal("took a lock through a link")
+			}
+			if !strings.Contains(err.Error(), LockFile) || !strings.Contains(err.Error(), "remove it") {
+				t.Errorf("error %q does not name %s and what to do", err, LockFile)
+			}
+			if got, _ := os.ReadFile(victim); string(got) != "precious\n" {
+				t.Errorf("the linked file now holds %q", got)
+			}
+		})
+	}
+}

@@ -224,5 +224,12 @@ func (p Plan) Count(a Action) int {
 
 // Pending is how many changes would write or delete something.
 func (p Plan) Pending() int {
-	return p.Count(Create) + p.Count(Update) + p.Count(Delete) + p.Count(Cleanup)
+	return p.Drift() + p.Count(Cleanup)
+}
+
+// Drift is how many generated files are missing, stale or orphaned: what --check
+// fails on. A leftover temp file or an empty skill directory is housekeeping a run
+// does on the way, not drift; no client reads either.
+func (p Plan) Drift() int {
+	return p.Count(Create) + p.Count(Update) + p.Count(Delete)
 }

@@ -193,6 +193,11 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		return out
 	}
 	lock, err := AcquireLock(req.Root, wait)
+	var problems registry.Problems
+	if errors.As(err, &problems) {
+		out.Problems = problems
+		return out
+	}
 	if err != nil {
 		out.Err = err
 		return out
@@ -303,7 +308,7 @@ func (o Outcome) Verdict(check bool) Verdict {
 		return Refused
 	case o.Plan.Count(Conflict) > 0:
 		return Conflicted
-	case check && o.Plan.Pending() > 0:
+	case check && o.Plan.Drift() > 0:
 		return ChangesPending
 	}
 	return Converged

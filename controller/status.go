@@ -52,7 +52,7 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 					row.InSync++
 				case Conflict:
 					row.Conflicts++
-				default:
+				case Create, Update, Delete:
 					row.ToChange++
 				}
 			}

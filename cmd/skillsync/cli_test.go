@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -88,6 +89,29 @@ func TestSummaryCountsWhatHappened(t *testing.T) {
 	}
 	if got := summary(out, false); !strings.HasPrefix(got, "done: updated 1, failed 1; 1 in sync") {
 		t.Errorf("summary = %q", got)
+	}
+}
+
+// A run that stopped before applying (the lock was held) says nothing was done.
+func TestOutputOfARunThatAppliedNothingClaimsNothing(t *testing.T) {
+	update := controller.Change{Path: ".claude/skills/intent/SKILL.md", Action: controller.Update, Owner: "capability/intents.propose"}
+	out := controller.Outcome{
+		Plan: controller.Plan{Changes: []controller.Change{update}, InSync: []string{"x"}},
+		Err:  &controller.HeldError{PID: 42},
+	}
+	var buf bytes.Buffer
+	printPlan(&buf, out, false, false)
+	got := buf.String()
+	if regexp.MustCompile(`(?m)^(updated|done:)`).MatchString(got) {
+		t.Errorf("output claims work although nothing was applied:\n%s", got)
+	}
+	if !strings.Contains(got, "update  .claude/skills/intent/SKILL.md  capability/intents.propose  not done") ||
+		!strings.Contains(got, "nothing changed: not done: update 1; 1 in sync") {
+		t.Errorf("output does not say the update was not done:\n%s", got)
+	}
+	report := reconcileReport(out, false, exitFailure)
+	if len(report.Changes) != 1 || report.Changes[0].Done {
+		t.Errorf("-o json reports %+v as done", report.Changes)
 	}
 }
 

@@ -25,21 +25,16 @@ var futureTense = map[controller.Action]string{
 }
 
 // printPlan names every action with its path and owner, then one summary line.
+// Each line says what became of its change: done, failed, or (for --check, a
+// refused plan, or a change the run never got to) what it would do.
 func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
-	verbs := pastTense
-	if check || out.Plan.Refused != "" {
-		verbs = futureTense
-	}
-	failed := failures(out)
+	applied := appliedByPath(out)
 	var rows [][]string
 	for _, c := range out.Plan.Changes {
 		if c.Action == controller.None {
 			continue
 		}
-		verb, note := verbs[c.Action], c.Reason
-		if err, ok := failed[c.Path]; ok {
-			verb, note = "failed", fmt.Sprintf("%s: %v", c.Action, err)
-		}
+		verb, note := fate(c, applied, check || out.Plan.Refused != "")
 		rows = append(rows, []string{verb, c.Path, orDash(c.Owner), note})
 	}
 	writeTable(w, rows)
@@ -59,6 +54,33 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 	fmt.Fprintln(w, summary(out, check))
 }
 
+// fate is the verb and note of change c: planned says no change was to be carried
+// out (--check, a refused plan).
+func fate(c controller.Change, applied map[string]controller.Applied, planned bool) (verb, note string) {
+	a, attempted := applied[c.Path]
+	switch {
+	case c.Action == controller.Conflict:
+		return "conflict", c.Reason
+	case planned:
+		return futureTense[c.Action], c.Reason
+	case !attempted:
+		return futureTense[c.Action], joinNotes(c.Reason, "not done")
+	case a.Err != nil:
+		return "failed", fmt.Sprintf("%s: %v", c.Action, a.Err)
+	}
+	return pastTense[c.Action], joinNotes(c.Reason, a.Kept)
+}
+
+func joinNotes(notes ...string) string {
+	var kept []string
+	for _, n := range notes {
+		if n != "" {
+			kept = append(kept, n)
+		}
+	}
+	return strings.Join(kept, "; ")
+}
+
 // writeTable aligns rows in columns, without trailing blanks.
 func writeTable(w io.Writer, rows [][]string) {
 	var buf bytes.Buffer
@@ -74,50 +96,83 @@ func writeTable(w io.Writer, rows [][]string) {
 	}
 }
 
-func failures(out controller.Outcome) map[string]error {
-	failed := map[string]error{}
+func appliedByPath(out controller.Outcome) map[string]controller.Applied {
+	applied := make(map[string]controller.Applied, len(out.Applied))
 	for _, a := range out.Applied {
-		if a.Err != nil {
-			failed[a.Path] = a.Err
-		}
+		applied[a.Path] = a
 	}
-	return failed
+	return applied
 }
 
+// summary is the last line: what was done (or, for --check and a refused plan,
+// what would be), what failed and what was not done, then the counts in sync.
 func summary(out controller.Outcome, check bool) string {
 	p := out.Plan
 	tail := fmt.Sprintf("%d in sync, %d withheld (profile %s)", p.Count(controller.None), len(out.Withheld), out.Profile.Label())
 	if p.Pending() == 0 && p.Count(controller.Conflict) == 0 && p.Refused == "" {
 		return "nothing to do: " + tail
 	}
-	lead, verbs := "done", pastTense
-	switch {
-	case p.Refused != "":
-		lead, verbs = "refused, nothing changed", futureTense
-	case check:
-		lead, verbs = "to do", futureTense
+	actions := []controller.Action{controller.Create, controller.Update, controller.Delete, controller.Cleanup}
+	var counts []string
+	if check || p.Refused != "" {
+		for _, a := range actions {
+			if n := p.Count(a); n > 0 {
+				counts = append(counts, fmt.Sprintf("%s %d", futureTense[a], n))
+			}
+		}
+		if n := p.Count(controller.Conflict); n > 0 {
+			counts = append(counts, fmt.Sprintf("conflict %d", n))
+		}
+		lead := "to do"
+		if p.Refused != "" {
+			lead = "refused, nothing changed"
+		}
+		return fmt.Sprintf("%s: %s; %s", lead, strings.Join(counts, ", "), tail)
 	}
-	failedBy := map[controller.Action]int{}
-	for _, a := range out.Applied {
-		if a.Err != nil {
-			failedBy[a.Action]++
+	applied := appliedByPath(out)
+	done, failed, notDone := map[controller.Action]int{}, 0, map[controller.Action]int{}
+	for _, c := range p.Changes {
+		a, attempted := applied[c.Path]
+		switch {
+		case c.Action == controller.None || c.Action == controller.Conflict:
+		case !attempted:
+			notDone[c.Action]++
+		case a.Err != nil:
+			failed++
+		default:
+			done[c.Action]++
 		}
 	}
-	counts := []string{}
-	for _, a := range []controller.Action{controller.Create, controller.Update, controller.Delete, controller.Cleanup, controller.Conflict} {
-		if n := p.Count(a) - failedBy[a]; n > 0 {
-			counts = append(counts, fmt.Sprintf("%s %d", verbs[a], n))
+	for _, a := range actions {
+		if n := done[a]; n > 0 {
+			counts = append(counts, fmt.Sprintf("%s %d", pastTense[a], n))
 		}
 	}
-	if n := len(failures(out)); n > 0 {
-		counts = append(counts, fmt.Sprintf("failed %d", n))
+	if n := p.Count(controller.Conflict); n > 0 {
+		counts = append(counts, fmt.Sprintf("conflict %d", n))
+	}
+	if failed > 0 {
+		counts = append(counts, fmt.Sprintf("failed %d", failed))
+	}
+	for _, a := range actions {
+		if n := notDone[a]; n > 0 {
+			counts = append(counts, fmt.Sprintf("not done: %s %d", futureTense[a], n))
+		}
+	}
+	lead := "done"
+	if len(done) == 0 {
+		lead = "nothing changed"
 	}
 	return fmt.Sprintf("%s: %s; %s", lead, strings.Join(counts, ", "), tail)
 }
 
 type changeReport struct {
 	controller.Change
+	// Done says the change was carried out; false for --check, a refused plan, a
+	// failure and a change the run never got to.
+	Done  bool   `json:"done"`
 	Error string `json:"error,omitempty"`
+	Kept  string `json:"kept,omitempty"`
 }
 
 type reconcileJSON struct {
@@ -138,14 +193,17 @@ func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON
 	if r.Withheld == nil {
 		r.Withheld = []desired.Withheld{}
 	}
-	failed := failures(out)
+	applied := appliedByPath(out)
 	for _, c := range out.Plan.Changes {
 		if c.Action == controller.None {
 			continue
 		}
 		cr := changeReport{Change: c}
-		if err := failed[c.Path]; err != nil {
-			cr.Error = err.Error()
+		if a, ok := applied[c.Path]; ok && !check {
+			cr.Done, cr.Kept = a.Err == nil, a.Kept
+			if a.Err != nil {
+				cr.Error = a.Err.Error()
+			}
 		}
 		r.Changes = append(r.Changes, cr)
 	}

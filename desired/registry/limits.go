@@ -19,7 +19,7 @@ const (
 
 // checkLimits measures the document at root as it would be expanded.
 func checkLimits(file string, root *yaml.Node) *Problem {
-	m := measurer{sizes: map[*yaml.Node]extent{}}
+	m := measurer{anchored: map[*yaml.Node]extent{}}
 	total := m.measure(root)
 	if total.values > maxValues {
 		at := m.biggestAlias
@@ -31,7 +31,7 @@ func checkLimits(file string, root *yaml.Node) *Problem {
 			Hint:    "write the values out, or use fewer aliases of aliases; a document this large is almost certainly an alias bomb"}
 	}
 	if total.depth > maxDepth {
-		at := deepest(root, m.sizes, 1)
+		at := deepest(root, 1)
 		return &Problem{Pos: Position{File: file, Line: at.Line, Column: at.Column},
 			Message: fmt.Sprintf("the document nests %d levels deep here, more than the %d skillsync reads", total.depth, maxDepth),
 			Hint:    "flatten it; an input schema that deep is more than any client will show the model"}
@@ -43,24 +43,30 @@ func checkLimits(file string, root *yaml.Node) *Problem {
 // expanded.
 type extent struct{ values, depth int }
 
+// measurer remembers the extent of anchored nodes only: an alias can refer to
+// nothing else, and the tree is walked once, so a document without anchors costs
+// no memory at all.
 type measurer struct {
-	sizes        map[*yaml.Node]extent
+	anchored     map[*yaml.Node]extent
 	biggestAlias *yaml.Node
+	biggest      int // the values biggestAlias stands for
 }
 
 func (m *measurer) measure(n *yaml.Node) extent {
 	if n == nil {
 		return extent{}
 	}
-	if e, ok := m.sizes[n]; ok {
-		return e
+	if n.Anchor != "" {
+		if e, ok := m.anchored[n]; ok {
+			return e
+		}
+		m.anchored[n] = extent{} // an anchor inside its own value (the parser refuses it) counts once
 	}
-	m.sizes[n] = extent{} // an anchor inside its own value (the parser refuses it) counts once
 	var e extent
 	if n.Kind == yaml.AliasNode {
 		e = m.measure(n.Alias)
-		if m.biggestAlias == nil || e.values > m.sizes[aliasTarget(m.biggestAlias)].values {
-			m.biggestAlias = n
+		if e.values > m.biggest {
+			m.biggestAlias, m.biggest = n, e.values
 		}
 	} else {
 		e = extent{values: 1, depth: 1}
@@ -70,27 +76,31 @@ func (m *measurer) measure(n *yaml.Node) extent {
 			e.depth = max(e.depth, ce.depth+1)
 		}
 	}
-	m.sizes[n] = e
+	if n.Anchor != "" {
+		m.anchored[n] = e
+	}
 	return e
 }
 
-func aliasTarget(n *yaml.Node) *yaml.Node {
-	if n != nil && n.Kind == yaml.AliasNode {
-		return n.Alias
-	}
-	return n
-}
 
-// deepest finds where root first nests past maxDepth, in the file as written: the
-// node at that depth, or the alias that leads past it.
-func deepest(n *yaml.Node, sizes map[*yaml.Node]extent, depth int) *yaml.Node {
-	if depth > maxDepth || n.Kind == yaml.AliasNode {
+// deepest finds where n, at depth, first nests past maxDepth in the file as
+// written: the node at that depth, or the alias that leads past it; nil when it
+// does not. It runs for a document whose values are within maxValues, so even
+// through aliases it visits at most that many.
+func deepest(n *yaml.Node, depth int) *yaml.Node {
+	if depth > maxDepth {
 		return n
 	}
+	if n.Kind == yaml.AliasNode {
+		if deepest(n.Alias, depth) != nil {
+			return n
+		}
+		return nil
+	}
 	for _, c := range n.Content {
-		if depth+sizes[c].depth > maxDepth {
-			return deepest(c, sizes, depth+1)
+		if at := deepest(c, depth+1); at != nil {
+			return at
 		}
 	}
-	return n
+	return nil
 }

@@ -35,7 +35,7 @@ var (
 // It reads nothing from disk. Documents that did not decode are not checked again:
 // their decoding problems already say what is wrong with them.
 func Validate(reg *Registry) Problems {
-	v := validator{reg: reg, taken: map[string]claim{}}
+	v := validator{reg: reg, taken: map[string]claim{}, schemaErrors: checkSchemas(reg.Capabilities)}
 	v.workspace()
 	v.profiles()
 	for _, c := range reg.Capabilities {
@@ -58,6 +58,8 @@ type validator struct {
 	problems  Problems
 	taken     map[string]claim
 	announced map[string]bool
+	// schemaErrors holds what checkSchema found, by the schema's JSON text.
+	schemaErrors map[string][]schemaError
 }
 
 func (v *validator) add(pos place, hint, format string, args ...any) {

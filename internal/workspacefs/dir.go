@@ -311,6 +311,43 @@ func (d *Dir) CreateNew(name string, perm uint32) (*os.File, error) {
 	return os.NewFile(uintptr(fd), d.name+"/"+name), nil
 }
 
+// OpenFile opens name in d with flag (os.O_RDWR|os.O_CREATE, say), never following
+// a symlink there, and refuses anything that is not a regular file of one link: a
+// file hard-linked from elsewhere would carry what is written to it out of d.
+func (d *Dir) OpenFile(name string, flag int, perm uint32) (*os.File, error) {
+	if err := oneElement(name); err != nil {
+		return nil, d.fail("open", name, err)
+	}
+	fd, err := retry(func() (int, error) {
+		return unix.Openat(d.fd, name, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, perm)
+	})
+	if errors.Is(err, unix.ELOOP) {
+		return nil, d.fail("open", name, ErrNotRegular)
+	}
+	if err != nil {
+		return nil, d.fail("open", name, err)
+	}
+	var st unix.Stat_t
+	if _, err := retry(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
+		unix.Close(fd)
+		return nil, d.fail("stat", name, err)
+	}
+	switch {
+	case modeType(st.Mode) != 0:
+		err = ErrNotRegular
+	case st.Nlink != 1:
+		err = ErrLinked
+	}
+	if err != nil {
+		unix.Close(fd)
+		return nil, d.fail("open", name, err)
+	}
+	return os.NewFile(uintptr(fd), d.name+"/"+name), nil
+}
+
+// ErrLinked is OpenFile's error for a file with more than one hard link.
+var ErrLinked = errors.New("a hard link shared with another file")
+
 // Link makes newName in d a hard link to oldName; it fails if newName exists.
 func (d *Dir) Link(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"syscall"
 )
 
@@ -17,18 +18,16 @@ var (
 )
 
 // ReadRegular reads name under root. The last path element is never followed if it
-// is a symlink, a FIFO or device never blocks the read, and nothing past limit bytes
-// is read.
+// is a symlink (not even to a file inside root: os.Root follows those despite
+// O_NOFOLLOW, so the file is opened from its directory's descriptor), a FIFO or
+// device never blocks the read, and nothing past limit bytes is read.
 func ReadRegular(root *os.Root, name string, limit int64) ([]byte, error) {
-	// One open, and an Lstat only when it fails: O_NOFOLLOW refuses a symlink,
-	// O_NONBLOCK keeps a FIFO from blocking, and read checks what was opened.
-	data, err := read(root, name, limit, syscall.O_NOFOLLOW)
-	if err != nil && !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrNotRegular) && !errors.Is(err, fs.ErrNotExist) {
-		if info, lerr := root.Lstat(name); lerr == nil && !info.Mode().IsRegular() {
-			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
-		}
+	d, err := OpenDir(root, path.Dir(path.Clean(name)))
+	if err != nil {
+		return nil, err
 	}
-	return data, err
+	defer d.Close()
+	return d.ReadRegular(path.Base(name), limit)
 }
 
 // ReadFile is ReadRegular for inputs, which may be symlinks as long as they lead to

@@ -13,6 +13,9 @@ func TestReadRegular(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "f"), []byte("hello"), 0o644)
 	os.WriteFile(filepath.Join(outside, "secret"), []byte("secret"), 0o644)
 	os.Symlink(filepath.Join(dir, "f"), filepath.Join(dir, "inner-link"))
+	os.Symlink("f", filepath.Join(dir, "relative-link"))
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.Symlink("../f", filepath.Join(dir, "sub", "relative-link"))
 	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "outer-link"))
 	os.Symlink(outside, filepath.Join(dir, "outer-dir"))
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
@@ -26,7 +29,10 @@ func TestReadRegular(t *testing.T) {
 	if got, err := ReadRegular(root, "f", 5); err != nil || string(got) != "hello" {
 		t.Errorf("regular file: %q %v", got, err)
 	}
-	for name, want := range map[string]error{"f": ErrTooLarge, "inner-link": ErrNotRegular, "outer-link": ErrNotRegular, "fifo": ErrNotRegular} {
+	// os.Root follows a symlink that stays inside the root even with O_NOFOLLOW; a
+	// relative link to a file beside it must be refused all the same.
+	for name, want := range map[string]error{"f": ErrTooLarge, "inner-link": ErrNotRegular, "outer-link": ErrNotRegular, "fifo": ErrNotRegular,
+		"relative-link": ErrNotRegular, "sub/relative-link": ErrNotRegular} {
 		limit := int64(100)
 		if name == "f" {
 			limit = 4
