@@ -82,7 +82,6 @@ func (m *measurer) measure(n *yaml.Node) extent {
 	return e
 }
 
-
 // deepest finds where n, at depth, first nests past maxDepth in the file as
 // written: the node at that depth, or the alias that leads past it; nil when it
 // does not. It runs for a document whose values are within maxValues, so even
