@@ -4,7 +4,6 @@ go 1.26.8
 
 require (
 	github.com/fsnotify/fsnotify v1.10.1
-	github.com/go-logr/logr v1.4.4
 	github.com/google/go-cmp v0.7.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

@@ -61,6 +61,10 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 	if len(out.Problems) != 1 || out.Problems[0].Pos.File != "registry/intents.yaml" || out.Problems[0].Pos.Line != strings.Count(string(cut), "\n")+1 {
 		t.Fatalf("problems = %v, want one at the end of the cut registry/intents.yaml", out.Problems)
 	}
+	// The message says what applying it would delete.
+	if msg := out.Problems[0].Message; !strings.Contains(msg, "would delete .agents/skills/find-intent/SKILL.md") {
+		t.Errorf("message %q does not list the deletes", msg)
+	}
 	if len(out.Applied) != 0 {
 		t.Fatalf("applied %v from a cut-off file", out.Applied)
 	}
@@ -122,11 +126,40 @@ func TestOnceRecordsANewRegistryEvenWhenNothingElseChanges(t *testing.T) {
 	if out.Err != nil || out.Plan.Pending() != 0 {
 		t.Fatalf("reconcile: err %v, %d pending; want nothing to change", out.Err, out.Plan.Pending())
 	}
-	if err := os.WriteFile(file, data, 0o644); err != nil {
+	r, err := os.OpenRoot(root)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if out := Reconcile(Request{Root: root, Check: true}); len(out.Problems) != 1 {
-		t.Fatalf("problems = %v, want the removed comment taken for a cut", out.Problems)
+	defer r.Close()
+	if record, err := readApplied(r); err != nil || !bytes.HasSuffix(record["registry/intents.yaml"], []byte("# reviewed\n")) {
+		t.Fatalf("the record does not hold the commented file (%v)", err)
+	}
+}
+
+// A file shorter than the one last applied that deletes nothing is an edit like any
+// other: removing a trailing comment, or a capability that has no skill.
+func TestACutThatDeletesNothingIsApplied(t *testing.T) {
+	root := inSync(t)
+	file := filepath.Join(root, "registry/intents.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skillless := "---\napiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: intents.count}\nspec:\n  title: Count intents\n  effect: read\n  mcp: {tool: intents_count}\n"
+	if err := os.WriteFile(file, append(append(slices.Clip(data), skillless...), "# a trailing comment\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := ReconcileOnce(Request{Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
+		t.Fatalf("longer file: %v %v", out.Err, out.Problems)
+	}
+	for _, shorter := range [][]byte{append(slices.Clip(data), skillless...), data} {
+		if err := os.WriteFile(file, shorter, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := ReconcileOnce(Request{Root: root}, time.Second)
+		if out.Err != nil || len(out.Problems) > 0 || out.Plan.Drift() != 0 {
+			t.Fatalf("cut of %d bytes: err %v, problems %v, drift %d; want it applied, deleting nothing", len(shorter), out.Err, out.Problems, out.Plan.Drift())
+		}
 	}
 }
 

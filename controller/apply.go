@@ -26,6 +26,8 @@ type Applied struct {
 	// Kept says what of a change that succeeded was left as it is, and why: an
 	// emptied skill directory that the permissions of its parent keep in place.
 	Kept string
+	// Sum is the SHA-256 of what a create or update wrote.
+	Sum [32]byte
 }
 
 // ApplyError lists the changes that could not be made; the others were made.
@@ -50,6 +52,12 @@ var ErrRefused = errors.New("plan refused")
 // what the plan saw. A failed change does not stop the others; all failures come
 // back in an *ApplyError.
 func Apply(root string, plan Plan) ([]Applied, error) {
+	return ApplyGated(root, plan, nil)
+}
+
+// ApplyGated is Apply where the deletes are carried out only if mayDelete, asked
+// once all creates and updates are done, says so; otherwise they are left undone.
+func ApplyGated(root string, plan Plan, mayDelete func() bool) ([]Applied, error) {
 	if plan.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, plan.Refused)
 	}
@@ -69,9 +77,13 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 	}
 	var done, failed []Applied
 	for phase, todo := range byPhase {
+		if phase == 2 && len(todo) > 0 && mayDelete != nil && !mayDelete() {
+			break
+		}
 		var errs []error
+		var sums [][32]byte
 		if phase == 1 {
-			errs = writeAll(w, todo)
+			errs, sums = writeAll(w, todo)
 		} else {
 			errs = make([]error, len(todo))
 			parallel.Each(len(todo), func(i int) error {
@@ -81,6 +93,9 @@ func Apply(root string, plan Plan) ([]Applied, error) {
 		}
 		for i, c := range todo {
 			a := Applied{Change: c, Err: errs[i]}
+			if sums != nil {
+				a.Sum = sums[i]
+			}
 			var kept *keptError
 			if errors.As(a.Err, &kept) {
 				a.Err, a.Kept = nil, kept.Error()
@@ -108,11 +123,12 @@ func removeOne(w workspaceDirs, c Change) error {
 // written to a temp file first, one syncfs then flushes them all, and only then is
 // each put in place by a rename (see commit). So a power loss leaves every SKILL.md
 // old or new, never empty, at the cost of one sync per run rather than one per file.
-func writeAll(w workspaceDirs, changes []*Change) []error {
+func writeAll(w workspaceDirs, changes []*Change) ([]error, [][32]byte) {
 	errs := make([]error, len(changes))
+	sums := make([][32]byte, len(changes))
 	temps := make([]string, len(changes))
 	parallel.Each(len(changes), func(i int) error {
-		temps[i], errs[i] = w.stage(*changes[i])
+		temps[i], sums[i], errs[i] = w.stage(*changes[i])
 		return nil
 	})
 	if err := syncFilesystem(w.r); err != nil {
@@ -122,7 +138,7 @@ func writeAll(w workspaceDirs, changes []*Change) []error {
 				errs[i] = fmt.Errorf("not put in place: %w", err)
 			}
 		}
-		return errs
+		return errs, sums
 	}
 	parallel.Each(len(changes), func(i int) error {
 		if temps[i] != "" {
@@ -130,7 +146,7 @@ func writeAll(w workspaceDirs, changes []*Change) []error {
 		}
 		return nil
 	})
-	return errs
+	return errs, sums
 }
 
 // workspaceDirs opens the directory of each change afresh from the workspace root,
@@ -204,18 +220,19 @@ func (w workspaceDirs) dirOf(p string, create bool) (*workspacefs.Dir, error) {
 }
 
 // stage writes a change's content to a temp file in its directory, creating the
-// directory for a create, and returns the temp file's name.
-func (w workspaceDirs) stage(c Change) (string, error) {
+// directory for a create, and returns the temp file's name and the content's digest.
+func (w workspaceDirs) stage(c Change) (string, [32]byte, error) {
 	data, err := c.Content()
 	if err != nil {
-		return "", err
+		return "", [32]byte{}, err
 	}
 	d, err := w.dirOf(c.Path, c.Action == Create)
 	if err != nil {
-		return "", err
+		return "", [32]byte{}, err
 	}
 	defer d.Close()
-	return writeTemp(d, data)
+	name, err := writeTemp(d, data)
+	return name, sha256.Sum256(data), err
 }
 
 // commit puts the staged temp file tmpName in place. A create is a rename that

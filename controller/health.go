@@ -16,13 +16,29 @@ type RunReport struct {
 	Error      string         `json:"error,omitempty"`
 }
 
+// WatchState is how the watcher sees changes: the directories inotify watches and
+// those it polls instead, every PollMS milliseconds.
+type WatchState struct {
+	Inotify int   `json:"inotify"`
+	Polled  int   `json:"polled"`
+	PollMS  int64 `json:"pollMs"`
+}
+
 // Health tracks the watch loop for /healthz and /readyz.
 type Health struct {
 	mu         sync.Mutex
 	alive      bool
 	running    time.Time // start of the run in progress; zero between runs
 	last       *RunReport
+	watch      *WatchState
 	stuckAfter time.Duration
+}
+
+// SetWatch records how the watcher now sees changes.
+func (h *Health) SetWatch(w WatchState) {
+	h.mu.Lock()
+	h.watch = &w
+	h.mu.Unlock()
 }
 
 // StuckAfter is how long a run may take before /healthz reports the loop as stuck
@@ -53,8 +69,12 @@ func (h *Health) Record(out Outcome, started time.Time, took time.Duration) RunR
 	}
 	r.Counts[string(Conflict)] = out.Plan.Count(Conflict)
 	r.Counts[string(None)] = out.Plan.Count(None)
+	r.Counts["deferred"] = len(out.Deferred)
 	if err := out.Failure(); err != nil {
 		r.Error = err.Error()
+	}
+	if len(out.Deferred) > 0 && (r.Result == "converged" || r.Result == "conflicts") {
+		r.Result = "settling"
 	}
 	if len(out.Problems) > 0 {
 		r.Error = out.Problems.Error()
@@ -87,9 +107,10 @@ func (h *Health) Ready() bool {
 }
 
 // ready is true after a run that converged or kept conflicts as they are: the
-// inputs were valid and every change was made.
+// inputs were valid and every change was made, but for deletes that wait for the
+// inputs to settle ("settling": every wanted file is in place).
 func (h *Health) ready() bool {
-	return h.last != nil && (h.last.Result == "converged" || h.last.Result == "conflicts")
+	return h.last != nil && (h.last.Result == "converged" || h.last.Result == "conflicts" || h.last.Result == "settling")
 }
 
 // Handler serves /healthz (200 while the loop runs) and /readyz (200 after a
@@ -115,5 +136,5 @@ func (h *Health) write(w http.ResponseWriter, ok bool, field string) {
 	if !ok {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
-	json.NewEncoder(w).Encode(map[string]any{field: ok, "lastRun": h.last})
+	json.NewEncoder(w).Encode(map[string]any{field: ok, "lastRun": h.last, "watch": h.watch})
 }

@@ -41,7 +41,8 @@ func Init(dir string) ([]string, error) {
 	for _, f := range files {
 		creates = append(creates, &Change{Path: f.Path, Action: Create, New: []byte(f.Content)})
 	}
-	for i, err := range writeAll(w, creates) {
+	errs, _ := writeAll(w, creates)
+	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", creates[i].Path, workspacefs.Cause(err))
 		}

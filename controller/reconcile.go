@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -22,7 +23,15 @@ type Request struct {
 	ProfileFlag string
 	ProfileEnv  string
 	Check       bool // plan and report; write nothing
+	// Settle is how long the inputs must have stayed the same before a delete that
+	// follows from them is applied (see settle.go); 0 applies deletes at once.
+	Settle time.Duration
+	// Log, when set, says what a --once pass waits for.
+	Log *slog.Logger
 	Options
+	// history carries what the inputs held, and since when, from pass to pass of
+	// one process; nil for a single pass.
+	history *settling
 }
 
 // Inputs is the validated registry and the active profile.
@@ -33,7 +42,16 @@ type Inputs struct {
 	applied map[string][32]byte
 	// profileFile is .skillsync/profile as read.
 	profileFile string
+	// cutOffs are the input files that are a strict prefix of the version last
+	// applied: refused if the plan would delete anything.
+	cutOffs []registry.Truncation
+	// seenSince is when this process first read the inputs as they are now.
+	seenSince time.Time
 }
+
+// CutOffs lists the input files that are a strict prefix of the version last
+// applied; a pass that would delete generated files because of them is refused.
+func (in Inputs) CutOffs() []registry.Truncation { return in.cutOffs }
 
 // unchanged tells whether loading again would give the same inputs: the same input
 // files, profile file and record.
@@ -72,6 +90,13 @@ type Outcome struct {
 	Problems registry.Problems
 	// Err is any other failure: I/O, a refused plan, changes that failed.
 	Err error
+	// Deferred are the deletes not applied because the inputs they follow from have
+	// not settled yet, SettleAt when they will have, and SettleWhy what is awaited.
+	Deferred  []*Change
+	SettleAt  time.Time
+	SettleWhy string
+	// Recorded says the pass wrote a new record of its sources (AppliedFile).
+	Recorded bool
 }
 
 // LoadInputs reads and validates the registry and resolves the active profile. Any
@@ -95,8 +120,12 @@ func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
-	// A cut-off file is named even when it also fails to parse: it is the cause.
-	if problems = append(problems, registry.CutOff(applied, reg.Sources)...); len(problems) > 0 {
+	cutOffs := registry.CutOff(applied, reg.Sources)
+	if len(problems) > 0 {
+		// A file cut off mid-save is the likely cause of the rest: name it too.
+		for _, cut := range cutOffs {
+			problems = append(problems, cut.Problem(nil))
+		}
 		return Inputs{Registry: reg}, problems.Sorted()
 	}
 	fileProfile, err := readProfileFile(r)
@@ -111,7 +140,7 @@ func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 	if applied != nil {
 		sums = sourceSums(applied)
 	}
-	return Inputs{Registry: reg, Profile: profile, applied: sums, profileFile: fileProfile}, nil
+	return Inputs{Registry: reg, Profile: profile, applied: sums, profileFile: fileProfile, cutOffs: cutOffs, seenSince: time.Now()}, nil
 }
 
 // Reconcile runs one full pass: load, build, scan, plan and, unless Check, apply. It
@@ -143,6 +172,10 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 		out.Err = err
 		return out
 	}
+	if req.history != nil {
+		in.seenSince = req.history.observe(inputDigest(in), in.seenSince)
+		out.Inputs = in
+	}
 	wanted := 0
 	var escapes []string
 	for i, target := range targets {
@@ -164,35 +197,95 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	}
 	desired.SortWithheld(out.Withheld)
 	out.Plan = out.Plan.judged(wanted, escapes, req.Options)
+	if ps := cutOffProblems(in, out.Plan); ps != nil {
+		out.Problems, out.Plan, out.Withheld = ps, Plan{}, nil
+		return out
+	}
 	if req.Check || out.Plan.Refused != "" {
 		return out
 	}
-	out.Applied, out.Err = Apply(in.Registry.Root, out.Plan)
+	var deferred bool
+	out.Applied, out.Err = ApplyGated(in.Registry.Root, out.Plan, func() bool {
+		ok, at, why := req.deleteGate(in)
+		deferred, out.SettleAt, out.SettleWhy = !ok, at, why
+		return ok
+	})
+	if deferred {
+		for i := range out.Plan.Changes {
+			if out.Plan.Changes[i].Action == Delete {
+				out.Deferred = append(out.Deferred, &out.Plan.Changes[i])
+			}
+		}
+	}
 	if err := ignoreStateDir(in.Registry.Root); err != nil && out.Err == nil {
 		out.Err = err
 	}
-	if out.Err == nil && in.recordStale() {
+	if out.Err == nil && len(out.Deferred) == 0 && in.recordStale() {
 		out.Err = recordApplied(in.Registry)
+		out.Recorded = out.Err == nil
 	}
 	return out
+}
+
+// cutOffProblems refuses a plan that would delete generated files while an input
+// file is a strict prefix of the version last applied: the shorter file looks cut
+// off mid-save. Such a file that deletes nothing (an edit that removed a comment or
+// a capability without a skill) is applied like any other.
+func cutOffProblems(in Inputs, plan Plan) registry.Problems {
+	if len(in.cutOffs) == 0 {
+		return nil
+	}
+	var deletes []string
+	for _, c := range plan.Changes {
+		if c.Action == Delete {
+			deletes = append(deletes, c.Path)
+		}
+	}
+	if len(deletes) == 0 {
+		return nil
+	}
+	var ps registry.Problems
+	for _, cut := range in.cutOffs {
+		ps = append(ps, cut.Problem(deletes))
+	}
+	return ps
 }
 
 // ReconcileOnce is one --once pass. It plans without the workspace lock and, only
 // when there is something to write (changes, or a new record of the sources in
 // AppliedFile), takes the lock (waiting up to wait for another writer) and runs
 // again under it: a pass with nothing to write, because all is in sync or the
-// inputs are invalid, touches nothing at all, not even the lock.
+// inputs are invalid, touches nothing at all, not even the lock. A plan that
+// deletes waits first, within the same wait, for the inputs to settle (see
+// settle.go), so a file being saved as the pass runs never prunes; deletes still
+// waiting at the end are not applied, and the pass fails saying so.
 func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	if req.Check {
 		return Reconcile(req)
 	}
+	deadline := time.Now().Add(wait)
+	req.history = &settling{}
 	planOnly := req
 	planOnly.Check = true
-	out := Reconcile(planOnly)
-	if len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || (out.Plan.Pending() == 0 && !out.recordStale()) {
-		return out
+	var out Outcome
+	for {
+		out = Reconcile(planOnly)
+		if len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || (out.Plan.Pending() == 0 && !out.recordStale()) {
+			return out
+		}
+		if out.Plan.Count(Delete) == 0 {
+			break
+		}
+		ok, until, why := req.deleteGate(out.Inputs)
+		if ok || until.After(deadline) {
+			break
+		}
+		if req.Log != nil {
+			req.Log.Info("waiting for the inputs to settle before deleting", "reason", why, "waitMs", time.Until(until).Milliseconds(), "deletes", out.Plan.Count(Delete))
+		}
+		time.Sleep(time.Until(until))
 	}
-	lock, err := AcquireLock(req.Root, wait)
+	lock, err := AcquireLock(req.Root, max(time.Until(deadline), 0))
 	var problems registry.Problems
 	if errors.As(err, &problems) {
 		out.Problems = problems
@@ -206,9 +299,15 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	// Under the lock the workspace is scanned again; the inputs are loaded, validated
 	// and rendered again only if a file they came from changed meanwhile.
 	if out.Inputs.unchanged() {
-		return reconcile(req, &out.Inputs)
+		out = reconcile(req, &out.Inputs)
+	} else {
+		out = Reconcile(req)
 	}
-	return Reconcile(req)
+	if len(out.Deferred) > 0 && out.Err == nil {
+		out.Err = fmt.Errorf("%d delete(s) not applied: %s; deletes wait until the inputs have been unchanged for %s (--settle); run again once they are saved",
+			len(out.Deferred), out.SettleWhy, req.Settle)
+	}
+	return out
 }
 
 type scanResult struct {

@@ -2,19 +2,9 @@ package controller
 
 import (
 	"context"
-	"errors"
+	"log/slog"
 	"math/rand/v2"
-	"os"
-	"path"
-	"path/filepath"
-	"sort"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
-	"github.com/go-logr/logr"
-
-	"github.com/skillsync/skillsync/banner"
-	"github.com/skillsync/skillsync/desired/registry"
 )
 
 // WatchOptions configure the long-running controller.
@@ -26,17 +16,18 @@ type WatchOptions struct {
 	Poll     time.Duration // when set, poll for changes instead of using inotify
 	Health   *Health
 	Lock     *Lock // held by the caller; kept for as long as the loop runs
-	Log      logr.Logger
+	Log      *slog.Logger
 }
 
 // maxBackoff caps the retry delay after a failed run.
 const maxBackoff = time.Minute
 
 // Watch keeps the workspace converged until ctx ends: every trigger (start, a file
-// event, the resync timer, a watcher overflow or error, a retry) marks the workspace
-// dirty and one worker runs the same full reconcile as --once. When ctx ends, the
-// run in progress finishes first.
+// event, the resync timer, a watcher overflow or error, a retry, deletes waiting
+// for the inputs to settle) marks the workspace dirty and one worker runs the same
+// full reconcile as --once. When ctx ends, the run in progress finishes first.
 func Watch(ctx context.Context, o WatchOptions) error {
+	o.history = &settling{}
 	q := NewQueue(o.Debounce, o.MaxWait)
 	src, err := newChangeSource(o, q)
 	if err != nil {
@@ -51,13 +42,17 @@ func Watch(ctx context.Context, o WatchOptions) error {
 	q.Add() // the start trigger
 
 	backoff := time.Second
-	var retry *time.Timer
+	var retry, settle *time.Timer
+	defer func() {
+		for _, t := range []*time.Timer{retry, settle} {
+			if t != nil {
+				t.Stop()
+			}
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
-			if retry != nil {
-				retry.Stop()
-			}
 			return nil
 		case <-q.Ready():
 		}
@@ -71,6 +66,7 @@ func Watch(ctx context.Context, o WatchOptions) error {
 		}
 		o.Health.RunStarted(time.Now())
 		started := time.Now()
+		src.runStarting()
 		out := Reconcile(o.Request)
 		took := time.Since(started)
 		// Watches first: once /readyz says ready, every later change is seen.
@@ -79,10 +75,17 @@ func Watch(ctx context.Context, o WatchOptions) error {
 		} else {
 			src.refresh(out.Registry)
 		}
+		src.runEnded(out)
 		report := o.Health.Record(out, started, took)
 		logRun(o.Log, out, report)
+		if settle != nil {
+			settle.Stop()
+		}
+		if len(out.Deferred) > 0 {
+			settle = time.AfterFunc(time.Until(out.SettleAt)+10*time.Millisecond, q.Add)
+		}
 		if out.Verdict(false) == Failed {
-			o.Log.Info("retrying after failure", "backoffMs", backoff.Milliseconds())
+			o.Log.Warn("retrying after failure", "backoffMs", backoff.Milliseconds())
 			retry = time.AfterFunc(backoff, q.Add)
 			backoff = min(2*backoff, maxBackoff)
 		} else {
@@ -91,24 +94,51 @@ func Watch(ctx context.Context, o WatchOptions) error {
 	}
 }
 
-func logRun(log logr.Logger, out Outcome, r RunReport) {
+// logRun logs what a run did: invalid input and conflicts at warn, failures at
+// error, the rest at info; a key is left out rather than logged empty.
+func logRun(log *slog.Logger, out Outcome, r RunReport) {
 	for _, p := range out.Problems {
-		log.Info("invalid input, nothing changed", "file", p.Pos.String(), "problem", p.Message, "hint", p.Hint)
+		attrs := []any{"file", p.Pos.String(), "problem", p.Message}
+		if p.Hint != "" {
+			attrs = append(attrs, "hint", p.Hint)
+		}
+		log.Warn("invalid input, nothing changed", attrs...)
 	}
 	for _, a := range out.Applied {
-		if a.Err != nil {
-			log.Error(a.Err, "change failed", "action", string(a.Action), "path", a.Path)
-		} else {
+		switch {
+		case a.Err != nil:
+			log.Error("change failed", "action", string(a.Action), "path", a.Path, "err", a.Err)
+		case a.Kept != "":
+			log.Info("change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner, "kept", a.Kept)
+		default:
 			log.Info("change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner)
 		}
 	}
 	for _, c := range out.Plan.Changes {
 		if c.Action == Conflict {
-			log.Info("conflict kept", "path", c.Path, "reason", c.Reason)
+			log.Warn("conflict kept", "path", c.Path, "reason", c.Reason)
 		}
 	}
-	log.Info("reconcile finished", "result", r.Result, "durationMs", r.DurationMS, "error", r.Error,
-		"created", r.Counts["create"], "updated", r.Counts["update"], "deleted", r.Counts["delete"], "conflicts", r.Counts["conflict"], "inSync", r.Counts["none"])
+	if len(out.Deferred) > 0 {
+		log.Info("deletes wait for the inputs to settle", "deletes", len(out.Deferred), "reason", out.SettleWhy,
+			"retryInMs", max(time.Until(out.SettleAt), 0).Milliseconds())
+	}
+	attrs := []any{"result", r.Result, "durationMs", r.DurationMS, "created", r.Counts["create"], "updated", r.Counts["update"],
+		"deleted", r.Counts["delete"], "conflicts", r.Counts["conflict"], "inSync", r.Counts["none"]}
+	if n := r.Counts["deferred"]; n > 0 {
+		attrs = append(attrs, "deferred", n)
+	}
+	level := slog.LevelInfo
+	switch r.Result {
+	case "failed":
+		level = slog.LevelError
+	case "invalid", "refused":
+		level = slog.LevelWarn
+	}
+	if r.Error != "" {
+		attrs = append(attrs, "error", r.Error)
+	}
+	log.Log(context.Background(), level, "reconcile finished", attrs...)
 }
 
 func resync(ctx context.Context, every time.Duration, q *Queue) {
@@ -124,163 +154,4 @@ func resync(ctx context.Context, every time.Duration, q *Queue) {
 			q.Add()
 		}
 	}
-}
-
-// changeSource turns changes on disk into triggers: inotify through fsnotify, or a
-// timer and a cheap fingerprint with --poll.
-type changeSource struct {
-	o       WatchOptions
-	q       *Queue
-	root    *os.Root
-	fsw     *fsnotify.Watcher // nil when polling
-	watched map[string]bool
-	dirs    chan []string // refreshed watch sets for the poller
-	// baseline is the fingerprint before the first run, so the poller sees every
-	// change from then on, the first run's own writes included.
-	baseline string
-}
-
-func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
-	r, err := os.OpenRoot(o.Root)
-	if err != nil {
-		return nil, err
-	}
-	s := &changeSource{o: o, q: q, root: r, watched: map[string]bool{}, dirs: make(chan []string, 1)}
-	if o.Poll == 0 {
-		if s.fsw, err = fsnotify.NewWatcher(); err != nil {
-			r.Close()
-			return nil, err
-		}
-	}
-	// Watch before the first run lists anything, so no change after this point can
-	// fall between a scan and its watch. A registry with problems still names its
-	// files and directories.
-	reg, _ := registry.Load(o.Root)
-	s.refresh(reg)
-	if s.fsw == nil {
-		s.baseline = fingerprint(r, sortedKeys(s.watched))
-	}
-	return s, nil
-}
-
-func (s *changeSource) close() {
-	if s.fsw != nil {
-		s.fsw.Close()
-	}
-	s.root.Close()
-}
-
-// refresh moves the watches to the directories that matter now. With inputs that do
-// not load (reg is nil), the directories watched so far stay watched, so that fixing
-// them is seen.
-func (s *changeSource) refresh(reg *registry.Registry) {
-	want := map[string]bool{}
-	for _, d := range watchDirs(s.root, reg) {
-		want[d] = true
-	}
-	if reg == nil {
-		for d := range s.watched {
-			want[d] = true
-		}
-	}
-	if s.fsw != nil {
-		// Ask fsnotify what it watches: a directory deleted or renamed away lost its
-		// watch, and must get a new one when it is back.
-		active := map[string]bool{}
-		for _, p := range s.fsw.WatchList() {
-			active[p] = true
-		}
-		for d := range s.watched {
-			if !want[d] && active[s.abs(d)] {
-				s.fsw.Remove(s.abs(d))
-			}
-		}
-		for d := range want {
-			if active[s.abs(d)] {
-				continue
-			}
-			if err := s.fsw.Add(s.abs(d)); err != nil {
-				s.o.Log.Error(err, "cannot watch directory", "dir", d)
-				delete(want, d)
-			}
-		}
-	}
-	s.watched = want
-	if s.fsw == nil {
-		select { // replace a set the poller has not taken yet
-		case <-s.dirs:
-		default:
-		}
-		s.dirs <- sortedKeys(want)
-	}
-}
-
-func (s *changeSource) abs(rel string) string {
-	return filepath.Join(s.o.Root, filepath.FromSlash(rel))
-}
-
-func (s *changeSource) run(ctx context.Context) {
-	if s.fsw == nil {
-		s.poll(ctx)
-		return
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok := <-s.fsw.Events:
-			if !ok {
-				return
-			}
-			if s.relevant(ev.Name) {
-				s.q.Add()
-			}
-		case err, ok := <-s.fsw.Errors:
-			if !ok {
-				return
-			}
-			// An overflow means events were lost: only a full run is safe.
-			s.o.Log.Error(err, "watcher error, reconciling in full", "overflow", errors.Is(err, fsnotify.ErrEventOverflow))
-			s.q.Add()
-		}
-	}
-}
-
-// relevant drops events for skillsync's own temp files and lock.
-func (s *changeSource) relevant(name string) bool {
-	base := path.Base(filepath.ToSlash(name))
-	if banner.IsTempName(base) {
-		return false
-	}
-	rel, err := filepath.Rel(s.o.Root, name)
-	return err != nil || filepath.ToSlash(rel) != LockFile
-}
-
-func (s *changeSource) poll(ctx context.Context) {
-	var dirs []string
-	last := s.baseline
-	tick := time.NewTicker(s.o.Poll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case dirs = <-s.dirs:
-			continue
-		case <-tick.C:
-		}
-		if fp := fingerprint(s.root, dirs); fp != last {
-			s.q.Add()
-			last = fp
-		}
-	}
-}
-
-func sortedKeys(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

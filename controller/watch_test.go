@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillsync/skillsync/desired/registry"
@@ -54,19 +54,21 @@ func TestWatchDirs(t *testing.T) {
 	}
 }
 
-// logLines is a logr sink that keeps every message.
+// logLines is a slog handler that keeps every message.
 type logLines struct {
 	mu   sync.Mutex
 	msgs []string
 }
 
-func (l *logLines) Init(logr.RuntimeInfo)                {}
-func (l *logLines) Enabled(int) bool                     { return true }
-func (l *logLines) WithValues(...any) logr.LogSink       { return l }
-func (l *logLines) WithName(string) logr.LogSink         { return l }
-func (l *logLines) Info(_ int, msg string, kv ...any)    { l.add(msg) }
-func (l *logLines) Error(_ error, msg string, kv ...any) { l.add(msg) }
-func (l *logLines) add(msg string)                       { l.mu.Lock(); l.msgs = append(l.msgs, msg); l.mu.Unlock() }
+func (l *logLines) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logLines) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logLines) WithGroup(string) slog.Handler            { return l }
+func (l *logLines) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	l.msgs = append(l.msgs, r.Message)
+	l.mu.Unlock()
+	return nil
+}
 func (l *logLines) count(msg string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -100,7 +102,7 @@ func TestWatchRetriesAfterAnIOFailure(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Watch(ctx, WatchOptions{Request: Request{Root: root}, Debounce: 10 * time.Millisecond,
-			MaxWait: 50 * time.Millisecond, Poll: time.Hour, Health: health, Log: logr.New(logs)})
+			MaxWait: 50 * time.Millisecond, Poll: time.Hour, Health: health, Log: slog.New(logs)})
 	}()
 	await(t, func() bool { return logs.count("retrying after failure") >= 1 })
 	if health.Ready() {

@@ -15,13 +15,38 @@ import (
 )
 
 // watchDirs lists the workspace directories whose changes can change what a
-// reconcile does: the config's directory, every registry and body file directory,
-// .skillsync/, each target directory and each skill directory in it. A directory
-// that does not exist yet is covered by its nearest existing parent; symlinks are
-// never watched. reg may be nil when the inputs do not load.
+// reconcile does: the input directories, each target directory and each skill
+// directory in it. A directory that does not exist yet is covered by its nearest
+// existing parent; a target or skill directory that is a symlink is never watched.
+// reg may be nil when the inputs do not load.
 func watchDirs(r *os.Root, reg *registry.Registry) []string {
-	// Inputs may live behind a symlink that stays inside the workspace (the loader
-	// allows it); the target directories never do.
+	set := map[string]bool{}
+	for _, d := range inputDirs(r, reg) {
+		set[d] = true
+	}
+	for _, dir := range desired.TargetDirs() {
+		targets := []string{dir}
+		entries, _ := workspacefs.ReadDir(r, dir)
+		for _, e := range entries {
+			if e.IsDir() {
+				targets = append(targets, path.Join(dir, e.Name()))
+			}
+		}
+		for _, w := range targets {
+			if d, ok := nearestDir(r, path.Clean(w), false); ok {
+				set[d] = true
+			}
+		}
+	}
+	return sortedKeys(set)
+}
+
+// inputDirs lists the directories whose entries can change what the inputs are:
+// the config's directory, .skillsync/, every directory a registry glob can match
+// (see globDirs), the directory of every registry and body file, and every directory
+// that holds a symlink on the way to one of these (see linkDirs). Inputs may live
+// behind a symlink that stays inside the workspace (the loader allows it).
+func inputDirs(r *os.Root, reg *registry.Registry) []string {
 	inputs := []string{".", StateDir}
 	if reg != nil {
 		for _, pattern := range reg.Config.Spec.Registry {
@@ -36,28 +61,59 @@ func watchDirs(r *os.Root, reg *registry.Registry) []string {
 			}
 		}
 	}
-	var targets []string
-	for _, dir := range desired.TargetDirs() {
-		targets = append(targets, dir)
-		entries, _ := workspacefs.ReadDir(r, dir)
-		for _, e := range entries {
-			if e.IsDir() {
-				targets = append(targets, path.Join(dir, e.Name()))
-			}
-		}
-	}
 	set := map[string]bool{}
 	for _, w := range inputs {
-		if d, ok := nearestDir(r, path.Clean(w), true); ok {
+		w = path.Clean(w)
+		if d, ok := nearestDir(r, w, true); ok {
 			set[d] = true
 		}
-	}
-	for _, w := range targets {
-		if d, ok := nearestDir(r, path.Clean(w), false); ok {
+		for _, d := range linkDirs(r, w) {
 			set[d] = true
 		}
 	}
 	return sortedKeys(set)
+}
+
+// maxLinkHops bounds the symlinks followed on the way to one input, as the kernel
+// bounds them (ELOOP).
+const maxLinkHops = 40
+
+// linkDirs lists the directories that hold a symlink on the way to rel, following
+// each link inside the workspace. A link swapped for another (how a Kubernetes
+// ConfigMap volume updates: the kubelet renames a fresh ..data link over the old
+// one) changes nothing in the directory it leads to, only in the one that holds it.
+func linkDirs(r *os.Root, rel string) []string {
+	var out []string
+	parts := strings.Split(rel, "/")
+	cur := "."
+	for hops := 0; len(parts) > 0; {
+		part := parts[0]
+		parts = parts[1:]
+		if part == "." || part == "" {
+			continue
+		}
+		next := path.Join(cur, part)
+		info, err := r.Lstat(next)
+		if err != nil {
+			break
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		target, err := r.Readlink(next)
+		if hops++; err != nil || hops > maxLinkHops || path.IsAbs(target) {
+			break
+		}
+		out = append(out, cur)
+		resolved := path.Join(cur, target)
+		if resolved == ".." || strings.HasPrefix(resolved, "../") {
+			break
+		}
+		parts = append(strings.Split(resolved, "/"), parts...)
+		cur = "."
+	}
+	return out
 }
 
 // globDirs lists every existing directory the directory part of a registry glob can

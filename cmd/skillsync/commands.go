@@ -49,6 +49,8 @@ func newValidateCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate",
 		Short: "Load and validate the workspace; print every problem",
+		Long: "Load skillsync.yaml and every registry file, check them and print every problem with\n" +
+			"its file:line. Writes nothing; exit 2 when anything is invalid.",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			root, err := g.root()
@@ -63,6 +65,12 @@ func newValidateCommand(g *globals) *cobra.Command {
 			fmt.Fprintf(g.stdout, "valid: %d capabilities, %d skills, %d profiles in %d file(s); profile %s, %d file(s) desired, %d withheld\n",
 				len(in.Registry.Capabilities), len(in.Registry.Skills), len(in.Registry.Profiles), len(in.Registry.Files),
 				in.Profile.Label(), len(want.Files), len(want.Withheld))
+			// Whether a shorter file deletes anything depends on what is on disk, which
+			// validate does not read: reconcile refuses it only if it would.
+			for _, cut := range in.CutOffs() {
+				fmt.Fprintf(g.stderr, "note: %s:%d: the file is %d bytes shorter than the version last applied and otherwise the same; "+
+					"a reconcile that would delete generated files because of it is refused until: skillsync accept %s\n", cut.File, cut.Line, cut.Lost, cut.File)
+			}
 			return nil
 		},
 	}

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/go-logr/logr"
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/internal/textdiff"
+	"log/slog"
 )
 
 var pastTense = map[controller.Action]string{
@@ -222,15 +222,16 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func logOutcome(log logr.Logger, out controller.Outcome) {
+// logOutcome logs a --once run: failures at error, each change at debug (-v 1).
+func logOutcome(log *slog.Logger, out controller.Outcome) {
 	for _, a := range out.Applied {
 		if a.Err != nil {
-			log.Error(a.Err, "change failed", "action", string(a.Action), "path", a.Path)
+			log.Error("change failed", "action", string(a.Action), "path", a.Path, "err", a.Err)
 			continue
 		}
-		log.V(1).Info("change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner)
+		log.Debug("change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner)
 	}
-	log.V(1).Info("reconcile finished", "profile", out.Profile.Name, "changes", out.Plan.Pending(),
+	log.Debug("reconcile finished", "profile", out.Profile.Name, "changes", out.Plan.Pending(),
 		"conflicts", out.Plan.Count(controller.Conflict), "inSync", out.Plan.Count(controller.None), "problems", len(out.Problems))
 }
 

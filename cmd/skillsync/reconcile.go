@@ -19,28 +19,38 @@ func newReconcileCommand(g *globals) *cobra.Command {
 		Use:   "reconcile",
 		Short: "Converge the skill files with the registry",
 		Long: "Compute the desired skill files, compare them with the target directories and write or\n" +
-			"remove the files skillsync owns. --check only reports. Without --once or --check, keep\n" +
-			"watching and reconciling until SIGTERM or SIGINT (see docs/operations.md).\n" +
+			"remove the files skillsync owns. --check only reports. Without --once, keep watching and\n" +
+			"reconciling until SIGTERM or SIGINT (see docs/operations.md); --check, --diff, --force,\n" +
+			"--allow-empty and -o are for one run and imply --once. Deletes wait until the inputs have\n" +
+			"been unchanged for --settle, so a file being saved never prunes skills.\n" +
 			"Exit codes: 0 converged or in sync, 1 --check found changes, 2 invalid input,\n" +
 			"3 conflicts remain, 4 any other failure (including the workspace lock being held).",
+		Example: "  skillsync reconcile --once          converge now\n" +
+			"  skillsync reconcile --check --diff  show what would change; exit 1 if anything would\n" +
+			"  skillsync reconcile                 keep converging while you work",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
 				return usageError("-o must be text or json, not %q", output)
 			}
+			oneShot := once || oneShotFlag(cmd) != ""
+			if err := watch.check(cmd, oneShot); err != nil {
+				return err
+			}
 			root, err := g.root()
 			if err != nil {
 				return err
 			}
+			log := g.logger()
 			req := controller.Request{
 				Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv),
-				Check: check, Options: opts,
+				Check: check, Options: opts, Settle: watch.settle, Log: log,
 			}
-			if !once && !check {
+			if !oneShot {
 				return runWatch(g, req, watch)
 			}
 			out := controller.ReconcileOnce(req, watch.lockTimeout)
-			logOutcome(g.logger(), out)
+			logOutcome(log, out)
 			code := outcomeCode(out, check)
 			if output == "json" {
 				return finish(code, writeJSON(g.stdout, reconcileReport(out, check, code)))
@@ -55,13 +65,26 @@ func newReconcileCommand(g *globals) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&once, "once", false, "reconcile once and exit")
-	f.BoolVar(&check, "check", false, "plan and report, write nothing; exit 1 when changes are needed")
-	f.BoolVar(&diff, "diff", false, "show a unified diff of every change")
-	f.BoolVar(&opts.Force, "force", false, "restore or remove generated files that were edited by hand (never files without a banner)")
-	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "allow removing every generated file when nothing is desired")
-	f.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	f.BoolVar(&check, "check", false, "plan and report, write nothing; exit 1 when changes are needed (implies --once)")
+	f.BoolVar(&diff, "diff", false, "show a unified diff of every change (implies --once)")
+	f.BoolVar(&opts.Force, "force", false, "restore or remove generated files that were edited by hand, never files without a banner (implies --once)")
+	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "allow removing every generated file when nothing is desired (implies --once)")
+	f.StringVarP(&output, "output", "o", "text", "output format: text or json (implies --once)")
 	watch.register(f)
 	return cmd
+}
+
+// oneShotFlags are the flags that only make sense for one run: each implies --once.
+var oneShotFlags = []string{"check", "diff", "force", "allow-empty", "output"}
+
+// oneShotFlag names the first one-shot flag given, or "".
+func oneShotFlag(cmd *cobra.Command) string {
+	for _, name := range oneShotFlags {
+		if cmd.Flags().Changed(name) {
+			return name
+		}
+	}
+	return ""
 }
 
 // exitCodes maps each verdict to the exit code of DESIGN §7.

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/go-logr/logr"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/spf13/cobra"
 )
@@ -76,13 +75,15 @@ func (g *globals) root() (string, error) {
 	return root, nil
 }
 
-func (g *globals) logger() logr.Logger {
-	opts := &slog.HandlerOptions{Level: slog.Level(-g.verbosity)}
+// logger logs to stderr at info and above; -v 1 adds each change of a --once run
+// (debug level).
+func (g *globals) logger() *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo - slog.Level(4*g.verbosity)}
 	var h slog.Handler = slog.NewTextHandler(g.stderr, opts)
 	if g.logFormat == "json" {
 		h = slog.NewJSONHandler(g.stderr, opts)
 	}
-	return logr.FromSlogHandler(h)
+	return slog.New(h)
 }
 
 func usageError(format string, args ...any) error {

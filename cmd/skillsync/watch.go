@@ -10,16 +10,21 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/skillsync/skillsync/controller"
 )
 
-// watchFlags are the flags of the long-running controller.
+// watchFlags are the flags of the long-running controller, and the two that say
+// how long a run waits: for the inputs to settle, and for another writer.
 type watchFlags struct {
-	debounce, maxWait, resync, poll, lockTimeout time.Duration
-	healthAddr                                   string
+	debounce, maxWait, resync, poll, lockTimeout, settle time.Duration
+	healthAddr                                           string
 }
+
+// watchOnlyFlags make sense only for the watcher; lockTimeout only for one run.
+var watchOnlyFlags = []string{"debounce", "max-wait", "resync", "poll", "health-addr"}
 
 func (w *watchFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&w.debounce, "debounce", 100*time.Millisecond, "watch: quiet period after the last change before a run")
@@ -27,7 +32,33 @@ func (w *watchFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&w.resync, "resync", 5*time.Minute, "watch: full reconcile at least this often (0 turns it off)")
 	f.DurationVar(&w.poll, "poll", 0, "watch: poll for changes this often instead of using inotify (network mounts)")
 	f.StringVar(&w.healthAddr, "health-addr", os.Getenv("SKILLSYNC_HEALTH_ADDR"), "watch: serve /healthz and /readyz on this address, like :8081 (default $SKILLSYNC_HEALTH_ADDR)")
-	f.DurationVar(&w.lockTimeout, "lock-timeout", 30*time.Second, "--once: how long to wait for another skillsync to release the workspace")
+	f.DurationVar(&w.lockTimeout, "lock-timeout", 30*time.Second, "--once: how long to wait for another skillsync to release the workspace, and for inputs being saved to settle")
+	f.DurationVar(&w.settle, "settle", 2*time.Second, "apply a delete only once the inputs it follows from have been unchanged this long (0: at once)")
+}
+
+// check refuses flags that do not apply to the mode chosen: the watcher's flags on
+// a single run, --lock-timeout on the watcher.
+func (w *watchFlags) check(cmd *cobra.Command, oneShot bool) error {
+	f := cmd.Flags()
+	if w.settle < 0 {
+		return usageError("--settle must not be negative")
+	}
+	if oneShot {
+		for _, name := range watchOnlyFlags {
+			if f.Changed(name) {
+				why := "--once"
+				if flag := oneShotFlag(cmd); flag != "" {
+					why = "--" + flag + " (which implies --once)"
+				}
+				return usageError("--%s is for the watcher, and %s asks for one run; drop one of them", name, why)
+			}
+		}
+		return nil
+	}
+	if f.Changed("lock-timeout") {
+		return usageError("--lock-timeout is for one run (--once); the watcher takes the lock at start or exits 4")
+	}
+	return nil
 }
 
 // runWatch runs the controller until SIGTERM or SIGINT: the first signal lets the

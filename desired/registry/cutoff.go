@@ -3,27 +3,55 @@ package registry
 import (
 	"bytes"
 	"fmt"
+	"strings"
 )
 
-// CutOff reports every input file that is now a strict prefix of the version last
+// Truncation is an input file that is now a strict prefix of the version last
 // applied. That is what an editor that truncates and rewrites in place, a crash in
 // the middle of a save, or a full disk leaves behind, and such a file often still
-// parses: it declares less than its author meant, and applying it would prune.
-// A deliberate removal of a file's last lines looks the same, so it is refused too
-// until the author accepts the shorter file.
-func CutOff(applied map[string][]byte, now map[string]Source) Problems {
-	var ps Problems
+// parses: it declares less than its author meant. It matters only when applying it
+// would delete generated files; a deliberate removal of a file's last lines looks
+// the same, so then it is refused until the author accepts the shorter file.
+type Truncation struct {
+	File string
+	Line int // where the file now ends
+	Size int // its size now
+	Lost int // bytes the version last applied went on for
+}
+
+// CutOff finds every input file that is a strict prefix of its recorded version.
+func CutOff(applied map[string][]byte, now map[string]Source) []Truncation {
+	var cuts []Truncation
 	for _, file := range sortedKeys(now) {
 		cur, before := now[file], applied[file]
 		if before == nil || cur.Size >= len(before) || SourceOf(before[:cur.Size]) != cur {
 			continue
 		}
-		ps = append(ps, Problem{
-			Pos: Position{File: file, Line: bytes.Count(before[:cur.Size], []byte("\n")) + 1},
-			Message: fmt.Sprintf("the file ends here, after %d bytes, but the version last applied went on for %d more bytes and is otherwise the same; "+
-				"it looks cut off in the middle of a save, so nothing was written or removed", cur.Size, len(before)-cur.Size),
-			Hint: "finish the save; if you removed the end on purpose, run: skillsync accept " + file,
-		})
+		cuts = append(cuts, Truncation{File: file, Line: bytes.Count(before[:cur.Size], []byte("\n")) + 1, Size: cur.Size, Lost: len(before) - cur.Size})
 	}
-	return ps
+	return cuts
+}
+
+// maxListed bounds the paths a message lists.
+const maxListed = 5
+
+// Problem refuses the truncated file because applying it would delete the
+// generated files deletes lists; with no deletes, it names the truncation as the
+// likely cause of the other problems of its load.
+func (t Truncation) Problem(deletes []string) Problem {
+	consequence := "so it may be cut off in the middle of a save"
+	if len(deletes) > 0 {
+		listed, more := deletes, ""
+		if len(listed) > maxListed {
+			listed, more = listed[:maxListed], fmt.Sprintf(" and %d more", len(deletes)-maxListed)
+		}
+		consequence = fmt.Sprintf("applying it would delete %s%s, so it looks cut off in the middle of a save and nothing was written or removed",
+			strings.Join(listed, ", "), more)
+	}
+	return Problem{
+		Pos: Position{File: t.File, Line: t.Line},
+		Message: fmt.Sprintf("the file ends here, after %d bytes, but the version last applied went on for %d more bytes and is otherwise the same; %s",
+			t.Size, t.Lost, consequence),
+		Hint: "finish the save; if you removed the end on purpose, run: skillsync accept " + t.File,
+	}
 }

@@ -27,22 +27,25 @@ func TestCutOff(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			now := map[string]Source{"skillsync.yaml": SourceOf(applied["skillsync.yaml"]), "registry/caps.yaml": SourceOf([]byte(tt.now))}
-			ps := CutOff(applied, now)
+			cuts := CutOff(applied, now)
 			if tt.wantLine == 0 {
-				if len(ps) != 0 {
-					t.Fatalf("CutOff = %v, want nothing", ps)
+				if len(cuts) != 0 {
+					t.Fatalf("CutOff = %v, want nothing", cuts)
 				}
 				return
 			}
-			if len(ps) != 1 {
-				t.Fatalf("CutOff = %v, want one problem", ps)
+			if len(cuts) != 1 {
+				t.Fatalf("CutOff = %v, want one truncation", cuts)
 			}
-			p := ps[0]
+			p := cuts[0].Problem([]string{"a/SKILL.md", "b/SKILL.md", "c/SKILL.md", "d/SKILL.md", "e/SKILL.md", "f/SKILL.md"})
 			if p.Pos.File != "registry/caps.yaml" || p.Pos.Line != tt.wantLine {
 				t.Errorf("position = %v, want registry/caps.yaml:%d", p.Pos, tt.wantLine)
 			}
 			if !strings.Contains(p.Hint, "skillsync accept registry/caps.yaml") {
 				t.Errorf("hint = %q, want the accept command", p.Hint)
+			}
+			if !strings.Contains(p.Message, "would delete a/SKILL.md, b/SKILL.md, c/SKILL.md, d/SKILL.md, e/SKILL.md and 1 more") {
+				t.Errorf("message %q does not list what would be deleted", p.Message)
 			}
 		})
 	}

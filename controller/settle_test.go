@@ -1,0 +1,169 @@
+package controller
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// withoutNote is registry/journal.yaml of the example with its first capability,
+// and so the note skill, removed: a save that deletes (and, not being a prefix of
+// the file, no cut-off).
+func withoutNote(t *testing.T, root string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "registry/journal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.Index(data, []byte("---\n"))
+	if cut < 0 {
+		t.Fatal("no second document in registry/journal.yaml")
+	}
+	return data[cut+len("---\n"):]
+}
+
+// backdate sets the modification time of everything in the workspace but what
+// skillsync writes to an hour ago: inputs saved long before the pass.
+func backdate(t *testing.T, root string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch d.Name() {
+		case ".claude", ".qwen", ".agents", StateDir:
+			return filepath.SkipDir
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+var noteSkill = filepath.Join(".claude", "skills", "note", "SKILL.md")
+
+func TestOnceWaitsForInputsSavedJustNowBeforeDeleting(t *testing.T) {
+	root := inSync(t)
+	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), withoutNote(t, root), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	out := ReconcileOnce(Request{Root: root, Settle: 300 * time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}, 10*time.Second)
+	if out.Err != nil || len(out.Problems) > 0 || len(out.Deferred) > 0 {
+		t.Fatalf("err %v, problems %v, deferred %d", out.Err, out.Problems, len(out.Deferred))
+	}
+	if !strings.Contains(logs.String(), "waiting for the inputs to settle before deleting") || !strings.Contains(logs.String(), "registry/journal.yaml changed") {
+		t.Errorf("the pass did not say what it waited for:\n%s", logs.String())
+	}
+	if _, err := os.Stat(filepath.Join(root, noteSkill)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the orphan was not deleted once the inputs settled: %v", err)
+	}
+}
+
+func TestOnceDeletesAtOnceWhenTheInputsAreOld(t *testing.T) {
+	root := inSync(t)
+	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), withoutNote(t, root), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	backdate(t, root)
+	var logs bytes.Buffer
+	out := ReconcileOnce(Request{Root: root, Settle: time.Hour, Log: slog.New(slog.NewTextHandler(&logs, nil))}, 10*time.Second)
+	if out.Err != nil || len(out.Problems) > 0 || len(out.Deferred) > 0 || logs.Len() > 0 {
+		t.Fatalf("err %v, problems %v, deferred %d, logs:\n%s", out.Err, out.Problems, len(out.Deferred), logs.String())
+	}
+	if _, err := os.Stat(filepath.Join(root, noteSkill)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the orphan was not deleted: %v", err)
+	}
+}
+
+// A file removed and not yet created again leaves no modification time of its own:
+// its directory's says the registry just changed.
+func TestARemovedRegistryFileCountsAsAChangeThroughItsDirectory(t *testing.T) {
+	root := inSync(t)
+	backdate(t, root)
+	if err := os.Remove(filepath.Join(root, "registry/journal.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	out := ReconcileOnce(Request{Root: root, Settle: time.Hour}, 200*time.Millisecond)
+	if len(out.Deferred) == 0 || out.Err == nil || !strings.Contains(out.Err.Error(), "registry changed") {
+		t.Fatalf("deferred %d, err %v; want the deletes deferred because registry/ changed", len(out.Deferred), out.Err)
+	}
+	if _, err := os.Stat(filepath.Join(root, noteSkill)); err != nil {
+		t.Errorf("a skill of the removed file was deleted before the inputs settled: %v", err)
+	}
+	// The creates and updates of the same pass are not held back; the record is.
+	if out.recordStale() != true {
+		t.Error("the record was written by a pass that deferred its deletes")
+	}
+}
+
+// Inputs that keep changing for longer than --once waits are never deleted from:
+// the pass fails, says which deletes it did not apply, and removes nothing.
+func TestOnceGivesUpOnInputsThatKeepChanging(t *testing.T) {
+	root := inSync(t)
+	file := filepath.Join(root, "registry/journal.yaml")
+	full, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := withoutNote(t, root)
+	stop := make(chan struct{})
+	saved := make(chan struct{})
+	go func() { // an editor saving over and over, each save complete
+		defer close(saved)
+		for i := 0; ; i++ {
+			content := cut
+			if i%2 == 1 {
+				content = append(append([]byte{}, cut...), "# saved again\n"...)
+			}
+			os.WriteFile(file, content, 0o644)
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	out := ReconcileOnce(Request{Root: root, Settle: 500 * time.Millisecond}, 700*time.Millisecond)
+	close(stop)
+	<-saved
+	if len(out.Deferred) == 0 || out.Err == nil || !strings.Contains(out.Err.Error(), "delete(s) not applied") {
+		t.Fatalf("deferred %d, err %v; want the deletes not applied", len(out.Deferred), out.Err)
+	}
+	if _, err := os.Stat(filepath.Join(root, noteSkill)); err != nil {
+		t.Errorf("deleted while the inputs were still changing: %v", err)
+	}
+	os.WriteFile(file, full, 0o644)
+}
+
+// Modification times in the future (a clock that disagrees with this one) are not
+// trusted: the inputs settle once this process has read them unchanged for --settle.
+func TestFutureTimestampsFallBackToWhatThePassSaw(t *testing.T) {
+	root := inSync(t)
+	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), withoutNote(t, root), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "registry/journal.yaml"), future, future); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	out := ReconcileOnce(Request{Root: root, Settle: 300 * time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}, 10*time.Second)
+	if out.Err != nil || len(out.Deferred) > 0 {
+		t.Fatalf("err %v, deferred %d", out.Err, len(out.Deferred))
+	}
+	if !strings.Contains(logs.String(), "modification time in the future") {
+		t.Errorf("the wait does not name the clock:\n%s", logs.String())
+	}
+	if _, err := os.Stat(filepath.Join(root, noteSkill)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("never deleted: %v", err)
+	}
+}

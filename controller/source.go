@@ -1,0 +1,328 @@
+package controller
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/observed"
+)
+
+// fallbackPoll is how often directories inotify cannot watch are polled.
+const fallbackPoll = time.Second
+
+// changeSource turns changes on disk into triggers. Directories are watched with
+// inotify (through fsnotify) and polled, with a cheap fingerprint of their listing,
+// where inotify does not reach: all of them under --poll or when inotify cannot be
+// had at all, and each one a watch could not be added for (the user's inotify
+// watch limit reached), so the watcher is never blind while it reports ready.
+// Events caused by the watcher's own writes are recognised and dropped.
+type changeSource struct {
+	o       WatchOptions
+	q       *Queue
+	root    *os.Root
+	fsw     *fsnotify.Watcher // nil when every directory is polled
+	every   time.Duration     // the poll interval
+	pollSet chan []string     // the polled directories, handed to the poller
+
+	mu      sync.Mutex
+	watched map[string]bool // directories inotify watches
+	polled  []string        // directories polled, sorted
+	// own is what this process's last run left at each path it wrote; an event
+	// for such a path, which still holds just that, is the run's own.
+	own map[string]ownState
+	// running is set while a run is under way; the paths of events meanwhile wait
+	// in pending, to be judged against what the run leaves.
+	running bool
+	pending map[string]bool
+	// baseline is the poller's first fingerprint, taken before the first run.
+	baseline string
+}
+
+func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
+	r, err := os.OpenRoot(o.Root)
+	if err != nil {
+		return nil, err
+	}
+	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan []string, 1), watched: map[string]bool{}}
+	if s.every <= 0 {
+		s.every = fallbackPoll
+	}
+	if o.Poll == 0 {
+		if s.fsw, err = fsnotify.NewWatcher(); err != nil {
+			o.Log.Warn("inotify is not available, polling every watched directory instead", "err", err, "pollMs", s.every.Milliseconds())
+			s.fsw = nil
+		}
+	}
+	// Watch before the first run lists anything, so no change after this point can
+	// fall between a scan and its watch. A registry with problems still names its
+	// files and directories.
+	reg, _ := registry.Load(o.Root)
+	s.refresh(reg)
+	s.baseline = fingerprint(r, s.polled)
+	return s, nil
+}
+
+func (s *changeSource) close() {
+	if s.fsw != nil {
+		s.fsw.Close()
+	}
+	s.root.Close()
+}
+
+// refresh moves the watches to the directories that matter now. With inputs that do
+// not load (reg is nil), the directories watched so far stay watched, so that fixing
+// them is seen. A directory inotify cannot watch is polled instead.
+func (s *changeSource) refresh(reg *registry.Registry) {
+	want := map[string]bool{}
+	for _, d := range watchDirs(s.root, reg) {
+		want[d] = true
+	}
+	s.mu.Lock()
+	if reg == nil {
+		for d := range s.watched {
+			want[d] = true
+		}
+		for _, d := range s.polled {
+			want[d] = true
+		}
+	}
+	before := len(s.polled)
+	s.mu.Unlock()
+
+	watched := map[string]bool{}
+	var polled []string
+	var addErr error
+	if s.fsw == nil {
+		polled = sortedKeys(want)
+	} else {
+		// Ask fsnotify what it watches: a directory deleted or renamed away lost its
+		// watch, and must get a new one when it is back.
+		active := map[string]bool{}
+		for _, p := range s.fsw.WatchList() {
+			active[p] = true
+		}
+		for p := range active {
+			if rel, err := filepath.Rel(s.o.Root, p); err == nil && !want[filepath.ToSlash(rel)] {
+				s.fsw.Remove(p)
+			}
+		}
+		for _, d := range sortedKeys(want) {
+			if active[s.abs(d)] {
+				watched[d] = true
+				continue
+			}
+			if err := s.fsw.Add(s.abs(d)); err != nil {
+				polled = append(polled, d)
+				if addErr == nil {
+					addErr = err
+				}
+				continue
+			}
+			watched[d] = true
+		}
+	}
+	s.mu.Lock()
+	s.watched, s.polled = watched, polled
+	s.mu.Unlock()
+	if s.fsw != nil && before == 0 && len(polled) > 0 {
+		s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
+			"err", addErr, "pollMs", s.every.Milliseconds(),
+			"hint", "raise fs.inotify.max_user_watches (see docs/operations.md)")
+	}
+	if s.fsw != nil && before > 0 && len(polled) == 0 {
+		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))
+	}
+	s.o.Health.SetWatch(WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
+	select { // replace a set the poller has not taken yet
+	case <-s.pollSet:
+	default:
+	}
+	s.pollSet <- polled
+}
+
+func (s *changeSource) abs(rel string) string {
+	return filepath.Join(s.o.Root, filepath.FromSlash(rel))
+}
+
+func (s *changeSource) run(ctx context.Context) {
+	go s.poll(ctx)
+	if s.fsw == nil {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-s.fsw.Events:
+			if !ok {
+				return
+			}
+			if rel, ok := s.relevant(ev.Name); ok && s.triggers(rel) {
+				s.q.Add()
+			}
+		case err, ok := <-s.fsw.Errors:
+			if !ok {
+				return
+			}
+			// An overflow means events were lost: only a full run is safe.
+			s.o.Log.Error("watcher error, reconciling in full", "overflow", errors.Is(err, fsnotify.ErrEventOverflow), "err", err)
+			s.q.Add()
+		}
+	}
+}
+
+// relevant drops events for skillsync's own temp files and lock, and gives the
+// workspace-relative path of the others.
+func (s *changeSource) relevant(name string) (string, bool) {
+	if banner.IsTempName(filepath.Base(name)) {
+		return "", false
+	}
+	rel, err := filepath.Rel(s.o.Root, name)
+	if err != nil {
+		return name, true
+	}
+	rel = filepath.ToSlash(rel)
+	return rel, rel != LockFile
+}
+
+// poll fingerprints the polled directories every interval and triggers a run when
+// a fingerprint changes. Under --poll a run's own writes change it too: they cause
+// one more run, which finds nothing to do.
+func (s *changeSource) poll(ctx context.Context) {
+	var dirs []string
+	last := s.baseline
+	tick := time.NewTicker(s.every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case dirs = <-s.pollSet:
+			continue
+		case <-tick.C:
+		}
+		if len(dirs) == 0 {
+			continue
+		}
+		if fp := fingerprint(s.root, dirs); fp != last {
+			s.q.Add()
+			last = fp
+		}
+	}
+}
+
+// ownState is what a run left at a path: nothing, a directory, or a file with the
+// digest of its content.
+type ownState struct {
+	kind fs.FileMode // fs.ModeDir, 0 for a regular file, fs.ModeIrregular for nothing
+	sum  [32]byte
+}
+
+var (
+	absent     = ownState{kind: fs.ModeIrregular}
+	unreadable = ownState{kind: fs.ModeIrregular, sum: [32]byte{1}} // equal to nothing a run leaves
+)
+
+// runStarting holds back the events of the run about to start: they are judged
+// once it has ended, against what it left.
+func (s *changeSource) runStarting() {
+	s.mu.Lock()
+	s.running, s.pending = true, map[string]bool{}
+	s.mu.Unlock()
+}
+
+// runEnded records what the run wrote, then judges the events that came during it.
+func (s *changeSource) runEnded(out Outcome) {
+	own := map[string]ownState{}
+	observe := func(p string) {
+		if _, seen := own[p]; !seen {
+			own[p] = s.stateOf(p)
+		}
+	}
+	for _, a := range out.Applied {
+		if a.Err != nil {
+			continue
+		}
+		switch a.Action {
+		case Create, Update:
+			own[a.Path] = ownState{sum: a.Sum}
+		default:
+			own[a.Path] = absent
+		}
+		for dir := path.Dir(a.Path); dir != "."; dir = path.Dir(dir) {
+			observe(dir)
+		}
+	}
+	for _, p := range []string{StateDir, stateIgnore} {
+		observe(p)
+	}
+	if out.Recorded {
+		observe(AppliedFile)
+	}
+	s.mu.Lock()
+	s.own, s.running = own, false
+	pending := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	for p := range pending {
+		if s.triggers(p) {
+			s.q.Add()
+			return
+		}
+	}
+}
+
+// triggers tells whether an event for rel calls for a run. It does not when rel is
+// a path the last run wrote and still holds what that run left there: the event is
+// the run's own. During a run an event waits for the run to end, to be judged then.
+func (s *changeSource) triggers(rel string) bool {
+	s.mu.Lock()
+	if s.running {
+		s.pending[rel] = true
+		s.mu.Unlock()
+		return false
+	}
+	want, wrote := s.own[rel]
+	s.mu.Unlock()
+	return !wrote || s.stateOf(rel) != want
+}
+
+// stateOf reads what is at rel now, never following a symlink.
+func (s *changeSource) stateOf(rel string) ownState {
+	info, err := s.root.Lstat(rel)
+	switch {
+	case err != nil:
+		return absent
+	case info.IsDir():
+		return ownState{kind: fs.ModeDir}
+	case !info.Mode().IsRegular():
+		return ownState{kind: info.Mode().Type()}
+	}
+	data, err := workspacefs.ReadRegular(s.root, rel, max(observed.MaxFileSize, maxAppliedSize))
+	if err != nil {
+		return unreadable
+	}
+	return ownState{sum: sha256.Sum256(data)}
+}
+
+func sortedKeys(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
