@@ -51,7 +51,7 @@ func newValidateCommand(g *globals) *cobra.Command {
 		Short: "Load and validate the workspace; print every problem",
 		Long: "Load skillsync.yaml and every registry file, check them and print every problem with\n" +
 			"its file:line. Writes nothing; exit 2 when anything is invalid.",
-		Args:  cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			root, err := g.root()
 			if err != nil {
