@@ -97,6 +97,9 @@ type Outcome struct {
 	SettleWhy string
 	// Recorded says the pass wrote a new record of its sources (AppliedFile).
 	Recorded bool
+	// Planned says the pass got as far as a plan: not when its inputs or the
+	// workspace could not be read.
+	Planned bool
 }
 
 // LoadInputs reads and validates the registry and resolves the active profile. Any
@@ -197,6 +200,7 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	}
 	desired.SortWithheld(out.Withheld)
 	out.Plan = out.Plan.judged(wanted, escapes, req.Options)
+	out.Planned = true
 	if ps := cutOffProblems(in, out.Plan); ps != nil {
 		out.Problems, out.Plan, out.Withheld = ps, Plan{}, nil
 		return out

@@ -36,7 +36,22 @@ func (e *exitError) Error() string {
 
 func main() {
 	limitMemory()
+	if err := checkOpenFiles(); err != nil {
+		fmt.Fprintf(os.Stderr, "skillsync: %v\n", err)
+		os.Exit(exitFailure)
+	}
+	startPoller()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// startPoller makes the Go runtime set up its I/O poller now, while descriptors are
+// free: it does so on the first file opened, and if that open finds the open-file
+// limit reached, the runtime aborts with "eventfd failed" instead of the open
+// failing with "too many open files", which skillsync reports as such.
+func startPoller() {
+	if f, err := os.Open(os.DevNull); err == nil {
+		f.Close()
+	}
 }
 
 // defaultMemoryLimit is the soft limit the garbage collector keeps the heap under

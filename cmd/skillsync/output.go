@@ -28,6 +28,9 @@ var futureTense = map[controller.Action]string{
 // Each line says what became of its change: done, failed, or (for --check, a
 // refused plan, or a change the run never got to) what it would do.
 func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
+	if !out.Planned {
+		return // the failure, printed on stderr, says why there is no plan
+	}
 	applied := appliedByPath(out)
 	var rows [][]string
 	for _, c := range out.Plan.Changes {
