@@ -96,8 +96,9 @@ func TestSummaryCountsWhatHappened(t *testing.T) {
 func TestOutputOfARunThatAppliedNothingClaimsNothing(t *testing.T) {
 	update := controller.Change{Path: ".claude/skills/intent/SKILL.md", Action: controller.Update, Owner: "capability/intents.propose"}
 	out := controller.Outcome{
-		Plan: controller.Plan{Changes: []controller.Change{update}, InSync: []string{"x"}},
-		Err:  &controller.HeldError{PID: 42},
+		Plan:    controller.Plan{Changes: []controller.Change{update}, InSync: []string{"x"}},
+		Planned: true,
+		Err:     &controller.HeldError{PID: 42},
 	}
 	var buf bytes.Buffer
 	printPlan(&buf, out, false, false)
