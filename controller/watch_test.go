@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -172,5 +174,173 @@ func TestRefusedPlanIsNotReady(t *testing.T) {
 	}
 	if r := h.Record(Outcome{Plan: Plan{Changes: []Change{{Action: Conflict}}}}, time.Now(), time.Millisecond); !h.Ready() || r.Result != "conflicts" {
 		t.Errorf("conflicts kept: ready=%v result=%s", h.Ready(), r.Result)
+	}
+}
+
+// levels is a slog handler that keeps every record's level, message and keys.
+type levels struct {
+	mu      sync.Mutex
+	records []string // "LEVEL message key=value …"
+}
+
+func (l *levels) Enabled(context.Context, slog.Level) bool { return true }
+func (l *levels) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *levels) WithGroup(string) slog.Handler            { return l }
+func (l *levels) Handle(_ context.Context, r slog.Record) error {
+	line := r.Level.String() + " " + r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		line += " " + a.Key + "=" + a.Value.String()
+		return true
+	})
+	l.mu.Lock()
+	l.records = append(l.records, line)
+	l.mu.Unlock()
+	return nil
+}
+
+func (l *levels) matching(prefix string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, r := range l.records {
+		if strings.HasPrefix(r, prefix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestRunsAreLoggedAtTheirLevelWithoutEmptyKeys(t *testing.T) {
+	h := &levels{}
+	log := slog.New(h)
+	invalid := Outcome{Problems: registry.Problems{{Pos: registry.Position{File: "registry/x.yaml", Line: 3}, Message: "broken"}}}
+	logRun(log, invalid, (&Health{}).Record(invalid, time.Now(), time.Millisecond))
+	conflict := Outcome{Planned: true, Plan: Plan{Changes: []Change{{Path: "a", Action: Conflict, Reason: "edited by hand"}}}}
+	logRun(log, conflict, (&Health{}).Record(conflict, time.Now(), time.Millisecond))
+	failed := Outcome{Planned: true, Plan: Plan{Changes: []Change{{Path: "b", Action: Create}}}, Err: os.ErrPermission,
+		Applied: []Applied{{Change: &Change{Path: "b", Action: Create}, Err: os.ErrPermission}}}
+	logRun(log, failed, (&Health{}).Record(failed, time.Now(), time.Millisecond))
+	ok := Outcome{Planned: true, Plan: Plan{InSync: []string{"c"}}}
+	logRun(log, ok, (&Health{}).Record(ok, time.Now(), time.Millisecond))
+
+	for prefix, want := range map[string]int{
+		"WARN invalid input, nothing changed file=registry/x.yaml:3": 1,
+		"WARN conflict kept path=a":                                  1,
+		"ERROR change failed action=create path=b":                   1,
+		"WARN reconcile finished result=invalid":                     1,
+		"ERROR reconcile finished result=failed":                     1,
+		"INFO reconcile finished result=conflicts":                   1,
+		"INFO reconcile finished result=converged":                   1,
+	} {
+		if got := h.matching(prefix); len(got) != want {
+			t.Errorf("%d records start %q, want %d; all:\n%s", len(got), prefix, want, strings.Join(h.records, "\n"))
+		}
+	}
+	for _, r := range h.records {
+		if strings.HasSuffix(r, "=") || strings.Contains(r, "= ") || strings.Contains(r, "hint=") {
+			t.Errorf("a key without a value: %s", r)
+		}
+	}
+	if got := h.matching("INFO reconcile finished result=converged"); len(got) == 1 && strings.Contains(got[0], "error=") {
+		t.Errorf("a converged run carries an error key: %s", got[0])
+	}
+}
+
+// TestWatchRunsOncePerSave: the events of the watcher's own writes (new skill
+// directories and files, updates, the record of its sources) cause no further run,
+// so one save is one run.
+func TestWatchRunsOncePerSave(t *testing.T) {
+	root := exampleWorkspace(t)
+	h := &levels{}
+	health := &Health{}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- Watch(ctx, WatchOptions{Request: Request{Root: root, Settle: 2 * time.Second}, Debounce: 50 * time.Millisecond,
+			MaxWait: 500 * time.Millisecond, Health: health, Log: slog.New(h)})
+	}()
+	runs := func() int { return len(h.matching("INFO reconcile finished")) }
+	await(t, func() bool { return runs() == 1 })
+	journal := filepath.Join(root, "registry/journal.yaml")
+	data, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, save := range []struct {
+		old, new string
+		runs     int // the save's run, and one more for deletes that wait for the inputs to settle
+	}{
+		{"title: Weekly report for a team", "title: Weekly report, retitled", 1},
+		{"alias: note,", "alias: jot,", 2}, // new skill directories, and the old ones deleted
+	} {
+		data = []byte(strings.Replace(string(data), save.old, save.new, 1))
+		tmp := journal + ".swp"
+		if err := os.WriteFile(tmp, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		before := runs()
+		if err := os.Rename(tmp, journal); err != nil {
+			t.Fatal(err)
+		}
+		await(t, func() bool { return len(h.matching("INFO reconcile finished result=converged")) > before })
+		time.Sleep(time.Second) // a run the save's own writes caused would start well within this
+		if got := runs() - before; got != save.runs {
+			t.Errorf("save %d: %d runs, want %d; log:\n%s", i+1, got, save.runs, strings.Join(h.records, "\n"))
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A ConfigMap volume: registry -> cm/..data -> ..2026_v1. The kubelet updates it by
+// renaming a new ..data link over the old one, which shows only in cm/: the
+// directories holding each link on the way are watched, and so is where they lead.
+func TestInputDirsFollowTheLinksOnTheWay(t *testing.T) {
+	root := exampleWorkspace(t)
+	if err := os.Rename(filepath.Join(root, "registry"), filepath.Join(root, "cm-v1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "cm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(root, "cm-v1"), filepath.Join(root, "cm", "..2026_v1")); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"cm/..data": "..2026_v1", "registry": "cm/..data"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg, err := registry.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := inputDirs(r, reg)
+	for _, want := range []string{".", "cm", "registry"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("input directories %v lack %s", got, want)
+		}
+	}
+	if diff := cmp.Diff([]string{".", "cm"}, linkDirs(r, "registry")); diff != "" {
+		t.Errorf("linkDirs(registry) (-want +got):\n%s", diff)
+	}
+	// A link out of the workspace, or a loop, ends the walk.
+	if err := os.Symlink("../..", filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop", filepath.Join(root, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"out/x", "loop/x"} {
+		if dirs := linkDirs(r, p); len(dirs) > maxLinkHops+1 {
+			t.Errorf("linkDirs(%s) = %v", p, dirs)
+		}
 	}
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/skillsync/skillsync/bench/workspacegen"
 )
@@ -111,6 +113,22 @@ func copyTree(src, dst string) error {
 	return nil
 }
 
+// backdateInputs sets the modification time of the inputs of the workspace dir,
+// and of the directories holding them, to an hour ago.
+func backdateInputs(dir string) error {
+	old := time.Now().Add(-time.Hour)
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch d.Name() {
+		case ".claude", ".qwen", ".agents", ".skillsync":
+			return filepath.SkipDir
+		}
+		return os.Chtimes(p, old, old)
+	})
+}
+
 func (b *bench) sync(dir string) { b.mustRun(dir, []string{b.bin, "reconcile", "--once"}) }
 
 func (b *bench) mustRun(dir string, argv []string) {
@@ -157,9 +175,16 @@ func (b *bench) measure(w workspaces) []result {
 			return workspacegen.Write(w.edit, n, map[int]string{mid: fmt.Sprintf("Edited title %d", i)}, nil)
 		}}
 	})
+	// The removal is timed as made a while ago: a delete waits until the inputs have
+	// been unchanged for --settle, a delay chosen on purpose, not work measured here.
 	add("one capability removed, reconcile --once", "skillsync", "read", func(int) run {
 		return run{dir: w.remove, argv: once,
-			setup: func() error { return workspacegen.Write(w.remove, n, nil, map[int]bool{mid: true}) },
+			setup: func() error {
+				if err := workspacegen.Write(w.remove, n, nil, map[int]bool{mid: true}); err != nil {
+					return err
+				}
+				return backdateInputs(w.remove)
+			},
 			after: func() error {
 				if err := workspacegen.Write(w.remove, n, nil, nil); err != nil {
 					return err
