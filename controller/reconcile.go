@@ -45,8 +45,9 @@ type Inputs struct {
 	// cutOffs are the input files that are a strict prefix of the version last
 	// applied: refused if the plan would delete anything.
 	cutOffs []registry.Truncation
-	// seenSince is when this process first read the inputs as they are now.
-	seenSince time.Time
+	// seenSince is when this process first read the inputs as they are now, and
+	// changedSeen when the watcher last saw an input change (zero for --once).
+	seenSince, changedSeen time.Time
 }
 
 // CutOffs lists the input files that are a strict prefix of the version last
@@ -176,7 +177,7 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 		return out
 	}
 	if req.history != nil {
-		in.seenSince = req.history.observe(inputDigest(in), in.seenSince)
+		in.seenSince, in.changedSeen = req.history.observe(inputDigest(in), in.seenSince)
 		out.Inputs = in
 	}
 	wanted := 0

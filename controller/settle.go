@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/skillsync/skillsync/desired"
@@ -20,19 +21,31 @@ import (
 // wrong one is put right by the next pass, and nothing a person relies on vanishes.
 
 // settling remembers, across the passes of one process (a watcher's, or the tries
-// of one --once), since when the inputs have read the same.
+// of one --once), since when the inputs have read the same, and when the watcher
+// last saw them change.
 type settling struct {
+	mu     sync.Mutex
 	digest [32]byte
 	since  time.Time
+	event  time.Time // the last event in an input directory; zero outside a watcher
 }
 
 // observe records what the inputs hold at now and returns since when they have
-// held it.
-func (s *settling) observe(digest [32]byte, now time.Time) time.Time {
+// held it, and when an input last changed as far as the watcher saw.
+func (s *settling) observe(digest [32]byte, now time.Time) (since, event time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.since.IsZero() || s.digest != digest {
 		s.digest, s.since = digest, now
 	}
-	return s.since
+	return s.since, s.event
+}
+
+// changed records that the watcher saw an input change at now.
+func (s *settling) changed(now time.Time) {
+	s.mu.Lock()
+	s.event = now
+	s.mu.Unlock()
 }
 
 // inputDigest is one digest of everything a pass read its inputs from: the config
@@ -61,20 +74,23 @@ const clockSlack = time.Second
 // settledAt is when the inputs of in count as settled, so the deletes that follow
 // from them may be applied: settle after they last changed on disk (the newest
 // modification time of an input file, or of a directory that holds one or could
-// hold a new one, which a delete-then-create save changes), or settle after this
-// process first read them as they are (in.seenSince), whichever comes first. The
-// second alone decides when the timestamps cannot be trusted, being in the future.
+// hold a new one, which a delete-then-create save changes), and settle after the
+// watcher last saw an event for them (in.changedSeen), which a clock that disagrees
+// with this one cannot hide. Timestamps in the future cannot be trusted; then the
+// inputs settle once this process has read them the same for settle (in.seenSince).
 // It also says, for messages, what the wait is for.
 func settledAt(r *os.Root, in Inputs, settle time.Duration, now time.Time) (time.Time, string) {
-	at := in.seenSince.Add(settle)
-	why := fmt.Sprintf("the inputs were first read as they are %s ago", now.Sub(in.seenSince).Round(time.Millisecond))
 	changed, newest := inputsChanged(r, in)
-	switch {
-	case changed.After(now.Add(clockSlack)):
-		why = fmt.Sprintf("%s has a modification time in the future, so %s", newest, why)
-	case changed.Add(settle).Before(at):
-		at = changed.Add(settle)
-		why = fmt.Sprintf("%s changed %s ago", newest, max(now.Sub(changed), 0).Round(time.Millisecond))
+	at := changed.Add(settle)
+	why := fmt.Sprintf("%s changed %s ago", newest, max(now.Sub(changed), 0).Round(time.Millisecond))
+	if changed.After(now.Add(clockSlack)) {
+		at = in.seenSince.Add(settle)
+		why = fmt.Sprintf("%s has a modification time in the future, so the inputs must read the same for %s (first read so %s ago)",
+			newest, settle, now.Sub(in.seenSince).Round(time.Millisecond))
+	}
+	if seen := in.changedSeen.Add(settle); !in.changedSeen.IsZero() && seen.After(at) {
+		at = seen
+		why = fmt.Sprintf("an input changed %s ago", max(now.Sub(in.changedSeen), 0).Round(time.Millisecond))
 	}
 	return at, why
 }

@@ -116,15 +116,19 @@ func TestOnceGivesUpOnInputsThatKeepChanging(t *testing.T) {
 	}
 	cut := withoutNote(t, root)
 	stop := make(chan struct{})
-	saved := make(chan struct{})
-	go func() { // an editor saving over and over, each save complete
+	saved, first := make(chan struct{}), make(chan struct{})
+	go func() { // an editor saving over and over, each save complete (by rename)
 		defer close(saved)
 		for i := 0; ; i++ {
 			content := cut
 			if i%2 == 1 {
 				content = append(append([]byte{}, cut...), "# saved again\n"...)
 			}
-			os.WriteFile(file, content, 0o644)
+			os.WriteFile(file+".tmp", content, 0o644)
+			os.Rename(file+".tmp", file)
+			if i == 0 {
+				close(first)
+			}
 			select {
 			case <-stop:
 				return
@@ -132,11 +136,12 @@ func TestOnceGivesUpOnInputsThatKeepChanging(t *testing.T) {
 			}
 		}
 	}()
+	<-first
 	out := ReconcileOnce(Request{Root: root, Settle: 500 * time.Millisecond}, 700*time.Millisecond)
 	close(stop)
 	<-saved
 	if len(out.Deferred) == 0 || out.Err == nil || !strings.Contains(out.Err.Error(), "delete(s) not applied") {
-		t.Fatalf("deferred %d, err %v; want the deletes not applied", len(out.Deferred), out.Err)
+		t.Fatalf("deferred %d, err %v, problems %v; want the deletes not applied", len(out.Deferred), out.Err, out.Problems)
 	}
 	if _, err := os.Stat(filepath.Join(root, noteSkill)); err != nil {
 		t.Errorf("deleted while the inputs were still changing: %v", err)

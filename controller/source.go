@@ -9,12 +9,14 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
@@ -171,6 +173,9 @@ func (s *changeSource) run(ctx context.Context) {
 				return
 			}
 			if rel, ok := s.relevant(ev.Name); ok && s.triggers(rel) {
+				if !outputPath(rel) {
+					s.o.history.changed(time.Now())
+				}
 				s.q.Add()
 			}
 		case err, ok := <-s.fsw.Errors:
@@ -277,12 +282,29 @@ func (s *changeSource) runEnded(out Outcome) {
 	pending := s.pending
 	s.pending = nil
 	s.mu.Unlock()
+	trigger := false
 	for p := range pending {
 		if s.triggers(p) {
-			s.q.Add()
-			return
+			trigger = true
+			if !outputPath(p) {
+				s.o.history.changed(time.Now())
+			}
 		}
 	}
+	if trigger {
+		s.q.Add()
+	}
+}
+
+// outputPath tells whether rel is in a directory skillsync writes its output to,
+// where no input lives: a change there is no reason for deletes to wait.
+func outputPath(rel string) bool {
+	for _, dir := range desired.TargetDirs() {
+		if rel == dir || strings.HasPrefix(rel, dir+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // triggers tells whether an event for rel calls for a run. It does not when rel is
