@@ -119,3 +119,23 @@ func between(s, begin, end string) string {
 	got, _, _ := strings.Cut(rest, end)
 	return got
 }
+
+// inert is a title as a skill body holds it: its angle brackets as entities, which
+// models read as the characters (desired/render).
+func inert(title string) string {
+	return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(title)
+}
+
+// structureIntact checks that the title reached the model as text, not as the
+// markers around Claude Code's slot or the tags around Qwen Code's arguments: the
+// block holds each marker once (Claude Code), no tag of its own but the ones the
+// body names (Qwen Code), and never the title's angle brackets as written.
+func structureIntact(c client, block, title string) bool {
+	if strings.ContainsAny(title, "<>") && strings.Contains(block, title) {
+		return false
+	}
+	if c.target == "claude-code" {
+		return strings.Count(block, strings.TrimSpace(textBegin)) == 1 && strings.Count(block, strings.TrimSpace(textEnd)) == 1
+	}
+	return !strings.Contains(block, "</skill-args> <skill-args>")
+}

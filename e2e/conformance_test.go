@@ -120,9 +120,11 @@ func (s *suite) run(c client, ws *workspace, sk skillCase, target string) {
 		got := typedText(c, tr, block)
 		s.record(c, ws, sk.name, "text as typed, once", got == typed && placedOnce(c, block, typed),
 			fmt.Sprintf("got %q, want %q once in:\n%s", got, typed, block))
-		titleLine := "Capability `" + sk.capabilityID + "`: " + sk.title + "\n"
+		titleLine := "Capability `" + sk.capabilityID + "`: " + inert(sk.title) + "\n"
 		s.record(c, ws, sk.name, "registry text unaltered", strings.Contains(block, titleLine),
 			fmt.Sprintf("want %q in:\n%s", titleLine, block))
+		s.record(c, ws, sk.name, "structure not forged", structureIntact(c, block, sk.title),
+			fmt.Sprintf("the title's tags or markers reached the model as structure:\n%s", block))
 	}
 	if sk.mcpTool != "" {
 		s.record(c, ws, sk.name, "MCP tool offered", tr.offersTool(sk.mcpTool) || tr.mentions("\n"+sk.mcpTool+"\n") || tr.mentions(`"`+sk.mcpTool+`"`),
