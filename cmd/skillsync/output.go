@@ -37,7 +37,7 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 		if c.Action == controller.None {
 			continue
 		}
-		verb, note := fate(c, applied, check || out.Plan.Refused != "")
+		verb, note := fate(c, applied, check || out.Plan.Refused != "", notDone(out, c))
 		rows = append(rows, []string{verb, c.Path, orDash(c.Owner), note})
 	}
 	writeTable(w, rows)
@@ -58,8 +58,8 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 }
 
 // fate is the verb and note of change c: planned says no change was to be carried
-// out (--check, a refused plan).
-func fate(c controller.Change, applied map[string]controller.Applied, planned bool) (verb, note string) {
+// out (--check, a refused plan); why says why one that was to be was not.
+func fate(c controller.Change, applied map[string]controller.Applied, planned bool, why string) (verb, note string) {
 	a, attempted := applied[c.Path]
 	switch {
 	case c.Action == controller.Conflict:
@@ -67,11 +67,19 @@ func fate(c controller.Change, applied map[string]controller.Applied, planned bo
 	case planned:
 		return futureTense[c.Action], c.Reason
 	case !attempted:
-		return futureTense[c.Action], joinNotes(c.Reason, "not done")
+		return futureTense[c.Action], joinNotes(c.Reason, why)
 	case a.Err != nil:
 		return "failed", fmt.Sprintf("%s: %v", c.Action, a.Err)
 	}
 	return pastTense[c.Action], joinNotes(c.Reason, a.Kept)
+}
+
+// notDone says why c, planned for this run, was not carried out.
+func notDone(out controller.Outcome, c controller.Change) string {
+	if c.Action == controller.Delete && len(out.Deferred) > 0 {
+		return "not done: waits for the inputs to settle (" + out.SettleWhy + ")"
+	}
+	return "not done"
 }
 
 func joinNotes(notes ...string) string {
