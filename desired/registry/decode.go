@@ -17,6 +17,9 @@ import (
 // parseDocuments splits a multi-document YAML (or JSON) file into mappings.
 // Empty documents are skipped; anything that is not a mapping is a problem.
 func parseDocuments(file string, data []byte) ([]*yaml.Node, Problems) {
+	if p := checkBytes(file, data); p != nil {
+		return nil, Problems{*p}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*yaml.Node
 	for {

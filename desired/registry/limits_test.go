@@ -80,3 +80,26 @@ func TestNestingThroughAnAliasIsRefusedAtTheAlias(t *testing.T) {
 		t.Fatalf("problems = %v, want one at the alias on line 9", ps)
 	}
 }
+
+// Bytes the YAML parser refuses without a line, or takes for a line break where an
+// editor shows none, are named at their line and column.
+func TestRawControlBytesAreNamedWhereTheyAre(t *testing.T) {
+	for _, c := range []struct {
+		raw, what string
+		col       int
+	}{
+		{"\x1b", "U+001B", 14}, {"\a", "U+0007", 14}, {"\x7f", "U+007F", 14}, {"\x00", "U+0000", 14},
+		{"\xff", "0xFF, which is not UTF-8", 14}, {"\r", "a carriage return that ends no line", 14},
+		{"\u0085", "U+0085", 14}, {"\u2028", "U+2028", 14},
+	} {
+		doc := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: x.y}\nspec:\n  title: Red " + c.raw + " alert\n"
+		_, ps := parseDocuments("registry/zz.yaml", []byte(doc))
+		if len(ps) != 1 || ps[0].Pos != (Position{File: "registry/zz.yaml", Line: 5, Column: c.col}) || !strings.Contains(ps[0].Message, c.what) {
+			t.Errorf("%q: problems %v, want one at registry/zz.yaml:5:%d naming %s", c.raw, ps, c.col, c.what)
+		}
+	}
+	crlf := "apiVersion: skillsync/v1\r\nkind: Capability\r\nmetadata: {name: x.y}\r\n"
+	if _, ps := parseDocuments("registry/crlf.yaml", []byte(crlf)); len(ps) != 0 {
+		t.Errorf("CRLF line ends refused: %v", ps)
+	}
+}

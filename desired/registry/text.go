@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/skillsync/skillsync/internal/printable"
 )
@@ -77,4 +78,41 @@ func (v *validator) bodyText(s Skill) {
 		return
 	}
 	v.add(s.doc.at("spec", "body"), hint, "body holds %s on its line %d", describeRune(r), line)
+}
+
+// checkBytes finds what the YAML parser would refuse without a line, or count as a
+// line break where an editor shows none: a byte that is not UTF-8, a control
+// character other than tab and line feed, a carriage return outside CRLF, NEL,
+// U+2028 and U+2029. It names the first at its line and column, counted as an
+// editor counts them (lines end at \n only).
+func checkBytes(file string, data []byte) *Problem {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c >= 0x20 && c < 0x7f || c == '\t' {
+			i, col = i+1, col+1
+			continue
+		}
+		if c == '\n' {
+			i, line, col = i+1, line+1, 1
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		what := ""
+		switch {
+		case r == utf8.RuneError && size == 1:
+			what = fmt.Sprintf("the byte 0x%02X, which is not UTF-8", c)
+		case r == '\r' && i+1 < len(data) && data[i+1] == '\n':
+		case r == '\r':
+			what = "a carriage return that ends no line (CRLF is fine)"
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029:
+			what = describeRune(r)
+		}
+		if what != "" {
+			return &Problem{Pos: Position{File: file, Line: line, Column: col}, Message: "holds " + what,
+				Hint: "a registry file is text; write a control character as an escape in a double-quoted string, like \"\\e\", if it is meant"}
+		}
+		i, col = i+size, col+1
+	}
+	return nil
 }
