@@ -30,6 +30,12 @@ type Applied struct {
 	Sum [32]byte
 }
 
+// Done tells whether the change was made: not when it failed, nor when it was
+// housekeeping that the permissions of its directory left undone.
+func (a Applied) Done() bool {
+	return a.Err == nil && !(a.Action == Cleanup && a.Kept != "")
+}
+
 // ApplyError lists the changes that could not be made; the others were made.
 type ApplyError struct{ Failed []Applied }
 

@@ -63,7 +63,7 @@ func (h *Health) Record(out Outcome, started time.Time, took time.Duration) RunR
 		Counts: map[string]int{string(Create): 0, string(Update): 0, string(Delete): 0, string(Cleanup): 0}}
 	// What was done, not what was planned: a refused or failed change counts nowhere.
 	for _, a := range out.Applied {
-		if a.Err == nil {
+		if a.Done() {
 			r.Counts[string(a.Action)]++
 		}
 	}

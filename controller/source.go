@@ -258,7 +258,7 @@ func (s *changeSource) runEnded(out Outcome) {
 		}
 	}
 	for _, a := range out.Applied {
-		if a.Err != nil {
+		if !a.Done() {
 			continue
 		}
 		switch a.Action {

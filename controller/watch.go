@@ -108,6 +108,8 @@ func logRun(log *slog.Logger, out Outcome, r RunReport) {
 		switch {
 		case a.Err != nil:
 			log.Error("change failed", "action", string(a.Action), "path", a.Path, "err", a.Err)
+		case !a.Done():
+			log.Info("housekeeping left undone", "action", string(a.Action), "path", a.Path, "kept", a.Kept)
 		case a.Kept != "":
 			log.Info("change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner, "kept", a.Kept)
 		default:

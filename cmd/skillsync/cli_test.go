@@ -116,6 +116,27 @@ func TestOutputOfARunThatAppliedNothingClaimsNothing(t *testing.T) {
 	}
 }
 
+// Housekeeping that the permissions left undone is reported as kept, run after
+// run, never as done.
+func TestKeptHousekeepingIsNotReportedAsDone(t *testing.T) {
+	cleanup := controller.Change{Path: ".claude/skills/gone", Action: controller.Cleanup, Reason: "empty skill directory"}
+	out := controller.Outcome{
+		Plan:    controller.Plan{Changes: []controller.Change{cleanup}},
+		Planned: true,
+		Applied: []controller.Applied{{Change: &cleanup, Kept: "the empty directory is left in place (operation not permitted)"}},
+	}
+	var buf bytes.Buffer
+	printPlan(&buf, out, false, false)
+	got := buf.String()
+	if regexp.MustCompile(`(?m)^(cleaned|done:)`).MatchString(got) || !strings.Contains(got, "kept  .claude/skills/gone") ||
+		!strings.Contains(got, "nothing changed: kept 1") {
+		t.Errorf("output:\n%s", got)
+	}
+	if r := reconcileReport(out, false, exitOK); r.Changes[0].Done {
+		t.Errorf("-o json reports the kept cleanup as done")
+	}
+}
+
 func TestProfileFileMustNotBeASymlink(t *testing.T) {
 	ws := copyExample(t)
 	outside := t.TempDir() + "/profile"

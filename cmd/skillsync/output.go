@@ -70,6 +70,8 @@ func fate(c controller.Change, applied map[string]controller.Applied, planned bo
 		return futureTense[c.Action], joinNotes(c.Reason, why)
 	case a.Err != nil:
 		return "failed", fmt.Sprintf("%s: %v", c.Action, a.Err)
+	case !a.Done():
+		return "kept", joinNotes(c.Reason, a.Kept)
 	}
 	return pastTense[c.Action], joinNotes(c.Reason, a.Kept)
 }
@@ -141,7 +143,7 @@ func summary(out controller.Outcome, check bool) string {
 		return fmt.Sprintf("%s: %s; %s", lead, strings.Join(counts, ", "), tail)
 	}
 	applied := appliedByPath(out)
-	done, failed, notDone := map[controller.Action]int{}, 0, map[controller.Action]int{}
+	done, failed, kept, notDone := map[controller.Action]int{}, 0, 0, map[controller.Action]int{}
 	for _, c := range p.Changes {
 		a, attempted := applied[c.Path]
 		switch {
@@ -150,6 +152,8 @@ func summary(out controller.Outcome, check bool) string {
 			notDone[c.Action]++
 		case a.Err != nil:
 			failed++
+		case !a.Done():
+			kept++
 		default:
 			done[c.Action]++
 		}
@@ -164,6 +168,9 @@ func summary(out controller.Outcome, check bool) string {
 	}
 	if failed > 0 {
 		counts = append(counts, fmt.Sprintf("failed %d", failed))
+	}
+	if kept > 0 {
+		counts = append(counts, fmt.Sprintf("kept %d", kept))
 	}
 	for _, a := range actions {
 		if n := notDone[a]; n > 0 {
@@ -211,7 +218,7 @@ func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON
 		}
 		cr := changeReport{Change: c}
 		if a, ok := applied[c.Path]; ok && !check {
-			cr.Done, cr.Kept = a.Err == nil, a.Kept
+			cr.Done, cr.Kept = a.Done(), a.Kept
 			if a.Err != nil {
 				cr.Error = a.Err.Error()
 			}
