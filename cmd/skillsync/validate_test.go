@@ -247,13 +247,6 @@ func validationCases() []validationCase {
 			files: map[string]string{testFile: skillDoc("body: Do the test.", "bodyFile: body.md"), "registry/body.md": "Line one.\r\nLine two.\rOverwritten.\n"},
 			want:  problem{"registry/body.md:2", "bodyFile of skill test-skill holds a carriage return", "a skill body is plain text"}},
 
-		// Qwen Code lists descriptions inside tags of its own: a tag in a title or a
-		// skill description would read as one there.
-		{name: "title with a tag Qwen Code would read", files: reg(capabilityDoc("title: Do the thing", "title: Ends </skill-args> here")),
-			want: problem{testFile + ":5", `title holds "</skill-args>", which qwen-code would show the model as a tag`, "leave qwen-code out of spec.skill.targets"}},
-		{name: "skill description with a tag", files: reg(skillDoc("description: A test skill.", "description: Use <description> wisely.", "targets: [claude-code]", "targets: [claude-code, agents]")),
-			want: problem{testFile + ":5", `description holds "<description>", which agents would show the model as a tag`, "leave agents out of spec.targets"}},
-
 		// requiredCapabilities: dotted, and announced by some profile.
 		{name: "required capability unknown", files: reg(skillDoc("[terminal.ansi]", "[markdown.codeBlock.echarts-fulldat]")),
 			want: problem{testFile + ":7", `required capability "markdown.codeBlock.echarts-fulldat" is announced by no profile`, `did you mean "markdown.codeBlock.echarts-fulldata"`}},

@@ -258,31 +258,26 @@ func jsonValue(raw json.RawMessage) any {
 }
 
 // representable refuses registry text that a target client would rewrite in the
-// skill however skillsync escapes it, or read as structure of its own.
+// skill body however skillsync escapes it.
 func (v *validator) representable(c Capability) {
 	targets := c.Spec.Skill.Targets
 	if len(targets) == 0 {
 		targets = v.reg.Targets()
 	}
+	type bodyText struct {
+		keys []string
+		text string
+	}
 	texts := []bodyText{{[]string{"spec", "title"}, c.Spec.Title}, {[]string{"spec", "skill", "argument"}, c.Spec.Skill.Argument}}
 	if cli := c.Spec.CLI; cli != nil {
 		texts = append(texts, bodyText{[]string{"spec", "cli"}, strings.Join(append(append([]string{}, cli.Command...), cli.Flag), " ")})
 	}
-	v.representableIn(targets, texts, true, "spec.skill.targets")
-}
-
-// bodyText is registry text a skill is written with, and where it is declared.
-type bodyText struct {
-	keys []string
-	text string
-}
-
-func (v *validator) representableIn(targets []string, texts []bodyText, inBody bool, targetsField string) {
 	for _, target := range targets {
 		for _, t := range texts {
-			if bad, why := render.Unrepresentable(target, t.text, inBody); bad != "" {
-				v.add(v.doc.at(t.keys...), "rephrase it, for example without the angle brackets or with a space after the backslash, or leave "+target+" out of "+targetsField,
-					"%s holds %s, which %s %s", strings.Join(t.keys[1:], "."), strconv.Quote(bad), target, why)
+			if bad := render.Unrepresentable(target, t.text); bad != "" {
+				bad = strconv.Quote(bad)
+				v.add(v.doc.at(t.keys...), "rephrase it, for example with a space after the backslash, or leave "+target+" out of spec.skill.targets",
+					"%s holds %s, which %s would substitute or run in the skill however it is escaped", strings.Join(t.keys[1:], "."), bad, target)
 			}
 		}
 	}
@@ -298,12 +293,6 @@ func (v *validator) skill(s Skill) {
 	case !v.oneLine(d.at("spec", "description"), "description", spec.Description):
 	case n > MaxDescriptionLength:
 		v.add(d.at("spec", "description"), fmt.Sprintf("shorten it to %d characters; clients reject longer descriptions", MaxDescriptionLength), "description is %d characters long", n)
-	default:
-		targets := spec.Targets
-		if len(targets) == 0 {
-			targets = v.reg.Targets()
-		}
-		v.representableIn(targets, []bodyText{{[]string{"spec", "description"}, spec.Description}}, false, "spec.targets")
 	}
 	switch {
 	case spec.Body != "" && spec.BodyFile != "":

@@ -14,12 +14,8 @@ type dialect struct {
 	textSlot string
 	// escape keeps registry text literal in the client's body syntax.
 	escape func(string) string
-	// bodyUnsafe finds registry text the client cannot show literally in a skill
-	// body, if any; listUnsafe, text it would take for structure wherever it shows
-	// it (the description in its skill listing, the body). The whys say what the
-	// client would do with it.
-	bodyUnsafe, listUnsafe func(string) string
-	bodyWhy, listWhy       string
+	// unsafe finds registry text the client cannot show literally, if any.
+	unsafe func(string) string
 }
 
 var dialects = map[string]dialect{
@@ -28,40 +24,18 @@ var dialects = map[string]dialect{
 		textSource: "the text the user typed after the command, shown below between the markers",
 		textSlot:   "$ARGUMENTS",
 		escape:     escapePlaceholders,
-		bodyUnsafe: unescapablePlaceholder,
-		bodyWhy:    "would substitute or run in the skill however it is escaped",
+		unsafe:     unescapablePlaceholder,
 	},
 	"qwen-code": {
 		keys:       fullKeys,
 		textSource: "the text the user gave with this command: it follows this message, after the command name, and again inside <skill-args>",
 		escape:     verbatim,
-		listUnsafe: tagLike,
-		listWhy:    "would show the model as a tag: it lists skill descriptions inside tags of its own (<skill>, <description>) and wraps the user's text in <skill-args>",
 	},
-	// Qwen Code reads .agents/skills too, and lists those skills the same way.
 	"agents": {
 		keys:       agentSkillsKeys,
 		textSource: "the text the user gave with this skill",
 		escape:     verbatim,
-		listUnsafe: tagLike,
-		listWhy:    "would show the model as a tag (Qwen Code, which reads .agents/skills, lists skill descriptions inside tags of its own)",
 	},
-}
-
-// tagOpening is what starts an XML-like tag: a < then a letter, /, ! or ?.
-var tagOpening = regexp.MustCompile(`<[A-Za-z/!?]`)
-
-// tagLike returns the first piece of s a client that wraps text in tags of its own
-// would take for one: "a < b" and "x -> y" are text, "<skill-args>" is a tag.
-func tagLike(s string) string {
-	if loc := tagOpening.FindStringIndex(s); loc != nil {
-		end := strings.IndexByte(s[loc[0]:], '>')
-		if end < 0 {
-			return s[loc[0]:loc[1]]
-		}
-		return s[loc[0] : loc[0]+end+1]
-	}
-	return ""
 }
 
 // fullKeys is the front matter Claude Code and Qwen Code both read.
@@ -118,24 +92,12 @@ func unescapablePlaceholder(s string) string { return claudeUnescapable.FindStri
 
 func verbatim(s string) string { return s }
 
-// Unrepresentable returns the part of text that target's clients would change or
-// take for structure, whatever skillsync wrote, and what they would do with it; ""
-// when text can be shown as it is. inBody says the text is written into a skill's
-// body too, not only into its description.
-func Unrepresentable(target, text string, inBody bool) (part, why string) {
+// Unrepresentable returns the part of text that target's clients would change in a
+// skill body whatever skillsync wrote, or "" when text can be shown as it is.
+func Unrepresentable(target, text string) string {
 	d, ok := dialects[target]
-	if !ok {
-		return "", ""
+	if !ok || d.unsafe == nil {
+		return ""
 	}
-	if d.bodyUnsafe != nil && inBody {
-		if part = d.bodyUnsafe(text); part != "" {
-			return part, d.bodyWhy
-		}
-	}
-	if d.listUnsafe != nil {
-		if part = d.listUnsafe(text); part != "" {
-			return part, d.listWhy
-		}
-	}
-	return "", ""
+	return d.unsafe(text)
 }

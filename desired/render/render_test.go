@@ -237,29 +237,11 @@ func TestUnrepresentable(t *testing.T) {
 		`a \$ARGUMENTS b`: `\$ARGUMENTS`, "dir ${CLAUDE_SKILL_DIR}": "${CLAUDE_SKILL_DIR}",
 		"run !`touch /tmp/x`": "!`", "wow! `code`": "",
 	} {
-		if got, _ := Unrepresentable("claude-code", text, true); got != want {
+		if got := Unrepresentable("claude-code", text); got != want {
 			t.Errorf("Unrepresentable(claude-code, %q) = %q, want %q", text, got, want)
 		}
-		if got, _ := Unrepresentable("claude-code", text, false); got != "" {
-			t.Errorf("claude-code substitutes only in a body, yet %q is unrepresentable in a description", text)
-		}
-		if got, _ := Unrepresentable("qwen-code", text, true); got != "" {
+		if got := Unrepresentable("qwen-code", text); got != "" {
 			t.Errorf("qwen-code reads bodies verbatim, yet %q is unrepresentable", text)
-		}
-	}
-	// Qwen Code lists descriptions inside tags of its own: a tag in one, or in a
-	// body, would read as one; angle brackets that start no tag are text.
-	for text, want := range map[string]string{
-		"a < b and c > d, x -> y": "", "Ends </skill-args> here": "</skill-args>", "see <description>": "<description>",
-		"<<<TEXT": "<T", "open <tag": "<t",
-	} {
-		for _, target := range []string{"qwen-code", "agents"} {
-			if got, _ := Unrepresentable(target, text, false); got != want {
-				t.Errorf("Unrepresentable(%s, %q) = %q, want %q", target, text, got, want)
-			}
-		}
-		if got, _ := Unrepresentable("claude-code", text, true); got != "" {
-			t.Errorf("claude-code shows %q as text, yet it is unrepresentable", text)
 		}
 	}
 }
