@@ -41,7 +41,13 @@ func typedText(c client, tr transcript, block string) string {
 		text, _, _ := strings.Cut(rest, textEnd)
 		return text
 	}
-	// The body itself mentions <skill-args>; the client's own tag comes last.
+	// The body itself mentions <skill-args>; the client's own tag comes last, in
+	// the message that holds the skill. Other texts (the MCP tools' descriptions)
+	// may hold the tag too.
+	if i := strings.LastIndex(block, "<skill-args>"); i >= 0 {
+		text, _, _ := strings.Cut(block[i+len("<skill-args>"):], "</skill-args>")
+		return html.UnescapeString(text)
+	}
 	for _, t := range tr.texts {
 		if i := strings.LastIndex(t, "<skill-args>"); i >= 0 {
 			text, _, _ := strings.Cut(t[i+len("<skill-args>"):], "</skill-args>")
