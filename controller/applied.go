@@ -55,12 +55,15 @@ func readApplied(r *os.Root) (map[string][]byte, error) {
 
 // writeApplied replaces the record atomically with the files named, as read gives
 // them: the JSON of an appliedRecord, written one file at a time, so a registry of
-// megabytes is never held whole to record it.
-func writeApplied(r *os.Root, names []string, read func(name string) ([]byte, error)) error {
+// megabytes is never held whole to record it. It returns the record's digest.
+func writeApplied(r *os.Root, names []string, read func(name string) ([]byte, error)) ([32]byte, error) {
+	var sum [32]byte
 	if err := makeStateDir(r); err != nil {
-		return err
+		return sum, err
 	}
-	return replaceFileWith(r, AppliedFile, func(w io.Writer) error {
+	h := sha256.New()
+	err := replaceFileWith(r, AppliedFile, func(out io.Writer) error {
+		w := io.MultiWriter(out, h)
 		io.WriteString(w, `{"files":{`)
 		for i, name := range names {
 			data, err := read(name)
@@ -86,6 +89,8 @@ func writeApplied(r *os.Root, names []string, read func(name string) ([]byte, er
 		_, err := io.WriteString(w, "}}\n")
 		return err
 	})
+	h.Sum(sum[:0])
+	return sum, err
 }
 
 // sourceSums keeps what recordStale needs of a record: a digest per file, not the
@@ -151,7 +156,8 @@ func Accept(root string, files []string) ([]string, error) {
 		}
 		record[name] = data
 	}
-	return accepted, writeApplied(r, slices.Sorted(maps.Keys(record)), func(name string) ([]byte, error) { return record[name], nil })
+	_, err = writeApplied(r, slices.Sorted(maps.Keys(record)), func(name string) ([]byte, error) { return record[name], nil })
+	return accepted, err
 }
 
 // sourceName finds the input file arg names: relative to the workspace root, as

@@ -241,7 +241,7 @@ func TestARecordIsNotMadeFromASourceSavedAgainSinceItWasLoaded(t *testing.T) {
 	if err := os.WriteFile(file, append(data, "# saved again\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := recordApplied(reg); err != nil {
+	if _, err := recordApplied(reg); err != nil {
 		t.Fatalf("recordApplied = %v, want nothing recorded and no error", err)
 	}
 	after, err := os.ReadFile(filepath.Join(root, AppliedFile))
@@ -273,7 +273,7 @@ func TestTheRecordReadsBackAsWritten(t *testing.T) {
 		"registry/empty.yaml":      {},
 	}
 	names := slices.Sorted(maps.Keys(files))
-	if err := writeApplied(r, names, func(name string) ([]byte, error) { return files[name], nil }); err != nil {
+	if _, err := writeApplied(r, names, func(name string) ([]byte, error) { return files[name], nil }); err != nil {
 		t.Fatal(err)
 	}
 	back, err := readApplied(r)
@@ -284,7 +284,7 @@ func TestTheRecordReadsBackAsWritten(t *testing.T) {
 		t.Errorf("record read back as %q, want %q", back, files)
 	}
 	failing := errors.New("read failed")
-	if err := writeApplied(r, names, func(string) ([]byte, error) { return nil, failing }); !errors.Is(err, failing) {
+	if _, err := writeApplied(r, names, func(string) ([]byte, error) { return nil, failing }); !errors.Is(err, failing) {
 		t.Errorf("writeApplied with a failing read = %v, want it", err)
 	}
 	if again, err := readApplied(r); err != nil || !maps.EqualFunc(files, again, bytes.Equal) {

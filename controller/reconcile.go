@@ -96,8 +96,10 @@ type Outcome struct {
 	Deferred  []*Change
 	SettleAt  time.Time
 	SettleWhy string
-	// Recorded says the pass wrote a new record of its sources (AppliedFile).
-	Recorded bool
+	// Recorded says the pass wrote a new record of its sources (AppliedFile), and
+	// RecordSum is the digest of what it wrote.
+	Recorded  bool
+	RecordSum [32]byte
 	// Planned says the pass got as far as a plan: not when its inputs or the
 	// workspace could not be read.
 	Planned bool
@@ -209,13 +211,17 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	if req.Check || out.Plan.Refused != "" {
 		return out
 	}
-	var deferred bool
+	settleAt, why := req.settleAt(in)
+	deferred := false
 	out.Applied, out.Err = ApplyGated(in.Registry.Root, out.Plan, func() bool {
-		ok, at, why := req.deleteGate(in)
-		deferred, out.SettleAt, out.SettleWhy = !ok, at, why
-		return ok
+		deferred = !mayDelete(in, settleAt)
+		return !deferred
 	})
 	if deferred {
+		if !in.unchanged() {
+			settleAt, why = time.Now().Add(req.Settle), "the inputs changed during this pass"
+		}
+		out.SettleAt, out.SettleWhy = settleAt, why
 		for i := range out.Plan.Changes {
 			if out.Plan.Changes[i].Action == Delete {
 				out.Deferred = append(out.Deferred, &out.Plan.Changes[i])
@@ -226,8 +232,8 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 		out.Err = err
 	}
 	if out.Err == nil && len(out.Deferred) == 0 && in.recordStale() {
-		out.Err = recordApplied(in.Registry)
-		out.Recorded = out.Err == nil
+		out.RecordSum, out.Err = recordApplied(in.Registry)
+		out.Recorded = out.Err == nil && out.RecordSum != [32]byte{}
 	}
 	return out
 }
@@ -281,8 +287,8 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		if out.Plan.Count(Delete) == 0 {
 			break
 		}
-		ok, until, why := req.deleteGate(out.Inputs)
-		if ok || until.After(deadline) {
+		until, why := req.settleAt(out.Inputs)
+		if !time.Now().Before(until) || until.After(deadline) {
 			break
 		}
 		if req.Log != nil {
@@ -308,9 +314,9 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	} else {
 		out = Reconcile(req)
 	}
-	if len(out.Deferred) > 0 && out.Err == nil {
-		out.Err = fmt.Errorf("%d delete(s) not applied: %s; deletes wait until the inputs have been unchanged for %s (--settle); run again once they are saved",
-			len(out.Deferred), out.SettleWhy, req.Settle)
+	if len(out.Deferred) > 0 {
+		out.Err = errors.Join(out.Err, fmt.Errorf("%d delete(s) not applied: %s; deletes wait until the inputs have been unchanged for %s (--settle); run again once they are saved",
+			len(out.Deferred), out.SettleWhy, req.Settle))
 	}
 	return out
 }
@@ -360,18 +366,18 @@ func targetsByDir() []string {
 // run left, and goes first. A source saved again since it was loaded is not what
 // was applied: then nothing is recorded, and the next pass, which applies the new
 // version, records it.
-func recordApplied(reg *registry.Registry) error {
+func recordApplied(reg *registry.Registry) ([32]byte, error) {
 	r, err := os.OpenRoot(reg.Root)
 	if err != nil {
-		return err
+		return [32]byte{}, err
 	}
 	defer r.Close()
 	removeStateTemps(r)
-	err = writeApplied(r, slices.Sorted(maps.Keys(reg.Sources)), func(name string) ([]byte, error) { return registry.ReadSource(reg, name) })
+	sum, err := writeApplied(r, slices.Sorted(maps.Keys(reg.Sources)), func(name string) ([]byte, error) { return registry.ReadSource(reg, name) })
 	if errors.Is(err, registry.ErrSourceChanged) {
-		return nil
+		return [32]byte{}, nil
 	}
-	return err
+	return sum, err
 }
 
 // ignoreStateDir gives a .skillsync/ that a host or a person created the .gitignore

@@ -95,8 +95,11 @@ func settledAt(r *os.Root, in Inputs, settle time.Duration, now time.Time) (time
 	return at, why
 }
 
-// inputsChanged is the newest modification time among the input files of in and
-// the directories that hold them or could hold a new one, and which it was.
+// inputsChanged is the newest modification time among the input files of in (the
+// config, the profile, the registry and body files) and the registry directories
+// that hold them or could hold a new one (registryDirs), and which it was. The
+// workspace root and .skillsync/ count only through the files in them: skillsync's
+// own writes (its state directory, a new target directory) change them too.
 func inputsChanged(r *os.Root, in Inputs) (time.Time, string) {
 	paths := []string{registry.ConfigName, desired.ProfileFile}
 	paths = append(paths, in.Registry.Files...)
@@ -105,11 +108,7 @@ func inputsChanged(r *os.Root, in Inputs) (time.Time, string) {
 			paths = append(paths, s.BodyPath)
 		}
 	}
-	for _, d := range inputDirs(r, in.Registry) {
-		if d != StateDir { // its own writes would count as changes; the profile file is here
-			paths = append(paths, d)
-		}
-	}
+	paths = append(paths, registryDirs(r, in.Registry)...)
 	var newest time.Time
 	which := ""
 	for _, p := range paths {
@@ -121,24 +120,24 @@ func inputsChanged(r *os.Root, in Inputs) (time.Time, string) {
 	return newest, which
 }
 
-// deleteGate says whether the deletes of a pass over in may be applied now; when
-// not, until when to wait and why.
-func (req Request) deleteGate(in Inputs) (ok bool, until time.Time, why string) {
+// settleAt is when the deletes of a pass over in may be applied, and why not
+// before; the zero time when they need not wait. It is taken before the pass
+// writes anything, so its own writes cannot hold its deletes back.
+func (req Request) settleAt(in Inputs) (time.Time, string) {
 	if req.Settle <= 0 {
-		return true, time.Time{}, ""
+		return time.Time{}, ""
 	}
 	r, err := os.OpenRoot(in.Registry.Root)
 	if err != nil {
-		return false, time.Now().Add(req.Settle), "the workspace cannot be read: " + err.Error()
+		return time.Now().Add(req.Settle), "the workspace cannot be read: " + err.Error()
 	}
 	defer r.Close()
-	now := time.Now()
-	if at, why := settledAt(r, in, req.Settle, now); now.Before(at) {
-		return false, at, why
-	}
-	// Read them again right before deleting: settled inputs are still the same.
-	if !in.unchanged() {
-		return false, now.Add(req.Settle), "the inputs changed during this pass"
-	}
-	return true, time.Time{}, ""
+	return settledAt(r, in, req.Settle, time.Now())
+}
+
+// mayDelete says whether deletes planned from in while they settled at at may be
+// applied now: the time has come, and the inputs, read again, are still what the
+// pass planned from.
+func mayDelete(in Inputs, at time.Time) bool {
+	return !time.Now().Before(at) && in.unchanged()
 }

@@ -172,3 +172,27 @@ func TestFutureTimestampsFallBackToWhatThePassSaw(t *testing.T) {
 		t.Errorf("never deleted: %v", err)
 	}
 }
+
+// A pass's own writes (the .skillsync/ it creates in a fresh clone, a target
+// directory it creates) change the workspace root: they must not hold back the
+// deletes of inputs saved long before.
+func TestOwnWritesDoNotHoldBackDeletes(t *testing.T) {
+	root := inSync(t)
+	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), withoutNote(t, root), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, StateDir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, ".agents")); err != nil {
+		t.Fatal(err)
+	}
+	backdate(t, root)
+	out := ReconcileOnce(Request{Root: root, Settle: time.Hour}, 10*time.Second)
+	if out.Err != nil || len(out.Problems) > 0 || len(out.Deferred) > 0 {
+		t.Fatalf("err %v, problems %v, deferred %d (%s)", out.Err, out.Problems, len(out.Deferred), out.SettleWhy)
+	}
+	if _, err := os.Stat(filepath.Join(root, noteSkill)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the orphan was not deleted: %v", err)
+	}
+}

@@ -9,14 +9,12 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/skillsync/skillsync/banner"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
@@ -37,11 +35,12 @@ type changeSource struct {
 	root    *os.Root
 	fsw     *fsnotify.Watcher // nil when every directory is polled
 	every   time.Duration     // the poll interval
-	pollSet chan []string     // the polled directories, handed to the poller
+	pollSet chan polledDirs   // the polled directories, handed to the poller
 
 	mu      sync.Mutex
 	watched map[string]bool // directories inotify watches
 	polled  []string        // directories polled, sorted
+	inputs  inputPaths      // which paths are inputs, as of the last refresh
 	// own is what this process's last run left at each path it wrote; an event
 	// for such a path, which still holds just that, is the run's own.
 	own map[string]ownState
@@ -49,8 +48,15 @@ type changeSource struct {
 	// in pending, to be judged against what the run leaves.
 	running bool
 	pending map[string]bool
-	// baseline is the poller's first fingerprint, taken before the first run.
-	baseline string
+	// baseline is the poller's first fingerprint of each directory, taken before
+	// the first run.
+	baseline map[string]string
+}
+
+// polledDirs are the directories the poller lists, and which of them hold inputs.
+type polledDirs struct {
+	dirs  []string
+	input map[string]bool
 }
 
 func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
@@ -58,7 +64,7 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan []string, 1), watched: map[string]bool{}}
+	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]bool{}}
 	if s.every <= 0 {
 		s.every = fallbackPoll
 	}
@@ -73,7 +79,10 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 	// files and directories.
 	reg, _ := registry.Load(o.Root)
 	s.refresh(reg)
-	s.baseline = fingerprint(r, s.polled)
+	s.baseline = map[string]string{}
+	for _, d := range s.polled {
+		s.baseline[d] = fingerprint(r, d)
+	}
 	return s, nil
 }
 
@@ -126,18 +135,24 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 				watched[d] = true
 				continue
 			}
-			if err := s.fsw.Add(s.abs(d)); err != nil {
+			err := s.fsw.Add(s.abs(d))
+			switch {
+			case err == nil:
+				watched[d] = true
+			case workspacefs.OutOfResources(err):
+				// The watch limit (ENOSPC) or the instance's memory: poll instead.
 				polled = append(polled, d)
 				if addErr == nil {
 					addErr = err
 				}
-				continue
 			}
-			watched[d] = true
+			// Anything else (the directory vanished since it was listed) is picked up
+			// by the run its removal triggers, and the refresh after it.
 		}
 	}
 	s.mu.Lock()
 	s.watched, s.polled = watched, polled
+	s.inputs = inputsOf(s.root, reg)
 	s.mu.Unlock()
 	if s.fsw != nil && before == 0 && len(polled) > 0 {
 		s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
@@ -148,11 +163,15 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))
 	}
 	s.o.Health.SetWatch(WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
+	input := map[string]bool{}
+	for _, d := range inputDirs(s.root, reg) {
+		input[d] = true
+	}
 	select { // replace a set the poller has not taken yet
 	case <-s.pollSet:
 	default:
 	}
-	s.pollSet <- polled
+	s.pollSet <- polledDirs{dirs: polled, input: input}
 }
 
 func (s *changeSource) abs(rel string) string {
@@ -172,8 +191,13 @@ func (s *changeSource) run(ctx context.Context) {
 			if !ok {
 				return
 			}
-			if rel, ok := s.relevant(ev.Name); ok && s.triggers(rel) {
-				if !outputPath(rel) {
+			rel, ok := s.relevant(ev.Name)
+			if !ok {
+				continue
+			}
+			input, output := s.kind(rel)
+			if (input || output) && s.triggers(rel) {
+				if input {
 					s.o.history.changed(time.Now())
 				}
 				s.q.Add()
@@ -182,8 +206,10 @@ func (s *changeSource) run(ctx context.Context) {
 			if !ok {
 				return
 			}
-			// An overflow means events were lost: only a full run is safe.
+			// An overflow means events were lost, of inputs too for all it tells: only a
+			// full run is safe, and deletes wait as after a change.
 			s.o.Log.Error("watcher error, reconciling in full", "overflow", errors.Is(err, fsnotify.ErrEventOverflow), "err", err)
+			s.o.history.changed(time.Now())
 			s.q.Add()
 		}
 	}
@@ -204,10 +230,11 @@ func (s *changeSource) relevant(name string) (string, bool) {
 }
 
 // poll fingerprints the polled directories every interval and triggers a run when
-// a fingerprint changes. Under --poll a run's own writes change it too: they cause
-// one more run, which finds nothing to do.
+// one changes; a change in a directory that holds inputs also makes deletes wait,
+// as an event there would. Under --poll a run's own writes change a fingerprint
+// too: they cause one more run, which finds nothing to do.
 func (s *changeSource) poll(ctx context.Context) {
-	var dirs []string
+	var set polledDirs
 	last := s.baseline
 	tick := time.NewTicker(s.every)
 	defer tick.Stop()
@@ -215,17 +242,26 @@ func (s *changeSource) poll(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case dirs = <-s.pollSet:
+		case set = <-s.pollSet:
 			continue
 		case <-tick.C:
 		}
-		if len(dirs) == 0 {
-			continue
+		changed, inputChanged := false, false
+		now := map[string]string{}
+		for _, d := range set.dirs {
+			now[d] = fingerprint(s.root, d)
+			if now[d] != last[d] {
+				changed = true
+				inputChanged = inputChanged || set.input[d]
+			}
 		}
-		if fp := fingerprint(s.root, dirs); fp != last {
+		if inputChanged {
+			s.o.history.changed(time.Now())
+		}
+		if changed {
 			s.q.Add()
-			last = fp
 		}
+		last = now
 	}
 }
 
@@ -284,9 +320,9 @@ func (s *changeSource) runEnded(out Outcome) {
 	s.mu.Unlock()
 	trigger := false
 	for p := range pending {
-		if s.triggers(p) {
+		if input, output := s.kind(p); (input || output) && s.triggers(p) {
 			trigger = true
-			if !outputPath(p) {
+			if input {
 				s.o.history.changed(time.Now())
 			}
 		}
@@ -296,16 +332,15 @@ func (s *changeSource) runEnded(out Outcome) {
 	}
 }
 
-// outputPath tells whether rel is in a directory skillsync writes its output to,
-// where no input lives: a change there is no reason for deletes to wait.
-func outputPath(rel string) bool {
-	for _, dir := range desired.TargetDirs() {
-		if rel == dir || strings.HasPrefix(rel, dir+"/") {
-			return true
-		}
-	}
-	return false
+// kind says whether rel is an input path (see inputPaths) and whether it is where
+// skillsync writes; an event for a path that is neither is dropped.
+func (s *changeSource) kind(rel string) (input, output bool) {
+	s.mu.Lock()
+	inputs := s.inputs
+	s.mu.Unlock()
+	return inputs.holds(rel), outputPath(rel)
 }
+
 
 // triggers tells whether an event for rel calls for a run. It does not when rel is
 // a path the last run wrote and still holds what that run left there: the event is

@@ -69,11 +69,12 @@ func Watch(ctx context.Context, o WatchOptions) error {
 		src.runStarting()
 		out := Reconcile(o.Request)
 		took := time.Since(started)
-		// Watches first: once /readyz says ready, every later change is seen.
-		if len(out.Problems) > 0 {
-			src.refresh(nil)
-		} else {
+		// Watches first: once /readyz says ready, every later change is seen. Inputs
+		// that did not load whole keep every directory watched so far.
+		if out.Planned {
 			src.refresh(out.Registry)
+		} else {
+			src.refresh(nil)
 		}
 		src.runEnded(out)
 		report := o.Health.Record(out, started, took)
@@ -81,6 +82,7 @@ func Watch(ctx context.Context, o WatchOptions) error {
 		if settle != nil {
 			settle.Stop()
 		}
+		// Deletes that wait for the inputs to settle: one more run then.
 		if len(out.Deferred) > 0 {
 			settle = time.AfterFunc(time.Until(out.SettleAt)+10*time.Millisecond, q.Add)
 		}

@@ -2,6 +2,8 @@ package controller
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -153,6 +155,21 @@ func TestGlobDirsCoverWildcardDirectories(t *testing.T) {
 	sort.Strings(got)
 	if diff := cmp.Diff([]string{"extra", "extra/a", "extra/b"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// Every level of the directory part, not only the last: a directory replaced in
+	// the middle (extra/b) changes what the glob matches.
+	got = globDirs(r, "extra/*/deeper/*.yaml")
+	sort.Strings(got)
+	if diff := cmp.Diff([]string{"extra", "extra/a", "extra/b", "extra/b/deeper"}, got); diff != "" {
+		t.Errorf("a middle level: (-want +got):\n%s", diff)
+	}
+	// Names starting with "." are matched only by a segment that starts with one,
+	// as the loader matches them: .git is not a registry directory of */*.yaml.
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := globDirs(r, "*/*.yaml"); slices.Contains(got, ".git") {
+		t.Errorf("globDirs(*/*.yaml) = %v, holds .git", got)
 	}
 	if diff := cmp.Diff([]string{"registry"}, globDirs(r, "registry/*.yaml")); diff != "" {
 		t.Errorf("a missing fixed directory: (-want +got):\n%s", diff)
@@ -328,7 +345,7 @@ func TestInputDirsFollowTheLinksOnTheWay(t *testing.T) {
 			t.Errorf("input directories %v lack %s", got, want)
 		}
 	}
-	if diff := cmp.Diff([]string{".", "cm"}, linkDirs(r, "registry")); diff != "" {
+	if diff := cmp.Diff([]string{".", "cm", "cm/..2026_v1"}, linkDirs(r, "registry")); diff != "" {
 		t.Errorf("linkDirs(registry) (-want +got):\n%s", diff)
 	}
 	// A link out of the workspace, or a loop, ends the walk.
@@ -342,5 +359,103 @@ func TestInputDirsFollowTheLinksOnTheWay(t *testing.T) {
 		if dirs := linkDirs(r, p); len(dirs) > maxLinkHops+1 {
 			t.Errorf("linkDirs(%s) = %v", p, dirs)
 		}
+	}
+}
+
+// The directories whose changes decide the registry include every level of a
+// glob's directory part and where a registry file that is a link leads.
+func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
+	root := t.TempDir()
+	for rel, content := range map[string]string{
+		"skillsync.yaml":              "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [extra/*/sub/*.yaml, registry/*.yaml]\n",
+		"extra/b/sub/list.yaml":       "",
+		"shared/caps.yaml":            "",
+		"registry/.keep-the-dir.yaml": "",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../shared/caps.yaml", filepath.Join(root, "registry/caps.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	reg := &registry.Registry{Root: root, Files: []string{"extra/b/sub/list.yaml", "registry/caps.yaml"}}
+	reg.Config.Spec.Registry = []string{"extra/*/sub/*.yaml", "registry/*.yaml"}
+	got := registryDirs(r, reg)
+	for _, want := range []string{"extra", "extra/b", "extra/b/sub", "registry", "shared"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("registryDirs = %v, lacks %s", got, want)
+		}
+	}
+	if slices.Contains(got, ".") || slices.Contains(got, StateDir) {
+		t.Errorf("registryDirs = %v: the root and .skillsync/ count only through their files", got)
+	}
+	in := inputsOf(r, reg)
+	for rel, want := range map[string]bool{
+		"registry/caps.yaml": true, "shared/caps.yaml": false, "extra/c": true, "extra/c/sub/new.yaml": true,
+		"extra/c/other": false, "dev.log": false, ".git": false, registry.ConfigName: true, "registry/new.yaml": true,
+	} {
+		if got := in.holds(rel); got != want {
+			t.Errorf("holds(%s) = %v, want %v", rel, got, want)
+		}
+	}
+}
+
+// Events beside the inputs that are no input (a log written next to
+// skillsync.yaml) neither keep deletes waiting nor cause runs.
+func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
+	root := exampleWorkspace(t)
+	backdate(t, root)
+	h := &levels{}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- Watch(ctx, WatchOptions{Request: Request{Root: root, Settle: 500 * time.Millisecond}, Debounce: 20 * time.Millisecond,
+			MaxWait: 200 * time.Millisecond, Health: &Health{}, Log: slog.New(h)})
+	}()
+	await(t, func() bool { return len(h.matching("INFO reconcile finished")) == 1 })
+	stop := make(chan struct{})
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		for {
+			f, err := os.OpenFile(filepath.Join(root, "dev.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+			if err == nil {
+				f.WriteString("a line\n")
+				f.Close()
+			}
+			os.WriteFile(filepath.Join(root, "scratch.tmp"), nil, 0o644)
+			os.Remove(filepath.Join(root, "scratch.tmp"))
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	defer func() { close(stop); <-written }()
+	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), withoutNote(t, root), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	await(t, func() bool {
+		_, err := os.Stat(filepath.Join(root, noteSkill))
+		return errors.Is(err, fs.ErrNotExist) && len(h.matching("INFO reconcile finished result=converged")) == 2
+	})
+	runs := len(h.matching("INFO reconcile finished"))
+	time.Sleep(500 * time.Millisecond)
+	if more := len(h.matching("INFO reconcile finished")) - runs; more > 0 {
+		t.Errorf("%d runs for writes that are no input; log:\n%s", more, strings.Join(h.records, "\n"))
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/desired"
@@ -42,30 +43,51 @@ func watchDirs(r *os.Root, reg *registry.Registry) []string {
 }
 
 // inputDirs lists the directories whose entries can change what the inputs are:
-// the config's directory, .skillsync/, every directory a registry glob can match
-// (see globDirs), the directory of every registry and body file, and every directory
-// that holds a symlink on the way to one of these (see linkDirs). Inputs may live
-// behind a symlink that stays inside the workspace (the loader allows it).
+// the config's directory, .skillsync/ (the profile), and the registry directories
+// (see registryDirs).
 func inputDirs(r *os.Root, reg *registry.Registry) []string {
-	inputs := []string{".", StateDir}
-	if reg != nil {
-		for _, pattern := range reg.Config.Spec.Registry {
-			inputs = append(inputs, globDirs(r, pattern)...)
-		}
-		for _, f := range reg.Files {
-			inputs = append(inputs, path.Dir(f))
-		}
-		for _, s := range reg.Skills {
-			if s.BodyPath != "" {
-				inputs = append(inputs, path.Dir(s.BodyPath))
-			}
-		}
-	}
 	set := map[string]bool{}
-	for _, w := range inputs {
-		w = path.Clean(w)
+	for _, w := range []string{".", StateDir} {
 		if d, ok := nearestDir(r, w, true); ok {
 			set[d] = true
+		}
+	}
+	for _, d := range registryDirs(r, reg) {
+		set[d] = true
+	}
+	return sortedKeys(set)
+}
+
+// registryDirs lists the directories whose entries decide what the registry and
+// body files are: every directory a registry glob can match, at every level (see
+// globDirs), the directory of every registry and body file, and, for each of these
+// and each of those files, the directories that hold a symlink on the way and the
+// one the last link leads into (see linkDirs). Inputs may live behind a symlink
+// that stays inside the workspace (the loader allows it). reg may be nil.
+func registryDirs(r *os.Root, reg *registry.Registry) []string {
+	if reg == nil {
+		return nil
+	}
+	var dirs, files []string
+	for _, pattern := range reg.Config.Spec.Registry {
+		dirs = append(dirs, globDirs(r, pattern)...)
+	}
+	files = append(files, reg.Files...)
+	for _, s := range reg.Skills {
+		if s.BodyPath != "" {
+			files = append(files, s.BodyPath)
+		}
+	}
+	for _, f := range files {
+		dirs = append(dirs, path.Dir(f))
+	}
+	set := map[string]bool{}
+	for _, w := range append(dirs, files...) {
+		w = path.Clean(w)
+		if slices.Contains(dirs, w) {
+			if d, ok := nearestDir(r, w, true); ok {
+				set[d] = true
+			}
 		}
 		for _, d := range linkDirs(r, w) {
 			set[d] = true
@@ -79,11 +101,20 @@ func inputDirs(r *os.Root, reg *registry.Registry) []string {
 const maxLinkHops = 40
 
 // linkDirs lists the directories that hold a symlink on the way to rel, following
-// each link inside the workspace. A link swapped for another (how a Kubernetes
+// each link inside the workspace, and, when rel is reached through a link, the
+// directory it resolves into. A link swapped for another (how a Kubernetes
 // ConfigMap volume updates: the kubelet renames a fresh ..data link over the old
-// one) changes nothing in the directory it leads to, only in the one that holds it.
+// one) changes nothing in the directory it leads to, only in the one that holds
+// it; and a registry file that is a link to a file elsewhere changes where the
+// link leads, not where the link is.
 func linkDirs(r *os.Root, rel string) []string {
-	var out []string
+	_, dirs := walkLinks(r, rel)
+	return dirs
+}
+
+// walkLinks follows rel through the symlinks on its way, inside the workspace: it
+// returns the links met and the directories linkDirs lists.
+func walkLinks(r *os.Root, rel string) (links, dirs []string) {
 	parts := strings.Split(rel, "/")
 	cur := "."
 	for hops := 0; len(parts) > 0; {
@@ -95,7 +126,7 @@ func linkDirs(r *os.Root, rel string) []string {
 		next := path.Join(cur, part)
 		info, err := r.Lstat(next)
 		if err != nil {
-			break
+			return links, dirs
 		}
 		if info.Mode()&fs.ModeSymlink == 0 {
 			cur = next
@@ -103,21 +134,87 @@ func linkDirs(r *os.Root, rel string) []string {
 		}
 		target, err := r.Readlink(next)
 		if hops++; err != nil || hops > maxLinkHops || path.IsAbs(target) {
-			break
+			return links, dirs
 		}
-		out = append(out, cur)
+		links, dirs = append(links, next), append(dirs, cur)
 		resolved := path.Join(cur, target)
 		if resolved == ".." || strings.HasPrefix(resolved, "../") {
-			break
+			return links, dirs
 		}
 		parts = append(strings.Split(resolved, "/"), parts...)
 		cur = "."
 	}
-	return out
+	if len(links) > 0 {
+		if info, err := r.Lstat(cur); err == nil && !info.IsDir() {
+			cur = path.Dir(cur)
+		}
+		dirs = append(dirs, cur)
+	}
+	return links, dirs
 }
 
-// globDirs lists every existing directory the directory part of a registry glob can
-// match, plus its fixed prefix, so a new matching directory is seen when it appears.
+// inputPaths tells which paths of the watched directories are inputs, or could
+// become one: an event for any other (a log file written beside skillsync.yaml,
+// .git beside a registry directory) changes nothing a reconcile reads.
+type inputPaths struct {
+	any      bool            // the inputs did not load: every path may be one
+	paths    map[string]bool // input files, the directories above them, the links on their way
+	patterns []string        // registry globs: a new match, or a directory one could appear under
+}
+
+// inputsOf lists the input paths of a registry; nil means it did not load.
+func inputsOf(r *os.Root, reg *registry.Registry) inputPaths {
+	if reg == nil {
+		return inputPaths{any: true}
+	}
+	in := inputPaths{paths: map[string]bool{}, patterns: reg.Config.Spec.Registry}
+	files := append([]string{registry.ConfigName, desired.ProfileFile}, reg.Files...)
+	for _, s := range reg.Skills {
+		if s.BodyPath != "" {
+			files = append(files, s.BodyPath)
+		}
+	}
+	for _, f := range files {
+		for p := f; p != "." && p != "/"; p = path.Dir(p) {
+			in.paths[p] = true
+		}
+		links, _ := walkLinks(r, f)
+		for _, l := range links {
+			in.paths[l] = true
+		}
+	}
+	return in
+}
+
+// holds tells whether rel is an input path.
+func (in inputPaths) holds(rel string) bool {
+	if in.any || in.paths[rel] {
+		return true
+	}
+	for _, p := range in.patterns {
+		if whole, onTheWay := registry.MatchPattern(p, rel); whole || onTheWay {
+			return true
+		}
+	}
+	return false
+}
+
+// outputPath tells whether rel is where skillsync writes, or on the way there: a
+// target directory and what is in it, the directories above one, .skillsync/ and
+// the record in it (which skillsync accept rewrites).
+func outputPath(rel string) bool {
+	for _, dir := range desired.TargetDirs() {
+		if rel == dir || strings.HasPrefix(rel, dir+"/") || strings.HasPrefix(dir, rel+"/") {
+			return true
+		}
+	}
+	return rel == StateDir || rel == AppliedFile
+}
+
+// globDirs lists every existing directory a registry glob can match a file under,
+// at every level of its directory part, plus its fixed prefix, so a new matching
+// directory or file is seen when it appears. Segments match as the loader matches
+// them (registry.MatchSegment).
 func globDirs(r *os.Root, pattern string) []string {
 	dirPattern := path.Dir(path.Clean(pattern))
 	out := []string{staticPrefix(pattern)}
@@ -130,16 +227,21 @@ func globDirs(r *os.Root, pattern string) []string {
 		for _, dir := range current {
 			entries, _ := workspacefs.ReadDir(r, dir)
 			for _, e := range entries {
-				if ok, _ := path.Match(seg, e.Name()); ok {
+				if registry.MatchSegment(seg, e.Name()) {
 					if info, err := r.Stat(path.Join(dir, e.Name())); err == nil && info.IsDir() {
 						next = append(next, path.Join(dir, e.Name()))
 					}
 				}
 			}
 		}
+		for _, d := range next {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
 		current = next
 	}
-	return append(out, current...)
+	return out
 }
 
 // staticPrefix is the directory part of a glob before its first pattern character.
@@ -176,20 +278,18 @@ func nearestDir(r *os.Root, dir string, followLinks bool) (string, bool) {
 	}
 }
 
-// fingerprint summarises the entries of dirs (names, types, sizes, mtimes), for
-// --poll: any change to a watched file or directory changes it.
-func fingerprint(r *os.Root, dirs []string) string {
+// fingerprint summarises the entries of dir (names, types, sizes, mtimes), for
+// polling: any change to a file or directory in it changes it.
+func fingerprint(r *os.Root, dir string) string {
 	h := sha256.New()
-	for _, dir := range dirs {
-		entries, err := workspacefs.ReadDir(r, dir)
-		fmt.Fprintf(h, "%s\x00%v\x00", dir, err)
-		for _, e := range entries {
-			info, err := e.Info()
-			if err != nil {
-				continue
-			}
-			fmt.Fprintf(h, "%s\x00%v\x00%d\x00%d\x00", e.Name(), info.Mode(), info.Size(), info.ModTime().UnixNano())
+	entries, err := workspacefs.ReadDir(r, dir)
+	fmt.Fprintf(h, "%s\x00%v\x00", dir, err)
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			continue
 		}
+		fmt.Fprintf(h, "%s\x00%v\x00%d\x00%d\x00", e.Name(), info.Mode(), info.Size(), info.ModTime().UnixNano())
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

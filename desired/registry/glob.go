@@ -31,7 +31,7 @@ func (l *loader) glob(pattern string, pos Position) []string {
 		var next []string
 		for _, dir := range current {
 			for _, cand := range l.expand(dir, seg, pattern, pos) {
-				if l.match(cand, pattern, pos, last) {
+				if l.match(cand, pattern, pos, last, !strings.ContainsAny(seg, `*?[\`)) {
 					next = append(next, cand)
 				}
 			}
@@ -76,21 +76,50 @@ func (l *loader) expand(dir, seg, pattern string, pos Position) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(seg, ".") {
-			continue
-		}
-		if ok, _ := path.Match(seg, e.Name()); ok {
+		if MatchSegment(seg, e.Name()) {
 			out = append(out, path.Join(dir, e.Name()))
 		}
 	}
 	return out
 }
 
+// MatchSegment tells whether name matches one segment of a registry glob: as
+// path.Match does, except that a name starting with "." is matched only by a
+// segment that starts with "." too (editors' swap and lock files start with one).
+// A segment without pattern characters matches only itself.
+func MatchSegment(seg, name string) bool {
+	if !strings.ContainsAny(seg, `*?[\`) {
+		return seg == name
+	}
+	if strings.HasPrefix(name, ".") && !strings.HasPrefix(seg, ".") {
+		return false
+	}
+	ok, _ := path.Match(seg, name)
+	return ok
+}
+
+// MatchPattern tells whether the slash-separated path rel matches the registry
+// glob pattern as the loader matches it: whole when all of it does, onTheWay when
+// rel is a directory a match could be found under.
+func MatchPattern(pattern, rel string) (whole, onTheWay bool) {
+	segs := strings.Split(path.Clean(pattern), "/")
+	parts := strings.Split(path.Clean(rel), "/")
+	if len(parts) > len(segs) {
+		return false, false
+	}
+	for i, part := range parts {
+		if !MatchSegment(segs[i], part) {
+			return false, false
+		}
+	}
+	return len(parts) == len(segs), len(parts) < len(segs)
+}
+
 // match tells whether rel, which matched a segment of pattern, goes on: a directory
 // for a segment before the last, a readable regular file for the last. Anything else
 // the last segment matched is a problem; before the last, only what cannot be told
-// from a directory is.
-func (l *loader) match(rel, pattern string, pos Position, last bool) bool {
+// from a directory is. literal says the segment named rel without a pattern.
+func (l *loader) match(rel, pattern string, pos Position, last, literal bool) bool {
 	real, err := filepath.EvalSymlinks(filepath.Join(l.root, filepath.FromSlash(rel)))
 	if err != nil {
 		return l.unresolved(rel, pattern, pos, err)
@@ -101,8 +130,13 @@ func (l *loader) match(rel, pattern string, pos Position, last bool) bool {
 		return false
 	}
 	if out := l.outputDir(real); out != "" {
-		l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, inside %s, where skillsync writes", pattern, rel, out),
-			Hint: "keep the registry out of the skill directories and " + StateDir + "/"})
+		// A directory a pattern matched on the way is passed over: a glob like
+		// .*/*.yaml must not turn invalid the moment skillsync creates .skillsync/.
+		// A file there, or a directory the glob names, is an error.
+		if last || literal {
+			l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, inside %s, where skillsync writes", pattern, rel, out),
+				Hint: "keep the registry out of the skill directories and " + StateDir + "/"})
+		}
 		return false
 	}
 	info, err := os.Stat(real)
