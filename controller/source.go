@@ -341,7 +341,6 @@ func (s *changeSource) kind(rel string) (input, output bool) {
 	return inputs.holds(rel), outputPath(rel)
 }
 
-
 // triggers tells whether an event for rel calls for a run. It does not when rel is
 // a path the last run wrote and still holds what that run left there: the event is
 // the run's own. During a run an event waits for the run to end, to be judged then.
