@@ -300,3 +300,40 @@ func TestTheRecordReadsBackAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// A file cut short is blamed only for the deletes of skills it no longer declares:
+// a trailing comment dropped from one file does not hold back a capability removed
+// from another.
+func TestACutIsBlamedOnlyForItsOwnDeletes(t *testing.T) {
+	root := inSync(t)
+	journal := filepath.Join(root, "registry/journal.yaml")
+	data, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(journal, append(slices.Clip(data), "# a trailing comment\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := ReconcileOnce(Request{Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
+		t.Fatalf("with the comment: %v %v", out.Err, out.Problems)
+	}
+	// Now the comment goes (a cut) and intents.withdraw leaves another file.
+	if err := os.WriteFile(journal, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	intents := filepath.Join(root, "registry/intents.yaml")
+	full, err := os.ReadFile(intents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(full, []byte("metadata: {name: intents.withdraw}"))
+	start := bytes.LastIndex(full[:i], []byte("---\n"))
+	end := i + bytes.Index(full[i:], []byte("---\n"))
+	if err := os.WriteFile(intents, append(slices.Clip(full[:start]), full[end:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := ReconcileOnce(Request{Root: root}, time.Second)
+	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(Delete) != 3 {
+		t.Fatalf("err %v, problems %v, %d deletes; want the withdraw-intent skills deleted", out.Err, out.Problems, out.Plan.Count(Delete))
+	}
+}

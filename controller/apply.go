@@ -25,7 +25,9 @@ type Applied struct {
 	Err error
 	// Kept says what of a change that succeeded was left as it is, and why: an
 	// emptied skill directory that the permissions of its parent keep in place.
-	Kept string
+	// Undone says the change itself was housekeeping the permissions left undone.
+	Kept   string
+	Undone bool
 	// Sum is the SHA-256 of what a create or update wrote.
 	Sum [32]byte
 }
@@ -33,7 +35,7 @@ type Applied struct {
 // Done tells whether the change was made: not when it failed, nor when it was
 // housekeeping that the permissions of its directory left undone.
 func (a Applied) Done() bool {
-	return a.Err == nil && !(a.Action == Cleanup && a.Kept != "")
+	return a.Err == nil && !a.Undone
 }
 
 // ApplyError lists the changes that could not be made; the others were made.
@@ -104,7 +106,7 @@ func ApplyGated(root string, plan Plan, mayDelete func() bool) ([]Applied, error
 			}
 			var kept *keptError
 			if errors.As(a.Err, &kept) {
-				a.Err, a.Kept = nil, kept.Error()
+				a.Err, a.Kept, a.Undone = nil, kept.Error(), kept.undone
 			}
 			done = append(done, a)
 			if a.Err != nil {
@@ -325,6 +327,9 @@ func remove(w workspaceDirs, rel string, old [32]byte) error {
 type keptError struct {
 	what string
 	why  error
+	// undone says what was kept is what the change was to remove, so nothing was
+	// done; otherwise the change was made and only what it emptied was kept.
+	undone bool
 }
 
 func (k *keptError) Error() string {
@@ -347,7 +352,12 @@ func cleanup(w workspaceDirs, rel string) error {
 	}
 	defer parent.Close()
 	if mode, err := parent.Lstat(path.Base(rel)); err == nil && mode.IsDir() {
-		return removeIfEmpty(w, rel)
+		err := removeIfEmpty(w, rel)
+		var kept *keptError
+		if errors.As(err, &kept) {
+			kept.undone = true
+		}
+		return err
 	}
 	return removeTemp(w, parent, rel)
 }
@@ -367,7 +377,7 @@ func removeTemp(w workspaceDirs, dir *workspacefs.Dir, rel string) error {
 	}
 	if err := dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		if notPermitted(err) {
-			return &keptError{what: "the temp file", why: workspacefs.Cause(err)}
+			return &keptError{what: "the temp file", why: workspacefs.Cause(err), undone: true}
 		}
 		return workspacefs.Cause(err)
 	}

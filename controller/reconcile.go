@@ -126,7 +126,7 @@ func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
-	cutOffs := registry.CutOff(applied, reg.Sources)
+	cutOffs := registry.CutOff(applied, reg)
 	if len(problems) > 0 {
 		// A file cut off mid-save is the likely cause of the rest: name it too.
 		for _, cut := range cutOffs {
@@ -238,26 +238,23 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	return out
 }
 
-// cutOffProblems refuses a plan that would delete generated files while an input
-// file is a strict prefix of the version last applied: the shorter file looks cut
-// off mid-save. Such a file that deletes nothing (an edit that removed a comment or
-// a capability without a skill) is applied like any other.
+// cutOffProblems refuses a plan that would delete generated files of skills an
+// input file declared in the version last applied and, now a strict prefix of it,
+// no longer declares: the shorter file looks cut off mid-save. Such a file that
+// deletes nothing (an edit that removed a comment or a capability without a skill)
+// is applied like any other, as are deletes it has no part in.
 func cutOffProblems(in Inputs, plan Plan) registry.Problems {
-	if len(in.cutOffs) == 0 {
-		return nil
-	}
-	var deletes []string
-	for _, c := range plan.Changes {
-		if c.Action == Delete {
-			deletes = append(deletes, c.Path)
-		}
-	}
-	if len(deletes) == 0 {
-		return nil
-	}
 	var ps registry.Problems
 	for _, cut := range in.cutOffs {
-		ps = append(ps, cut.Problem(deletes))
+		var deletes []string
+		for _, c := range plan.Changes {
+			if c.Action == Delete && cut.Blames(c.Owner) {
+				deletes = append(deletes, c.Path)
+			}
+		}
+		if len(deletes) > 0 {
+			ps = append(ps, cut.Problem(deletes))
+		}
 	}
 	return ps
 }

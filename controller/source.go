@@ -265,11 +265,21 @@ func (s *changeSource) poll(ctx context.Context) {
 	}
 }
 
-// ownState is what a run left at a path: nothing, a directory, or a file with the
-// digest of its content.
+// ownState is what a run left at a path: nothing, a directory (which one: a
+// directory removed and made again under the same name is another), or a file
+// with the digest of its content.
 type ownState struct {
 	kind fs.FileMode // fs.ModeDir, 0 for a regular file, fs.ModeIrregular for nothing
 	sum  [32]byte
+	dir  fs.FileInfo // the directory, for os.SameFile
+}
+
+// same tells whether now is what o records.
+func (o ownState) same(now ownState) bool {
+	if o.kind != now.kind || o.sum != now.sum {
+		return false
+	}
+	return o.dir == nil || now.dir != nil && os.SameFile(o.dir, now.dir)
 }
 
 var (
@@ -311,7 +321,9 @@ func (s *changeSource) runEnded(out Outcome) {
 		observe(p)
 	}
 	if out.Recorded {
-		observe(AppliedFile)
+		// What the run wrote, not what is there by now: an accept landing meanwhile
+		// is a person's.
+		own[AppliedFile] = ownState{sum: out.RecordSum}
 	}
 	s.mu.Lock()
 	s.own, s.running = own, false
@@ -353,7 +365,7 @@ func (s *changeSource) triggers(rel string) bool {
 	}
 	want, wrote := s.own[rel]
 	s.mu.Unlock()
-	return !wrote || s.stateOf(rel) != want
+	return !wrote || !want.same(s.stateOf(rel))
 }
 
 // stateOf reads what is at rel now, never following a symlink.
@@ -363,7 +375,7 @@ func (s *changeSource) stateOf(rel string) ownState {
 	case err != nil:
 		return absent
 	case info.IsDir():
-		return ownState{kind: fs.ModeDir}
+		return ownState{kind: fs.ModeDir, dir: info}
 	case !info.Mode().IsRegular():
 		return ownState{kind: info.Mode().Type()}
 	}

@@ -138,8 +138,11 @@ func readProfileFile(r *os.Root) (string, error) {
 	case errors.Is(err, workspacefs.ErrNotRegular) || errors.Is(err, workspacefs.ErrTooLarge):
 		return "", registry.Problems{{Pos: registry.Position{File: desired.ProfileFile}, Message: "is not a regular file of one line",
 			Hint: "run skillsync profile use NAME to rewrite it"}}
+	case err != nil && !workspacefs.OutOfResources(err):
+		return "", registry.Problems{{Pos: registry.Position{File: desired.ProfileFile}, Message: "cannot be read: " + workspacefs.Cause(err).Error(),
+			Hint: "make it readable, or run skillsync profile use NAME to rewrite it"}}
 	case err != nil:
-		return "", fmt.Errorf("read %s: %w", desired.ProfileFile, workspacefs.Cause(err))
+		return "", fmt.Errorf("read %s: %w", desired.ProfileFile, workspacefs.Explain(workspacefs.Cause(err)))
 	}
 	return string(data), nil
 }

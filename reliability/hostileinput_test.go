@@ -35,7 +35,8 @@ package reliability
 //     maxDepth raised to 1<<30 instead: the four 5000-deep cases, 16 runs, exit 0,
 //     the schema applied.
 //   - checkSchema in desired/registry/schema.go returning nil: the 4 schema cases,
-//     12 runs, exit 0.
+//     12 runs, exit 0 (then with a pattern "([" as the fourth; a pattern is not
+//     checked any more, since Go's regular expressions are not JSON Schema's).
 //   - both outputDir checks dropped from resolveInside in desired/registry/load.go:
 //     the 6 bodyFile cases, 18 runs, exit 0 (hostile-self's SKILL.md grew from 260
 //     to 509 bytes, holding its old self), and the watcher: /readyz 200 converged
@@ -437,7 +438,7 @@ func invalidSchemas() []refusal {
 		{"schema type obj", "type: obj\nproperties:\n  text: {type: string}\n", "type: obj"},
 		{"schema property type integr", "type: object\nproperties:\n  text: {type: string}\n  n:\n    type: integr\n", "type: integr"},
 		{"schema minimum \"x\"", "type: object\nproperties:\n  text: {type: string}\n  n:\n    type: integer\n    minimum: \"x\"\n", "minimum:"},
-		{"schema pattern \"([\"", "type: object\nproperties:\n  text:\n    type: string\n    pattern: \"([\"\n", "pattern:"},
+		{"schema required not a list", "type: object\nproperties:\n  text: {type: string}\nrequired: text\n", "required:"},
 	}
 	var out []refusal
 	for _, in := range inputs {

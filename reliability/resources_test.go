@@ -26,7 +26,7 @@ package reliability
 //   - linkDirs in controller/watchset.go returning nil: 1, the first ConfigMap
 //     swap is not applied in 30 s. The second passes: removing the old version
 //     at once changes the directory the registry resolved to, which is watched.
-//   - the lock opened as before, r.OpenFile(LockFile, os.O_RDWR|os.O_CREATE|
+//   - the lock opened through the os.Root, r.OpenFile(LockFile, os.O_RDWR|os.O_CREATE|
 //     syscall.O_NOFOLLOW, 0o644): all 6 lock-link cases. Through the hard link,
 //     --once exits 0 with its pid written into the file outside and the watcher
 //     starts; the symlink out gives exit 4 "path escapes from parent" instead of

@@ -123,7 +123,7 @@ func TestKeptHousekeepingIsNotReportedAsDone(t *testing.T) {
 	out := controller.Outcome{
 		Plan:    controller.Plan{Changes: []controller.Change{cleanup}},
 		Planned: true,
-		Applied: []controller.Applied{{Change: &cleanup, Kept: "the empty directory is left in place (operation not permitted)"}},
+		Applied: []controller.Applied{{Change: &cleanup, Kept: "the empty directory is left in place (operation not permitted)", Undone: true}},
 	}
 	var buf bytes.Buffer
 	printPlan(&buf, out, false, false)

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/internal/textdiff"
-	"log/slog"
 )
 
 var pastTense = map[controller.Action]string{
@@ -57,14 +57,14 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 	fmt.Fprintln(w, summary(out, check))
 }
 
-// fate is the verb and note of change c: planned says no change was to be carried
-// out (--check, a refused plan); why says why one that was to be was not.
-func fate(c controller.Change, applied map[string]controller.Applied, planned bool, why string) (verb, note string) {
+// fate is the verb and note of change c: reportOnly says no change was to be
+// carried out (--check, a refused plan); why says why one that was to be was not.
+func fate(c controller.Change, applied map[string]controller.Applied, reportOnly bool, why string) (verb, note string) {
 	a, attempted := applied[c.Path]
 	switch {
 	case c.Action == controller.Conflict:
 		return "conflict", c.Reason
-	case planned:
+	case reportOnly:
 		return futureTense[c.Action], c.Reason
 	case !attempted:
 		return futureTense[c.Action], joinNotes(c.Reason, why)
@@ -143,13 +143,13 @@ func summary(out controller.Outcome, check bool) string {
 		return fmt.Sprintf("%s: %s; %s", lead, strings.Join(counts, ", "), tail)
 	}
 	applied := appliedByPath(out)
-	done, failed, kept, notDone := map[controller.Action]int{}, 0, 0, map[controller.Action]int{}
+	done, failed, kept, undone := map[controller.Action]int{}, 0, 0, map[controller.Action]int{}
 	for _, c := range p.Changes {
 		a, attempted := applied[c.Path]
 		switch {
 		case c.Action == controller.None || c.Action == controller.Conflict:
 		case !attempted:
-			notDone[c.Action]++
+			undone[c.Action]++
 		case a.Err != nil:
 			failed++
 		case !a.Done():
@@ -173,7 +173,7 @@ func summary(out controller.Outcome, check bool) string {
 		counts = append(counts, fmt.Sprintf("kept %d", kept))
 	}
 	for _, a := range actions {
-		if n := notDone[a]; n > 0 {
+		if n := undone[a]; n > 0 {
 			counts = append(counts, fmt.Sprintf("not done: %s %d", futureTense[a], n))
 		}
 	}
@@ -187,10 +187,11 @@ func summary(out controller.Outcome, check bool) string {
 type changeReport struct {
 	controller.Change
 	// Done says the change was carried out; false for --check, a refused plan, a
-	// failure and a change the run never got to.
-	Done  bool   `json:"done"`
-	Error string `json:"error,omitempty"`
-	Kept  string `json:"kept,omitempty"`
+	// failure and a change the run never got to, which NotDone explains.
+	Done    bool   `json:"done"`
+	Error   string `json:"error,omitempty"`
+	Kept    string `json:"kept,omitempty"`
+	NotDone string `json:"notDone,omitempty"`
 }
 
 type reconcileJSON struct {
@@ -217,11 +218,16 @@ func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON
 			continue
 		}
 		cr := changeReport{Change: c}
-		if a, ok := applied[c.Path]; ok && !check {
+		a, attempted := applied[c.Path]
+		switch {
+		case check || out.Plan.Refused != "" || c.Action == controller.Conflict:
+		case attempted:
 			cr.Done, cr.Kept = a.Done(), a.Kept
 			if a.Err != nil {
 				cr.Error = a.Err.Error()
 			}
+		default:
+			cr.NotDone = notDone(out, c)
 		}
 		r.Changes = append(r.Changes, cr)
 	}
@@ -243,11 +249,14 @@ func writeJSON(w io.Writer, v any) error {
 // logOutcome logs a --once run: failures at error, each change at debug (-v 1).
 func logOutcome(log *slog.Logger, out controller.Outcome) {
 	for _, a := range out.Applied {
-		if a.Err != nil {
+		switch {
+		case a.Err != nil:
 			log.Error("change failed", "action", string(a.Action), "path", a.Path, "err", a.Err)
-			continue
+		case !a.Done():
+			log.Debug("housekeeping left undone", "action", string(a.Action), "path", a.Path, "kept", a.Kept)
+		default:
+			log.Debug("change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner)
 		}
-		log.Debug("change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner)
 	}
 	log.Debug("reconcile finished", "profile", out.Profile.Name, "changes", out.Plan.Pending(),
 		"conflicts", out.Plan.Count(controller.Conflict), "inSync", out.Plan.Count(controller.None), "problems", len(out.Problems))

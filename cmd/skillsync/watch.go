@@ -110,7 +110,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, Health: health, Lock: lock, Log: log,
 	})
 	if err != nil {
-		return &exitError{exitFailure, err}
+		return inputError(g.stderr, err)
 	}
 	log.Info("stopped")
 	return nil

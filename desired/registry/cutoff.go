@@ -17,19 +17,69 @@ type Truncation struct {
 	Line int // where the file now ends
 	Size int // its size now
 	Lost int // bytes the version last applied went on for
+	// Dropped are the owners (capability/<id>, skill/<name>) of the skills the
+	// version last applied declared and no input declares now: the deletes this
+	// file can cause. Nil when that version does not parse: then any delete can.
+	Dropped map[string]bool
 }
 
-// CutOff finds every input file that is a strict prefix of its recorded version.
-func CutOff(applied map[string][]byte, now map[string]Source) []Truncation {
+// CutOff finds every input file of reg that is a strict prefix of its recorded
+// version in applied.
+func CutOff(applied map[string][]byte, reg *Registry) []Truncation {
 	var cuts []Truncation
-	for _, file := range sortedKeys(now) {
-		cur, before := now[file], applied[file]
+	for _, file := range sortedKeys(reg.Sources) {
+		cur, before := reg.Sources[file], applied[file]
 		if before == nil || cur.Size >= len(before) || SourceOf(before[:cur.Size]) != cur {
 			continue
 		}
-		cuts = append(cuts, Truncation{File: file, Line: bytes.Count(before[:cur.Size], []byte("\n")) + 1, Size: cur.Size, Lost: len(before) - cur.Size})
+		cuts = append(cuts, Truncation{File: file, Line: bytes.Count(before[:cur.Size], []byte("\n")) + 1, Size: cur.Size, Lost: len(before) - cur.Size,
+			Dropped: dropped(file, before, reg)})
 	}
 	return cuts
+}
+
+// Blames tells whether deleting the generated file of owner can follow from the
+// truncation.
+func (t Truncation) Blames(owner string) bool {
+	return t.Dropped == nil || t.Dropped[owner]
+}
+
+// dropped lists the skill owners the document text before declared that reg no
+// longer declares anywhere; nil when before does not parse.
+func dropped(file string, before []byte, reg *Registry) map[string]bool {
+	roots, ps := parseDocuments(file, before)
+	if len(ps) > 0 {
+		return nil
+	}
+	declared := map[string]bool{}
+	for _, c := range reg.Capabilities {
+		if c.Spec.Skill != nil {
+			declared["capability/"+c.ID] = true
+		}
+	}
+	for _, s := range reg.Skills {
+		declared["skill/"+s.Name] = true
+	}
+	out := map[string]bool{}
+	for _, root := range roots {
+		kind, name := mappingValue(root, "kind"), mappingValue(mappingValue(root, "metadata"), "name")
+		if kind == nil || name == nil {
+			continue
+		}
+		owner := ""
+		switch kind.Value {
+		case "Capability":
+			if mappingValue(mappingValue(root, "spec"), "skill") != nil {
+				owner = "capability/" + name.Value
+			}
+		case "Skill":
+			owner = "skill/" + name.Value
+		}
+		if owner != "" && !declared[owner] {
+			out[owner] = true
+		}
+	}
+	return out
 }
 
 // maxListed bounds the paths a message lists.

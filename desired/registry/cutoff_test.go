@@ -26,8 +26,8 @@ func TestCutOff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			now := map[string]Source{"skillsync.yaml": SourceOf(applied["skillsync.yaml"]), "registry/caps.yaml": SourceOf([]byte(tt.now))}
-			cuts := CutOff(applied, now)
+			reg := &Registry{Sources: map[string]Source{"skillsync.yaml": SourceOf(applied["skillsync.yaml"]), "registry/caps.yaml": SourceOf([]byte(tt.now))}}
+			cuts := CutOff(applied, reg)
 			if tt.wantLine == 0 {
 				if len(cuts) != 0 {
 					t.Fatalf("CutOff = %v, want nothing", cuts)
@@ -52,10 +52,10 @@ func TestCutOff(t *testing.T) {
 }
 
 func TestCutOffIgnoresFilesWithoutARecord(t *testing.T) {
-	if ps := CutOff(nil, map[string]Source{"skillsync.yaml": SourceOf(nil)}); len(ps) != 0 {
+	if ps := CutOff(nil, &Registry{Sources: map[string]Source{"skillsync.yaml": SourceOf(nil)}}); len(ps) != 0 {
 		t.Fatalf("CutOff with no record = %v, want nothing", ps)
 	}
-	if ps := CutOff(map[string][]byte{"gone.yaml": []byte("x")}, map[string]Source{}); len(ps) != 0 {
+	if ps := CutOff(map[string][]byte{"gone.yaml": []byte("x")}, &Registry{Sources: map[string]Source{}}); len(ps) != 0 {
 		t.Fatalf("CutOff of a removed file = %v, want nothing (removal is not a cut)", ps)
 	}
 }

@@ -21,11 +21,13 @@ const (
 func checkLimits(file string, root *yaml.Node) *Problem {
 	m := measurer{anchored: map[*yaml.Node]extent{}}
 	total := m.measure(root)
+	if total.values > maxValues && m.biggestAlias == nil {
+		return &Problem{Pos: Position{File: file, Line: root.Line, Column: root.Column},
+			Message: fmt.Sprintf("the document holds more than %d values, the most skillsync reads from one document", maxValues),
+			Hint:    "split it: one capability, skill or profile a document"}
+	}
 	if total.values > maxValues {
 		at := m.biggestAlias
-		if at == nil {
-			at = root
-		}
 		return &Problem{Pos: Position{File: file, Line: at.Line, Column: at.Column},
 			Message: fmt.Sprintf("aliases expand the document to more than %d values, the most skillsync reads; the largest alias is here", maxValues),
 			Hint:    "write the values out, or use fewer aliases of aliases; a document this large is almost certainly an alias bomb"}

@@ -25,6 +25,7 @@ var dialects = map[string]string{
 	"http://json-schema.org/draft-06/schema":        "http://json-schema.org/draft-06/schema",
 	"http://json-schema.org/draft-04/schema":        "http://json-schema.org/draft-04/schema",
 	"https://json-schema.org/draft/2020-12/schema#": defaultDialect,
+	"https://json-schema.org/draft/2019-09/schema#": "https://json-schema.org/draft/2019-09/schema",
 	"http://json-schema.org/draft-07/schema#":       "http://json-schema.org/draft-07/schema",
 	"http://json-schema.org/draft-06/schema#":       "http://json-schema.org/draft-06/schema",
 	"http://json-schema.org/draft-04/schema#":       "http://json-schema.org/draft-04/schema",
@@ -36,14 +37,14 @@ var (
 )
 
 // metaschema compiles the metaschema of a dialect once; they ship with the
-// validator, so nothing is fetched. Formats are asserted, so a pattern that is no
-// regular expression is refused along with a type that is no JSON type.
+// validator, so nothing is fetched. Formats are not asserted: the metaschema's
+// "regex" format would check patterns with Go's regular expressions, which refuse
+// the lookaheads and backreferences of the ECMA-262 patterns JSON Schema uses.
 func metaschema(url string) (*jsonschema.Schema, error) {
 	if s, ok := metaschemas.Load(url); ok {
 		return s.(*jsonschema.Schema), nil
 	}
 	c := jsonschema.NewCompiler()
-	c.AssertFormat()
 	s, err := c.Compile(url)
 	if err != nil {
 		return nil, err
@@ -111,8 +112,9 @@ func checkSchema(raw []byte) []schemaError {
 	return out
 }
 
-// checkSchemas checks every distinct input schema of caps once, a few at a time:
-// at about 70 µs a schema, the metaschema check is most of what validation costs.
+// checkSchemas checks every distinct input schema of caps once, a few at a time
+// (internal/parallel): at about 70 µs a schema, the metaschema check is most of
+// what validation costs.
 func checkSchemas(caps []Capability) map[string][]schemaError {
 	var distinct []string
 	seen := map[string]bool{}

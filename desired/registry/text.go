@@ -80,21 +80,35 @@ func (v *validator) bodyText(s Skill) {
 	v.add(s.doc.at("spec", "body"), hint, "body holds %s on its line %d", describeRune(r), line)
 }
 
+// maxFileValues bounds the values of one input file, counted by what can separate
+// them (line breaks, commas, colons, dashes, brackets) before it is parsed: the
+// parser's node tree takes about 200 bytes a value, so a file of 16 MiB of "1,"
+// would take gigabytes. A registry of 10 000 capabilities in one file has about
+// 400 000.
+const maxFileValues = 500_000
+
 // checkBytes finds what the YAML parser would refuse without a line, or count as a
 // line break where an editor shows none: a byte that is not UTF-8, a control
 // character other than tab and line feed, a carriage return outside CRLF, NEL,
 // U+2028 and U+2029. It names the first at its line and column, counted as an
 // editor counts them (lines end at \n only).
 func checkBytes(file string, data []byte) *Problem {
-	line, col := 1, 1
+	line, col, values := 1, 1, 0
 	for i := 0; i < len(data); {
 		c := data[i]
+		if c == ',' || c == ':' || c == '-' || c == '[' || c == '{' {
+			values++
+		}
 		if c >= 0x20 && c < 0x7f || c == '\t' {
 			i, col = i+1, col+1
 			continue
 		}
+		if values > maxFileValues {
+			return &Problem{Pos: Position{File: file, Line: line}, Message: fmt.Sprintf("holds more than %d values, the most skillsync reads from one file", maxFileValues),
+				Hint: "split the registry into several files a glob matches"}
+		}
 		if c == '\n' {
-			i, line, col = i+1, line+1, 1
+			i, line, col, values = i+1, line+1, 1, values+1
 			continue
 		}
 		r, size := utf8.DecodeRune(data[i:])
