@@ -7,8 +7,8 @@ package reliability
 // ways editors, tools and git save it: truncated and written in two goes with a
 // pause of 100 to 200 ms between them, with the edit before or after the point where
 // the first write stops; deleted and created again after 50 ms to 1 s; saved over
-// and over for longer than --max-wait; and rewritten with 1 200 other files by a
-// git checkout. A goroutine polls every generated file that is wanted both before
+// and over for longer than --max-wait; and rewritten with 2 000 other files by a
+// git checkout, under a watcher that runs every 100 ms meanwhile. A goroutine polls every generated file that is wanted both before
 // and after the save, every few milliseconds, from the first write until the
 // watcher reports the last save converged: the case fails if any of them is missing
 // even once, or if the generated files then differ from what a single
@@ -17,15 +17,17 @@ package reliability
 // The suite can fail. Verified on a scratch worktree of the repository (never the
 // real tree), seed 1, 17 cases:
 //
-//   - Request.deleteGate in controller/settle.go made to return true at once
-//     (deletes never wait): 8 failures. The torn saves with the edit before the cut
-//     (150 and 200 ms pauses), delete-then-create after 100 ms, 250 ms, 500 ms and
-//     1 s, the storm and the checkout back each lost wanted files for a moment
-//     ("… was missing for a moment"). With the edit after the cut, the first part
-//     is a prefix of the file last applied, and the cut-off guard alone kept it.
+//   - mayDelete in controller/settle.go made to return true (deletes never wait):
+//     7 failures: the torn saves with the edit before the cut (150 and 200 ms
+//     pauses), delete-then-create after 250 ms, 500 ms and 1 s, the storm and the
+//     checkout each lost wanted files for a moment ("… was missing for a
+//     moment"); other runs of the same mutation also failed delete-then-create
+//     after 100 ms and the checkout back, the timings deciding which half-saved
+//     state a run reads. With the edit after the cut, the first part is a prefix
+//     of the file last applied, and the cut-off guard alone kept it.
 //   - that, and cutOffProblems in controller/reconcile.go made to return nil (no
-//     cut-off guard either): 12 failures, the edit-after-the-cut saves and both
-//     checkouts among them. The five that held are a mid-line cut (which does not
+//     cut-off guard either; measured with a checkout of 1 200 files): 12 failures,
+//     the edit-after-the-cut saves and both checkouts among them. The five that held are a mid-line cut (which does not
 //     parse), delete-then-create after 50 ms and a 100 ms pause (both shorter
 //     than the 100 ms quiet period, so no run read the half-saved file) and the
 //     two watcher stops.
@@ -124,7 +126,7 @@ func TestTornSaves(t *testing.T) {
 
 	s.checkout()
 	report("torn saves never prune", s.cases, s.failed,
-		"watcher at default timings; torn saves with 100-200ms pauses (edit before and after the cut, cut mid-line), delete-then-create after 50ms-1s, 3s storm, git checkout of 1 200 files both ways: no wanted file missing at any poll, end state = a single --once of the last save")
+		"watcher at default timings; torn saves with 100-200ms pauses (edit before and after the cut, cut mid-line), delete-then-create after 50ms-1s, 3s storm, git checkout of 2 000 files both ways (runs every 100ms): no wanted file missing at any poll, end state = a single --once of the last save")
 }
 
 // save applies one save to file through write, and checks that no generated file
@@ -389,7 +391,7 @@ func (m *fileMonitor) stop() []string {
 }
 
 // checkoutCapabilities is how many registry files a checkout rewrites.
-const checkoutCapabilities = 1200
+const checkoutCapabilities = 2000
 
 // checkout switches a workspace of checkoutCapabilities registry files, one
 // capability each, between two git branches under a watcher: on the second branch
@@ -424,7 +426,9 @@ func (s *tornSuite) checkout() {
 	onNext := s.expect(next, nil)
 	must(s.t, settled(ws))
 
-	stop := s.startWatcher(ws)
+	// A short quiet period and wait, so the watcher runs several times while git is
+	// still rewriting files, and reads the registry half checked out.
+	stop := s.startWatcher(ws, "--debounce", "20ms", "--max-wait", "100ms")
 	s.watchSave(ws, onNext, fmt.Sprintf("git checkout rewriting %d registry files", checkoutCapabilities), func() { git("checkout", "-q", "next") })
 	s.watchSave(ws, onMain, "git checkout back", func() { git("checkout", "-q", "main") })
 	if err := stop(); err != nil {
