@@ -28,8 +28,14 @@ type Applied struct {
 	// Undone says the change itself was housekeeping the permissions left undone.
 	Kept   string
 	Undone bool
-	// Sum is the SHA-256 of what a create or update wrote.
-	Sum [32]byte
+	// Written is what a create or update wrote.
+	Written Content
+}
+
+// Content describes the bytes a change wrote: their SHA-256 and length.
+type Content struct {
+	Sum  [32]byte
+	Size int64
 }
 
 // Done tells whether the change was made: not when it failed, nor when it was
@@ -89,9 +95,9 @@ func ApplyGated(root string, plan Plan, mayDelete func() bool) ([]Applied, error
 			break
 		}
 		var errs []error
-		var sums [][32]byte
+		var written []Content
 		if phase == 1 {
-			errs, sums = writeAll(w, todo)
+			errs, written = writeAll(w, todo)
 		} else {
 			errs = make([]error, len(todo))
 			parallel.Each(len(todo), func(i int) error {
@@ -101,8 +107,8 @@ func ApplyGated(root string, plan Plan, mayDelete func() bool) ([]Applied, error
 		}
 		for i, c := range todo {
 			a := Applied{Change: c, Err: errs[i]}
-			if sums != nil {
-				a.Sum = sums[i]
+			if written != nil {
+				a.Written = written[i]
 			}
 			var kept *keptError
 			if errors.As(a.Err, &kept) {
@@ -131,12 +137,12 @@ func removeOne(w workspaceDirs, c Change) error {
 // written to a temp file first, one syncfs then flushes them all, and only then is
 // each put in place by a rename (see commit). So a power loss leaves every SKILL.md
 // old or new, never empty, at the cost of one sync per run rather than one per file.
-func writeAll(w workspaceDirs, changes []*Change) ([]error, [][32]byte) {
+func writeAll(w workspaceDirs, changes []*Change) ([]error, []Content) {
 	errs := make([]error, len(changes))
-	sums := make([][32]byte, len(changes))
+	written := make([]Content, len(changes))
 	temps := make([]string, len(changes))
 	parallel.Each(len(changes), func(i int) error {
-		temps[i], sums[i], errs[i] = w.stage(*changes[i])
+		temps[i], written[i], errs[i] = w.stage(*changes[i])
 		return nil
 	})
 	if err := syncFilesystem(w.r); err != nil {
@@ -146,7 +152,7 @@ func writeAll(w workspaceDirs, changes []*Change) ([]error, [][32]byte) {
 				errs[i] = fmt.Errorf("not put in place: %w", err)
 			}
 		}
-		return errs, sums
+		return errs, written
 	}
 	parallel.Each(len(changes), func(i int) error {
 		if temps[i] != "" {
@@ -154,7 +160,7 @@ func writeAll(w workspaceDirs, changes []*Change) ([]error, [][32]byte) {
 		}
 		return nil
 	})
-	return errs, sums
+	return errs, written
 }
 
 // workspaceDirs opens the directory of each change afresh from the workspace root,
@@ -228,19 +234,19 @@ func (w workspaceDirs) dirOf(p string, create bool) (*workspacefs.Dir, error) {
 }
 
 // stage writes a change's content to a temp file in its directory, creating the
-// directory for a create, and returns the temp file's name and the content's digest.
-func (w workspaceDirs) stage(c Change) (string, [32]byte, error) {
+// directory for a create, and returns the temp file's name and what it holds.
+func (w workspaceDirs) stage(c Change) (string, Content, error) {
 	data, err := c.Content()
 	if err != nil {
-		return "", [32]byte{}, err
+		return "", Content{}, err
 	}
 	d, err := w.dirOf(c.Path, c.Action == Create)
 	if err != nil {
-		return "", [32]byte{}, err
+		return "", Content{}, err
 	}
 	defer d.Close()
 	name, err := writeTemp(d, data)
-	return name, sha256.Sum256(data), err
+	return name, Content{Sum: sha256.Sum256(data), Size: int64(len(data))}, err
 }
 
 // commit puts the staged temp file tmpName in place. A create is a rename that

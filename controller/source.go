@@ -51,6 +51,9 @@ type changeSource struct {
 	// baseline is the poller's first fingerprint of each directory, taken before
 	// the first run.
 	baseline map[string]string
+	// watchedAs is the directory each inotify watch was added for; only refresh,
+	// on the run loop, uses it.
+	watchedAs map[string]fs.FileInfo
 }
 
 // polledDirs are the directories the poller lists, and which of them hold inputs.
@@ -64,7 +67,7 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]bool{}}
+	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]bool{}, watchedAs: map[string]fs.FileInfo{}}
 	if s.every <= 0 {
 		s.every = fallbackPoll
 	}
@@ -131,7 +134,10 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 			}
 		}
 		for _, d := range sortedKeys(want) {
-			if active[s.abs(d)] {
+			// A directory removed and made again under its name is another inode: its
+			// watch went with the old one, whatever fsnotify has yet to notice.
+			now, _ := s.root.Stat(d)
+			if active[s.abs(d)] && now != nil && s.watchedAs[d] != nil && os.SameFile(now, s.watchedAs[d]) {
 				watched[d] = true
 				continue
 			}
@@ -139,6 +145,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 			switch {
 			case err == nil:
 				watched[d] = true
+				s.watchedAs[d] = now
 			case workspacefs.OutOfResources(err):
 				// The watch limit (ENOSPC) or the instance's memory: poll instead.
 				polled = append(polled, d)
@@ -270,21 +277,36 @@ func (s *changeSource) poll(ctx context.Context) {
 // with the digest of its content.
 type ownState struct {
 	kind fs.FileMode // fs.ModeDir, 0 for a regular file, fs.ModeIrregular for nothing
-	sum  [32]byte
+	file Content     // a file's
 	dir  fs.FileInfo // the directory, for os.SameFile
 }
 
 // same tells whether now is what o records.
 func (o ownState) same(now ownState) bool {
-	if o.kind != now.kind || o.sum != now.sum {
+	if o.kind != now.kind || o.file.Sum != now.file.Sum {
 		return false
 	}
 	return o.dir == nil || now.dir != nil && os.SameFile(o.dir, now.dir)
 }
 
+// stillThere tells, from its metadata alone, whether rel may still hold what o
+// records: the right kind of entry, a file of the size written, the same directory.
+func (o ownState) stillThere(r *os.Root, rel string) bool {
+	info, err := r.Lstat(rel)
+	switch {
+	case err != nil:
+		return o.kind == fs.ModeIrregular
+	case info.IsDir():
+		return o.kind == fs.ModeDir && (o.dir == nil || os.SameFile(o.dir, info))
+	case info.Mode().IsRegular():
+		return o.kind == 0 && info.Size() == o.file.Size
+	}
+	return false
+}
+
 var (
 	absent     = ownState{kind: fs.ModeIrregular}
-	unreadable = ownState{kind: fs.ModeIrregular, sum: [32]byte{1}} // equal to nothing a run leaves
+	unreadable = ownState{kind: fs.ModeIrregular, file: Content{Sum: [32]byte{1}}} // the same as nothing a run leaves
 )
 
 // runStarting holds back the events of the run about to start: they are judged
@@ -309,7 +331,7 @@ func (s *changeSource) runEnded(out Outcome) {
 		}
 		switch a.Action {
 		case Create, Update:
-			own[a.Path] = ownState{sum: a.Sum}
+			own[a.Path] = ownState{file: a.Written}
 		default:
 			own[a.Path] = absent
 		}
@@ -323,14 +345,23 @@ func (s *changeSource) runEnded(out Outcome) {
 	if out.Recorded {
 		// What the run wrote, not what is there by now: an accept landing meanwhile
 		// is a person's.
-		own[AppliedFile] = ownState{sum: out.RecordSum}
+		own[AppliedFile] = ownState{file: Content{Sum: out.RecordSum, Size: -1}}
 	}
 	s.mu.Lock()
 	s.own, s.running = own, false
 	pending := s.pending
 	s.pending = nil
 	s.mu.Unlock()
+	// A directory the run made was not watched until the refresh before this: a
+	// file removed or changed in it meanwhile sent no event. Every path written is
+	// looked at once more, by its metadata, now that the watches are in place.
 	trigger := false
+	for p, want := range own {
+		if want.file.Size >= 0 && !want.stillThere(s.root, p) {
+			trigger = true
+			break
+		}
+	}
 	for p := range pending {
 		if input, output := s.kind(p); (input || output) && s.triggers(p) {
 			trigger = true
@@ -383,7 +414,7 @@ func (s *changeSource) stateOf(rel string) ownState {
 	if err != nil {
 		return unreadable
 	}
-	return ownState{sum: sha256.Sum256(data)}
+	return ownState{file: Content{Sum: sha256.Sum256(data), Size: int64(len(data))}}
 }
 
 func sortedKeys(set map[string]bool) []string {

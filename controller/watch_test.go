@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -457,5 +458,49 @@ func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A file a run wrote into a directory it made, and that was removed before the
+// watch on that directory was in place, sent no event: the end of the run looks at
+// every path written once more and calls for another run.
+func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
+	root := exampleWorkspace(t)
+	q := NewQueue(time.Millisecond, time.Millisecond)
+	src, err := newChangeSource(WatchOptions{Request: Request{Root: root, history: &settling{}}, Health: &Health{}, Log: slog.New(&levels{})}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.close()
+	gone := ".qwen/skills/note/SKILL.md"
+	kept := ".qwen/skills/intent/SKILL.md"
+	data := []byte("generated\n")
+	for _, p := range []string{gone, kept} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	written := Content{Sum: sha256.Sum256(data), Size: int64(len(data))}
+	applied := func(p string) Applied { return Applied{Change: &Change{Path: p, Action: Create}, Written: written} }
+
+	src.runStarting()
+	src.runEnded(Outcome{Applied: []Applied{applied(gone), applied(kept)}})
+	select {
+	case <-q.triggers:
+		t.Fatal("a run was called for although everything written is in place")
+	default:
+	}
+	src.runStarting()
+	if err := os.Remove(filepath.Join(root, gone)); err != nil {
+		t.Fatal(err)
+	}
+	src.runEnded(Outcome{Applied: []Applied{applied(gone), applied(kept)}})
+	select {
+	case <-q.triggers:
+	default:
+		t.Fatal("a file removed before its directory was watched called for no run")
 	}
 }
