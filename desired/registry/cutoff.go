@@ -45,7 +45,9 @@ func (t Truncation) Blames(owner string) bool {
 }
 
 // dropped lists the skill owners the document text before declared that reg no
-// longer declares anywhere; nil when before does not parse.
+// longer declares anywhere; nil when before does not parse, or holds what decides
+// other skills than its own (the workspace config, a profile), where any delete
+// can follow from the cut.
 func dropped(file string, before []byte, reg *Registry) map[string]bool {
 	roots, ps := parseDocuments(file, before)
 	if len(ps) > 0 {
@@ -64,7 +66,7 @@ func dropped(file string, before []byte, reg *Registry) map[string]bool {
 	for _, root := range roots {
 		kind, name := mappingValue(root, "kind"), mappingValue(mappingValue(root, "metadata"), "name")
 		if kind == nil || name == nil {
-			continue
+			return nil
 		}
 		owner := ""
 		switch kind.Value {
@@ -74,6 +76,8 @@ func dropped(file string, before []byte, reg *Registry) map[string]bool {
 			}
 		case "Skill":
 			owner = "skill/" + name.Value
+		default:
+			return nil
 		}
 		if owner != "" && !declared[owner] {
 			out[owner] = true

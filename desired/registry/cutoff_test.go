@@ -59,3 +59,23 @@ func TestCutOffIgnoresFilesWithoutARecord(t *testing.T) {
 		t.Fatalf("CutOff of a removed file = %v, want nothing (removal is not a cut)", ps)
 	}
 }
+
+// A cut config or profile can withhold any skill: such a file is blamed for every
+// delete; a file of capabilities and skills only for those it no longer declares.
+func TestDroppedBlamesByWhatTheFileDecides(t *testing.T) {
+	caps := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: a.one}\nspec: {title: A, effect: read, skill: {alias: a, argument: t}}\n---\n" +
+		"apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: b.two}\nspec: {title: B, effect: read, skill: {alias: b, argument: t}}\n"
+	reg := &Registry{Capabilities: []Capability{{ID: "a.one", Spec: CapabilitySpec{Skill: &CapabilitySkill{Alias: "a"}}}}}
+	got := dropped("registry/caps.yaml", []byte(caps), reg)
+	if !got["capability/b.two"] || got["capability/a.one"] || len(got) != 1 {
+		t.Errorf("dropped = %v, want only capability/b.two", got)
+	}
+	for file, text := range map[string]string{
+		ConfigName:              "apiVersion: skillsync/v1\nkind: Workspace\nspec: {registry: [registry/*.yaml]}\n",
+		"registry/profiles.yaml": "apiVersion: skillsync/v1\nkind: Profile\nmetadata: {name: p}\nspec: {capabilities: [x.y]}\n",
+	} {
+		if d := dropped(file, []byte(text), reg); d != nil {
+			t.Errorf("%s: dropped = %v, want nil (every delete)", file, d)
+		}
+	}
+}
