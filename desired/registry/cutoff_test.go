@@ -71,7 +71,7 @@ func TestDroppedBlamesByWhatTheFileDecides(t *testing.T) {
 		t.Errorf("dropped = %v, want only capability/b.two", got)
 	}
 	for file, text := range map[string]string{
-		ConfigName:              "apiVersion: skillsync/v1\nkind: Workspace\nspec: {registry: [registry/*.yaml]}\n",
+		ConfigName:               "apiVersion: skillsync/v1\nkind: Workspace\nspec: {registry: [registry/*.yaml]}\n",
 		"registry/profiles.yaml": "apiVersion: skillsync/v1\nkind: Profile\nmetadata: {name: p}\nspec: {capabilities: [x.y]}\n",
 	} {
 		if d := dropped(file, []byte(text), reg); d != nil {
