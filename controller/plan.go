@@ -15,7 +15,7 @@ import (
 // Action is what a plan does with one path.
 type Action string
 
-// The actions of DESIGN §6, plus the removal of an interrupted write's temp file.
+// The actions of the plan table in docs/ownership.md, plus the removal of an interrupted write's temp file.
 const (
 	None     Action = "none"
 	Create   Action = "create"
@@ -74,7 +74,7 @@ type Plan struct {
 	Refused string `json:"refused,omitempty"`
 }
 
-// MakePlan decides one action per path, following the table of DESIGN §6.
+// MakePlan decides one action per path, following the plan table in docs/ownership.md.
 func MakePlan(want desired.State, have observed.State, opts Options) Plan {
 	return planFiles(want, have, opts).judged(len(want.Files), have.Escapes, opts)
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/skillsync/skillsync/observed"
 )
 
-// expected is the DESIGN §6 table, written out as its own oracle: the action for one
+// expected is the plan table of docs/ownership.md, written out as its own oracle: the action for one
 // path from what is on disk and whether it is wanted. "" means not in the plan.
 func expected(present bool, own observed.Ownership, same, wanted, force bool) Action {
 	switch {

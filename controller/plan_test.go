@@ -22,7 +22,7 @@ var (
 	otherWant = desired.File{Path: ".qwen/skills/other/SKILL.md", Owner: "capability/other", Bytes: []byte("x")}
 )
 
-// TestPlanTable covers every cell of the DESIGN §6 table, with and without --force.
+// TestPlanTable covers every cell of the plan table in docs/ownership.md, with and without --force.
 func TestPlanTable(t *testing.T) {
 	type cell struct {
 		name   string

@@ -370,7 +370,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 	for rel, content := range map[string]string{
 		"skillsync.yaml":              "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [extra/*/sub/*.yaml, registry/*.yaml]\n",
 		"extra/b/sub/list.yaml":       "",
-		"shared/caps.yaml":            "",
+		"library/caps.yaml":           "",
 		"registry/.keep-the-dir.yaml": "",
 	} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755); err != nil {
@@ -380,7 +380,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink("../shared/caps.yaml", filepath.Join(root, "registry/caps.yaml")); err != nil {
+	if err := os.Symlink("../library/caps.yaml", filepath.Join(root, "registry/caps.yaml")); err != nil {
 		t.Fatal(err)
 	}
 	r, err := os.OpenRoot(root)
@@ -391,7 +391,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 	reg := &registry.Registry{Root: root, Files: []string{"extra/b/sub/list.yaml", "registry/caps.yaml"}}
 	reg.Config.Spec.Registry = []string{"extra/*/sub/*.yaml", "registry/*.yaml"}
 	got := registryDirs(r, reg)
-	for _, want := range []string{"extra", "extra/b", "extra/b/sub", "registry", "shared"} {
+	for _, want := range []string{"extra", "extra/b", "extra/b/sub", "registry", "library"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("registryDirs = %v, lacks %s", got, want)
 		}
@@ -401,7 +401,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 	}
 	in := inputsOf(r, reg)
 	for rel, want := range map[string]bool{
-		"registry/caps.yaml": true, "shared/caps.yaml": false, "extra/c": true, "extra/c/sub/new.yaml": true,
+		"registry/caps.yaml": true, "library/caps.yaml": false, "extra/c": true, "extra/c/sub/new.yaml": true,
 		"extra/c/other": false, "dev.log": false, ".git": false, registry.ConfigName: true, "registry/new.yaml": true,
 	} {
 		if got := in.holds(rel); got != want {

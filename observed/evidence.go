@@ -13,7 +13,7 @@ type Client struct {
 	Tools   []string // programs on PATH
 }
 
-// Clients lists the clients skillsync writes for (shared/CLIENTS.md).
+// Clients lists the clients skillsync writes for (docs/clients.md).
 var Clients = []Client{
 	{Name: "Claude Code", Targets: []string{"claude-code"}, Paths: []string{".claude", "CLAUDE.md"}, Tools: []string{"claude"}},
 	{Name: "Qwen Code", Targets: []string{"qwen-code", "agents"}, Paths: []string{".qwen", "QWEN.md"}, Tools: []string{"qwen"}},

@@ -2,7 +2,7 @@
 
 package reliability
 
-// Crash safety (issue 5, suite 2): SIGKILL `reconcile --once` at random moments while
+// Crash safety: SIGKILL `reconcile --once` at random moments while
 // it applies a plan of more than 3 000 writes and deletes, then check that every
 // SKILL.md is the old bytes, the new bytes or (where one side has no file) absent —
 // never partial — and that the next run removes the temp files and converges.

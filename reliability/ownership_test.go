@@ -28,7 +28,7 @@ import (
 	"github.com/skillsync/skillsync/observed"
 )
 
-// TestOwnershipProperty is suite 1 of issue 5. Each case builds a random workspace
+// TestOwnershipProperty is the ownership property suite. Each case builds a random workspace
 // (a registry, valid or broken; files an earlier run generated; files people wrote
 // inside and beside the target directories) and runs one to four reconcile passes
 // in random order. After every pass it checks that no person's file changed, that
@@ -322,7 +322,7 @@ func (c *ownershipCase) classify() error {
 			}
 			got, want := observed.Classify(p, data).Ownership, ownBannerRule(p, data)
 			if got != want {
-				c.failf("start: observed.Classify says %s is %s, the banner rule of DESIGN §5 says %s", p, got, want)
+				c.failf("start: observed.Classify says %s is %s, the banner rule of docs/ownership.md says %s", p, got, want)
 			}
 			switch {
 			case got == observed.Unowned || want == observed.Unowned:
@@ -377,7 +377,7 @@ func ownScannedSkillFile(p string) bool {
 	return slices.Contains(ownTargetDirs(), path.Dir(strings.TrimSuffix(dir, "/")))
 }
 
-// ownBannerRule is DESIGN §5 written out again, independently of the banner package:
+// ownBannerRule is the banner rule of docs/ownership.md written out again, independently of the banner package:
 // the file opens with "---", the generated-by line and the mark line; the mark names
 // this very path; its digest is the sha256 of the file without the mark line.
 func ownBannerRule(rel string, data []byte) observed.Ownership {

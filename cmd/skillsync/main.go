@@ -12,7 +12,7 @@ import (
 	"github.com/skillsync/skillsync/internal/printable"
 )
 
-// Exit codes, the same for every command (DESIGN §7).
+// Exit codes, the same for every command (README, "Commands").
 const (
 	exitOK        = 0
 	exitChanges   = 1

@@ -87,7 +87,7 @@ func oneShotFlag(cmd *cobra.Command) string {
 	return ""
 }
 
-// exitCodes maps each verdict to the exit code of DESIGN §7.
+// exitCodes maps each verdict to its exit code (README, "Commands").
 var exitCodes = map[controller.Verdict]int{
 	controller.Converged: exitOK, controller.ChangesPending: exitChanges, controller.Invalid: exitInvalid,
 	controller.Conflicted: exitConflicts, controller.Refused: exitConflicts, controller.Failed: exitFailure,

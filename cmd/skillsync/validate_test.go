@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// These tests hold the CLI to DESIGN §3.3 and to issue 2 items 2 and 3: every invalid
+// These tests hold the CLI to docs/registry.md, "Problems" and "Skill names": every invalid
 // input is refused with exit 2, a message naming file:line, and a workspace left
 // exactly as it was (fail closed: nothing written, nothing deleted, no mtime moved).
 
@@ -319,7 +319,7 @@ func validationCases() []validationCase {
 		{name: "bodyFile in .skillsync", files: reg(skillDoc("body: Do the test.", "bodyFile: ../.skillsync/last-applied.json")),
 			want: problem{testFile + ":6", `path "../.skillsync/last-applied.json" leads into .skillsync, where skillsync writes`, "keep it elsewhere"}},
 
-		// Strict parsing (issue 2 item 2): unknown field, wrong type, duplicate key, unknown kind.
+		// Strict parsing: unknown field, wrong type, duplicate key, unknown kind.
 		{name: "unknown field", files: reg(capabilityDoc("  effect: write\n", "  effect: write\n  colour: blue\n")),
 			want: problem{testFile + ":7", "unknown field spec.colour", "known fields here: cli, effect, input, mcp, skill, title"}},
 		{name: "unknown field in metadata", files: reg(skillDoc("metadata: {name: test-skill}", "metadata: {name: test-skill, labels: {a: b}}")),
@@ -345,7 +345,7 @@ func validationCases() []validationCase {
 		{name: "workspace unknown field", files: map[string]string{"skillsync.yaml": workspaceConfig("  profile: cli\n", "  profile: cli\n  target: [agents]\n")},
 			want: problem{"skillsync.yaml:7", "unknown field spec.target", "known fields here"}},
 
-		// Targets and profiles (DESIGN §3.4).
+		// Targets and profiles (docs/registry.md, "spec.targets" and "Profile").
 		{name: "unknown target", files: map[string]string{"skillsync.yaml": workspaceConfig("qwen-code, agents]", "qwen-cod, agents]")},
 			want: problem{"skillsync.yaml:5", `unknown target "qwen-cod"`, `did you mean "qwen-code"?`}},
 		{name: "unknown skill target", files: reg(skillDoc("targets: [claude-code]", "targets: [claude]")),
@@ -439,7 +439,7 @@ func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
 			},
 		},
 		{
-			// DESIGN §3.3: all problems are reported at once; a strict-parsing problem in
+			// All problems are reported at once; a strict-parsing problem in
 			// one file must not hide a rule broken in another.
 			name: "strict parsing and validation together",
 			files: map[string]string{

@@ -4,7 +4,8 @@ import "strings"
 
 // Names each client already answers to. A project skill with one of these names
 // replaces or shadows the client's own command, so skillsync refuses them. The lists
-// are copied from shared/CLIENTS.md; the conformance suite keeps them honest.
+// are the commands and bundled skills each client lists at the version docs/clients.md
+// names; a new client version may add names, so check them when that version changes.
 var (
 	claudeCodeReserved = fields(`
 		add-dir agents autofix-pr background branch btw chrome clear color compact config
