@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/bench/workspacegen"
 )
 
 // withoutNote is registry/journal.yaml of the example with its first capability,
@@ -32,18 +34,7 @@ func withoutNote(t *testing.T, root string) []byte {
 // skillsync writes to an hour ago: inputs saved long before the pass.
 func backdate(t *testing.T, root string) {
 	t.Helper()
-	old := time.Now().Add(-time.Hour)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch d.Name() {
-		case ".claude", ".qwen", ".agents", StateDir:
-			return filepath.SkipDir
-		}
-		return os.Chtimes(p, old, old)
-	})
-	if err != nil {
+	if err := workspacegen.Backdate(root); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -47,6 +47,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/bench/workspacegen"
 )
 
 const (
@@ -543,7 +544,7 @@ func TestCrashSafety(t *testing.T) {
 		if err := os.CopyFS(copyOf(i), os.DirFS(tmpl)); err != nil {
 			return err
 		}
-		return settled(copyOf(i))
+		return workspacegen.Backdate(copyOf(i))
 	}); err != nil {
 		t.Fatalf("copy the template: %v", err)
 	}

@@ -31,6 +31,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/bench/workspacegen"
 	"github.com/skillsync/skillsync/internal/syncbuffer"
 )
 
@@ -161,7 +162,7 @@ func (s *hostileSuite) escapingWorkspace(t *testing.T) string {
 	must(t, f.Close())
 
 	// Inputs saved long ago: the orphan's delete need not wait for them to settle.
-	must(t, settled(ws))
+	must(t, workspacegen.Backdate(ws))
 	return ws
 }
 

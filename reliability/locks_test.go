@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/bench/workspacegen"
 	"github.com/skillsync/skillsync/controller"
 )
 
@@ -124,7 +125,7 @@ func (s *resSuite) lockHeld(t *testing.T) {
 	must(t, err)
 	must(t, os.WriteFile(registry, []byte(replaceLine(string(data), "  title: Search intents", "  title: Search intents, held back")), 0o644))
 	resDropCapability(t, ws, "intents.withdraw")
-	must(t, settled(ws))
+	must(t, workspacegen.Backdate(ws))
 
 	lock, err := os.OpenFile(filepath.Join(ws, controller.LockFile), os.O_RDWR, 0)
 	must(t, err)
@@ -207,7 +208,7 @@ func (s *resSuite) readOnlyDirs(t *testing.T) {
 		ws := example(t, t.TempDir())
 		resConverge(t, ws)
 		resDropCapability(t, ws, "intents.withdraw")
-		must(t, settled(ws))
+		must(t, workspacegen.Backdate(ws))
 		return ws
 	}
 	gone := func(ws string) resFindings {

@@ -8,7 +8,6 @@ package reliability
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"sync"
 	"testing"
 	"text/tabwriter"
-	"time"
 )
 
 // row is one line of the table: a suite, how many cases it tried, how many failed.
@@ -91,21 +89,4 @@ func seed(fallback int64) int64 {
 		return v
 	}
 	return fallback
-}
-
-// settled sets the modification time of every input of the workspace ws, and of
-// every directory outside the target directories and .skillsync/, to an hour ago:
-// inputs saved long before the run, whose deletes need not wait for them to settle.
-func settled(ws string) error {
-	old := time.Now().Add(-time.Hour)
-	return filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch d.Name() {
-		case ".claude", ".qwen", ".agents", ".skillsync":
-			return filepath.SkipDir
-		}
-		return os.Chtimes(p, old, old)
-	})
 }

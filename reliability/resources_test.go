@@ -57,6 +57,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/bench/workspacegen"
 )
 
 // TestResourcesAndReports: each case on a fresh copy of fixtures/example.
@@ -131,7 +133,7 @@ func (s *resSuite) fewDescriptors(t *testing.T) {
 		ws := example(t, dir)
 		resConverge(t, ws)
 		resDropCapability(t, ws, "intents.withdraw")
-		must(t, settled(ws))
+		must(t, workspacegen.Backdate(ws))
 		return ws
 	}
 	pruned := pruning()

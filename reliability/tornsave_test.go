@@ -49,6 +49,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/bench/workspacegen"
 	"github.com/skillsync/skillsync/internal/syncbuffer"
 )
 
@@ -66,7 +67,7 @@ type tornSuite struct {
 func TestTornSaves(t *testing.T) {
 	s := &tornSuite{t: t, rng: rand.New(rand.NewPCG(uint64(seed(1)), 11))}
 	s.ws = example(t, t.TempDir())
-	must(t, settled(s.ws))
+	must(t, workspacegen.Backdate(s.ws))
 	stop := s.startWatcher(s.ws)
 	file := "registry/intents.yaml"
 	base := s.read(file)
@@ -424,7 +425,7 @@ func (s *tornSuite) checkout() {
 	must(s.t, os.RemoveAll(filepath.Join(next, ".git")))
 	must(s.t, checkoutRegistry(next, true))
 	onNext := s.expect(next, nil)
-	must(s.t, settled(ws))
+	must(s.t, workspacegen.Backdate(ws))
 
 	// A short quiet period and wait, so the watcher runs several times while git is
 	// still rewriting files, and reads the registry half checked out.

@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/skillsync/skillsync/bench/workspacegen"
 )
@@ -113,22 +111,6 @@ func copyTree(src, dst string) error {
 	return nil
 }
 
-// backdateInputs sets the modification time of the inputs of the workspace dir,
-// and of the directories holding them, to an hour ago.
-func backdateInputs(dir string) error {
-	old := time.Now().Add(-time.Hour)
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch d.Name() {
-		case ".claude", ".qwen", ".agents", ".skillsync":
-			return filepath.SkipDir
-		}
-		return os.Chtimes(p, old, old)
-	})
-}
-
 func (b *bench) sync(dir string) { b.mustRun(dir, []string{b.bin, "reconcile", "--once"}) }
 
 func (b *bench) mustRun(dir string, argv []string) {
@@ -183,7 +165,7 @@ func (b *bench) measure(w workspaces) []result {
 				if err := workspacegen.Write(w.remove, n, nil, map[int]bool{mid: true}); err != nil {
 					return err
 				}
-				return backdateInputs(w.remove)
+				return workspacegen.Backdate(w.remove)
 			},
 			after: func() error {
 				if err := workspacegen.Write(w.remove, n, nil, nil); err != nil {
