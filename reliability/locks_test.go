@@ -7,10 +7,8 @@ package reliability
 // not change; then the helpers both files use.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -19,13 +17,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/skillsync/skillsync/bench/workspacegen"
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/internal/syncbuffer"
 )
 
 // lockLinks plants a link at .skillsync/lock. skillsync writes its pid into the
@@ -306,7 +304,7 @@ func resImmutable(t *testing.T, dir string) {
 // resWatcher is a running skillsync process and what it logged.
 type resWatcher struct {
 	cmd    *exec.Cmd
-	logs   *resBuffer
+	logs   *syncbuffer.Buffer
 	exited chan struct{}
 	err    error // how it ended, once exited is closed
 }
@@ -314,7 +312,7 @@ type resWatcher struct {
 // resStartWatcher starts cmd; it is stopped at the end of the test at the latest.
 func resStartWatcher(t *testing.T, cmd *exec.Cmd) *resWatcher {
 	t.Helper()
-	w := &resWatcher{cmd: cmd, logs: &resBuffer{}, exited: make(chan struct{})}
+	w := &resWatcher{cmd: cmd, logs: &syncbuffer.Buffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = w.logs, w.logs
 	must(t, cmd.Start())
 	go func() {
@@ -344,24 +342,6 @@ func (w *resWatcher) stop() error {
 	}
 }
 
-// resBuffer collects a process's output while the test reads it.
-type resBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *resBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *resBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // resReadiness is what /readyz answers.
 type resReadiness struct {
 	Ready   bool `json:"ready"`
@@ -375,25 +355,14 @@ type resReadiness struct {
 	} `json:"watch"`
 }
 
-// resAwaitReadyz polls /readyz, for at most 30 s, until its answer satisfies
-// until; it returns the last answer and whether one did.
+// resAwaitReadyz waits, as awaitRun does, for an answer of /readyz that satisfies
+// until; it returns the last answer, status and body, and whether one did.
 func resAwaitReadyz(addr string, until func(status int, r resReadiness) bool) (string, bool) {
-	last := "no answer"
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		resp, err := http.Get("http://" + addr + "/readyz")
-		if err != nil {
-			last = err.Error()
-			continue
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		last = fmt.Sprintf("%d %s", resp.StatusCode, bytes.TrimSpace(body))
+	status, body, ok := awaitRun(addr, time.Time{}, func(status int, body string) bool {
 		var r resReadiness
-		if json.Unmarshal(body, &r) == nil && until(resp.StatusCode, r) {
-			return last, true
-		}
-	}
-	return last, false
+		return json.Unmarshal([]byte(body), &r) == nil && until(status, r)
+	})
+	return fmt.Sprintf("%d %s", status, strings.TrimSpace(body)), ok
 }
 
 // resConvergedSince is satisfied by a converged run that started after since,
