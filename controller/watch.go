@@ -96,6 +96,24 @@ func Watch(ctx context.Context, o WatchOptions) error {
 	}
 }
 
+// LogApplied logs each attempted change of out: a failure at error, the others at
+// level; a key is left out rather than logged empty.
+func LogApplied(log *slog.Logger, out Outcome, level slog.Level) {
+	ctx := context.Background()
+	for _, a := range out.Applied {
+		switch {
+		case a.Err != nil:
+			log.Error("change failed", "action", string(a.Action), "path", a.Path, "err", a.Err)
+		case a.Undone:
+			log.Log(ctx, level, "housekeeping left undone", "action", string(a.Action), "path", a.Path, "kept", a.Kept)
+		case a.Kept != "":
+			log.Log(ctx, level, "change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner, "kept", a.Kept)
+		default:
+			log.Log(ctx, level, "change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner)
+		}
+	}
+}
+
 // logRun logs what a run did: invalid input and conflicts at warn, failures at
 // error, the rest at info; a key is left out rather than logged empty.
 func logRun(log *slog.Logger, out Outcome, r RunReport) {
@@ -106,18 +124,7 @@ func logRun(log *slog.Logger, out Outcome, r RunReport) {
 		}
 		log.Warn("invalid input, nothing changed", attrs...)
 	}
-	for _, a := range out.Applied {
-		switch {
-		case a.Err != nil:
-			log.Error("change failed", "action", string(a.Action), "path", a.Path, "err", a.Err)
-		case !a.Done():
-			log.Info("housekeeping left undone", "action", string(a.Action), "path", a.Path, "kept", a.Kept)
-		case a.Kept != "":
-			log.Info("change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner, "kept", a.Kept)
-		default:
-			log.Info("change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner)
-		}
-	}
+	LogApplied(log, out, slog.LevelInfo)
 	for _, c := range out.Plan.Changes {
 		if c.Action == Conflict {
 			log.Warn("conflict kept", "path", c.Path, "reason", c.Reason)

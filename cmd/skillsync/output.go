@@ -31,14 +31,13 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 	if !out.Planned {
 		return // the failure, printed on stderr, says why there is no plan
 	}
-	applied := appliedByPath(out)
 	var rows [][]string
-	for _, c := range out.Plan.Changes {
-		if c.Action == controller.None {
+	for _, r := range out.Results(check) {
+		if r.Fate == controller.InSync {
 			continue
 		}
-		verb, note := fate(c, applied, check || out.Plan.Refused != "", notDone(out, c))
-		rows = append(rows, []string{verb, c.Path, orDash(c.Owner), note})
+		verb, note := fateWords(r)
+		rows = append(rows, []string{verb, r.Path, orDash(r.Owner), note})
 	}
 	writeTable(w, rows)
 	if diff {
@@ -57,31 +56,19 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 	fmt.Fprintln(w, summary(out, check))
 }
 
-// fate is the verb and note of change c: reportOnly says no change was to be
-// carried out (--check, a refused plan); why says why one that was to be was not.
-func fate(c controller.Change, applied map[string]controller.Applied, reportOnly bool, why string) (verb, note string) {
-	a, attempted := applied[c.Path]
-	switch {
-	case c.Action == controller.Conflict:
-		return "conflict", c.Reason
-	case reportOnly:
-		return futureTense[c.Action], c.Reason
-	case !attempted:
-		return futureTense[c.Action], joinNotes(c.Reason, why)
-	case a.Err != nil:
-		return "failed", fmt.Sprintf("%s: %v", c.Action, a.Err)
-	case !a.Done():
-		return "kept", joinNotes(c.Reason, a.Kept)
+// fateWords is the verb and note that say what became of a change.
+func fateWords(r controller.Result) (verb, note string) {
+	switch r.Fate {
+	case controller.Proposed:
+		return futureTense[r.Action], r.Reason
+	case controller.NotReached:
+		return futureTense[r.Action], joinNotes(r.Reason, r.NotDone)
+	case controller.FailedApply:
+		return "failed", fmt.Sprintf("%s: %v", r.Action, r.Err)
+	case controller.LeftUndone:
+		return "kept", joinNotes(r.Reason, r.Kept)
 	}
-	return pastTense[c.Action], joinNotes(c.Reason, a.Kept)
-}
-
-// notDone says why c, planned for this run, was not carried out.
-func notDone(out controller.Outcome, c controller.Change) string {
-	if c.Action == controller.Delete && len(out.Deferred) > 0 {
-		return "not done: waits for the inputs to settle (" + out.SettleWhy + ")"
-	}
-	return "not done"
+	return pastTense[r.Action], joinNotes(r.Reason, r.Kept)
 }
 
 func joinNotes(notes ...string) string {
@@ -109,14 +96,6 @@ func writeTable(w io.Writer, rows [][]string) {
 	}
 }
 
-func appliedByPath(out controller.Outcome) map[string]controller.Applied {
-	applied := make(map[string]controller.Applied, len(out.Applied))
-	for _, a := range out.Applied {
-		applied[a.Path] = a
-	}
-	return applied
-}
-
 // summary is the last line: what was done (or, for --check and a refused plan,
 // what would be), what failed and what was not done, then the counts in sync.
 func summary(out controller.Outcome, check bool) string {
@@ -142,20 +121,17 @@ func summary(out controller.Outcome, check bool) string {
 		}
 		return fmt.Sprintf("%s: %s; %s", lead, strings.Join(counts, ", "), tail)
 	}
-	applied := appliedByPath(out)
 	done, failed, kept, undone := map[controller.Action]int{}, 0, 0, map[controller.Action]int{}
-	for _, c := range p.Changes {
-		a, attempted := applied[c.Path]
-		switch {
-		case c.Action == controller.None || c.Action == controller.Conflict:
-		case !attempted:
-			undone[c.Action]++
-		case a.Err != nil:
+	for _, r := range out.Results(check) {
+		switch r.Fate {
+		case controller.NotReached:
+			undone[r.Action]++
+		case controller.FailedApply:
 			failed++
-		case !a.Done():
+		case controller.LeftUndone:
 			kept++
-		default:
-			done[c.Action]++
+		case controller.Made:
+			done[r.Action]++
 		}
 	}
 	for _, a := range actions {
@@ -212,22 +188,13 @@ func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON
 	if r.Withheld == nil {
 		r.Withheld = []desired.Withheld{}
 	}
-	applied := appliedByPath(out)
-	for _, c := range out.Plan.Changes {
-		if c.Action == controller.None {
+	for _, res := range out.Results(check) {
+		if res.Fate == controller.InSync {
 			continue
 		}
-		cr := changeReport{Change: c}
-		a, attempted := applied[c.Path]
-		switch {
-		case check || out.Plan.Refused != "" || c.Action == controller.Conflict:
-		case attempted:
-			cr.Done, cr.Kept = a.Done(), a.Kept
-			if a.Err != nil {
-				cr.Error = a.Err.Error()
-			}
-		default:
-			cr.NotDone = notDone(out, c)
+		cr := changeReport{Change: *res.Change, Done: res.Fate == controller.Made, Kept: res.Kept, NotDone: res.NotDone}
+		if res.Err != nil {
+			cr.Error = res.Err.Error()
 		}
 		r.Changes = append(r.Changes, cr)
 	}
@@ -248,16 +215,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // logOutcome logs a --once run: failures at error, each change at debug (-v 1).
 func logOutcome(log *slog.Logger, out controller.Outcome) {
-	for _, a := range out.Applied {
-		switch {
-		case a.Err != nil:
-			log.Error("change failed", "action", string(a.Action), "path", a.Path, "err", a.Err)
-		case !a.Done():
-			log.Debug("housekeeping left undone", "action", string(a.Action), "path", a.Path, "kept", a.Kept)
-		default:
-			log.Debug("change applied", "action", string(a.Action), "path", a.Path, "owner", a.Owner)
-		}
-	}
+	controller.LogApplied(log, out, slog.LevelDebug)
 	log.Debug("reconcile finished", "profile", out.Profile.Name, "changes", out.Plan.Pending(),
 		"conflicts", out.Plan.Count(controller.Conflict), "inSync", out.Plan.Count(controller.None), "problems", len(out.Problems))
 }

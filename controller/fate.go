@@ -1,0 +1,62 @@
+package controller
+
+// Fate is what became of one change of a plan by the end of its pass.
+type Fate int
+
+const (
+	InSync      Fate = iota // nothing to do
+	Proposed                // not to be made: a --check pass, a refused plan, a conflict
+	NotReached              // to be made, but the pass did not get to it
+	FailedApply             // attempted and failed
+	LeftUndone              // housekeeping the permissions left undone
+	Made                    // carried out
+)
+
+// Result is one change of a plan with what became of it. Applied is the record of
+// the attempt (zero unless attempted); NotDone says why a NotReached change was not made.
+type Result struct {
+	Applied
+	Fate    Fate
+	NotDone string
+}
+
+// Results gives each change of the plan, in order, with its fate; check says the
+// pass was --check.
+func (o Outcome) Results(check bool) []Result {
+	attempts := make(map[string]Applied, len(o.Applied))
+	for _, a := range o.Applied {
+		attempts[a.Path] = a
+	}
+	results := make([]Result, len(o.Plan.Changes))
+	for i := range o.Plan.Changes {
+		c := &o.Plan.Changes[i]
+		a, attempted := attempts[c.Path]
+		r := Result{Applied: Applied{Change: c}}
+		switch {
+		case c.Action == None:
+			r.Fate = InSync
+		case check || o.Plan.Refused != "" || c.Action == Conflict:
+			r.Fate = Proposed
+		case !attempted:
+			r.Fate, r.NotDone = NotReached, o.notDone(c)
+		default:
+			r.Applied, r.Change = a, c
+			r.Fate = Made
+			if a.Err != nil {
+				r.Fate = FailedApply
+			} else if a.Undone {
+				r.Fate = LeftUndone
+			}
+		}
+		results[i] = r
+	}
+	return results
+}
+
+// notDone says why c, planned for this pass, was not made.
+func (o Outcome) notDone(c *Change) string {
+	if c.Action == Delete && len(o.Deferred) > 0 {
+		return "not done: waits for the inputs to settle (" + o.SettleWhy + ")"
+	}
+	return "not done"
+}
