@@ -103,11 +103,7 @@ func settledAt(r *os.Root, in Inputs, settle time.Duration, now time.Time) (time
 func inputsChanged(r *os.Root, in Inputs) (time.Time, string) {
 	paths := []string{registry.ConfigName, desired.ProfileFile}
 	paths = append(paths, in.Registry.Files...)
-	for _, s := range in.Registry.Skills {
-		if s.BodyPath != "" {
-			paths = append(paths, s.BodyPath)
-		}
-	}
+	paths = append(paths, in.Registry.BodyFiles()...)
 	paths = append(paths, registryDirs(r, in.Registry)...)
 	var newest time.Time
 	which := ""

@@ -73,11 +73,7 @@ func registryDirs(r *os.Root, reg *registry.Registry) []string {
 		dirs = append(dirs, globDirs(r, pattern)...)
 	}
 	files = append(files, reg.Files...)
-	for _, s := range reg.Skills {
-		if s.BodyPath != "" {
-			files = append(files, s.BodyPath)
-		}
-	}
+	files = append(files, reg.BodyFiles()...)
 	for _, f := range files {
 		dirs = append(dirs, path.Dir(f))
 	}
@@ -169,11 +165,7 @@ func inputsOf(r *os.Root, reg *registry.Registry) inputPaths {
 	}
 	in := inputPaths{paths: map[string]bool{}, patterns: reg.Config.Spec.Registry}
 	files := append([]string{registry.ConfigName, desired.ProfileFile}, reg.Files...)
-	for _, s := range reg.Skills {
-		if s.BodyPath != "" {
-			files = append(files, s.BodyPath)
-		}
-	}
+	files = append(files, reg.BodyFiles()...)
 	for _, f := range files {
 		for p := f; p != "." && p != "/"; p = path.Dir(p) {
 			in.paths[p] = true

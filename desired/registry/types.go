@@ -190,6 +190,17 @@ func (r *Registry) ProfileNames() []string {
 	return names
 }
 
+// BodyFiles lists the bodyFile of every skill that has one, workspace-relative.
+func (r *Registry) BodyFiles() []string {
+	var files []string
+	for _, s := range r.Skills {
+		if s.BodyPath != "" {
+			files = append(files, s.BodyPath)
+		}
+	}
+	return files
+}
+
 // DefaultProfileAt is where spec.profile is written, for problems about it.
 func (r *Registry) DefaultProfileAt() Position {
 	return r.config.at("spec", "profile").Position()
