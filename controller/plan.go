@@ -15,7 +15,8 @@ import (
 // Action is what a plan does with one path.
 type Action string
 
-// The actions of the plan table in docs/ownership.md, plus the removal of an interrupted write's temp file.
+// The actions of the plan table in docs/ownership.md, plus the removal of an
+// interrupted write's temp file.
 const (
 	None     Action = "none"
 	Create   Action = "create"
