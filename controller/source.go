@@ -2,13 +2,12 @@ package controller
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
-	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	"github.com/skillsync/skillsync/observed"
 )
 
 // fallbackPoll is how often directories inotify cannot watch are polled.
@@ -120,7 +118,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	var polled []string
 	var addErr error
 	if s.fsw == nil {
-		polled = sortedKeys(want)
+		polled = slices.Sorted(maps.Keys(want))
 	} else {
 		// Ask fsnotify what it watches: a directory deleted or renamed away lost its
 		// watch, and must get a new one when it is back.
@@ -133,7 +131,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 				s.fsw.Remove(p)
 			}
 		}
-		for _, d := range sortedKeys(want) {
+		for _, d := range slices.Sorted(maps.Keys(want)) {
 			// A directory removed and made again under its name is another inode: its
 			// watch went with the old one, whatever fsnotify has yet to notice.
 			now, _ := s.root.Stat(d)
@@ -272,109 +270,6 @@ func (s *changeSource) poll(ctx context.Context) {
 	}
 }
 
-// ownState is what a run left at a path: nothing, a directory (which one: a
-// directory removed and made again under the same name is another), or a file
-// with the digest of its content.
-type ownState struct {
-	kind fs.FileMode // fs.ModeDir, 0 for a regular file, fs.ModeIrregular for nothing
-	file Content     // a file's
-	dir  fs.FileInfo // the directory, for os.SameFile
-}
-
-// same tells whether now is what o records.
-func (o ownState) same(now ownState) bool {
-	if o.kind != now.kind || o.file.Sum != now.file.Sum {
-		return false
-	}
-	return o.dir == nil || now.dir != nil && os.SameFile(o.dir, now.dir)
-}
-
-// stillThere tells, from its metadata alone, whether rel may still hold what o
-// records: the right kind of entry, a file of the size written, the same directory.
-func (o ownState) stillThere(r *os.Root, rel string) bool {
-	info, err := r.Lstat(rel)
-	switch {
-	case err != nil:
-		return o.kind == fs.ModeIrregular
-	case info.IsDir():
-		return o.kind == fs.ModeDir && (o.dir == nil || os.SameFile(o.dir, info))
-	case info.Mode().IsRegular():
-		return o.kind == 0 && info.Size() == o.file.Size
-	}
-	return false
-}
-
-var (
-	absent     = ownState{kind: fs.ModeIrregular}
-	unreadable = ownState{kind: fs.ModeIrregular, file: Content{Sum: [32]byte{1}}} // the same as nothing a run leaves
-)
-
-// runStarting holds back the events of the run about to start: they are judged
-// once it has ended, against what it left.
-func (s *changeSource) runStarting() {
-	s.mu.Lock()
-	s.running, s.pending = true, map[string]bool{}
-	s.mu.Unlock()
-}
-
-// runEnded records what the run wrote, then judges the events that came during it.
-func (s *changeSource) runEnded(out Outcome) {
-	own := map[string]ownState{}
-	observe := func(p string) {
-		if _, seen := own[p]; !seen {
-			own[p] = s.stateOf(p)
-		}
-	}
-	for _, a := range out.Applied {
-		if !a.Done() {
-			continue
-		}
-		switch a.Action {
-		case Create, Update:
-			own[a.Path] = ownState{file: a.Written}
-		default:
-			own[a.Path] = absent
-		}
-		for dir := path.Dir(a.Path); dir != "."; dir = path.Dir(dir) {
-			observe(dir)
-		}
-	}
-	for _, p := range []string{StateDir, stateIgnore} {
-		observe(p)
-	}
-	if out.Recorded {
-		// What the run wrote, not what is there by now: an accept landing meanwhile
-		// is a person's.
-		own[AppliedFile] = ownState{file: Content{Sum: out.RecordSum, Size: -1}}
-	}
-	s.mu.Lock()
-	s.own, s.running = own, false
-	pending := s.pending
-	s.pending = nil
-	s.mu.Unlock()
-	// A directory the run made was not watched until the refresh before this: a
-	// file removed or changed in it meanwhile sent no event. Every path written is
-	// looked at once more, by its metadata, now that the watches are in place.
-	trigger := false
-	for p, want := range own {
-		if want.file.Size >= 0 && !want.stillThere(s.root, p) {
-			trigger = true
-			break
-		}
-	}
-	for p := range pending {
-		if input, output := s.kind(p); (input || output) && s.triggers(p) {
-			trigger = true
-			if input {
-				s.o.history.changed(time.Now())
-			}
-		}
-	}
-	if trigger {
-		s.q.Add()
-	}
-}
-
 // kind says whether rel is an input path (see inputPaths) and whether it is where
 // skillsync writes; an event for a path that is neither is dropped.
 func (s *changeSource) kind(rel string) (input, output bool) {
@@ -382,46 +277,4 @@ func (s *changeSource) kind(rel string) (input, output bool) {
 	inputs := s.inputs
 	s.mu.Unlock()
 	return inputs.holds(rel), outputPath(rel)
-}
-
-// triggers tells whether an event for rel calls for a run. It does not when rel is
-// a path the last run wrote and still holds what that run left there: the event is
-// the run's own. During a run an event waits for the run to end, to be judged then.
-func (s *changeSource) triggers(rel string) bool {
-	s.mu.Lock()
-	if s.running {
-		s.pending[rel] = true
-		s.mu.Unlock()
-		return false
-	}
-	want, wrote := s.own[rel]
-	s.mu.Unlock()
-	return !wrote || !want.same(s.stateOf(rel))
-}
-
-// stateOf reads what is at rel now, never following a symlink.
-func (s *changeSource) stateOf(rel string) ownState {
-	info, err := s.root.Lstat(rel)
-	switch {
-	case err != nil:
-		return absent
-	case info.IsDir():
-		return ownState{kind: fs.ModeDir, dir: info}
-	case !info.Mode().IsRegular():
-		return ownState{kind: info.Mode().Type()}
-	}
-	data, err := workspacefs.ReadRegular(s.root, rel, max(observed.MaxFileSize, maxAppliedSize))
-	if err != nil {
-		return unreadable
-	}
-	return ownState{file: Content{Sum: sha256.Sum256(data), Size: int64(len(data))}}
-}
-
-func sortedKeys(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -39,7 +40,7 @@ func watchDirs(r *os.Root, reg *registry.Registry) []string {
 			}
 		}
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // inputDirs lists the directories whose entries can change what the inputs are:
@@ -55,7 +56,7 @@ func inputDirs(r *os.Root, reg *registry.Registry) []string {
 	for _, d := range registryDirs(r, reg) {
 		set[d] = true
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // registryDirs lists the directories whose entries decide what the registry and
@@ -89,7 +90,7 @@ func registryDirs(r *os.Root, reg *registry.Registry) []string {
 			set[d] = true
 		}
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // maxLinkHops bounds the symlinks followed on the way to one input, as the kernel
