@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -130,7 +131,11 @@ func walkLinks(r *os.Root, rel string) (links, dirs []string) {
 			continue
 		}
 		target, err := r.Readlink(next)
-		if hops++; err != nil || hops > maxLinkHops || path.IsAbs(target) {
+		if hops++; err != nil || hops > maxLinkHops || filepath.IsAbs(target) || filepath.VolumeName(target) != "" {
+			return links, dirs
+		}
+		// A link target is in the host's form: backslashes on Windows.
+		if target = filepath.ToSlash(target); path.IsAbs(target) {
 			return links, dirs
 		}
 		links, dirs = append(links, next), append(dirs, cur)
