@@ -108,16 +108,19 @@ func TestRawControlBytesAreNamedWhereTheyAre(t *testing.T) {
 // the parser's tree of it would take gigabytes.
 func TestAHugeFileIsRefusedBeforeItIsParsed(t *testing.T) {
 	doc := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: big.one}\nspec:\n  title: Big\n  effect: read\n  input: {x: [" +
-		strings.Repeat("1,", 2_000_000) + "1]}\n"
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, ps := parseDocuments("registry/big.yaml", []byte(doc))
-	runtime.ReadMemStats(&after)
-	if len(ps) != 1 || !strings.Contains(ps[0].Message, "holds more than 500000 values") || ps[0].Pos.Line != 7 {
-		t.Fatalf("problems = %v, want one about the values at line 7", ps)
-	}
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 10<<20 {
-		t.Errorf("refusing the file allocated %d bytes", grew)
+		strings.Repeat("1,", 2_000_000) + "1]}"
+	// With and without a line break at the end of the file.
+	for _, data := range []string{doc + "\n", doc} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, ps := parseDocuments("registry/big.yaml", []byte(data))
+		runtime.ReadMemStats(&after)
+		if len(ps) != 1 || !strings.Contains(ps[0].Message, "holds more than 500000 values") || ps[0].Pos.Line != 7 {
+			t.Fatalf("problems = %v, want one about the values at line 7", ps)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 10<<20 {
+			t.Errorf("refusing the file allocated %d bytes", grew)
+		}
 	}
 	// Without aliases, a document past the limit is not called an alias bomb.
 	flat := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: big.two}\nspec:\n  title: Big\n  effect: read\n  input:\n" +

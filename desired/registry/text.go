@@ -104,8 +104,7 @@ func checkBytes(file string, data []byte) *Problem {
 			continue
 		}
 		if values > maxFileValues {
-			return &Problem{Pos: Position{File: file, Line: line}, Message: fmt.Sprintf("holds more than %d values, the most skillsync reads from one file", maxFileValues),
-				Hint: "split the registry into several files a glob matches"}
+			return tooManyValues(file, line)
 		}
 		if c == '\n' {
 			i, line, col, values = i+1, line+1, 1, values+1
@@ -128,5 +127,13 @@ func checkBytes(file string, data []byte) *Problem {
 		}
 		i, col = i+size, col+1
 	}
+	if values > maxFileValues { // a last line with no line break after it
+		return tooManyValues(file, line)
+	}
 	return nil
+}
+
+func tooManyValues(file string, line int) *Problem {
+	return &Problem{Pos: Position{File: file, Line: line}, Message: fmt.Sprintf("holds more than %d values, the most skillsync reads from one file", maxFileValues),
+		Hint: "split the registry into several files a glob matches"}
 }
