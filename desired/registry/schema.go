@@ -4,31 +4,29 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/skillsync/skillsync/internal/parallel"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/skillsync/skillsync/internal/parallel"
 )
 
 // defaultDialect is the JSON Schema dialect of an input schema that names none in
 // $schema: the one MCP takes for a tool's inputSchema.
 const defaultDialect = "https://json-schema.org/draft/2020-12/schema"
 
-// dialects are the metaschemas an input schema is checked against, by $schema.
-var dialects = map[string]string{
-	"https://json-schema.org/draft/2020-12/schema":  defaultDialect,
-	"https://json-schema.org/draft/2019-09/schema":  "https://json-schema.org/draft/2019-09/schema",
-	"http://json-schema.org/draft-07/schema":        "http://json-schema.org/draft-07/schema",
-	"http://json-schema.org/draft-06/schema":        "http://json-schema.org/draft-06/schema",
-	"http://json-schema.org/draft-04/schema":        "http://json-schema.org/draft-04/schema",
-	"https://json-schema.org/draft/2020-12/schema#": defaultDialect,
-	"https://json-schema.org/draft/2019-09/schema#": "https://json-schema.org/draft/2019-09/schema",
-	"http://json-schema.org/draft-07/schema#":       "http://json-schema.org/draft-07/schema",
-	"http://json-schema.org/draft-06/schema#":       "http://json-schema.org/draft-06/schema",
-	"http://json-schema.org/draft-04/schema#":       "http://json-schema.org/draft-04/schema",
+// dialects are the metaschemas an input schema may name in $schema (with or
+// without a trailing "#") and is checked against.
+var dialects = []string{
+	defaultDialect,
+	"https://json-schema.org/draft/2019-09/schema",
+	"http://json-schema.org/draft-07/schema",
+	"http://json-schema.org/draft-06/schema",
+	"http://json-schema.org/draft-04/schema",
 }
 
 var (
@@ -74,7 +72,7 @@ func checkSchema(raw []byte) []schemaError {
 	if obj, ok := doc.(map[string]any); ok {
 		if declared, ok := obj["$schema"]; ok {
 			s, _ := declared.(string)
-			if url, ok = dialects[s]; !ok {
+			if url = strings.TrimSuffix(s, "#"); !slices.Contains(dialects, url) {
 				return []schemaError{{at: []string{"$schema"}, message: fmt.Sprintf("%q is not a JSON Schema dialect skillsync checks (draft-04, -06, -07, 2019-09 or 2020-12)", declared)}}
 			}
 		}
