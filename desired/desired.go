@@ -61,9 +61,9 @@ func (o origin) name() string {
 
 func (o origin) owner() string {
 	if o.capability != nil {
-		return "capability/" + o.capability.ID
+		return registry.CapabilityOwner(o.capability.ID)
 	}
-	return "skill/" + o.workflow.Name
+	return registry.SkillOwner(o.workflow.Name)
 }
 
 func (o origin) skill() render.Skill {

@@ -56,11 +56,11 @@ func dropped(file string, before []byte, reg *Registry) map[string]bool {
 	declared := map[string]bool{}
 	for _, c := range reg.Capabilities {
 		if c.Spec.Skill != nil {
-			declared["capability/"+c.ID] = true
+			declared[CapabilityOwner(c.ID)] = true
 		}
 	}
 	for _, s := range reg.Skills {
-		declared["skill/"+s.Name] = true
+		declared[SkillOwner(s.Name)] = true
 	}
 	out := map[string]bool{}
 	for _, root := range roots {
@@ -72,10 +72,10 @@ func dropped(file string, before []byte, reg *Registry) map[string]bool {
 		switch kind.Value {
 		case "Capability":
 			if mappingValue(mappingValue(root, "spec"), "skill") != nil {
-				owner = "capability/" + name.Value
+				owner = CapabilityOwner(name.Value)
 			}
 		case "Skill":
-			owner = "skill/" + name.Value
+			owner = SkillOwner(name.Value)
 		default:
 			return nil
 		}

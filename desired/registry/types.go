@@ -190,6 +190,13 @@ func (r *Registry) ProfileNames() []string {
 	return names
 }
 
+// CapabilityOwner is how a generated file's banner, and every message, name the
+// capability the file comes from.
+func CapabilityOwner(id string) string { return "capability/" + id }
+
+// SkillOwner is how they name a workflow skill.
+func SkillOwner(name string) string { return "skill/" + name }
+
 // BodyFiles lists the bodyFile of every skill that has one, workspace-relative.
 func (r *Registry) BodyFiles() []string {
 	var files []string

@@ -143,7 +143,7 @@ func (v *validator) capability(c Capability) {
 		if first, dup := v.taken["capability:"+c.ID]; dup {
 			v.add(d.at("metadata", "name"), "capability ids must be unique", "capability id %q is also declared at %s", c.ID, first.pos.Position())
 		}
-		v.taken["capability:"+c.ID] = claim{owner: "capability/" + c.ID, pos: d.at("metadata", "name")}
+		v.taken["capability:"+c.ID] = claim{owner: CapabilityOwner(c.ID), pos: d.at("metadata", "name")}
 	}
 	spec := c.Spec
 	switch n := utf8.RuneCountInString(spec.Title); {
@@ -190,7 +190,7 @@ func (v *validator) capability(c Capability) {
 
 func (v *validator) capabilitySkill(c Capability) {
 	d, sk := c.doc, c.Spec.Skill
-	v.claimName(sk.Alias, "capability/"+c.ID, d.at("spec", "skill", "alias"), "alias")
+	v.claimName(sk.Alias, CapabilityOwner(c.ID), d.at("spec", "skill", "alias"), "alias")
 	if c.Spec.MCP == nil && c.Spec.CLI == nil {
 		v.add(d.at("spec", "skill"), "add spec.mcp.tool or spec.cli.command so the agent can reach it", "capability %s has a skill but no way to call it", c.ID)
 	}
@@ -286,7 +286,7 @@ func (v *validator) representable(c Capability) {
 func (v *validator) skill(s Skill) {
 	d, spec := s.doc, s.Spec
 	v.doc = d
-	v.claimName(s.Name, "skill/"+s.Name, d.at("metadata", "name"), "skill name")
+	v.claimName(s.Name, SkillOwner(s.Name), d.at("metadata", "name"), "skill name")
 	switch n := utf8.RuneCountInString(spec.Description); {
 	case strings.TrimSpace(spec.Description) == "":
 		v.add(d.at("spec"), "add spec.description: one line saying what the skill is for", "skill %s has no description", s.Name)
