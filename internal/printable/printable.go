@@ -27,24 +27,14 @@ func Unsafe(r rune) bool {
 	return false
 }
 
-// String returns s with every unsafe rune written as \uXXXX and every byte that is
-// not UTF-8 as \xNN. A \uXXXX escape is also valid inside a JSON string, so the same
-// escaping serves text and JSON output.
-func String(s string) string {
-	if clean(s) {
-		return s
-	}
-	return string(appendEscaped(make([]byte, 0, len(s)+16), []byte(s)))
-}
-
-// clean tells whether s needs no escape.
-func clean[T string | []byte](s T) bool {
-	for i := 0; i < len(s); {
-		if c := s[i]; c >= 0x20 && c < 0x7f || c == '\t' || c == '\n' {
+// clean tells whether p needs no escape.
+func clean(p []byte) bool {
+	for i := 0; i < len(p); {
+		if c := p[i]; c >= 0x20 && c < 0x7f || c == '\t' || c == '\n' {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune([]byte(s[i:min(i+utf8.UTFMax, len(s))]))
+		r, size := utf8.DecodeRune(p[i:])
 		if (r == utf8.RuneError && size == 1) || Unsafe(r) {
 			return false
 		}
@@ -69,10 +59,12 @@ func appendEscaped(dst, p []byte) []byte {
 	return dst
 }
 
-// Writer escapes what is written through it as String does. Every writer of human
-// output goes through one, so nothing reaches the terminal raw even where a caller
-// forgot to escape. A multi-byte character split across two writes is escaped as
-// the bytes it was split into; every caller here writes whole strings.
+// Writer writes every unsafe rune as \uXXXX and every byte that is not UTF-8 as
+// \xNN. A \uXXXX escape is also valid inside a JSON string, so the same escaping
+// serves text and JSON output. Every writer of human output goes through one, so
+// nothing reaches the terminal raw even where a caller forgot to escape. A
+// multi-byte character split across two writes is escaped as the bytes it was
+// split into; every caller here writes whole strings.
 type Writer struct{ w io.Writer }
 
 // NewWriter returns a Writer that writes to w.

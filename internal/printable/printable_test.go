@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestString(t *testing.T) {
+func TestWriterEscapes(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"plain text, tabs\tand\nnewlines", "plain text, tabs\tand\nnewlines"},
 		{"ünï 🚀 — fine", "ünï 🚀 — fine"},
@@ -19,8 +19,9 @@ func TestString(t *testing.T) {
 		{"raw \x9b byte", `raw \x9b byte`},
 		{"cut \xe2\x80", `cut \xe2\x80`},
 	} {
-		if got := String(c.in); got != c.want {
-			t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
+		var buf bytes.Buffer
+		if _, err := NewWriter(&buf).Write([]byte(c.in)); err != nil || buf.String() != c.want {
+			t.Errorf("Write(%q) wrote %q (%v), want %q", c.in, buf.String(), err, c.want)
 		}
 	}
 }
