@@ -167,7 +167,7 @@ func TestHostileInput(t *testing.T) {
 	t.Run("markers and tags in a title", func(t *testing.T) { s.done(t, 1, s.inertMarkers(t)) })
 	s.hostileOutput(t)
 	report("hostile input", s.cases, s.failed,
-		"FIFO, socket, dangling, directory and unreadable glob matches, alias bomb, 5000-deep YAML, bad schemas, bodyFile into the output, control bytes in fields: exit 2 naming file:line, nothing changed, RSS < 200 MiB; watcher 503, no loop; no raw control byte in any output, JSON intact")
+		"FIFO, socket, dangling, directory and unreadable glob matches, an unreadable profile, alias bomb, 5000-deep YAML, bad schemas, bodyFile into the output, control bytes in fields: exit 2 naming file:line, nothing changed, RSS < 200 MiB; watcher 503, no loop; no raw control byte in any output, JSON intact")
 }
 
 func newHostileSuite(t *testing.T) *hostileSuite {
@@ -390,6 +390,12 @@ func unreadableMatches(t *testing.T) []refusal {
 			file: "skillsync.yaml", lo: glob, hi: glob, also: []string{"registry/sub"}, nobody: true},
 		{name: "glob matches an unreadable file in a subdirectory", prepare: subdirectory, apply: chmod("registry/sub/journal.yaml", 0),
 			file: "registry/sub/journal.yaml", nobody: true},
+		// Not a glob match, but an input all the same: the profile chosen with
+		// skillsync profile use, which decides what is wanted.
+		{name: "the chosen profile cannot be read", prepare: func(t *testing.T, ws string) {
+			must(t, os.Mkdir(filepath.Join(ws, ".skillsync"), 0o755))
+			must(t, os.WriteFile(filepath.Join(ws, ".skillsync/profile"), []byte("web-shell\n"), 0o644))
+		}, apply: chmod(".skillsync/profile", 0), file: ".skillsync/profile", also: []string{"cannot be read"}, nobody: true},
 	}
 }
 
