@@ -16,7 +16,6 @@ import (
 	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
-	"golang.org/x/sys/unix"
 )
 
 // Applied is one change of the plan as carried out, or the error that stopped it.
@@ -133,10 +132,11 @@ func removeOne(w workspaceDirs, c Change) error {
 	return remove(w, c.Path, c.OldSum)
 }
 
-// writeAll makes the creates and updates durable in one go: every new content is
-// written to a temp file first, one syncfs then flushes them all, and only then is
-// each put in place by a rename (see commit). So a power loss leaves every SKILL.md
-// old or new, never empty, at the cost of one sync per run rather than one per file.
+// writeAll makes the creates and updates durable before any is put in place: every
+// new content is written to a temp file first, one flush makes them all durable
+// (on Linux one syncfs for the run rather than one fsync per file), and only then
+// is each put in place by a rename (see commit). So a power loss leaves every
+// SKILL.md old or new, never empty.
 func writeAll(w workspaceDirs, changes []*Change) ([]error, []Content) {
 	errs := make([]error, len(changes))
 	written := make([]Content, len(changes))
@@ -145,7 +145,7 @@ func writeAll(w workspaceDirs, changes []*Change) ([]error, []Content) {
 		temps[i], written[i], errs[i] = w.stage(*changes[i])
 		return nil
 	})
-	if err := syncFilesystem(w.r); err != nil {
+	if err := w.root.Flush(); err != nil {
 		for i := range errs {
 			if temps[i] != "" {
 				w.r.Remove(path.Join(path.Dir(changes[i].Path), temps[i]))
@@ -287,7 +287,7 @@ func (w workspaceDirs) commit(c Change, tmpName string) error {
 	if errors.Is(err, fs.ErrExist) {
 		return errAppeared
 	}
-	if err != nil && !linksUnsupported(err) {
+	if err != nil && !errors.Is(err, workspacefs.ErrLinksUnsupported) {
 		return workspacefs.Cause(err)
 	}
 	if err != nil {
@@ -304,10 +304,6 @@ func (w workspaceDirs) commit(c Change, tmpName string) error {
 }
 
 var errAppeared = errors.New("a file appeared there since the scan (on a case-insensitive filesystem, perhaps under another case); kept")
-
-func linksUnsupported(err error) bool {
-	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EXDEV)
-}
 
 // remove deletes a generated file that is still what was planned on, then its skill
 // directory if nothing else is left in it.
@@ -403,7 +399,7 @@ func removeIfEmpty(w workspaceDirs, dir string) error {
 	defer parent.Close()
 	err = parent.Rmdir(path.Base(dir))
 	switch {
-	case err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTDIR):
+	case err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR):
 		return nil
 	case notPermitted(err):
 		return &keptError{what: "the empty directory", why: workspacefs.Cause(err)}
@@ -443,18 +439,4 @@ func tempName() string {
 	var random [8]byte
 	rand.Read(random[:])
 	return strings.Replace(banner.TempPattern, "*", hex.EncodeToString(random[:]), 1)
-}
-
-// syncFilesystem flushes the filesystem holding the workspace (syncfs), where the
-// kernel has it.
-func syncFilesystem(r *os.Root) error {
-	dir, err := r.Open(".")
-	if err != nil {
-		return workspacefs.Cause(err)
-	}
-	defer dir.Close()
-	if err := unix.Syncfs(int(dir.Fd())); err != nil && !errors.Is(err, syscall.ENOSYS) {
-		return fmt.Errorf("syncfs: %w", err)
-	}
-	return nil
 }

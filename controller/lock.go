@@ -7,15 +7,15 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
-// LockFile is the one-writer-per-workspace lock. It is held with flock(2), so the
-// kernel releases it when its holder dies, and it records the holder's pid.
+// LockFile is the one-writer-per-workspace lock. It is held with flock(2)
+// (LockFileEx on Windows), so the system releases it when its holder dies, and it
+// records the holder's pid.
 const LockFile = StateDir + "/lock"
 
 // HeldError says another process holds the workspace lock.
@@ -55,11 +55,11 @@ func AcquireLock(root string, wait time.Duration) (*Lock, error) {
 	}
 	deadline := time.Now().Add(wait)
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := workspacefs.TryLock(f)
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		if !errors.Is(err, workspacefs.ErrLockHeld) {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", LockFile, err)
 		}
@@ -118,7 +118,7 @@ func (l *Lock) Release() {
 		return
 	}
 	l.f.Truncate(0)
-	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	workspacefs.Unlock(l.f)
 	l.f.Close()
 	l.f = nil
 }

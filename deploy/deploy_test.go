@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package deploy_test checks the container files by construction (no Docker engine
 // runs here) and the process-level contract they rely on: the binary the Dockerfile
 // builds is static, and run as its ENTRYPOINT and CMD, as a non-root user, with no

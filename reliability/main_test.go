@@ -1,4 +1,4 @@
-//go:build reliability
+//go:build reliability && linux
 
 // Package reliability holds the adversarial suites behind `make reliability`: they
 // show with figures that skillsync never loses a person's file, never leaves a

@@ -1,4 +1,4 @@
-//go:build reliability
+//go:build reliability && linux
 
 package reliability
 

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command reconcile benchmarks skillsync's one-shot commands on generated
 // workspaces of N capabilities, side by side with the raw file-I/O floor (cp -r of
 // the same tree, cat of every file through find) and with the peers rulesync and

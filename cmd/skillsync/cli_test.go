@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/skillsync/skillsync/controller"
@@ -202,9 +201,7 @@ func TestInitThroughSymlinkedDirectoryWritesNothingOutside(t *testing.T) {
 
 func TestConfigThatIsAFIFOIsRefused(t *testing.T) {
 	ws := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(ws, "skillsync.yaml"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(ws, "skillsync.yaml"))
 	code, _, stderr := runCLI(t, ws, "validate")
 	if code != exitInvalid || !strings.Contains(stderr, "skillsync.yaml: cannot read workspace config: not a regular file") {
 		t.Errorf("exit %d, stderr %s", code, stderr)

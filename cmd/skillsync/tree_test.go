@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"time"
 )
 
@@ -52,9 +51,7 @@ func readTree(dir string) (map[string]treeEntry, error) {
 			sum := sha256.Sum256(data)
 			e.Digest = hex.EncodeToString(sum[:])
 			e.MTime = info.ModTime()
-			if st, ok := info.Sys().(*syscall.Stat_t); ok {
-				e.Ino = uint64(st.Ino)
-			}
+			e.Ino = inode(info)
 		case info.Mode()&fs.ModeSymlink != 0:
 			e.Kind = "symlink"
 			e.Digest, err = os.Readlink(p)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -642,13 +641,6 @@ func (p problem) line() string {
 		s += " (…" + p.hint + "…)"
 	}
 	return s
-}
-
-func mkfifo(t *testing.T, path string) {
-	t.Helper()
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func symlink(t *testing.T, target, link string) {

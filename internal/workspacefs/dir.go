@@ -5,234 +5,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path"
 	"slices"
-	"sort"
 	"strings"
-	"syscall"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
-
-// Dir is a directory held open by its descriptor, for the hot paths that touch
-// thousands of skill directories: every name given to it is one path element,
-// resolved against the descriptor and never followed if it is a symlink, so it is
-// as confined as an *os.Root at one system call per step (a root walks the path
-// again on every call, with an open and a close per element).
-type Dir struct {
-	fd   int
-	file *os.File // when opened through an *os.Root, it owns fd
-	name string   // for errors
-}
-
-const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
-
-// OpenDir opens name under root as a Dir; a symlink in its last element is refused.
-// (os.Root follows a symlink that stays inside the root even with O_NOFOLLOW, so the
-// last element is opened by Sub.)
-func OpenDir(root *os.Root, name string) (*Dir, error) {
-	parentName, base := path.Split(path.Clean(name))
-	if parentName == "" {
-		parentName = "."
-	}
-	f, err := root.OpenFile(parentName, os.O_RDONLY|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		return nil, err
-	}
-	parent := &Dir{fd: int(f.Fd()), file: f, name: path.Clean(parentName)}
-	defer parent.Close()
-	if base == "." {
-		return parent.Sub(".")
-	}
-	d, err := parent.Sub(base)
-	if err != nil {
-		return nil, err
-	}
-	d.name = path.Clean(name)
-	return d, nil
-}
-
-// Sub opens the directory name inside d.
-func (d *Dir) Sub(name string) (*Dir, error) {
-	if err := oneElement(name); err != nil && name != "." {
-		return nil, d.fail("open", name, err)
-	}
-	fd, err := retry(func() (int, error) { return unix.Openat(d.fd, name, dirFlags, 0) })
-	if err != nil {
-		return nil, d.fail("open", name, err)
-	}
-	return &Dir{fd: fd, name: d.name + "/" + name}, nil
-}
-
-// Beneath opens the directory at the slash-separated path rel inside d, resolved
-// afresh from d on every call and refused if any element is a symlink or "..": a
-// directory moved out from under d since an earlier call is not followed. It is one
-// openat2 system call where the kernel has it, one openat per element otherwise.
-func (d *Dir) Beneath(rel string) (*Dir, error) {
-	for _, name := range strings.Split(rel, "/") {
-		if err := oneElement(name); err != nil {
-			return nil, d.fail("open", rel, err)
-		}
-	}
-	how := unix.OpenHow{
-		Flags:   dirFlags,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	}
-	fd, err := retry(func() (int, error) { return unix.Openat2(d.fd, rel, &how) })
-	if err == nil {
-		return &Dir{fd: fd, name: d.name + "/" + rel}, nil
-	}
-	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EPERM) && !errors.Is(err, unix.EINVAL) {
-		return nil, d.fail("open", rel, err)
-	}
-	// No openat2 (before Linux 5.6, or filtered by a sandbox): walk the elements.
-	return d.walk(rel)
-}
-
-// walk is Beneath an element at a time.
-func (d *Dir) walk(rel string) (*Dir, error) {
-	at := d
-	for _, name := range strings.Split(rel, "/") {
-		next, err := at.Sub(name)
-		if at != d {
-			at.Close()
-		}
-		if err != nil {
-			return nil, err
-		}
-		at = next
-	}
-	at.name = d.name + "/" + rel
-	return at, nil
-}
-
-// Close releases the descriptor.
-func (d *Dir) Close() error {
-	if d.file != nil {
-		return d.file.Close()
-	}
-	return unix.Close(d.fd)
-}
 
 // Entry is one name in a directory and its type bits (fs.ModeDir, fs.ModeSymlink,
 // 0 for a regular file, fs.ModeIrregular for anything else).
 type Entry struct {
 	Name string
 	Type fs.FileMode
-}
-
-// Entries lists d, sorted by name.
-func (d *Dir) Entries() ([]Entry, error) {
-	var out []Entry
-	buf := make([]byte, 8<<10)
-	if _, err := unix.Seek(d.fd, 0, 0); err != nil {
-		return nil, d.fail("readdir", ".", err)
-	}
-	for {
-		n, err := retry(func() (int, error) { return unix.Getdents(d.fd, buf) })
-		if err != nil {
-			return nil, d.fail("readdir", ".", err)
-		}
-		if n <= 0 {
-			break
-		}
-		for rec := buf[:n]; len(rec) > 0; {
-			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-			reclen := int(*(*uint16)(unsafe.Pointer(&rec[16])))
-			if reclen == 0 || reclen > len(rec) {
-				return nil, d.fail("readdir", ".", fmt.Errorf("malformed directory entry"))
-			}
-			typ, name := rec[18], cString(rec[19:reclen])
-			rec = rec[reclen:]
-			if name == "." || name == ".." {
-				continue
-			}
-			mode, err := d.entryType(name, typ)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // gone since it was listed
-			}
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, Entry{Name: name, Type: mode})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
-}
-
-func (d *Dir) entryType(name string, typ byte) (fs.FileMode, error) {
-	switch typ {
-	case unix.DT_REG:
-		return 0, nil
-	case unix.DT_DIR:
-		return fs.ModeDir, nil
-	case unix.DT_LNK:
-		return fs.ModeSymlink, nil
-	case unix.DT_UNKNOWN:
-		// Some filesystems do not fill in the type: ask.
-		var st unix.Stat_t
-		if _, err := retry(func() (int, error) { return 0, unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
-			return 0, d.fail("lstat", name, err)
-		}
-		return modeType(st.Mode), nil
-	}
-	return fs.ModeIrregular, nil
-}
-
-func modeType(mode uint32) fs.FileMode {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return 0
-	case unix.S_IFDIR:
-		return fs.ModeDir
-	case unix.S_IFLNK:
-		return fs.ModeSymlink
-	}
-	return fs.ModeIrregular
-}
-
-func cString(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
-}
-
-// ReadRegular reads the regular file name in d, as the package's ReadRegular does:
-// a symlink is not followed, a FIFO does not block, and past limit bytes is ErrTooLarge.
-func (d *Dir) ReadRegular(name string, limit int64) ([]byte, error) {
-	if err := oneElement(name); err != nil {
-		return nil, d.fail("read", name, err)
-	}
-	fd, err := retry(func() (int, error) {
-		return unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	})
-	if errors.Is(err, unix.ELOOP) {
-		return nil, d.fail("read", name, ErrNotRegular)
-	}
-	if err != nil {
-		return nil, d.fail("open", name, err)
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if _, err := retry(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
-		return nil, d.fail("stat", name, err)
-	}
-	if modeType(st.Mode) != 0 {
-		return nil, d.fail("read", name, ErrNotRegular)
-	}
-	data, err := readAll(func(b []byte) (int, error) {
-		return retry(func() (int, error) { return unix.Read(fd, b) })
-	}, st.Size, limit)
-	if err != nil {
-		return nil, d.fail("read", name, err)
-	}
-	return data, nil
 }
 
 // readAll reads through read to the end into a buffer sized for size bytes (a
@@ -261,192 +42,41 @@ func readAll(read func([]byte) (int, error), size, limit int64) ([]byte, error) 
 	}
 }
 
-// Mkdir creates the directory name in d.
-func (d *Dir) Mkdir(name string, perm uint32) error {
-	if err := oneElement(name); err != nil {
-		return d.fail("mkdir", name, err)
-	}
-	_, err := retry(func() (int, error) { return 0, unix.Mkdirat(d.fd, name, perm) })
-	return d.fail("mkdir", name, err)
-}
-
-// WriteNew creates name in d, which must not exist, and writes data to it; a file
-// it created but could not fill is removed again.
-func (d *Dir) WriteNew(name string, data []byte, perm uint32) error {
-	if err := oneElement(name); err != nil {
-		return d.fail("create", name, err)
-	}
-	fd, err := retry(func() (int, error) {
-		return unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
-	})
-	if err != nil {
-		return d.fail("create", name, err)
-	}
-	for rest := data; len(rest) > 0 && err == nil; {
-		var n int
-		if n, err = retry(func() (int, error) { return unix.Write(fd, rest) }); err == nil {
-			rest = rest[n:]
-		}
-	}
-	if cerr := unix.Close(fd); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		retry(func() (int, error) { return 0, unix.Unlinkat(d.fd, name, 0) }) // created above, so this call's own
-	}
-	return d.fail("write", name, err)
-}
-
-// CreateNew creates name in d, which must not exist, for writing.
-func (d *Dir) CreateNew(name string, perm uint32) (*os.File, error) {
-	if err := oneElement(name); err != nil {
-		return nil, d.fail("create", name, err)
-	}
-	fd, err := retry(func() (int, error) {
-		return unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
-	})
-	if err != nil {
-		return nil, d.fail("create", name, err)
-	}
-	return os.NewFile(uintptr(fd), d.name+"/"+name), nil
-}
-
-// OpenFile opens name in d with flag (os.O_RDWR|os.O_CREATE, say), never following
-// a symlink there, and refuses anything that is not a regular file of one link: a
-// file hard-linked from elsewhere would carry what is written to it out of d.
-func (d *Dir) OpenFile(name string, flag int, perm uint32) (*os.File, error) {
-	if err := oneElement(name); err != nil {
-		return nil, d.fail("open", name, err)
-	}
-	fd, err := retry(func() (int, error) {
-		return unix.Openat(d.fd, name, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, perm)
-	})
-	if errors.Is(err, unix.ELOOP) {
-		return nil, d.fail("open", name, ErrNotRegular)
-	}
-	if err != nil {
-		return nil, d.fail("open", name, err)
-	}
-	var st unix.Stat_t
-	if _, err := retry(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
-		unix.Close(fd)
-		return nil, d.fail("stat", name, err)
-	}
-	switch {
-	case modeType(st.Mode) != 0:
-		err = ErrNotRegular
-	case st.Nlink != 1:
-		err = ErrLinked
-	}
-	if err != nil {
-		unix.Close(fd)
-		return nil, d.fail("open", name, err)
-	}
-	return os.NewFile(uintptr(fd), d.name+"/"+name), nil
-}
-
 // ErrLinked is OpenFile's error for a file with more than one hard link.
 var ErrLinked = errors.New("a hard link shared with another file")
-
-// Link makes newName in d a hard link to oldName; it fails if newName exists.
-func (d *Dir) Link(oldName, newName string) error {
-	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
-		return &os.LinkError{Op: "link", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
-	}
-	_, err := retry(func() (int, error) { return 0, unix.Linkat(d.fd, oldName, d.fd, newName, 0) })
-	if err != nil {
-		return &os.LinkError{Op: "link", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
-	}
-	return nil
-}
-
-// Rename renames oldName to newName in d, replacing newName.
-func (d *Dir) Rename(oldName, newName string) error {
-	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
-		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
-	}
-	_, err := retry(func() (int, error) { return 0, unix.Renameat(d.fd, oldName, d.fd, newName) })
-	if err != nil {
-		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
-	}
-	return nil
-}
-
-// Rmdir removes the empty directory name in d; it never removes anything else.
-func (d *Dir) Rmdir(name string) error {
-	if err := oneElement(name); err != nil {
-		return d.fail("rmdir", name, err)
-	}
-	_, err := retry(func() (int, error) { return 0, unix.Unlinkat(d.fd, name, unix.AT_REMOVEDIR) })
-	return d.fail("rmdir", name, err)
-}
-
-// RenameNoReplace renames oldName to newName in d, failing with fs.ErrExist if
-// newName exists; where the kernel or filesystem cannot, the error is
-// ErrNoReplaceUnsupported and nothing was renamed.
-func (d *Dir) RenameNoReplace(oldName, newName string) error {
-	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
-		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
-	}
-	_, err := retry(func() (int, error) { return 0, unix.Renameat2(d.fd, oldName, d.fd, newName, unix.RENAME_NOREPLACE) })
-	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.ENOTSUP) {
-		err = ErrNoReplaceUnsupported
-	}
-	if err != nil {
-		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
-	}
-	return nil
-}
 
 // ErrNoReplaceUnsupported is RenameNoReplace where renameat2 cannot refuse to replace.
 var ErrNoReplaceUnsupported = errors.New("rename without replacing is not supported here")
 
-// Remove unlinks the file name in d; it never removes a directory.
-func (d *Dir) Remove(name string) error {
-	if err := oneElement(name); err != nil {
-		return d.fail("remove", name, err)
-	}
-	_, err := retry(func() (int, error) { return 0, unix.Unlinkat(d.fd, name, 0) })
-	return d.fail("remove", name, err)
-}
-
-// Lstat reports the type of name in d without following a symlink.
-func (d *Dir) Lstat(name string) (fs.FileMode, error) {
-	if err := oneElement(name); err != nil {
-		return 0, d.fail("lstat", name, err)
-	}
-	var st unix.Stat_t
-	if _, err := retry(func() (int, error) { return 0, unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
-		return 0, d.fail("lstat", name, err)
-	}
-	return modeType(st.Mode), nil
-}
-
 // ErrNotOneElement is the error for a name that is not one path element.
 var ErrNotOneElement = errors.New("not a single path element")
 
-// oneElement refuses a name that would lead out of the directory: only "..", a
-// name with a slash or an empty name could.
+// oneElement refuses a name that would lead out of the directory: only "..", an
+// empty name, or a name holding a separator could (on Windows a backslash too,
+// and a colon, which names a drive or a file's alternate data stream).
 func oneElement(name string) error {
-	if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, elementSeparators) {
 		return ErrNotOneElement
 	}
 	return nil
 }
 
-func (d *Dir) fail(op, name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &fs.PathError{Op: op, Path: d.name + "/" + name, Err: err}
-}
+// ErrLockHeld is TryLock's error for a lock another process holds.
+var ErrLockHeld = errors.New("locked by another process")
 
-// retry repeats a system call that a signal interrupted.
-func retry(call func() (int, error)) (int, error) {
-	for {
-		n, err := call()
-		if !errors.Is(err, unix.EINTR) {
-			return n, err
+// ErrLinksUnsupported is Link's error where the filesystem has no hard links
+// (FAT, some network and FUSE filesystems) or refuses them.
+var ErrLinksUnsupported = errors.New("hard links are not supported here")
+
+// linkFailure marks a link error that means the filesystem cannot link at all.
+func linkFailure(err error) error {
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	for _, cannot := range linkUnsupportedErrors {
+		if errors.Is(err, cannot) {
+			return fmt.Errorf("%w: %w", ErrLinksUnsupported, err)
 		}
 	}
+	return err
 }

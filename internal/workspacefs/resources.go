@@ -3,7 +3,6 @@ package workspacefs
 import (
 	"errors"
 	"fmt"
-	"syscall"
 )
 
 // OutOfResources tells whether err is the machine running short (open files,
@@ -12,28 +11,32 @@ import (
 // missing or unreadable input it would give a wrong diagnosis, such as a registry
 // glob that matches no file.
 func OutOfResources(err error) bool {
-	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.ENOSPC, syscall.EDQUOT, syscall.ENOBUFS, syscall.EIO} {
-		if errors.Is(err, errno) {
-			return true
-		}
-	}
-	return false
+	return Explain(err) != err
 }
 
 // Explain adds what to do to an error OutOfResources names.
 func Explain(err error) error {
 	var hint string
 	switch {
-	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+	case isAny(err, outOfFiles):
 		hint = "raise the open-file limit (ulimit -n) and run again"
-	case errors.Is(err, syscall.ENOMEM), errors.Is(err, syscall.ENOBUFS):
+	case isAny(err, outOfMemory):
 		hint = "free memory, or give skillsync a larger memory limit, and run again"
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+	case isAny(err, outOfDisk):
 		hint = "free disk space (or inodes) and run again"
-	case errors.Is(err, syscall.EIO):
+	case isAny(err, ioFailure):
 		hint = "the disk or filesystem reported an I/O error; check it and run again"
 	default:
 		return err
 	}
 	return fmt.Errorf("%w (%s)", err, hint)
+}
+
+func isAny(err error, targets []error) bool {
+	for _, target := range targets {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
 }

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"syscall"
 )
 
 // Errors of ReadRegular.
@@ -42,7 +41,7 @@ func ReadFile(root *os.Root, name string, limit int64) ([]byte, error) {
 }
 
 func read(root *os.Root, name string, limit int64, flags int) ([]byte, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|flags, 0)
+	f, err := root.OpenFile(name, os.O_RDONLY|nonBlocking|flags, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -18,9 +17,7 @@ func TestReadRegular(t *testing.T) {
 	os.Symlink("../f", filepath.Join(dir, "sub", "relative-link"))
 	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "outer-link"))
 	os.Symlink(outside, filepath.Join(dir, "outer-dir"))
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	makeFIFO(t, filepath.Join(dir, "fifo"))
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
