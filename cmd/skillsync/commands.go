@@ -6,18 +6,12 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
-	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/spf13/cobra"
 )
-
-// version is set at build time with -ldflags "-X main.version=…".
-var version = ""
 
 func newInitCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
@@ -176,25 +170,4 @@ func newProbeCommand(g *globals) *cobra.Command {
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", 3*time.Second, "give up after this long")
 	return cmd
-}
-
-func newVersionCommand(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(g.stdout, "skillsync %s (%s, apiVersion %s)\n", buildVersion(), runtime.Version(), registry.APIVersion)
-		},
-	}
-}
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
-	}
-	return "(devel)"
 }

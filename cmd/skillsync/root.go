@@ -35,6 +35,9 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		},
 	}
+	// --version prints what `skillsync version` does.
+	root.Version = readBuildInfo().Version
+	root.SetVersionTemplate(readBuildInfo().String())
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%v", err) })
