@@ -25,6 +25,9 @@ func workspace(t *testing.T, files map[string]string) string {
 
 const config = "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.json, registry/*.yaml]\n  mcp: {server: s}\n"
 
+// yamlOnlyConfig is config for a registry of YAML files only.
+var yamlOnlyConfig = strings.Replace(config, "registry/*.json, ", "", 1)
+
 func TestLoadReadsJSON(t *testing.T) {
 	root := workspace(t, map[string]string{
 		ConfigName: config,
@@ -90,6 +93,21 @@ func TestReservedNamesFollowEnabledTargets(t *testing.T) {
 		_, err := Load(root)
 		if got := err != nil && strings.Contains(err.Error(), `alias "pr" is reserved by Qwen Code`); got != reserved {
 			t.Errorf("targets %s: reserved = %v, want %v (err %v)", targets, got, reserved, err)
+		}
+	}
+}
+
+// A skill directory named after a Windows device cannot exist on Windows, on any
+// operating system the workspace is used on; a name that only starts like one can.
+func TestWindowsDeviceNamesAreRefused(t *testing.T) {
+	for alias, refused := range map[string]bool{"con": true, "nul": true, "aux": true, "prn": true, "com1": true, "lpt9": true, "console": false, "com10": false, "nullify": false} {
+		capability := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: devices.open}\nspec:\n  title: Open\n  effect: read\n" +
+			"  input: {type: object, properties: {text: {type: string}}}\n  mcp: {tool: open}\n  skill: {alias: " + alias + ", argument: text}\n"
+		root := workspace(t, map[string]string{ConfigName: yamlOnlyConfig, "registry/c.yaml": capability})
+		_, err := Load(root)
+		got := err != nil && strings.Contains(err.Error(), `registry/c.yaml:9:`) && strings.Contains(err.Error(), `alias "`+alias+`" is a Windows device name`)
+		if got != refused || (!refused && err != nil) {
+			t.Errorf("alias %s: refused = %v, want %v (err %v)", alias, got, refused, err)
 		}
 	}
 }
@@ -198,5 +216,27 @@ func TestReadSourceRefusesAFileChangedSinceLoading(t *testing.T) {
 		if _, err := ReadSource(reg, "registry/caps.yaml"); !errors.Is(err, ErrSourceChanged) {
 			t.Errorf("%s: ReadSource = %v, want ErrSourceChanged", name, err)
 		}
+	}
+}
+
+// A registry file saved on Windows, with CRLF line endings and a UTF-8 byte order
+// mark, loads as the same file with LF endings does, and its errors name the
+// same lines.
+func TestCRLFAndByteOrderMark(t *testing.T) {
+	capability := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: notes.add}\nspec:\n  title: Add a note\n  effect: read\n" +
+		"  input: {type: object, properties: {text: {type: string}}}\n  mcp: {tool: note}\n  skill: {alias: note, argument: text}\n"
+	windows := func(s string) string { return "\ufeff" + strings.ReplaceAll(s, "\n", "\r\n") }
+	reg, err := Load(workspace(t, map[string]string{ConfigName: windows(yamlOnlyConfig), "registry/c.yaml": windows(capability)}))
+	if err != nil {
+		t.Fatalf("a CRLF file with a byte order mark: %v", err)
+	}
+	if len(reg.Capabilities) != 1 || reg.Capabilities[0].Spec.Title != "Add a note" || reg.Capabilities[0].Spec.Skill.Alias != "note" {
+		t.Errorf("loaded %+v", reg.Capabilities)
+	}
+	broken := strings.Replace(capability, "effect: read", "effect: reed", 1)
+	_, lfErr := Load(workspace(t, map[string]string{ConfigName: yamlOnlyConfig, "registry/c.yaml": broken}))
+	_, crlfErr := Load(workspace(t, map[string]string{ConfigName: windows(yamlOnlyConfig), "registry/c.yaml": windows(broken)}))
+	if lfErr == nil || crlfErr == nil || !strings.Contains(lfErr.Error(), "registry/c.yaml:6:") || crlfErr.Error() != lfErr.Error() {
+		t.Errorf("errors differ:\n  LF:   %v\n  CRLF: %v", lfErr, crlfErr)
 	}
 }

@@ -64,3 +64,12 @@ func fields(s string) map[string]bool {
 	}
 	return out
 }
+
+// windowsDeviceNames are the names Windows keeps for devices in every directory:
+// a skill directory named one of them cannot be created there, and a clone of the
+// workspace on Windows would fail to check it out. Names are lower case here as
+// skill names are; Windows matches them in any case.
+var windowsDeviceNames = fields(`
+	con prn aux nul
+	com0 com1 com2 com3 com4 com5 com6 com7 com8 com9
+	lpt0 lpt1 lpt2 lpt3 lpt4 lpt5 lpt6 lpt7 lpt8 lpt9`)

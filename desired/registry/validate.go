@@ -325,6 +325,9 @@ func (v *validator) claimName(name, owner string, pos place, what string) {
 		v.add(pos, "use "+skillNameRequirements, "%s %q is not a valid skill name", what, name)
 		return
 	}
+	if windowsDeviceNames[name] {
+		v.add(pos, "pick another name; Windows cannot create a file or directory called that", "%s %q is a Windows device name", what, name)
+	}
 	if clients := reservedBy(name, v.reg.Targets()); len(clients) > 0 {
 		v.add(pos, "pick another name; a project skill with it would replace or shadow the client's own command", "%s %q is reserved by %s", what, name, strings.Join(clients, " and "))
 	}
