@@ -5,6 +5,7 @@ package controller
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -91,11 +92,17 @@ func planFiles(want desired.State, have observed.State, opts Options) Plan {
 		// would copy every change several times over.
 		plan.Changes = make([]Change, 0, len(paths))
 	}
+	twins := caseTwins(want.Files, have.Entries)
 	for _, p := range paths {
 		w, wanted := want.Files[p]
 		h, present := have.Files[p]
 		if dir, reason := blockedBy(have.Blocked, p); reason != "" && wanted {
 			plan.Changes = append(plan.Changes, Change{Path: p, Action: Conflict, Owner: w.Owner, Reason: reason, Obstruction: have.Obstructed[dir]})
+			continue
+		}
+		if twin := twins[path.Dir(p)]; twin != "" && wanted && !present {
+			plan.Changes = append(plan.Changes, Change{Path: p, Action: Conflict, Owner: w.Owner,
+				Reason: twin + " differs from " + path.Base(path.Dir(p)) + " only in case, the same directory on macOS and Windows; kept (rename or remove it)"})
 			continue
 		}
 		c, ok := decide(w, wanted, h, present, opts)
@@ -184,6 +191,28 @@ func wantsUnder(files map[string]desired.File, dir string) bool {
 		}
 	}
 	return false
+}
+
+// caseTwins maps each skill directory the wanted files are in, where it does not
+// exist, to an entry of its target directory whose name differs from it only in
+// case. Creating it would write into that entry on a case-insensitive filesystem
+// and make a second directory beside it on Linux, which a checkout on macOS or
+// Windows could not hold: a conflict on every system.
+func caseTwins(files map[string]desired.File, entries []string) map[string]string {
+	exact := make(map[string]bool, len(entries))
+	folded := make(map[string]string, len(entries))
+	for _, e := range entries {
+		exact[e] = true
+		folded[strings.ToLower(e)] = e
+	}
+	twins := map[string]string{}
+	for p := range files {
+		dir := path.Dir(p)
+		if twin, ok := folded[strings.ToLower(dir)]; ok && !exact[dir] {
+			twins[dir] = twin
+		}
+	}
+	return twins
 }
 
 func blockedBy(blocked map[string]string, p string) (dir, reason string) {

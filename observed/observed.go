@@ -75,7 +75,10 @@ type State struct {
 	// EmptyDirs are skill directories with nothing in them: what a run killed
 	// between deleting a SKILL.md and its directory leaves.
 	EmptyDirs []string
-	links     []string // every symlink met, to check for escapes
+	// Entries are the paths of everything in the target directories, sorted; the
+	// plan needs them to find a name that differs from a wanted one only in case.
+	Entries []string
+	links   []string // every symlink met, to check for escapes
 }
 
 // Scan reads each target directory one level deep, the way the clients discover
@@ -97,6 +100,7 @@ func Scan(root string, dirs []string) (State, error) {
 	}
 	sort.Strings(st.TempFiles)
 	sort.Strings(st.EmptyDirs)
+	sort.Strings(st.Entries)
 	st.Escapes = escapes(root, st)
 	return st, nil
 }
@@ -135,6 +139,7 @@ func (st *State) scanDir(root *os.Root, dir string) error {
 		return err
 	}
 	for _, sd := range found {
+		st.Entries = append(st.Entries, sd.path)
 		for _, f := range sd.files {
 			st.Files[f.Path] = f
 		}
@@ -188,6 +193,9 @@ func scanSkillDir(target *workspacefs.Dir, dir string, e workspacefs.Entry) skil
 			if data, err := skill.ReadRegular(e2.Name, MaxFileSize); err == nil && banner.IsPartial(data) {
 				sd.temps = append(sd.temps, rel)
 			}
+		case e2.Name != SkillFile && strings.EqualFold(e2.Name, SkillFile) && !hasEntry(entries, SkillFile):
+			// The same file as SKILL.md where names are compared without case.
+			sd.files = append(sd.files, File{Path: path.Join(sd.path, SkillFile), Reason: rel + " differs from " + SkillFile + " only in case, the same file on macOS and Windows"})
 		case e2.Name != SkillFile:
 		case e2.Type&fs.ModeSymlink != 0:
 			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is a symlink"})
@@ -213,6 +221,15 @@ func scanSkillDir(target *workspacefs.Dir, dir string, e workspacefs.Entry) skil
 		}
 	}
 	return sd
+}
+
+func hasEntry(entries []workspacefs.Entry, name string) bool {
+	for _, e := range entries {
+		if e.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Classify decides who owns the file at rel with the given content.
