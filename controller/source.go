@@ -73,6 +73,11 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 		if s.fsw, err = fsnotify.NewWatcher(); err != nil {
 			o.Log.Warn("inotify is not available, polling every watched directory instead", "err", err, "pollMs", s.every.Milliseconds())
 			s.fsw = nil
+		} else if !s.eventsArrive() {
+			o.Log.Warn("file events do not arrive in this workspace, polling every watched directory instead", "pollMs", s.every.Milliseconds(),
+				"hint", "a network share or a bind mount from another machine (Docker Desktop) sends none; pass --poll to choose the interval")
+			s.fsw.Close()
+			s.fsw = nil
 		}
 	}
 	// Watch before the first run lists anything, so no change after this point can
@@ -85,6 +90,21 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 		s.baseline[d] = fingerprint(r, d)
 	}
 	return s, nil
+}
+
+// eventsArrive probes, once at start, whether the file events of the workspace
+// reach fsnotify at all. The watch it adds to the state directory goes again at
+// the first refresh unless the directory is one to watch anyway.
+func (s *changeSource) eventsArrive() bool {
+	state, err := workspacefs.OpenDir(s.root, StateDir)
+	if err != nil {
+		return true // no state directory (no lock taken) to probe in
+	}
+	defer state.Close()
+	if err := s.fsw.Add(s.abs(StateDir)); err != nil {
+		return true
+	}
+	return eventsArrive(state, s.fsw.Events, eventProbeWait)
 }
 
 func (s *changeSource) close() {
@@ -162,7 +182,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	if s.fsw != nil && before == 0 && len(polled) > 0 {
 		s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
 			"err", addErr, "pollMs", s.every.Milliseconds(),
-			"hint", "raise fs.inotify.max_user_watches (see docs/operations.md)")
+			"hint", watchLimitHint)
 	}
 	if s.fsw != nil && before > 0 && len(polled) == 0 {
 		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))
