@@ -1,13 +1,18 @@
 # skillsync as a sidecar: a static binary on a distroless base, running as a non-root
 # user, writing nothing but the workspace volume (works with a read-only root
-# filesystem). See docs/operations.md.
-FROM golang:1.26-bookworm AS build
+# filesystem). See docs/operations.md. One Dockerfile for linux/amd64 and
+# linux/arm64: the build stage runs on the builder's platform and cross-compiles,
+#   docker buildx build --platform linux/amd64,linux/arm64 \
+#     --build-arg VERSION=v0.1.0 --build-arg COMMIT=$(git rev-parse HEAD) -t skillsync .
+FROM --platform=$BUILDPLATFORM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/skillsync ./cmd/skillsync
+ARG TARGETOS TARGETARCH VERSION=dev COMMIT= DATE=
+RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath \
+      -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT} -X main.date=${DATE}" \
+      -o /out/skillsync ./cmd/skillsync
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/skillsync /usr/local/bin/skillsync

@@ -2,21 +2,51 @@
 # workspace, `make test` runs every test.
 GO        ?= go
 BIN       := bin/skillsync
+# What `skillsync version` reports for a build from this checkout.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE      ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+# Every platform skillsync ships for (docs/platforms.md).
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64
+GORELEASER := github.com/goreleaser/goreleaser/v2@v2.15.1
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # Empty: each fuzz target runs its own number of inputs (below); FUZZTIME=30s runs
 # each for a time instead.
 FUZZTIME  ?=
 
-.PHONY: build demo test e2e bench bench-scaling bench-watch reliability lint fuzz clean
+.PHONY: build demo test test-portable cross dist dist-check e2e bench bench-scaling bench-watch reliability lint fuzz clean
 
 build:
-	$(GO) build -o $(BIN) ./cmd/skillsync
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/skillsync
 
 demo: build
 	./scripts/demo.sh $(BIN)
 
 test:
 	$(GO) test -race ./...
+
+# The whole suite again on the portable filesystem implementation (os.Root and the
+# standard library) that macOS, Windows and the BSDs run, instead of Linux's own.
+test-portable:
+	$(GO) test -race -tags skillsync_portable ./...
+
+# Builds the command and vets every package, tests included, for every platform,
+# so a platform break cannot land unnoticed.
+cross:
+	@set -e; for p in $(PLATFORMS); do \
+	  echo "cross: $$p"; \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -o /dev/null ./cmd/skillsync; \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet -tags e2e ./e2e/...; \
+	done
+
+# Release archives for every platform, with checksums, in dist/ (GoReleaser's
+# snapshot mode: nothing is published). dist-check validates .goreleaser.yaml.
+dist:
+	$(GO) run $(GORELEASER) release --snapshot --clean
+dist-check:
+	$(GO) run $(GORELEASER) check
 
 # Real-client conformance: installs the pinned Claude Code and Qwen Code with npm
 # into e2e/.cache (once) and drives them against a mock model API on 127.0.0.1.
@@ -54,6 +84,8 @@ lint:
 	$(GO) vet -tags e2e ./e2e/...
 	$(GO) vet -tags reliability ./reliability/...
 	$(GO) run $(STATICCHECK) ./...
+	$(GO) vet -tags skillsync_portable ./internal/workspacefs/
+	$(GO) run $(STATICCHECK) -tags skillsync_portable ./internal/workspacefs/
 	$(GO) run $(STATICCHECK) -tags e2e ./e2e/...
 	$(GO) run $(STATICCHECK) -tags reliability ./reliability/...
 
@@ -70,4 +102,4 @@ fuzz:
 	$(GO) test ./controller -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(or $(FUZZTIME),360000x)
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

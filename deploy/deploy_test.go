@@ -27,6 +27,7 @@ import (
 
 // dockerfile holds the instructions of the final stage, and the build commands.
 type dockerfile struct {
+	buildFrom          string // the first stage's FROM
 	finalFrom, user    string
 	entrypoint         []string
 	env                map[string]string
@@ -43,9 +44,16 @@ func readDockerfile(t *testing.T) dockerfile {
 	d := dockerfile{env: map[string]string{}}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		inst, rest, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
+		line := strings.TrimSpace(sc.Text())
+		for strings.HasSuffix(line, "\\") && sc.Scan() {
+			line = strings.TrimSuffix(line, "\\") + " " + strings.TrimSpace(sc.Text())
+		}
+		inst, rest, _ := strings.Cut(line, " ")
 		switch inst {
 		case "FROM":
+			if d.buildFrom == "" {
+				d.buildFrom = rest
+			}
 			d.finalFrom, d.user = rest, ""
 		case "USER":
 			d.user = rest
@@ -82,6 +90,16 @@ func TestDockerfile(t *testing.T) {
 	}
 	if !strings.Contains(d.build, "CGO_ENABLED=0") {
 		t.Error("the build stage does not build a static binary (CGO_ENABLED=0)")
+	}
+	// One Dockerfile for linux/amd64 and linux/arm64: the build stage runs on the
+	// builder's platform and cross-compiles for the target's.
+	if !strings.HasPrefix(d.buildFrom, "--platform=$BUILDPLATFORM ") || !strings.Contains(d.build, "GOOS=$TARGETOS GOARCH=$TARGETARCH go build") {
+		t.Errorf("the build stage (FROM %s) does not cross-compile for $TARGETOS/$TARGETARCH:\n%s", d.buildFrom, d.build)
+	}
+	for _, v := range []string{"main.version=${VERSION}", "main.commit=${COMMIT}", "main.date=${DATE}"} {
+		if !strings.Contains(d.build, v) {
+			t.Errorf("the build does not set %s", v)
+		}
 	}
 	if !strings.Contains(d.healthcheck, `"skillsync", "probe"`) || !strings.Contains(d.healthcheck, "127.0.0.1"+d.env["SKILLSYNC_HEALTH_ADDR"]+"/healthz") {
 		t.Errorf("HEALTHCHECK %q does not probe /healthz where the image serves it (%q)", d.healthcheck, d.env["SKILLSYNC_HEALTH_ADDR"])
@@ -274,6 +292,30 @@ func TestImageProcessContract(t *testing.T) {
 		if !json.Valid([]byte(line)) {
 			t.Errorf("--log-format json wrote a line that is not JSON: %q", line)
 		}
+	}
+}
+
+// The image's binary for each platform the Dockerfile builds is static and for
+// that machine; the arm64 one is built here as buildx would build it, by
+// cross-compiling on this machine.
+func TestImageBinaryForEachPlatform(t *testing.T) {
+	for arch, machine := range map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64} {
+		bin := filepath.Join(t.TempDir(), "skillsync")
+		build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./cmd/skillsync")
+		build.Dir = ".."
+		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build for linux/%s: %v\n%s", arch, err, out)
+		}
+		assertStatic(t, bin)
+		f, err := elf.Open(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Machine != machine {
+			t.Errorf("linux/%s binary is for %v", arch, f.Machine)
+		}
+		f.Close()
 	}
 }
 
