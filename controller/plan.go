@@ -92,17 +92,11 @@ func planFiles(want desired.State, have observed.State, opts Options) Plan {
 		// would copy every change several times over.
 		plan.Changes = make([]Change, 0, len(paths))
 	}
-	twins := caseTwins(want.Files, have.Entries)
 	for _, p := range paths {
 		w, wanted := want.Files[p]
 		h, present := have.Files[p]
 		if dir, reason := blockedBy(have.Blocked, p); reason != "" && wanted {
 			plan.Changes = append(plan.Changes, Change{Path: p, Action: Conflict, Owner: w.Owner, Reason: reason, Obstruction: have.Obstructed[dir]})
-			continue
-		}
-		if twin := twins[path.Dir(p)]; twin != "" && wanted && !present {
-			plan.Changes = append(plan.Changes, Change{Path: p, Action: Conflict, Owner: w.Owner,
-				Reason: twin + " differs from " + path.Base(path.Dir(p)) + " only in case, the same directory on macOS and Windows; kept (rename or remove it)"})
 			continue
 		}
 		c, ok := decide(w, wanted, h, present, opts)
@@ -121,8 +115,45 @@ func planFiles(want desired.State, have observed.State, opts Options) Plan {
 			plan.Changes = append(plan.Changes, Change{Path: d, Action: Cleanup, Reason: "empty skill directory"})
 		}
 	}
+	keepCaseTwins(plan.Changes, want.Files, have)
 	sort.SliceStable(plan.Changes, func(i, j int) bool { return plan.Changes[i].Path < plan.Changes[j].Path })
 	return plan
+}
+
+// keepCaseTwins turns the create of a file whose skill directory has a case twin
+// (see caseTwins) into a conflict, unless the plan removes the twin: every file
+// skillsync saw in it is a delete or a cleanup, or it is an empty directory the
+// plan cleans up.
+func keepCaseTwins(changes []Change, files map[string]desired.File, have observed.State) {
+	twins := caseTwins(files, have.Entries)
+	if len(twins) == 0 {
+		return
+	}
+	removed := map[string]bool{}
+	for _, c := range changes {
+		if c.Action == Delete || c.Action == Cleanup {
+			removed[c.Path] = true
+		}
+	}
+	stays := map[string]bool{}
+	for p := range have.Files {
+		stays[path.Dir(p)] = stays[path.Dir(p)] || !removed[p]
+	}
+	for _, t := range have.TempFiles {
+		stays[path.Dir(t)] = stays[path.Dir(t)] || !removed[t]
+	}
+	for i := range changes {
+		c := &changes[i]
+		twin := twins[path.Dir(c.Path)]
+		if c.Action != Create || twin == "" || removed[twin] {
+			continue
+		}
+		if _, seen := stays[twin]; seen && !stays[twin] {
+			continue // every file in it goes
+		}
+		c.Action, c.want, c.New = Conflict, nil, nil
+		c.Reason = twin + " differs from " + path.Base(path.Dir(c.Path)) + " only in case, the same directory on macOS and Windows; kept (rename or remove it)"
+	}
 }
 
 // judged refuses the plan of a whole workspace where it must not be applied: the
@@ -197,7 +228,7 @@ func wantsUnder(files map[string]desired.File, dir string) bool {
 // exist, to an entry of its target directory whose name differs from it only in
 // case. Creating it would write into that entry on a case-insensitive filesystem
 // and make a second directory beside it on Linux, which a checkout on macOS or
-// Windows could not hold: a conflict on every system.
+// Windows could not hold: a conflict on every system, unless the entry goes.
 func caseTwins(files map[string]desired.File, entries []string) map[string]string {
 	exact := make(map[string]bool, len(entries))
 	folded := make(map[string]string, len(entries))
