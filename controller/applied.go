@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -31,8 +30,8 @@ type appliedRecord struct {
 }
 
 // readApplied returns the recorded sources; nil when nothing was recorded yet.
-func readApplied(r *os.Root) (map[string][]byte, error) {
-	data, err := workspacefs.ReadRegular(r, AppliedFile, maxAppliedSize)
+func readApplied(r workspacefs.FS) (map[string][]byte, error) {
+	data, err := r.ReadRegular(AppliedFile, maxAppliedSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -56,7 +55,7 @@ func readApplied(r *os.Root) (map[string][]byte, error) {
 // writeApplied replaces the record atomically with the files named, as read gives
 // them: the JSON of an appliedRecord, written one file at a time, so a registry of
 // megabytes is never held whole to record it. It returns the record's digest.
-func writeApplied(r *os.Root, names []string, read func(name string) ([]byte, error)) ([32]byte, error) {
+func writeApplied(r workspacefs.FS, names []string, read func(name string) ([]byte, error)) ([32]byte, error) {
 	var sum [32]byte
 	if err := makeStateDir(r); err != nil {
 		return sum, err
@@ -115,15 +114,15 @@ func loadedSums(reg *registry.Registry) map[string][32]byte {
 // Accept records files, as they are now, as the versions last applied, so a run no
 // longer takes their shorter content for a save that was cut off. It needs no lock:
 // it changes only the record, which a reconcile replaces after it applies.
-func Accept(root string, files []string) ([]string, error) {
-	reg, err := registry.Load(root)
+func Accept(sys workspacefs.System, root string, files []string) ([]string, error) {
+	reg, err := registry.LoadFrom(sys, root)
 	if reg == nil {
 		return nil, err
 	}
 	// Other problems in the inputs do not matter here: accepting a file says only
 	// that its present content is what its author meant.
 	var problems registry.Problems
-	r, err := os.OpenRoot(reg.Root)
+	r, err := sys.Open(reg.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +164,7 @@ func Accept(root string, files []string) ([]string, error) {
 func sourceName(reg *registry.Registry, arg string) (string, bool) {
 	candidates := []string{path.Clean(filepath.ToSlash(arg))}
 	if abs, err := filepath.Abs(arg); err == nil {
-		if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		if real, err := workspacefs.RealPath(filepath.Dir(abs)); err == nil {
 			abs = filepath.Join(real, filepath.Base(abs))
 		}
 		if rel, err := filepath.Rel(reg.Root, abs); err == nil && !strings.HasPrefix(rel, "..") {

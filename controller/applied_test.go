@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // inSync is the example workspace after one reconcile, which records its sources.
@@ -27,7 +28,7 @@ func inSync(t *testing.T) string {
 
 func TestReconcileRecordsTheSourcesItApplied(t *testing.T) {
 	root := inSync(t)
-	r, err := os.OpenRoot(root)
+	r, err := workspacefs.OS{}.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 		t.Fatalf("applied %v from a cut-off file", out.Applied)
 	}
 
-	accepted, err := Accept(root, []string{"registry/intents.yaml"})
+	accepted, err := Accept(workspacefs.OS{}, root, []string{"registry/intents.yaml"})
 	if err != nil || len(accepted) != 1 {
 		t.Fatalf("Accept = %v, %v", accepted, err)
 	}
@@ -81,10 +82,10 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 
 func TestAcceptRefusesAFileThatIsNotAnInput(t *testing.T) {
 	root := inSync(t)
-	_, err := Accept(root, []string{"README.md"})
+	_, err := Accept(workspacefs.OS{}, root, []string{"README.md"})
 	var ps registry.Problems
 	if !errors.As(err, &ps) || ps[0].Pos.File != "README.md" {
-		t.Fatalf("Accept(README.md) = %v, want a problem naming it", err)
+		t.Fatalf("Accept(workspacefs.OS{}, README.md) = %v, want a problem naming it", err)
 	}
 }
 
@@ -126,7 +127,7 @@ func TestOnceRecordsANewRegistryEvenWhenNothingElseChanges(t *testing.T) {
 	if out.Err != nil || out.Plan.Pending() != 0 {
 		t.Fatalf("reconcile: err %v, %d pending; want nothing to change", out.Err, out.Plan.Pending())
 	}
-	r, err := os.OpenRoot(root)
+	r, err := workspacefs.OS{}.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,23 +192,23 @@ func TestRecordingRemovesATempFileAKilledRunLeft(t *testing.T) {
 // changed by the time it holds the lock: not the profile file, not the record.
 func TestInputsAreUnchangedUntilTheProfileOrTheRecordChanges(t *testing.T) {
 	root := inSync(t)
-	in, err := LoadInputs(root, "", "")
+	in, err := LoadInputs(workspacefs.OS{}, root, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !in.unchanged() {
 		t.Fatal("unchanged = false right after loading")
 	}
-	if err := UseProfile(root, "web-shell"); err != nil {
+	if err := UseProfile(workspacefs.OS{}, root, "web-shell"); err != nil {
 		t.Fatal(err)
 	}
 	if in.unchanged() {
 		t.Error("unchanged = true after profile use")
 	}
-	if in, err = LoadInputs(root, "", ""); err != nil {
+	if in, err = LoadInputs(workspacefs.OS{}, root, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Accept(root, []string{"skillsync.yaml"}); err != nil {
+	if _, err := Accept(workspacefs.OS{}, root, []string{"skillsync.yaml"}); err != nil {
 		t.Fatal(err)
 	}
 	if !in.unchanged() {
@@ -241,7 +242,7 @@ func TestARecordIsNotMadeFromASourceSavedAgainSinceItWasLoaded(t *testing.T) {
 	if err := os.WriteFile(file, append(data, "# saved again\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := recordApplied(reg); err != nil {
+	if _, err := recordApplied(workspacefs.OS{}, reg); err != nil {
 		t.Fatalf("recordApplied = %v, want nothing recorded and no error", err)
 	}
 	after, err := os.ReadFile(filepath.Join(root, AppliedFile))
@@ -262,7 +263,7 @@ func TestARecordIsNotMadeFromASourceSavedAgainSinceItWasLoaded(t *testing.T) {
 // The record is written a file at a time; it must read back as the files given,
 // whatever their names and contents.
 func TestTheRecordReadsBackAsWritten(t *testing.T) {
-	r, err := os.OpenRoot(t.TempDir())
+	r, err := workspacefs.OS{}.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func TestTheRecordReadsBackAsWritten(t *testing.T) {
 	if again, err := readApplied(r); err != nil || !maps.EqualFunc(files, again, bytes.Equal) {
 		t.Errorf("a failed write changed the record: %q, %v", again, err)
 	}
-	entries, err := os.ReadDir(filepath.Join(r.Name(), StateDir))
+	entries, err := os.ReadDir(filepath.Join(r.Root(), StateDir))
 	if err != nil {
 		t.Fatal(err)
 	}

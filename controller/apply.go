@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 	"syscall"
@@ -64,17 +63,17 @@ var ErrRefused = errors.New("plan refused")
 // file right before touching it and leaves it alone unless it still holds exactly
 // what the plan saw. A failed change does not stop the others; all failures come
 // back in an *ApplyError.
-func Apply(root string, plan Plan) ([]Applied, error) {
-	return ApplyGated(root, plan, nil)
+func Apply(sys workspacefs.System, root string, plan Plan) ([]Applied, error) {
+	return ApplyGated(sys, root, plan, nil)
 }
 
 // ApplyGated is Apply where the deletes are carried out only if mayDelete, asked
 // once all creates and updates are done, says so; otherwise they are left undone.
-func ApplyGated(root string, plan Plan, mayDelete func() bool) ([]Applied, error) {
+func ApplyGated(sys workspacefs.System, root string, plan Plan, mayDelete func() bool) ([]Applied, error) {
 	if plan.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, plan.Refused)
 	}
-	w, err := openWorkspace(root)
+	w, err := openWorkspace(sys, root)
 	if err != nil {
 		return nil, err
 	}
@@ -167,16 +166,16 @@ func writeAll(w workspaceDirs, changes []*Change) ([]error, []Content) {
 // in one system call that follows no symlink (workspacefs.Dir.Beneath), and works
 // inside it a system call per step.
 type workspaceDirs struct {
-	r    *os.Root
-	root *workspacefs.Dir
+	r    workspacefs.FS
+	root workspacefs.Dir
 }
 
-func openWorkspace(root string) (workspaceDirs, error) {
-	r, err := os.OpenRoot(root)
+func openWorkspace(sys workspacefs.System, root string) (workspaceDirs, error) {
+	r, err := sys.Open(root)
 	if err != nil {
 		return workspaceDirs{}, err
 	}
-	d, err := workspacefs.OpenDir(r, ".")
+	d, err := r.OpenDir(".")
 	if err != nil {
 		r.Close()
 		return workspaceDirs{}, err
@@ -190,8 +189,8 @@ func (w workspaceDirs) close() {
 }
 
 // open opens the workspace directory rel.
-func (w workspaceDirs) open(rel string) (*workspacefs.Dir, error) {
-	var d *workspacefs.Dir
+func (w workspaceDirs) open(rel string) (workspacefs.Dir, error) {
+	var d workspacefs.Dir
 	var err error
 	if rel == "." {
 		d, err = w.root.Sub(".")
@@ -206,7 +205,7 @@ func (w workspaceDirs) open(rel string) (*workspacefs.Dir, error) {
 
 // dirOf opens the directory holding p; for a create, it makes the directory first,
 // and its parents if they are missing.
-func (w workspaceDirs) dirOf(p string, create bool) (*workspacefs.Dir, error) {
+func (w workspaceDirs) dirOf(p string, create bool) (workspacefs.Dir, error) {
 	dir := path.Dir(p)
 	if !create || dir == "." {
 		return w.open(dir)
@@ -365,7 +364,7 @@ func cleanup(w workspaceDirs, rel string) error {
 }
 
 // removeTemp removes what an interrupted run left in dir, if it still looks like that.
-func removeTemp(w workspaceDirs, dir *workspacefs.Dir, rel string) error {
+func removeTemp(w workspaceDirs, dir workspacefs.Dir, rel string) error {
 	name := path.Base(rel)
 	data, err := dir.ReadRegular(name, observed.MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -410,7 +409,7 @@ func removeIfEmpty(w workspaceDirs, dir string) error {
 // stillAsPlanned re-reads the file name in dir, which is rel in the workspace: it
 // must still be a regular file carrying a banner for rel and hold exactly the bytes
 // the plan was made from (their SHA-256 is old).
-func stillAsPlanned(dir *workspacefs.Dir, name, rel string, old [32]byte) error {
+func stillAsPlanned(dir workspacefs.Dir, name, rel string, old [32]byte) error {
 	data, err := dir.ReadRegular(name, observed.MaxFileSize)
 	switch {
 	case errors.Is(err, workspacefs.ErrNotRegular):
@@ -426,7 +425,7 @@ func stillAsPlanned(dir *workspacefs.Dir, name, rel string, old [32]byte) error 
 }
 
 // writeTemp writes data to a new temp file directly in d and returns its name.
-func writeTemp(d *workspacefs.Dir, data []byte) (string, error) {
+func writeTemp(d workspacefs.Dir, data []byte) (string, error) {
 	name := tempName()
 	if err := d.WriteNew(name, data, 0o644); err != nil {
 		return "", workspacefs.Cause(err)

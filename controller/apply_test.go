@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -36,7 +37,7 @@ func writeFile(t *testing.T, root, rel string, data []byte) string {
 
 func scan(t *testing.T, root string) observed.State {
 	t.Helper()
-	st, err := observed.Scan(root, []string{".claude/skills", ".qwen/skills", ".agents/skills"})
+	st, err := observed.Scan(workspacefs.OS{}, root, []string{".claude/skills", ".qwen/skills", ".agents/skills"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func reconcileFiles(t *testing.T, root string, files map[string][]byte, opts Opt
 	for p, b := range files {
 		want.Files[p] = desired.File{Path: p, Owner: "capability/x", Bytes: b}
 	}
-	return Apply(root, MakePlan(want, scan(t, root), opts))
+	return Apply(workspacefs.OS{}, root, MakePlan(want, scan(t, root), opts))
 }
 
 func TestApplyCreatesUpdatesAndDeletes(t *testing.T) {
@@ -154,7 +155,7 @@ func TestApplyRechecksBeforeTouching(t *testing.T) {
 				between = append(generated(t, a, "one"), "edited\n"...)
 			}
 			writeFile(t, root, a, between)
-			_, err := Apply(root, plan)
+			_, err := Apply(workspacefs.OS{}, root, plan)
 			if err == nil || !strings.Contains(err.Error(), a) {
 				t.Fatalf("Apply error = %v, want one naming %s", err, a)
 			}
@@ -206,7 +207,7 @@ func TestApplyContinuesPastAFailure(t *testing.T) {
 	plan := MakePlan(desired.State{Files: map[string]desired.File{
 		a: {Path: a, Bytes: generated(t, a, "x")}, b: {Path: b, Bytes: generated(t, b, "x")},
 	}}, observed.State{}, Options{})
-	_, err := Apply(root, plan)
+	_, err := Apply(workspacefs.OS{}, root, plan)
 	if err == nil || !strings.Contains(err.Error(), a) {
 		t.Fatalf("error = %v, want one naming %s", err, a)
 	}
@@ -243,7 +244,7 @@ func TestApplyNeverFollowsASwappedDirectoryOut(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, ".claude/skills")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Apply(root, plan); err == nil {
+	if _, err := Apply(workspacefs.OS{}, root, plan); err == nil {
 		t.Error("Apply reported success writing through a symlink out of the workspace")
 	}
 	if _, err := os.Stat(filepath.Join(outside, "a")); !os.IsNotExist(err) {

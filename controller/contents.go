@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"os"
-
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -10,16 +8,16 @@ import (
 // Contents is what a change expects on disk and what it writes, for a diff. The
 // plan keeps only the digest of skillsync's own files, so the old side of those is
 // read again from disk; a create has no old side and a delete no new one.
-func (c Change) Contents(root string) (old, new []byte, err error) {
+func (c Change) Contents(sys workspacefs.System, root string) (old, new []byte, err error) {
 	if c.Action != Create {
 		old = c.Old
 		if old == nil {
-			r, err := os.OpenRoot(root)
+			r, err := sys.Open(root)
 			if err != nil {
 				return nil, nil, err
 			}
 			defer r.Close()
-			if old, err = workspacefs.ReadRegular(r, c.Path, observed.MaxFileSize); err != nil {
+			if old, err = r.ReadRegular(c.Path, observed.MaxFileSize); err != nil {
 				return nil, nil, err
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -15,11 +14,11 @@ var ErrExists = errors.New("already exists; init only starts new workspaces")
 
 // Init writes a starter workspace into dir, creating dir if needed. It touches no
 // existing file and writes nothing outside dir, symlinks included.
-func Init(dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+func Init(sys workspacefs.System, dir string) ([]string, error) {
+	if err := sys.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	w, err := openWorkspace(dir)
+	w, err := openWorkspace(sys, dir)
 	if err != nil {
 		return nil, err
 	}

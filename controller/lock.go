@@ -27,15 +27,16 @@ func (e *HeldError) Error() string {
 
 // Lock is a held workspace lock.
 type Lock struct {
-	f *os.File
+	f   *os.File
+	sys workspacefs.System
 	// TakenOver is the pid a lock file still named when a dead process left it.
 	TakenOver int
 }
 
 // AcquireLock takes the workspace lock, waiting up to wait for another holder to let
 // go; with wait 0 it tries once.
-func AcquireLock(root string, wait time.Duration) (*Lock, error) {
-	r, err := os.OpenRoot(root)
+func AcquireLock(sys workspacefs.System, root string, wait time.Duration) (*Lock, error) {
+	r, err := sys.Open(root)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func AcquireLock(root string, wait time.Duration) (*Lock, error) {
 		}
 		time.Sleep(min(100*time.Millisecond, time.Until(deadline)))
 	}
-	l := &Lock{f: f}
+	l := &Lock{f: f, sys: sys}
 	if pid := recordedPID(f); pid != 0 && pid != os.Getpid() {
 		l.TakenOver = pid
 	}
@@ -88,8 +89,8 @@ func AcquireLock(root string, wait time.Duration) (*Lock, error) {
 // openLockFile opens .skillsync/lock for writing without following a link of any
 // kind: the pid is written into it, so a symlink or a hard link planted there would
 // carry that write to another file.
-func openLockFile(r *os.Root) (*os.File, error) {
-	d, err := workspacefs.OpenDir(r, StateDir)
+func openLockFile(r workspacefs.FS) (*os.File, error) {
+	d, err := r.OpenDir(StateDir)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", StateDir, workspacefs.Cause(err))
 	}
@@ -123,6 +124,13 @@ func (l *Lock) Release() {
 	l.f = nil
 }
 
+// Touch writes the holder's pid into the lock file again: a write that changes
+// nothing, for the watcher to see its event.
+func (l *Lock) Touch() error {
+	_, err := l.f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return err
+}
+
 func recordedPID(f *os.File) int {
 	buf := make([]byte, 32)
 	n, _ := f.ReadAt(buf, 0)
@@ -142,7 +150,7 @@ func (l *Lock) Keep(root string) error {
 	if err != nil {
 		return err
 	}
-	r, err := os.OpenRoot(root)
+	r, err := l.sys.Open(root)
 	if err != nil {
 		return err
 	}
@@ -151,7 +159,7 @@ func (l *Lock) Keep(root string) error {
 	if err == nil && os.SameFile(held, current) {
 		return nil
 	}
-	fresh, err := AcquireLock(root, 0)
+	fresh, err := AcquireLock(l.sys, root, 0)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrLockLost, err)
 	}

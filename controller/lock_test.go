@@ -9,15 +9,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 func TestLockIsExclusiveAndNamesItsHolder(t *testing.T) {
 	root := t.TempDir()
-	first, err := AcquireLock(root, 0)
+	first, err := AcquireLock(workspacefs.OS{}, root, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = AcquireLock(root, 0)
+	_, err = AcquireLock(workspacefs.OS{}, root, 0)
 	var held *HeldError
 	if !errors.As(err, &held) || held.PID != os.Getpid() || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
 		t.Fatalf("second acquire: %v", err)
@@ -31,7 +33,7 @@ func TestLockIsExclusiveAndNamesItsHolder(t *testing.T) {
 		first.Release()
 		close(released)
 	}()
-	second, err := AcquireLock(root, time.Minute) // waits for the release
+	second, err := AcquireLock(workspacefs.OS{}, root, time.Minute) // waits for the release
 	if err != nil {
 		t.Fatalf("waiting acquire: %v", err)
 	}
@@ -53,7 +55,7 @@ func TestLockOfADeadProcessIsTakenOver(t *testing.T) {
 	if dead == 0 {
 		t.Skipf("flock(1) not available to take the lock from a child: %s", out)
 	}
-	l, err := AcquireLock(root, 0)
+	l, err := AcquireLock(workspacefs.OS{}, root, 0)
 	if err != nil {
 		t.Fatalf("lock of dead pid %d not taken over: %v", dead, err)
 	}
@@ -100,7 +102,7 @@ func TestLockNeverWritesThroughALink(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.plant(t, root, victim)
-			lock, err := AcquireLock(root, 0)
+			lock, err := AcquireLock(workspacefs.OS{}, root, 0)
 			if err == nil {
 				lock.Release()
 				t.Fatal("took a lock through a link")

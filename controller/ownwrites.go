@@ -34,7 +34,7 @@ func (o ownState) same(now ownState) bool {
 
 // stillThere tells, from its metadata alone, whether rel may still hold what o
 // records: the right kind of entry, a file of the size written, the same directory.
-func (o ownState) stillThere(r *os.Root, rel string) bool {
+func (o ownState) stillThere(r workspacefs.FS, rel string) bool {
 	info, err := r.Lstat(rel)
 	switch {
 	case err != nil:
@@ -144,7 +144,7 @@ func (s *changeSource) stateOf(rel string) ownState {
 	case !info.Mode().IsRegular():
 		return ownState{kind: info.Mode().Type()}
 	}
-	data, err := workspacefs.ReadRegular(s.root, rel, max(observed.MaxFileSize, maxAppliedSize))
+	data, err := s.root.ReadRegular(rel, max(observed.MaxFileSize, maxAppliedSize))
 	if err != nil {
 		return unreadable
 	}

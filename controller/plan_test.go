@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -104,7 +105,7 @@ func TestPlanRefusesToEmptyTheWorkspace(t *testing.T) {
 	if plan.Refused == "" {
 		t.Fatal("a plan deleting every generated file with nothing desired was not refused")
 	}
-	if _, err := Apply(t.TempDir(), plan); err == nil {
+	if _, err := Apply(workspacefs.OS{}, t.TempDir(), plan); err == nil {
 		t.Error("Apply carried out a refused plan")
 	}
 	if allowed := MakePlan(desired.State{Files: map[string]desired.File{}}, have, Options{AllowEmpty: true}); allowed.Refused != "" || allowed.Count(Delete) != 1 {
@@ -156,7 +157,7 @@ func TestPlanRefusesAWorkspaceThatLinksOutside(t *testing.T) {
 	if !strings.Contains(plan.Refused, ".claude/skills") {
 		t.Errorf("refused = %q", plan.Refused)
 	}
-	if _, err := Apply(t.TempDir(), plan); err == nil {
+	if _, err := Apply(workspacefs.OS{}, t.TempDir(), plan); err == nil {
 		t.Error("Apply carried out a plan for a workspace that links outside")
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -14,11 +12,15 @@ import (
 
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
 
 // Request is one reconcile pass over a workspace.
 type Request struct {
+	// System is what the workspace is read and written through; nil is the disk.
+	// --check passes a workspacefs.ReadOnly, which cannot write.
+	System      workspacefs.System
 	Root        string
 	ProfileFlag string
 	ProfileEnv  string
@@ -32,6 +34,13 @@ type Request struct {
 	// history carries what the inputs held, and since when, from pass to pass of
 	// one process; nil for a single pass.
 	history *settling
+}
+
+func (req Request) system() workspacefs.System {
+	if req.System == nil {
+		return workspacefs.OS{}
+	}
+	return req.System
 }
 
 // Inputs is the validated registry and the active profile.
@@ -60,7 +69,7 @@ func (in Inputs) unchanged() bool {
 	if in.Registry == nil || !registry.Unchanged(in.Registry) {
 		return false
 	}
-	r, err := os.OpenRoot(in.Registry.Root)
+	r, err := in.Registry.System().Open(in.Registry.Root)
 	if err != nil {
 		return false
 	}
@@ -108,13 +117,13 @@ type Outcome struct {
 // LoadInputs reads and validates the registry and resolves the active profile. Any
 // problem with the inputs comes back as registry.Problems. The files they make are
 // built by desired.Build (or a target at a time by a reconcile).
-func LoadInputs(root, profileFlag, profileEnv string) (Inputs, error) {
-	reg, err := registry.Load(root)
+func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (Inputs, error) {
+	reg, err := registry.LoadFrom(sys, root)
 	var problems registry.Problems
 	if reg == nil || (err != nil && !errors.As(err, &problems)) {
 		return Inputs{Registry: reg}, err
 	}
-	r, err := os.OpenRoot(reg.Root)
+	r, err := sys.Open(reg.Root)
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
@@ -160,13 +169,13 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	var out Outcome
 	targets := targetsByDir()
 	// The first scan does not depend on the inputs: it runs while they load.
-	firstScan := scanAsync(req.Root, desired.TargetDir(targets[0]))
+	firstScan := scanAsync(req.system(), req.Root, desired.TargetDir(targets[0]))
 	var in Inputs
 	var err error
 	if loaded != nil {
 		in = *loaded
 	} else {
-		in, err = LoadInputs(req.Root, req.ProfileFlag, req.ProfileEnv)
+		in, err = LoadInputs(req.system(), req.Root, req.ProfileFlag, req.ProfileEnv)
 	}
 	out.Inputs = in
 	var problems registry.Problems
@@ -187,7 +196,7 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	for i, target := range targets {
 		scanned := firstScan
 		if i > 0 {
-			scanned = scanAsync(req.Root, desired.TargetDir(target))
+			scanned = scanAsync(req.system(), req.Root, desired.TargetDir(target))
 		}
 		want := desired.BuildTarget(in.Registry, in.Profile, target)
 		scan := <-scanned
@@ -213,7 +222,7 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	}
 	settleAt, why := req.settleAt(in)
 	deferred := false
-	out.Applied, out.Err = ApplyGated(in.Registry.Root, out.Plan, func() bool {
+	out.Applied, out.Err = ApplyGated(req.system(), in.Registry.Root, out.Plan, func() bool {
 		deferred = !mayDelete(in, settleAt)
 		return !deferred
 	})
@@ -228,11 +237,11 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 			}
 		}
 	}
-	if err := ignoreStateDir(in.Registry.Root); err != nil && out.Err == nil {
+	if err := ignoreStateDir(req.system(), in.Registry.Root); err != nil && out.Err == nil {
 		out.Err = err
 	}
 	if out.Err == nil && len(out.Deferred) == 0 && in.recordStale() {
-		out.RecordSum, out.Err = recordApplied(in.Registry)
+		out.RecordSum, out.Err = recordApplied(req.system(), in.Registry)
 		out.Recorded = out.Err == nil && out.RecordSum != [32]byte{}
 	}
 	return out
@@ -293,7 +302,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		}
 		time.Sleep(time.Until(until))
 	}
-	lock, err := AcquireLock(req.Root, max(time.Until(deadline), 0))
+	lock, err := AcquireLock(req.system(), req.Root, max(time.Until(deadline), 0))
 	var problems registry.Problems
 	if errors.As(err, &problems) {
 		out.Problems = problems
@@ -324,10 +333,10 @@ type scanResult struct {
 }
 
 // scanAsync scans one target directory of the workspace at root in the background.
-func scanAsync(root, dir string) <-chan scanResult {
+func scanAsync(sys workspacefs.System, root, dir string) <-chan scanResult {
 	scanned := make(chan scanResult, 1)
 	go func() {
-		st, err := scanRoot(root, dir)
+		st, err := scanRoot(sys, root, dir)
 		scanned <- scanResult{st, err}
 	}()
 	return scanned
@@ -335,15 +344,12 @@ func scanAsync(root, dir string) <-chan scanResult {
 
 // scanRoot scans dir of the workspace at root the way the loader finds it: through
 // its real path, so the two agree on what Root is.
-func scanRoot(root, dir string) (observed.State, error) {
-	real, err := filepath.EvalSymlinks(root)
-	if err == nil {
-		real, err = filepath.Abs(real)
-	}
+func scanRoot(sys workspacefs.System, root, dir string) (observed.State, error) {
+	real, err := workspacefs.RealPath(root)
 	if err != nil {
 		return observed.State{}, err
 	}
-	return observed.Scan(real, []string{dir})
+	return observed.Scan(sys, real, []string{dir})
 }
 
 // targetsByDir is every known target, enabled or not (so that files generated for a
@@ -363,8 +369,8 @@ func targetsByDir() []string {
 // run left, and goes first. A source saved again since it was loaded is not what
 // was applied: then nothing is recorded, and the next pass, which applies the new
 // version, records it.
-func recordApplied(reg *registry.Registry) ([32]byte, error) {
-	r, err := os.OpenRoot(reg.Root)
+func recordApplied(sys workspacefs.System, reg *registry.Registry) ([32]byte, error) {
+	r, err := sys.Open(reg.Root)
 	if err != nil {
 		return [32]byte{}, err
 	}
@@ -379,8 +385,8 @@ func recordApplied(reg *registry.Registry) ([32]byte, error) {
 
 // ignoreStateDir gives a .skillsync/ that a host or a person created the .gitignore
 // skillsync would have written.
-func ignoreStateDir(root string) error {
-	r, err := os.OpenRoot(root)
+func ignoreStateDir(sys workspacefs.System, root string) error {
+	r, err := sys.Open(root)
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,13 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // A delete is applied only once the inputs it follows from have settled: an editor
@@ -79,7 +79,7 @@ const clockSlack = time.Second
 // with this one cannot hide. Timestamps in the future cannot be trusted; then the
 // inputs settle once this process has read them the same for settle (in.seenSince).
 // It also says, for messages, what the wait is for.
-func settledAt(r *os.Root, in Inputs, settle time.Duration, now time.Time) (time.Time, string) {
+func settledAt(r workspacefs.FS, in Inputs, settle time.Duration, now time.Time) (time.Time, string) {
 	changed, newest := inputsChanged(r, in)
 	at := changed.Add(settle)
 	why := fmt.Sprintf("%s changed %s ago", newest, max(now.Sub(changed), 0).Round(time.Millisecond))
@@ -100,7 +100,7 @@ func settledAt(r *os.Root, in Inputs, settle time.Duration, now time.Time) (time
 // that hold them or could hold a new one (registryDirs), and which it was. The
 // workspace root and .skillsync/ count only through the files in them: skillsync's
 // own writes (its state directory, a new target directory) change them too.
-func inputsChanged(r *os.Root, in Inputs) (time.Time, string) {
+func inputsChanged(r workspacefs.FS, in Inputs) (time.Time, string) {
 	paths := []string{registry.ConfigName, desired.ProfileFile}
 	paths = append(paths, in.Registry.Files...)
 	paths = append(paths, in.Registry.BodyFiles()...)
@@ -123,7 +123,7 @@ func (req Request) settleAt(in Inputs) (time.Time, string) {
 	if req.Settle <= 0 {
 		return time.Time{}, ""
 	}
-	r, err := os.OpenRoot(in.Registry.Root)
+	r, err := req.system().Open(in.Registry.Root)
 	if err != nil {
 		return time.Now().Add(req.Settle), "the workspace cannot be read: " + err.Error()
 	}

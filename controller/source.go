@@ -30,7 +30,7 @@ const fallbackPoll = time.Second
 type changeSource struct {
 	o       WatchOptions
 	q       *Queue
-	root    *os.Root
+	root    workspacefs.FS
 	fsw     *fsnotify.Watcher // nil when every directory is polled
 	every   time.Duration     // the poll interval
 	pollSet chan polledDirs   // the polled directories, handed to the poller
@@ -61,7 +61,7 @@ type polledDirs struct {
 }
 
 func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
-	r, err := os.OpenRoot(o.Root)
+	r, err := o.Request.system().Open(o.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -93,18 +93,18 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 }
 
 // eventsArrive probes, once at start, whether the file events of the workspace
-// reach fsnotify at all. The watch it adds to the state directory goes again at
-// the first refresh unless the directory is one to watch anyway.
+// reach fsnotify at all: it writes the lock file again, which changes nothing else
+// in the workspace, and waits for that write's event. The watch it adds to the
+// state directory goes again at the first refresh unless the directory is one to
+// watch anyway. Without the lock (a caller that took none) it cannot tell.
 func (s *changeSource) eventsArrive() bool {
-	state, err := workspacefs.OpenDir(s.root, StateDir)
-	if err != nil {
-		return true // no state directory (no lock taken) to probe in
+	if s.o.Lock == nil {
+		return true
 	}
-	defer state.Close()
 	if err := s.fsw.Add(s.abs(StateDir)); err != nil {
 		return true
 	}
-	return eventsArrive(state, s.fsw.Events, eventProbeWait)
+	return eventsArrive(s.o.Lock.Touch, s.abs(LockFile), s.fsw.Events, eventProbeWait)
 }
 
 func (s *changeSource) close() {

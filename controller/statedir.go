@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 
 	"github.com/skillsync/skillsync/banner"
@@ -23,15 +22,15 @@ const stateIgnore = StateDir + "/.gitignore"
 
 // UseProfile records name as the workspace's active profile in .skillsync/profile.
 // The name must be a declared profile; the registry must be valid.
-func UseProfile(root, name string) error {
-	reg, err := registry.Load(root)
+func UseProfile(sys workspacefs.System, root, name string) error {
+	reg, err := registry.LoadFrom(sys, root)
 	if err != nil {
 		return err
 	}
 	if _, problem := desired.LookupProfile(reg, name, "profile use", registry.Position{File: "profile use " + name}); problem != nil {
 		return registry.Problems{*problem}
 	}
-	r, err := os.OpenRoot(reg.Root)
+	r, err := sys.Open(reg.Root)
 	if err != nil {
 		return err
 	}
@@ -44,7 +43,7 @@ func UseProfile(root, name string) error {
 
 // makeStateDir creates .skillsync/ with its .gitignore, unless something other
 // than a directory is in its place.
-func makeStateDir(r *os.Root) error {
+func makeStateDir(r workspacefs.FS) error {
 	if err := checkStateDir(r); err != nil {
 		return err
 	}
@@ -59,7 +58,7 @@ func makeStateDir(r *os.Root) error {
 
 // checkStateDir refuses a .skillsync that is not a plain directory: writing or
 // reading through a symlink there could reach outside the workspace.
-func checkStateDir(r *os.Root) error {
+func checkStateDir(r workspacefs.FS) error {
 	info, err := r.Lstat(StateDir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -75,7 +74,7 @@ func checkStateDir(r *os.Root) error {
 
 // ensureIgnored gives an existing .skillsync/ a .gitignore of "*", so local state
 // never reaches git.
-func ensureIgnored(r *os.Root) error {
+func ensureIgnored(r workspacefs.FS) error {
 	if _, err := r.Lstat(stateIgnore); !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -83,7 +82,7 @@ func ensureIgnored(r *os.Root) error {
 }
 
 // replaceFile writes a state file atomically.
-func replaceFile(r *os.Root, rel string, data []byte) error {
+func replaceFile(r workspacefs.FS, rel string, data []byte) error {
 	return replaceFileWith(r, rel, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
@@ -92,8 +91,8 @@ func replaceFile(r *os.Root, rel string, data []byte) error {
 
 // replaceFileWith writes a state file atomically, as write produces it: a large
 // one is written as it is made, not built in memory first.
-func replaceFileWith(r *os.Root, rel string, write func(io.Writer) error) error {
-	d, err := workspacefs.OpenDir(r, path.Dir(rel))
+func replaceFileWith(r workspacefs.FS, rel string, write func(io.Writer) error) error {
+	d, err := r.OpenDir(path.Dir(rel))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, workspacefs.Cause(err))
 	}
@@ -117,8 +116,8 @@ func replaceFileWith(r *os.Root, rel string, write func(io.Writer) error) error 
 
 // removeStateTemps removes the temp files a killed run left in .skillsync/, where
 // nothing but skillsync writes.
-func removeStateTemps(r *os.Root) {
-	entries, _ := workspacefs.ReadDir(r, StateDir)
+func removeStateTemps(r workspacefs.FS) {
+	entries, _ := r.ReadDir(StateDir)
 	for _, e := range entries {
 		if e.Type().IsRegular() && banner.IsTempName(e.Name()) {
 			r.Remove(path.Join(StateDir, e.Name()))
@@ -127,11 +126,11 @@ func removeStateTemps(r *os.Root) {
 }
 
 // readProfileFile reads .skillsync/profile; "" when there is none.
-func readProfileFile(r *os.Root) (string, error) {
+func readProfileFile(r workspacefs.FS) (string, error) {
 	if err := checkStateDir(r); err != nil {
 		return "", err
 	}
-	data, err := workspacefs.ReadRegular(r, desired.ProfileFile, 4096)
+	data, err := r.ReadRegular(desired.ProfileFile, 4096)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", nil

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 func exampleWorkspace(t *testing.T) string {
@@ -43,7 +44,7 @@ func TestWatchDirs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := os.OpenRoot(root)
+	r, err := workspacefs.OS{}.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestGlobDirsCoverWildcardDirectories(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := os.OpenRoot(root)
+	r, err := workspacefs.OS{}.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +336,7 @@ func TestInputDirsFollowTheLinksOnTheWay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := os.OpenRoot(root)
+	r, err := workspacefs.OS{}.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +384,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 	if err := os.Symlink("../library/caps.yaml", filepath.Join(root, "registry/caps.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	r, err := os.OpenRoot(root)
+	r, err := workspacefs.OS{}.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}

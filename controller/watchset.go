@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -22,14 +21,14 @@ import (
 // directory in it. A directory that does not exist yet is covered by its nearest
 // existing parent; a target or skill directory that is a symlink is never watched.
 // reg may be nil when the inputs do not load.
-func watchDirs(r *os.Root, reg *registry.Registry) []string {
+func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 	set := map[string]bool{}
 	for _, d := range inputDirs(r, reg) {
 		set[d] = true
 	}
 	for _, dir := range desired.TargetDirs() {
 		targets := []string{dir}
-		entries, _ := workspacefs.ReadDir(r, dir)
+		entries, _ := r.ReadDir(dir)
 		for _, e := range entries {
 			if e.IsDir() {
 				targets = append(targets, path.Join(dir, e.Name()))
@@ -47,7 +46,7 @@ func watchDirs(r *os.Root, reg *registry.Registry) []string {
 // inputDirs lists the directories whose entries can change what the inputs are:
 // the config's directory, .skillsync/ (the profile), and the registry directories
 // (see registryDirs).
-func inputDirs(r *os.Root, reg *registry.Registry) []string {
+func inputDirs(r workspacefs.FS, reg *registry.Registry) []string {
 	set := map[string]bool{}
 	for _, w := range []string{".", StateDir} {
 		if d, ok := nearestDir(r, w, true); ok {
@@ -66,7 +65,7 @@ func inputDirs(r *os.Root, reg *registry.Registry) []string {
 // and each of those files, the directories that hold a symlink on the way and the
 // one the last link leads into (see linkDirs). Inputs may live behind a symlink
 // that stays inside the workspace (the loader allows it). reg may be nil.
-func registryDirs(r *os.Root, reg *registry.Registry) []string {
+func registryDirs(r workspacefs.FS, reg *registry.Registry) []string {
 	if reg == nil {
 		return nil
 	}
@@ -105,14 +104,14 @@ const maxLinkHops = 40
 // one) changes nothing in the directory it leads to, only in the one that holds
 // it; and a registry file that is a link to a file elsewhere changes where the
 // link leads, not where the link is.
-func linkDirs(r *os.Root, rel string) []string {
+func linkDirs(r workspacefs.FS, rel string) []string {
 	_, dirs := walkLinks(r, rel)
 	return dirs
 }
 
 // walkLinks follows rel through the symlinks on its way, inside the workspace: it
 // returns the links met and the directories linkDirs lists.
-func walkLinks(r *os.Root, rel string) (links, dirs []string) {
+func walkLinks(r workspacefs.FS, rel string) (links, dirs []string) {
 	parts := strings.Split(rel, "/")
 	cur := "."
 	for hops := 0; len(parts) > 0; {
@@ -165,7 +164,7 @@ type inputPaths struct {
 }
 
 // inputsOf lists the input paths of a registry; nil means it did not load.
-func inputsOf(r *os.Root, reg *registry.Registry) inputPaths {
+func inputsOf(r workspacefs.FS, reg *registry.Registry) inputPaths {
 	if reg == nil {
 		return inputPaths{any: true}
 	}
@@ -213,7 +212,7 @@ func outputPath(rel string) bool {
 // at every level of its directory part, plus its fixed prefix, so a new matching
 // directory or file is seen when it appears. Segments match as the loader matches
 // them (registry.MatchSegment).
-func globDirs(r *os.Root, pattern string) []string {
+func globDirs(r workspacefs.FS, pattern string) []string {
 	dirPattern := path.Dir(path.Clean(pattern))
 	out := []string{staticPrefix(pattern)}
 	current := []string{"."}
@@ -223,7 +222,7 @@ func globDirs(r *os.Root, pattern string) []string {
 		}
 		var next []string
 		for _, dir := range current {
-			entries, _ := workspacefs.ReadDir(r, dir)
+			entries, _ := r.ReadDir(dir)
 			for _, e := range entries {
 				if registry.MatchSegment(seg, e.Name()) {
 					if info, err := r.Stat(path.Join(dir, e.Name())); err == nil && info.IsDir() {
@@ -254,7 +253,7 @@ func staticPrefix(pattern string) string {
 // nearestDir walks up from dir to the first existing directory inside the root.
 // followLinks lets dir be a symlink to a directory inside the root; otherwise a
 // symlink is never watched.
-func nearestDir(r *os.Root, dir string, followLinks bool) (string, bool) {
+func nearestDir(r workspacefs.FS, dir string, followLinks bool) (string, bool) {
 	if dir == ".." || strings.HasPrefix(dir, "../") || path.IsAbs(dir) {
 		return "", false
 	}
@@ -278,9 +277,9 @@ func nearestDir(r *os.Root, dir string, followLinks bool) (string, bool) {
 
 // fingerprint summarises the entries of dir (names, types, sizes, mtimes), for
 // polling: any change to a file or directory in it changes it.
-func fingerprint(r *os.Root, dir string) string {
+func fingerprint(r workspacefs.FS, dir string) string {
 	h := sha256.New()
-	entries, err := workspacefs.ReadDir(r, dir)
+	entries, err := r.ReadDir(dir)
 	fmt.Fprintf(h, "%s\x00%v\x00", dir, err)
 	for _, e := range entries {
 		info, err := e.Info()

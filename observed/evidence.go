@@ -1,9 +1,6 @@
 package observed
 
-import (
-	"os"
-	"path/filepath"
-)
+import "github.com/skillsync/skillsync/internal/workspacefs"
 
 // Client is an agent client and the signs that it is used in a workspace.
 type Client struct {
@@ -25,14 +22,14 @@ var Clients = []Client{
 
 // Evidence lists, per client name, the signs found that the client is used here.
 // lookPath is exec.LookPath in production.
-func Evidence(root string, lookPath func(string) (string, error)) map[string][]string {
+func Evidence(root workspacefs.FS, lookPath func(string) (string, error)) map[string][]string {
 	out := map[string][]string{}
 	for _, c := range Clients {
 		found := []string{}
 		for _, p := range c.Paths {
-			if info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p))); err == nil {
+			if info, err := root.Lstat(p); err == nil {
 				if info.IsDir() {
-					if !holdsMoreThanSkills(filepath.Join(root, filepath.FromSlash(p))) {
+					if !holdsMoreThanSkills(root, p) {
 						continue
 					}
 					p += "/"
@@ -52,8 +49,8 @@ func Evidence(root string, lookPath func(string) (string, error)) map[string][]s
 
 // holdsMoreThanSkills tells a client's own directory from one skillsync created: a
 // directory holding nothing but skills/ is not evidence that anyone uses the client.
-func holdsMoreThanSkills(dir string) bool {
-	entries, err := os.ReadDir(dir)
+func holdsMoreThanSkills(root workspacefs.FS, dir string) bool {
+	entries, err := root.ReadDir(dir)
 	if err != nil {
 		return false
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -84,8 +83,8 @@ type State struct {
 // Scan reads each target directory one level deep, the way the clients discover
 // skills. It never follows a symlink: a symlinked target directory is blocked and a
 // symlinked skill directory or SKILL.md is a person's.
-func Scan(root string, dirs []string) (State, error) {
-	r, err := os.OpenRoot(root)
+func Scan(sys workspacefs.System, root string, dirs []string) (State, error) {
+	r, err := sys.Open(root)
 	if err != nil {
 		return State{}, err
 	}
@@ -101,14 +100,14 @@ func Scan(root string, dirs []string) (State, error) {
 	sort.Strings(st.TempFiles)
 	sort.Strings(st.EmptyDirs)
 	sort.Strings(st.Entries)
-	st.Escapes = escapes(root, st)
+	st.Escapes = escapes(r, st)
 	return st, nil
 }
 
 // MaxFileSize is the largest SKILL.md read; a larger one was not written by skillsync.
 const MaxFileSize = 4 << 20
 
-func (st *State) scanDir(root *os.Root, dir string) error {
+func (st *State) scanDir(root workspacefs.FS, dir string) error {
 	exists, link, reason, err := plainDirectory(root, dir)
 	if err != nil || !exists {
 		return err
@@ -121,7 +120,7 @@ func (st *State) scanDir(root *os.Root, dir string) error {
 		}
 		return nil
 	}
-	target, err := workspacefs.OpenDir(root, dir)
+	target, err := root.OpenDir(dir)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", dir, workspacefs.Cause(err))
 	}
@@ -163,7 +162,7 @@ type skillDir struct {
 }
 
 // scanSkillDir reads one entry of the target directory dir, opened as target.
-func scanSkillDir(target *workspacefs.Dir, dir string, e workspacefs.Entry) skillDir {
+func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skillDir {
 	sd := skillDir{path: path.Join(dir, e.Name)}
 	skillPath := path.Join(sd.path, SkillFile)
 	switch {
@@ -268,14 +267,14 @@ func crlfErr(data []byte) error {
 // escapes lists the symlinks the scan met (a target directory or a parent of one, a
 // skill directory, a SKILL.md) whose target lies outside root. It resolves them
 // only to compare paths; nothing behind them is read.
-func escapes(root string, st State) []string {
-	realRoot, err := filepath.EvalSymlinks(root)
+func escapes(root workspacefs.FS, st State) []string {
+	realRoot, err := root.EvalSymlinks(".")
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, l := range st.links {
-		real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(l)))
+		real, err := root.EvalSymlinks(l)
 		if err == nil && real != realRoot && !strings.HasPrefix(real, realRoot+string(filepath.Separator)) {
 			out = append(out, l)
 		}
@@ -286,7 +285,7 @@ func escapes(root string, st State) []string {
 
 // plainDirectory reports whether dir exists, and a reason it must not be used when
 // it or any parent below root is a symlink (returned as link) or not a directory.
-func plainDirectory(root *os.Root, dir string) (exists bool, link, reason string, err error) {
+func plainDirectory(root workspacefs.FS, dir string) (exists bool, link, reason string, err error) {
 	prefix := ""
 	for _, part := range strings.Split(dir, "/") {
 		prefix = path.Join(prefix, part)

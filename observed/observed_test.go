@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 var dirs = []string{".claude/skills", ".qwen/skills", ".agents/skills"}
@@ -46,7 +47,7 @@ func TestScanClassifiesOwnership(t *testing.T) {
 	put(t, root, bom, append([]byte("\ufeff"), stamp(t, bom)...))
 	put(t, root, ".agents/skills/g/README.md", []byte("not a skill file"))
 
-	st, err := Scan(root, dirs)
+	st, err := Scan(workspacefs.OS{}, root, dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestScanNeverFollowsSymlinks(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "x/SKILL.md"), filepath.Join(root, ".qwen/skills/real/SKILL.md")); err != nil {
 		t.Fatal(err)
 	}
-	st, err := Scan(root, dirs)
+	st, err := Scan(workspacefs.OS{}, root, dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestScanOddShapes(t *testing.T) {
 	put(t, root, ".claude/skills/plain-file", []byte("x"))
 	put(t, root, ".claude/skills/a/.skillsync-0000000000000009.tmp", []byte("---\n# Code"))
 	put(t, root, ".claude/skills/a/.skillsync-000000000000000a.tmp", []byte("mine"))
-	st, err := Scan(root, dirs)
+	st, err := Scan(workspacefs.OS{}, root, dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,12 @@ func TestEvidence(t *testing.T) {
 		}
 		return "", os.ErrNotExist
 	}
-	ev := Evidence(root, lookPath)
+	ws, err := workspacefs.OS{}.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ev := Evidence(ws, lookPath)
 	if strings.Join(ev["Claude Code"], ",") != "CLAUDE.md" || strings.Join(ev["Zed"], ",") != ".zed/" ||
 		strings.Join(ev["Qwen Code"], ",") != "qwen on PATH" || len(ev["Antigravity"]) != 0 {
 		t.Errorf("evidence = %v", ev)

@@ -25,6 +25,7 @@ import (
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -687,7 +688,7 @@ func (g *ownGenerator) build() error {
 	if broken != "" {
 		g.logf("registry: broken (%s)", broken)
 	}
-	if in, err := controller.LoadInputs(g.root, "", ""); err == nil {
+	if in, err := controller.LoadInputs(workspacefs.OS{}, g.root, "", ""); err == nil {
 		for p, f := range desired.Build(in.Registry, in.Profile).Files {
 			data, err := f.Content()
 			if err != nil {

@@ -23,7 +23,7 @@ func newInitCommand(g *globals) *cobra.Command {
 			if dir == "" {
 				dir = "."
 			}
-			written, err := controller.Init(dir)
+			written, err := controller.Init(g.sys, dir)
 			if errors.Is(err, controller.ErrExists) {
 				return &exitError{exitInvalid, err}
 			}
@@ -51,7 +51,7 @@ func newValidateCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in, err := controller.LoadInputs(root, g.profile, os.Getenv(desired.ProfileEnv))
+			in, err := controller.LoadInputs(g.readOnly(), root, g.profile, os.Getenv(desired.ProfileEnv))
 			if err != nil {
 				return inputError(g.stderr, err)
 			}
@@ -81,7 +81,7 @@ func newProfileCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := controller.UseProfile(root, args[0]); err != nil {
+			if err := controller.UseProfile(g.sys, root, args[0]); err != nil {
 				return inputError(g.stderr, err)
 			}
 			fmt.Fprintf(g.stdout, "profile %s is active; a running watcher applies it, otherwise run skillsync reconcile --once\n", args[0])
@@ -99,7 +99,7 @@ func newProfileCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in, err := controller.LoadInputs(root, g.profile, os.Getenv(desired.ProfileEnv))
+			in, err := controller.LoadInputs(g.readOnly(), root, g.profile, os.Getenv(desired.ProfileEnv))
 			if err != nil {
 				return inputError(g.stderr, err)
 			}
@@ -133,7 +133,7 @@ reconcile (or the running watcher) then applies it.`,
 			if err != nil {
 				return err
 			}
-			accepted, err := controller.Accept(root, args)
+			accepted, err := controller.Accept(g.sys, root, args)
 			if err != nil {
 				return inputError(g.stderr, err)
 			}

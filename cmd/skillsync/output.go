@@ -44,7 +44,7 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 		for _, c := range out.Plan.Changes {
 			switch c.Action {
 			case controller.Create, controller.Update, controller.Delete:
-				old, new, err := c.Contents(out.Registry.Root)
+				old, new, err := c.Contents(out.Registry.System(), out.Registry.Root)
 				if err != nil {
 					fmt.Fprintf(w, "%s: no diff: %v\n", c.Path, err)
 					continue

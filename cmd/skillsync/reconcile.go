@@ -43,8 +43,11 @@ func newReconcileCommand(g *globals) *cobra.Command {
 			}
 			log := g.logger()
 			req := controller.Request{
-				Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv),
+				System: g.sys, Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv),
 				Check: check, Options: opts, Settle: watch.settle, Log: log,
+			}
+			if check {
+				req.System = g.readOnly()
 			}
 			if !oneShot {
 				return runWatch(g, req, watch)

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/spf13/cobra"
 )
 
@@ -19,10 +20,16 @@ type globals struct {
 	verbosity int
 	stdout    io.Writer
 	stderr    io.Writer
+	// sys is the disk, for commands that write; readOnly() for those that only read.
+	sys workspacefs.System
 }
 
+// readOnly is the system of a command that only reads: --check, validate,
+// status. It refuses every write, so those commands cannot write by construction.
+func (g *globals) readOnly() workspacefs.System { return workspacefs.NewReadOnly(g.sys) }
+
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
-	g := &globals{stdout: stdout, stderr: stderr}
+	g := &globals{stdout: stdout, stderr: stderr, sys: workspacefs.OS{}}
 	root := &cobra.Command{
 		Use:           "skillsync",
 		Short:         "Keep agent skill files in step with the capability registry",

@@ -28,7 +28,8 @@ func newStatusCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := controller.Reconcile(controller.Request{Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
+			sys := g.readOnly()
+			out := controller.Reconcile(controller.Request{System: sys, Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
 			if len(out.Problems) > 0 {
 				printProblems(g.stderr, out.Problems)
 				return &exitError{code: exitInvalid}
@@ -36,7 +37,12 @@ func newStatusCommand(g *globals) *cobra.Command {
 			if out.Err != nil {
 				return &exitError{exitFailure, out.Err}
 			}
-			rows := controller.Status(out, observed.Evidence(out.Registry.Root, exec.LookPath))
+			ws, err := sys.Open(out.Registry.Root)
+			if err != nil {
+				return &exitError{exitFailure, err}
+			}
+			defer ws.Close()
+			rows := controller.Status(out, observed.Evidence(ws, exec.LookPath))
 			code := outcomeCode(out, true)
 			if output == "json" {
 				return finish(code, writeJSON(g.stdout, map[string]any{

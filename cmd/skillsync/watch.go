@@ -71,7 +71,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		return usageError("--poll and --resync must not be negative")
 	}
 	log := g.logger()
-	lock, err := controller.AcquireLock(req.Root, 0)
+	lock, err := controller.AcquireLock(req.System, req.Root, 0)
 	if err != nil {
 		return inputError(g.stderr, err)
 	}

@@ -1,9 +1,10 @@
 package registry
 
 import (
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 const fuzzConfig = "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [r.yaml]\n  targets: [claude-code, qwen-code, agents]\n  profile: p\n  mcp: {server: s}\n"
@@ -20,12 +21,12 @@ func FuzzParseAndValidate(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	root, err := os.OpenRoot(f.TempDir())
+	root, err := workspacefs.OS{}.Open(f.TempDir())
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, content string) {
-		l := &loader{root: "/fuzz", r: root}
+		l := &loader{root: "/fuzz", r: root, sys: workspacefs.OS{}}
 		reg := &Registry{Root: "/fuzz", ConfigFile: ConfigName, malformed: map[document]bool{}}
 		_, docs, ps := parseSource(ConfigName, []byte(fuzzConfig))
 		if len(ps) > 0 {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -63,7 +62,7 @@ func (l *loader) expand(dir, seg, pattern string, pos Position) []string {
 	if !strings.ContainsAny(seg, `*?[\`) {
 		return []string{path.Join(dir, seg)}
 	}
-	entries, err := workspacefs.ReadDir(l.r, dir)
+	entries, err := l.r.ReadDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
@@ -120,7 +119,7 @@ func MatchPattern(pattern, rel string) (whole, onTheWay bool) {
 // the last segment matched is a problem; before the last, only what cannot be told
 // from a directory is. literal says the segment named rel without a pattern.
 func (l *loader) match(rel, pattern string, pos Position, last, literal bool) bool {
-	real, err := filepath.EvalSymlinks(filepath.Join(l.root, filepath.FromSlash(rel)))
+	real, err := l.r.EvalSymlinks(rel)
 	if err != nil {
 		return l.unresolved(rel, pattern, pos, err)
 	}
@@ -139,7 +138,12 @@ func (l *loader) match(rel, pattern string, pos Position, last, literal bool) bo
 		}
 		return false
 	}
-	info, err := os.Stat(real)
+	// real is inside the root and has no symlink left on it.
+	resolved, err := filepath.Rel(l.root, real)
+	if err != nil {
+		return l.unresolved(rel, pattern, pos, err)
+	}
+	info, err := l.r.Stat(filepath.ToSlash(resolved))
 	switch {
 	case err != nil:
 		return l.unresolved(rel, pattern, pos, err)

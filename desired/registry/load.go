@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -28,7 +27,7 @@ func FindRoot(dir string) (string, error) {
 		return "", err
 	}
 	for d := abs; ; d = filepath.Dir(d) {
-		info, err := os.Stat(filepath.Join(d, ConfigName))
+		info, err := workspacefs.StatIn(d, ConfigName)
 		if err == nil && info.Mode().IsRegular() {
 			return d, nil
 		}
@@ -45,7 +44,12 @@ func FindRoot(dir string) (string, error) {
 // validates them. It returns Problems for anything malformed or invalid, all at once;
 // a non-Problems error means the workspace could not be read at all.
 func Load(root string) (*Registry, error) {
-	real, err := filepath.EvalSymlinks(root)
+	return LoadFrom(workspacefs.OS{}, root)
+}
+
+// LoadFrom is Load through sys; the registry reads its files again through it.
+func LoadFrom(sys workspacefs.System, root string) (*Registry, error) {
+	real, err := workspacefs.RealPath(root)
 	if workspacefs.OutOfResources(err) {
 		return nil, fmt.Errorf("read the workspace %s: %w", root, workspacefs.Explain(unwrapPath(err)))
 	}
@@ -53,11 +57,7 @@ func Load(root string) (*Registry, error) {
 		return nil, Problems{{Pos: Position{File: root}, Message: "workspace directory cannot be read: " + unwrapPath(err).Error(),
 			Hint: "pass --workspace a directory that holds " + ConfigName}}
 	}
-	real, err = filepath.Abs(real)
-	if err != nil {
-		return nil, err
-	}
-	r, err := os.OpenRoot(real)
+	r, err := sys.Open(real)
 	if workspacefs.OutOfResources(err) {
 		return nil, fmt.Errorf("open the workspace %s: %w", root, workspacefs.Explain(unwrapPath(err)))
 	}
@@ -65,7 +65,7 @@ func Load(root string) (*Registry, error) {
 		return nil, Problems{{Pos: Position{File: root}, Message: "workspace directory cannot be read: " + unwrapPath(err).Error()}}
 	}
 	defer r.Close()
-	l := &loader{root: real, r: r}
+	l := &loader{root: real, r: r, sys: sys}
 	reg := l.load()
 	if l.err != nil {
 		return reg, l.err
@@ -84,19 +84,19 @@ func Load(root string) (*Registry, error) {
 // and every bodyFile. A caller about to act on reg under a lock uses it to skip
 // loading, validating and rendering again.
 func Unchanged(reg *Registry) bool {
-	r, err := os.OpenRoot(reg.Root)
+	r, err := reg.System().Open(reg.Root)
 	if err != nil {
 		return false
 	}
 	defer r.Close()
 	same := func(file string, want Source) bool {
-		data, err := workspacefs.ReadFile(r, file, maxInputSize)
+		data, err := r.ReadFile(file, maxInputSize)
 		return err == nil && SourceOf(data) == want
 	}
 	if reg.config.src == nil || !same(ConfigName, reg.Sources[ConfigName]) {
 		return false
 	}
-	l := &loader{root: reg.Root, r: r}
+	l := &loader{root: reg.Root, r: r, sys: reg.System()}
 	if !slices.Equal(l.registryFiles(reg), reg.Files) || len(l.problems) > 0 || l.err != nil {
 		return false
 	}
@@ -118,7 +118,8 @@ const maxInputSize = 16 << 20
 
 type loader struct {
 	root     string
-	r        *os.Root
+	r        workspacefs.FS
+	sys      workspacefs.System
 	problems Problems
 	// err is the first failure that is no fault of the inputs (out of open files,
 	// memory, an I/O error): a load that meets one is not a verdict on them.
@@ -140,8 +141,8 @@ func (l *loader) failed(what string, err error) bool {
 }
 
 func (l *loader) load() *Registry {
-	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[document]bool{}, Sources: map[string]Source{}}
-	data, err := workspacefs.ReadFile(l.r, ConfigName, maxInputSize)
+	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[document]bool{}, Sources: map[string]Source{}, sys: l.sys}
+	data, err := l.r.ReadFile(ConfigName, maxInputSize)
 	if err != nil && l.failed(ConfigName, err) {
 		return reg
 	}
@@ -213,7 +214,7 @@ func (l *loader) registryFiles(reg *Registry) []string {
 }
 
 func (l *loader) loadFile(reg *Registry, file string) {
-	data, err := workspacefs.ReadFile(l.r, file, maxInputSize)
+	data, err := l.r.ReadFile(file, maxInputSize)
 	if err != nil && l.failed(file, err) {
 		return
 	}
@@ -228,14 +229,14 @@ func (l *loader) loadFile(reg *Registry, file string) {
 
 // rereader reads file again, for a position in it, as long as it still is want.
 func (l *loader) rereader(file string, want Source) func() []byte {
-	root := l.root
+	root, sys := l.root, l.sys
 	return func() []byte {
-		r, err := os.OpenRoot(root)
+		r, err := sys.Open(root)
 		if err != nil {
 			return nil
 		}
 		defer r.Close()
-		data, err := workspacefs.ReadFile(r, file, maxInputSize)
+		data, err := r.ReadFile(file, maxInputSize)
 		if err != nil || SourceOf(data) != want {
 			return nil
 		}
@@ -293,7 +294,7 @@ func (l *loader) readBodyFile(doc document, file, bodyFile string) string {
 		l.add(*p)
 		return ""
 	}
-	data, err := workspacefs.ReadFile(l.r, rel, maxInputSize)
+	data, err := l.r.ReadFile(rel, maxInputSize)
 	if err != nil && l.failed(rel, err) {
 		return ""
 	}
@@ -322,7 +323,7 @@ func (l *loader) resolveInside(rel, original string, pos Position) (string, *Pro
 	if out := l.outputDir(filepath.Join(l.root, filepath.FromSlash(clean))); out != "" {
 		return "", intoOutput(out)
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(l.root, filepath.FromSlash(clean)))
+	real, err := l.r.EvalSymlinks(clean)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return clean, nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -27,12 +26,12 @@ func ReadSource(reg *Registry, name string) ([]byte, error) {
 	if !known {
 		return nil, fmt.Errorf("%s is not an input file of this workspace", name)
 	}
-	r, err := os.OpenRoot(reg.Root)
+	r, err := reg.System().Open(reg.Root)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	data, err := workspacefs.ReadFile(r, name, maxInputSize)
+	data, err := r.ReadFile(name, maxInputSize)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, workspacefs.ErrNotRegular) {
 		return nil, fmt.Errorf("%s: %w", name, ErrSourceChanged) // moved away or replaced since
 	}

@@ -3,7 +3,11 @@
 // validates them. It reads files; it never writes.
 package registry
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
 
 // APIVersion is the only apiVersion this release reads.
 const APIVersion = "skillsync/v1"
@@ -168,7 +172,17 @@ type Registry struct {
 	Skills       []Skill
 	Profiles     []Profile
 	config       document
-	malformed    map[document]bool // documents that did not decode cleanly
+	malformed    map[document]bool  // documents that did not decode cleanly
+	sys          workspacefs.System // what it was loaded through, and is read again through
+}
+
+// System is what the registry was loaded through: the real disk unless LoadFrom
+// was given another.
+func (r *Registry) System() workspacefs.System {
+	if r.sys == nil {
+		return workspacefs.OS{}
+	}
+	return r.sys
 }
 
 // ProfileNamed returns the profile called name.

@@ -5,9 +5,64 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 )
+
+// Dir is a directory of the workspace held open. Every name given to it is one
+// path element, and a symlink there is never followed. On Linux it is a file
+// descriptor (dir_linux.go); elsewhere, and on Linux with the skillsync_portable
+// build tag, an *os.Root (dir_portable.go). ReadOnly and Faulty wrap one.
+type Dir interface {
+	// Sub opens the directory name inside this one.
+	Sub(name string) (Dir, error)
+	// Beneath opens the directory at the slash-separated path rel inside this one,
+	// resolved afresh and refused if any element is a symlink or "..".
+	Beneath(rel string) (Dir, error)
+	// Entries lists the directory, sorted by name.
+	Entries() ([]Entry, error)
+	// Lstat reports the type of name without following a symlink.
+	Lstat(name string) (fs.FileMode, error)
+	// ReadRegular reads the regular file name: a symlink is not followed, a FIFO
+	// does not block, and past limit bytes is ErrTooLarge.
+	ReadRegular(name string, limit int64) ([]byte, error)
+
+	// Mkdir creates the directory name.
+	Mkdir(name string, perm uint32) error
+	// WriteNew creates name, which must not exist, and writes data to it; a file
+	// it created but could not fill is removed again.
+	WriteNew(name string, data []byte, perm uint32) error
+	// CreateNew creates name, which must not exist, for writing.
+	CreateNew(name string, perm uint32) (*os.File, error)
+	// OpenFile opens name with flag, never following a symlink, and refuses
+	// anything but a regular file of one link (ErrNotRegular, ErrLinked).
+	OpenFile(name string, flag int, perm uint32) (*os.File, error)
+	// Link makes newName a hard link to oldName; it fails if newName exists, and
+	// with ErrLinksUnsupported where the filesystem has no hard links.
+	Link(oldName, newName string) error
+	// Rename renames oldName to newName, replacing newName.
+	Rename(oldName, newName string) error
+	// RenameNoReplace renames oldName to newName, failing with fs.ErrExist if
+	// newName exists, or ErrNoReplaceUnsupported where that cannot be done.
+	RenameNoReplace(oldName, newName string) error
+	// Remove unlinks the file name; it never removes a directory.
+	Remove(name string) error
+	// Rmdir removes the empty directory name; it never removes anything else.
+	Rmdir(name string) error
+	// Flush makes everything WriteNew wrote durable.
+	Flush() error
+
+	Close() error
+}
+
+// asDir returns d as a Dir, and a nil Dir, not a nil *osDir in one, with an error.
+func asDir(d *osDir, err error) (Dir, error) {
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
 
 // Entry is one name in a directory and its type bits (fs.ModeDir, fs.ModeSymlink,
 // 0 for a regular file, fs.ModeIrregular for anything else).

@@ -16,12 +16,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Dir is a directory held open by its descriptor, for the hot paths that touch
+// osDir is the Linux Dir, held open by its descriptor, for the hot paths that touch
 // thousands of skill directories: every name given to it is one path element,
 // resolved against the descriptor and never followed if it is a symlink, so it is
 // as confined as an *os.Root at one system call per step (a root walks the path
 // again on every call, with an open and a close per element).
-type Dir struct {
+type osDir struct {
 	fd   int
 	file *os.File // when opened through an *os.Root, it owns fd
 	name string   // for errors
@@ -32,7 +32,11 @@ const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLO
 // OpenDir opens name under root as a Dir; a symlink in its last element is refused.
 // (os.Root follows a symlink that stays inside the root even with O_NOFOLLOW, so the
 // last element is opened by Sub.)
-func OpenDir(root *os.Root, name string) (*Dir, error) {
+func OpenDir(root *os.Root, name string) (Dir, error) {
+	return asDir(openDir(root, name))
+}
+
+func openDir(root *os.Root, name string) (*osDir, error) {
 	parentName, base := path.Split(path.Clean(name))
 	if parentName == "" {
 		parentName = "."
@@ -41,12 +45,12 @@ func OpenDir(root *os.Root, name string) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	parent := &Dir{fd: int(f.Fd()), file: f, name: path.Clean(parentName)}
+	parent := &osDir{fd: int(f.Fd()), file: f, name: path.Clean(parentName)}
 	defer parent.Close()
 	if base == "." {
-		return parent.Sub(".")
+		return parent.sub(".")
 	}
-	d, err := parent.Sub(base)
+	d, err := parent.sub(base)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +59,11 @@ func OpenDir(root *os.Root, name string) (*Dir, error) {
 }
 
 // Sub opens the directory name inside d.
-func (d *Dir) Sub(name string) (*Dir, error) {
+func (d *osDir) Sub(name string) (Dir, error) {
+	return asDir(d.sub(name))
+}
+
+func (d *osDir) sub(name string) (*osDir, error) {
 	if err := oneElement(name); err != nil && name != "." {
 		return nil, d.fail("open", name, err)
 	}
@@ -63,14 +71,18 @@ func (d *Dir) Sub(name string) (*Dir, error) {
 	if err != nil {
 		return nil, d.fail("open", name, err)
 	}
-	return &Dir{fd: fd, name: d.name + "/" + name}, nil
+	return &osDir{fd: fd, name: d.name + "/" + name}, nil
 }
 
 // Beneath opens the directory at the slash-separated path rel inside d, resolved
 // afresh from d on every call and refused if any element is a symlink or "..": a
 // directory moved out from under d since an earlier call is not followed. It is one
 // openat2 system call where the kernel has it, one openat per element otherwise.
-func (d *Dir) Beneath(rel string) (*Dir, error) {
+func (d *osDir) Beneath(rel string) (Dir, error) {
+	return asDir(d.beneath(rel))
+}
+
+func (d *osDir) beneath(rel string) (*osDir, error) {
 	for _, name := range strings.Split(rel, "/") {
 		if err := oneElement(name); err != nil {
 			return nil, d.fail("open", rel, err)
@@ -82,7 +94,7 @@ func (d *Dir) Beneath(rel string) (*Dir, error) {
 	}
 	fd, err := retry(func() (int, error) { return unix.Openat2(d.fd, rel, &how) })
 	if err == nil {
-		return &Dir{fd: fd, name: d.name + "/" + rel}, nil
+		return &osDir{fd: fd, name: d.name + "/" + rel}, nil
 	}
 	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EPERM) && !errors.Is(err, unix.EINVAL) {
 		return nil, d.fail("open", rel, err)
@@ -92,10 +104,10 @@ func (d *Dir) Beneath(rel string) (*Dir, error) {
 }
 
 // walk is Beneath an element at a time.
-func (d *Dir) walk(rel string) (*Dir, error) {
+func (d *osDir) walk(rel string) (*osDir, error) {
 	at := d
 	for _, name := range strings.Split(rel, "/") {
-		next, err := at.Sub(name)
+		next, err := at.sub(name)
 		if at != d {
 			at.Close()
 		}
@@ -109,7 +121,7 @@ func (d *Dir) walk(rel string) (*Dir, error) {
 }
 
 // Close releases the descriptor.
-func (d *Dir) Close() error {
+func (d *osDir) Close() error {
 	if d.file != nil {
 		return d.file.Close()
 	}
@@ -117,7 +129,7 @@ func (d *Dir) Close() error {
 }
 
 // Entries lists d, sorted by name.
-func (d *Dir) Entries() ([]Entry, error) {
+func (d *osDir) Entries() ([]Entry, error) {
 	var out []Entry
 	buf := make([]byte, 8<<10)
 	if _, err := unix.Seek(d.fd, 0, 0); err != nil {
@@ -156,7 +168,7 @@ func (d *Dir) Entries() ([]Entry, error) {
 	return out, nil
 }
 
-func (d *Dir) entryType(name string, typ byte) (fs.FileMode, error) {
+func (d *osDir) entryType(name string, typ byte) (fs.FileMode, error) {
 	switch typ {
 	case unix.DT_REG:
 		return 0, nil
@@ -198,7 +210,7 @@ func cString(b []byte) string {
 
 // ReadRegular reads the regular file name in d, as the package's ReadRegular does:
 // a symlink is not followed, a FIFO does not block, and past limit bytes is ErrTooLarge.
-func (d *Dir) ReadRegular(name string, limit int64) ([]byte, error) {
+func (d *osDir) ReadRegular(name string, limit int64) ([]byte, error) {
 	if err := oneElement(name); err != nil {
 		return nil, d.fail("read", name, err)
 	}
@@ -229,7 +241,7 @@ func (d *Dir) ReadRegular(name string, limit int64) ([]byte, error) {
 }
 
 // Mkdir creates the directory name in d.
-func (d *Dir) Mkdir(name string, perm uint32) error {
+func (d *osDir) Mkdir(name string, perm uint32) error {
 	if err := oneElement(name); err != nil {
 		return d.fail("mkdir", name, err)
 	}
@@ -239,7 +251,7 @@ func (d *Dir) Mkdir(name string, perm uint32) error {
 
 // WriteNew creates name in d, which must not exist, and writes data to it; a file
 // it created but could not fill is removed again.
-func (d *Dir) WriteNew(name string, data []byte, perm uint32) error {
+func (d *osDir) WriteNew(name string, data []byte, perm uint32) error {
 	if err := oneElement(name); err != nil {
 		return d.fail("create", name, err)
 	}
@@ -265,7 +277,7 @@ func (d *Dir) WriteNew(name string, data []byte, perm uint32) error {
 }
 
 // CreateNew creates name in d, which must not exist, for writing.
-func (d *Dir) CreateNew(name string, perm uint32) (*os.File, error) {
+func (d *osDir) CreateNew(name string, perm uint32) (*os.File, error) {
 	if err := oneElement(name); err != nil {
 		return nil, d.fail("create", name, err)
 	}
@@ -281,7 +293,7 @@ func (d *Dir) CreateNew(name string, perm uint32) (*os.File, error) {
 // OpenFile opens name in d with flag (os.O_RDWR|os.O_CREATE, say), never following
 // a symlink there, and refuses anything that is not a regular file of one link: a
 // file hard-linked from elsewhere would carry what is written to it out of d.
-func (d *Dir) OpenFile(name string, flag int, perm uint32) (*os.File, error) {
+func (d *osDir) OpenFile(name string, flag int, perm uint32) (*os.File, error) {
 	if err := oneElement(name); err != nil {
 		return nil, d.fail("open", name, err)
 	}
@@ -314,7 +326,7 @@ func (d *Dir) OpenFile(name string, flag int, perm uint32) (*os.File, error) {
 
 // Link makes newName in d a hard link to oldName; it fails if newName exists, and
 // with ErrLinksUnsupported where the filesystem has no hard links.
-func (d *Dir) Link(oldName, newName string) error {
+func (d *osDir) Link(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
 		return &os.LinkError{Op: "link", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
 	}
@@ -326,7 +338,7 @@ func (d *Dir) Link(oldName, newName string) error {
 }
 
 // Rename renames oldName to newName in d, replacing newName.
-func (d *Dir) Rename(oldName, newName string) error {
+func (d *osDir) Rename(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
 		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
 	}
@@ -338,7 +350,7 @@ func (d *Dir) Rename(oldName, newName string) error {
 }
 
 // Rmdir removes the empty directory name in d; it never removes anything else.
-func (d *Dir) Rmdir(name string) error {
+func (d *osDir) Rmdir(name string) error {
 	if err := oneElement(name); err != nil {
 		return d.fail("rmdir", name, err)
 	}
@@ -349,7 +361,7 @@ func (d *Dir) Rmdir(name string) error {
 // RenameNoReplace renames oldName to newName in d, failing with fs.ErrExist if
 // newName exists; where the kernel or filesystem cannot, the error is
 // ErrNoReplaceUnsupported and nothing was renamed.
-func (d *Dir) RenameNoReplace(oldName, newName string) error {
+func (d *osDir) RenameNoReplace(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
 		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
 	}
@@ -364,7 +376,7 @@ func (d *Dir) RenameNoReplace(oldName, newName string) error {
 }
 
 // Remove unlinks the file name in d; it never removes a directory.
-func (d *Dir) Remove(name string) error {
+func (d *osDir) Remove(name string) error {
 	if err := oneElement(name); err != nil {
 		return d.fail("remove", name, err)
 	}
@@ -373,7 +385,7 @@ func (d *Dir) Remove(name string) error {
 }
 
 // Lstat reports the type of name in d without following a symlink.
-func (d *Dir) Lstat(name string) (fs.FileMode, error) {
+func (d *osDir) Lstat(name string) (fs.FileMode, error) {
 	if err := oneElement(name); err != nil {
 		return 0, d.fail("lstat", name, err)
 	}
@@ -384,7 +396,7 @@ func (d *Dir) Lstat(name string) (fs.FileMode, error) {
 	return modeType(st.Mode), nil
 }
 
-func (d *Dir) fail(op, name string, err error) error {
+func (d *osDir) fail(op, name string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -403,7 +415,7 @@ func retry(call func() (int, error)) (int, error) {
 
 // Flush makes everything WriteNew wrote on d's filesystem durable, in one syncfs
 // for all of them, where the kernel has it.
-func (d *Dir) Flush() error {
+func (d *osDir) Flush() error {
 	_, err := retry(func() (int, error) { return 0, unix.Syncfs(d.fd) })
 	if err != nil && !errors.Is(err, unix.ENOSYS) {
 		return d.fail("syncfs", ".", err)

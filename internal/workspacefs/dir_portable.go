@@ -13,20 +13,24 @@ import (
 	"time"
 )
 
-// Dir is a directory held open as an *os.Root, so every name given to it is
+// osDir is the portable Dir, held open as an *os.Root, so every name given to it is
 // resolved inside it on every platform. Every name is one path element, and a
 // symlink in it is never followed: each call checks the element with Lstat and,
 // where it opens something, that what it opened is the file it checked.
 //
 // This is the implementation on macOS, Windows and the BSDs; on Linux the
 // skillsync_portable build tag selects it, so the test suite runs against it too.
-type Dir struct {
+type osDir struct {
 	root *os.Root
 	name string // for errors
 }
 
 // OpenDir opens name under root as a Dir; a symlink in its last element is refused.
-func OpenDir(root *os.Root, name string) (*Dir, error) {
+func OpenDir(root *os.Root, name string) (Dir, error) {
+	return asDir(openDir(root, name))
+}
+
+func openDir(root *os.Root, name string) (*osDir, error) {
 	parentName, base := path.Split(path.Clean(name))
 	if parentName == "" {
 		parentName = "."
@@ -35,12 +39,12 @@ func OpenDir(root *os.Root, name string) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	parent := &Dir{root: r, name: path.Clean(parentName)}
+	parent := &osDir{root: r, name: path.Clean(parentName)}
 	defer parent.Close()
 	if base == "." {
-		return parent.Sub(".")
+		return parent.sub(".")
 	}
-	d, err := parent.Sub(base)
+	d, err := parent.sub(base)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +53,11 @@ func OpenDir(root *os.Root, name string) (*Dir, error) {
 }
 
 // Sub opens the directory name inside d.
-func (d *Dir) Sub(name string) (*Dir, error) {
+func (d *osDir) Sub(name string) (Dir, error) {
+	return asDir(d.sub(name))
+}
+
+func (d *osDir) sub(name string) (*osDir, error) {
 	if err := oneElement(name); err != nil && name != "." {
 		return nil, d.fail("open", name, err)
 	}
@@ -72,7 +80,7 @@ func (d *Dir) Sub(name string) (*Dir, error) {
 		r.Close()
 		return nil, d.fail("open", name, Cause(err))
 	}
-	return &Dir{root: r, name: d.name + "/" + name}, nil
+	return &osDir{root: r, name: d.name + "/" + name}, nil
 }
 
 // errReplaced is the error for a name that was swapped for another file between
@@ -107,7 +115,11 @@ func typeOf(mode fs.FileMode) fs.FileMode {
 
 // Beneath opens the directory at the slash-separated path rel inside d, resolved
 // afresh from d on every call and refused if any element is a symlink or "..".
-func (d *Dir) Beneath(rel string) (*Dir, error) {
+func (d *osDir) Beneath(rel string) (Dir, error) {
+	return asDir(d.beneath(rel))
+}
+
+func (d *osDir) beneath(rel string) (*osDir, error) {
 	for _, name := range strings.Split(rel, "/") {
 		if err := oneElement(name); err != nil {
 			return nil, d.fail("open", rel, err)
@@ -117,10 +129,10 @@ func (d *Dir) Beneath(rel string) (*Dir, error) {
 }
 
 // walk is Beneath an element at a time.
-func (d *Dir) walk(rel string) (*Dir, error) {
+func (d *osDir) walk(rel string) (*osDir, error) {
 	at := d
 	for _, name := range strings.Split(rel, "/") {
-		next, err := at.Sub(name)
+		next, err := at.sub(name)
 		if at != d {
 			at.Close()
 		}
@@ -134,12 +146,12 @@ func (d *Dir) walk(rel string) (*Dir, error) {
 }
 
 // Close releases the directory.
-func (d *Dir) Close() error {
+func (d *osDir) Close() error {
 	return d.root.Close()
 }
 
 // Entries lists d, sorted by name.
-func (d *Dir) Entries() ([]Entry, error) {
+func (d *osDir) Entries() ([]Entry, error) {
 	f, err := d.root.Open(".")
 	if err != nil {
 		return nil, d.fail("readdir", ".", Cause(err))
@@ -159,7 +171,7 @@ func (d *Dir) Entries() ([]Entry, error) {
 
 // ReadRegular reads the regular file name in d, as the package's ReadRegular does:
 // a symlink is not followed, a FIFO does not block, and past limit bytes is ErrTooLarge.
-func (d *Dir) ReadRegular(name string, limit int64) ([]byte, error) {
+func (d *osDir) ReadRegular(name string, limit int64) ([]byte, error) {
 	f, err := d.openRegular(name, os.O_RDONLY, 0, "read")
 	if err != nil {
 		return nil, err
@@ -178,7 +190,7 @@ func (d *Dir) ReadRegular(name string, limit int64) ([]byte, error) {
 
 // openRegular opens name in d with flag if it is a regular file (or, with
 // os.O_CREATE, does not exist yet) and is still that file once open.
-func (d *Dir) openRegular(name string, flag int, perm uint32, op string) (*os.File, error) {
+func (d *osDir) openRegular(name string, flag int, perm uint32, op string) (*os.File, error) {
 	if err := oneElement(name); err != nil {
 		return nil, d.fail(op, name, err)
 	}
@@ -215,7 +227,7 @@ func (d *Dir) openRegular(name string, flag int, perm uint32, op string) (*os.Fi
 }
 
 // Mkdir creates the directory name in d.
-func (d *Dir) Mkdir(name string, perm uint32) error {
+func (d *osDir) Mkdir(name string, perm uint32) error {
 	if err := oneElement(name); err != nil {
 		return d.fail("mkdir", name, err)
 	}
@@ -225,7 +237,7 @@ func (d *Dir) Mkdir(name string, perm uint32) error {
 // WriteNew creates name in d, which must not exist, writes data to it and syncs
 // it to the disk (F_FULLFSYNC on macOS, FlushFileBuffers on Windows); a file it
 // created but could not fill is removed again.
-func (d *Dir) WriteNew(name string, data []byte, perm uint32) error {
+func (d *osDir) WriteNew(name string, data []byte, perm uint32) error {
 	f, err := d.CreateNew(name, perm)
 	if err != nil {
 		return err
@@ -244,7 +256,7 @@ func (d *Dir) WriteNew(name string, data []byte, perm uint32) error {
 }
 
 // CreateNew creates name in d, which must not exist, for writing.
-func (d *Dir) CreateNew(name string, perm uint32) (*os.File, error) {
+func (d *osDir) CreateNew(name string, perm uint32) (*os.File, error) {
 	if err := oneElement(name); err != nil {
 		return nil, d.fail("create", name, err)
 	}
@@ -259,7 +271,7 @@ func (d *Dir) CreateNew(name string, perm uint32) (*os.File, error) {
 // OpenFile opens name in d with flag (os.O_RDWR|os.O_CREATE, say), never following
 // a symlink there, and refuses anything that is not a regular file of one link: a
 // file hard-linked from elsewhere would carry what is written to it out of d.
-func (d *Dir) OpenFile(name string, flag int, perm uint32) (*os.File, error) {
+func (d *osDir) OpenFile(name string, flag int, perm uint32) (*os.File, error) {
 	f, err := d.openRegular(name, flag, perm, "open")
 	if err != nil {
 		return nil, err
@@ -277,7 +289,7 @@ func (d *Dir) OpenFile(name string, flag int, perm uint32) (*os.File, error) {
 
 // Link makes newName in d a hard link to oldName; it fails if newName exists, and
 // with ErrLinksUnsupported where the filesystem has no hard links.
-func (d *Dir) Link(oldName, newName string) error {
+func (d *osDir) Link(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
 		return d.linkError("link", oldName, newName, err)
 	}
@@ -287,7 +299,7 @@ func (d *Dir) Link(oldName, newName string) error {
 // Rename renames oldName to newName in d, replacing newName. On Windows a rename
 // that an editor, indexer or virus scanner holding either file open refuses is
 // tried again for a while.
-func (d *Dir) Rename(oldName, newName string) error {
+func (d *osDir) Rename(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
 		return d.linkError("rename", oldName, newName, err)
 	}
@@ -296,7 +308,7 @@ func (d *Dir) Rename(oldName, newName string) error {
 }
 
 // Rmdir removes the empty directory name in d; it never removes anything else.
-func (d *Dir) Rmdir(name string) error {
+func (d *osDir) Rmdir(name string) error {
 	if err := oneElement(name); err != nil {
 		return d.fail("rmdir", name, err)
 	}
@@ -312,7 +324,7 @@ func (d *Dir) Rmdir(name string) error {
 
 // RenameNoReplace is ErrNoReplaceUnsupported: os.Root has no rename that refuses
 // to replace, and callers fall back to Link, which never replaces.
-func (d *Dir) RenameNoReplace(oldName, newName string) error {
+func (d *osDir) RenameNoReplace(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
 		return d.linkError("rename", oldName, newName, err)
 	}
@@ -320,7 +332,7 @@ func (d *Dir) RenameNoReplace(oldName, newName string) error {
 }
 
 // Remove unlinks the file name in d; it never removes a directory.
-func (d *Dir) Remove(name string) error {
+func (d *osDir) Remove(name string) error {
 	if err := oneElement(name); err != nil {
 		return d.fail("remove", name, err)
 	}
@@ -335,7 +347,7 @@ func (d *Dir) Remove(name string) error {
 }
 
 // Lstat reports the type of name in d without following a symlink.
-func (d *Dir) Lstat(name string) (fs.FileMode, error) {
+func (d *osDir) Lstat(name string) (fs.FileMode, error) {
 	if err := oneElement(name); err != nil {
 		return 0, d.fail("lstat", name, err)
 	}
@@ -346,14 +358,14 @@ func (d *Dir) Lstat(name string) (fs.FileMode, error) {
 	return typeOf(info.Mode()), nil
 }
 
-func (d *Dir) fail(op, name string, err error) error {
+func (d *osDir) fail(op, name string, err error) error {
 	if err == nil {
 		return nil
 	}
 	return &fs.PathError{Op: op, Path: d.name + "/" + name, Err: err}
 }
 
-func (d *Dir) linkError(op, oldName, newName string, err error) error {
+func (d *osDir) linkError(op, oldName, newName string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -361,7 +373,7 @@ func (d *Dir) linkError(op, oldName, newName string, err error) error {
 }
 
 // Flush has nothing left to do: WriteNew synced every file it wrote.
-func (d *Dir) Flush() error { return nil }
+func (d *osDir) Flush() error { return nil }
 
 // sharingBackoff is how long retryWhileShared waits before each new try: a little
 // over a second in all, about as long as a virus scanner or indexer holds a file

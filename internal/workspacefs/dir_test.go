@@ -13,7 +13,7 @@ import (
 )
 
 // openTestDir makes a temporary directory and opens it as a Dir through an *os.Root.
-func openTestDir(t *testing.T) (string, *Dir) {
+func openTestDir(t *testing.T) (string, Dir) {
 	t.Helper()
 	path := t.TempDir()
 	root, err := os.OpenRoot(path)
@@ -61,7 +61,7 @@ func makeOneOfEachType(t *testing.T, path string) {
 	mustDo(t, os.Symlink("file", filepath.Join(path, "link")))
 }
 
-func entryNames(t *testing.T, d *Dir) []string {
+func entryNames(t *testing.T, d Dir) []string {
 	t.Helper()
 	entries, err := d.Entries()
 	mustDo(t, err)
@@ -92,7 +92,7 @@ func TestOpenDirAndSub(t *testing.T) {
 	sub, err := top.Sub("real")
 	mustDo(t, err)
 	defer sub.Close()
-	for _, d := range []*Dir{opened, sub} {
+	for _, d := range []Dir{opened, sub} {
 		if got := entryNames(t, d); !slices.Equal(got, []string{"f"}) {
 			t.Errorf("real lists %q, want [f]", got)
 		}
@@ -409,9 +409,9 @@ func TestNamesThatLeaveTheDirectoryAreRefused(t *testing.T) {
 // relative path and follow no symlink anywhere on it: a directory moved out of
 // the workspace and replaced by a symlink is not reached through the old path.
 func TestBeneathFollowsNoSymlink(t *testing.T) {
-	for name, open := range map[string]func(d *Dir, rel string) (*Dir, error){
-		"openat2": (*Dir).Beneath,
-		"walk":    (*Dir).walk,
+	for name, open := range map[string]func(d *osDir, rel string) (Dir, error){
+		"openat2": (*osDir).Beneath,
+		"walk":    func(d *osDir, rel string) (Dir, error) { return asDir(d.walk(rel)) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			base := t.TempDir()
@@ -425,7 +425,7 @@ func TestBeneathFollowsNoSymlink(t *testing.T) {
 			root, err := os.OpenRoot(ws)
 			mustDo(t, err)
 			defer root.Close()
-			d, err := OpenDir(root, ".")
+			d, err := openDir(root, ".")
 			mustDo(t, err)
 			defer d.Close()
 

@@ -1,0 +1,161 @@
+package controller
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// copyExample copies the bundled example workspace, which needs writes to converge.
+func copyExample(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS("../fixtures/example")); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// tree is every path under root with its content, for "nothing changed".
+func tree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(p)
+		out[p] = d.Type().String() + string(data)
+		return nil
+	})
+	return out
+}
+
+// A --check pass runs on a read-only system: it plans every change and asks to
+// write nothing at all.
+func TestCheckAsksToWriteNothing(t *testing.T) {
+	root := copyExample(t)
+	before := tree(t, root)
+	sys := workspacefs.NewReadOnly(workspacefs.OS{})
+	out := ReconcileOnce(Request{System: sys, Root: root, Check: true}, 0)
+	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(Create) == 0 {
+		t.Fatalf("check: err %v, problems %v, %d creates", out.Err, out.Problems, out.Plan.Count(Create))
+	}
+	if got := sys.Attempts(); len(got) != 0 {
+		t.Errorf("a --check pass tried to write: %q", got)
+	}
+	if !maps.Equal(before, tree(t, root)) {
+		t.Error("a --check pass changed the workspace")
+	}
+}
+
+// The same system refuses a pass that applies: every write it would make is
+// refused and recorded, and nothing on disk changes, which is what makes --check
+// read-only by construction rather than by the care of the code it runs.
+func TestReadOnlySystemRefusesAnApplyingPass(t *testing.T) {
+	root := copyExample(t)
+	before := tree(t, root)
+	sys := workspacefs.NewReadOnly(workspacefs.OS{})
+	out := Reconcile(Request{System: sys, Root: root})
+	if out.Err == nil || !errors.Is(out.Err, workspacefs.ErrReadOnly) && !strings.Contains(out.Err.Error(), workspacefs.ErrReadOnly.Error()) {
+		t.Errorf("an applying pass on a read-only system: err %v", out.Err)
+	}
+	if len(sys.Attempts()) == 0 {
+		t.Error("no write was attempted, so nothing was proved")
+	}
+	for _, a := range out.Applied {
+		if a.Done() {
+			t.Errorf("%s %s counted as done", a.Action, a.Path)
+		}
+	}
+	if !maps.Equal(before, tree(t, root)) {
+		t.Error("a read-only system let the workspace change")
+	}
+}
+
+// Faults a disk or another process causes, injected where a test used to need
+// chattr +i or a full tmpfs: each failure is reported against its path, the
+// other changes are made, and no temp file or half-written SKILL.md is left.
+func TestApplyUnderInjectedFaults(t *testing.T) {
+	const intent = ".claude/skills/intent/SKILL.md"
+	for _, c := range []struct {
+		name  string
+		fault workspacefs.Fault
+		want  string // in the error of the change to intent
+	}{
+		{"disk full", workspacefs.Fault{Op: "WriteNew", Path: ".claude/skills/intent/*", Err: syscall.ENOSPC}, "no space left"},
+		{"not permitted", workspacefs.Fault{Op: "Mkdir", Path: ".claude/skills/intent", Err: syscall.EPERM}, "not permitted"},
+		{"I/O error on flush", workspacefs.Fault{Op: "Flush", Err: syscall.EIO}, "input/output error"},
+		{"putting in place refused", workspacefs.Fault{Path: intent, Err: syscall.EACCES}, "permission denied"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := copyExample(t)
+			sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{c.fault}}
+			out := Reconcile(Request{System: sys, Root: root})
+			var failed *ApplyError
+			if !errors.As(out.Err, &failed) {
+				t.Fatalf("err = %v, want an *ApplyError", out.Err)
+			}
+			i := slices.IndexFunc(failed.Failed, func(a Applied) bool { return a.Path == intent })
+			if i < 0 || !strings.Contains(failed.Failed[i].Err.Error(), c.want) {
+				t.Errorf("failures %v, want %s failing with %q", failed.Failed, intent, c.want)
+			}
+			if _, err := os.Lstat(filepath.Join(root, intent)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s exists after its write failed: %v", intent, err)
+			}
+			if c.fault.Op != "Flush" {
+				if _, err := os.Stat(filepath.Join(root, ".qwen/skills/intent/SKILL.md")); err != nil {
+					t.Errorf("the other changes were not made: %v", err)
+				}
+			}
+			assertNoTempFiles(t, root)
+		})
+	}
+}
+
+// A generated file a person edits between skillsync's read of it and its rename
+// over it is kept: the re-check before the write sees the edit.
+func TestAFileChangedBetweenReadAndWriteIsKept(t *testing.T) {
+	root := copyExample(t)
+	if out := Reconcile(Request{Root: root}); out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	reg := filepath.Join(root, "registry", "intents.yaml")
+	data, err := os.ReadFile(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(reg, []byte(strings.Replace(string(data), "Propose an intent", "Propose an intent now", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const intent = ".claude/skills/intent/SKILL.md"
+	mine := []byte("---\nname: intent\ndescription: mine now\n---\n")
+	reads := 0
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{{
+		Op: "ReadRegular", Path: intent,
+		Before: func(string) {
+			// The scan reads it first; the second read is the re-check before the rename.
+			if reads++; reads == 2 {
+				os.WriteFile(filepath.Join(root, intent), mine, 0o644)
+			}
+		},
+	}}}
+	out := Reconcile(Request{System: sys, Root: root, Options: Options{}})
+	var failed *ApplyError
+	if !errors.As(out.Err, &failed) || len(failed.Failed) != 1 || failed.Failed[0].Path != intent {
+		t.Fatalf("err = %v, want the update of %s alone to fail", out.Err, intent)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, intent)); string(got) != string(mine) {
+		t.Errorf("%s = %q, want the person's edit kept", intent, got)
+	}
+	if reads != 2 {
+		t.Errorf("%s read %d times, want the scan and the re-check", intent, reads)
+	}
+}
