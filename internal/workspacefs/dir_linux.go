@@ -29,38 +29,13 @@ type osDir struct {
 
 const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 
-// OpenDir opens name under root as a Dir; a symlink in its last element is refused.
-// (os.Root follows a symlink that stays inside the root even with O_NOFOLLOW, so the
-// last element is opened by Sub.)
-func OpenDir(root *os.Root, name string) (Dir, error) {
-	return asDir(openDir(root, name))
-}
-
-func openDir(root *os.Root, name string) (*osDir, error) {
-	parentName, base := path.Split(path.Clean(name))
-	if parentName == "" {
-		parentName = "."
-	}
-	f, err := root.OpenFile(parentName, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+// openAt opens the directory name of root, following a symlink in it.
+func openAt(root *os.Root, name string) (*osDir, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, err
 	}
-	parent := &osDir{fd: int(f.Fd()), file: f, name: path.Clean(parentName)}
-	defer parent.Close()
-	if base == "." {
-		return parent.sub(".")
-	}
-	d, err := parent.sub(base)
-	if err != nil {
-		return nil, err
-	}
-	d.name = path.Clean(name)
-	return d, nil
-}
-
-// Sub opens the directory name inside d.
-func (d *osDir) Sub(name string) (Dir, error) {
-	return asDir(d.sub(name))
+	return &osDir{fd: int(f.Fd()), file: f, name: path.Clean(name)}, nil
 }
 
 func (d *osDir) sub(name string) (*osDir, error) {
@@ -74,14 +49,10 @@ func (d *osDir) sub(name string) (*osDir, error) {
 	return &osDir{fd: fd, name: d.name + "/" + name}, nil
 }
 
-// Beneath opens the directory at the slash-separated path rel inside d, resolved
+// beneath opens the directory at the slash-separated path rel inside d, resolved
 // afresh from d on every call and refused if any element is a symlink or "..": a
 // directory moved out from under d since an earlier call is not followed. It is one
 // openat2 system call where the kernel has it, one openat per element otherwise.
-func (d *osDir) Beneath(rel string) (Dir, error) {
-	return asDir(d.beneath(rel))
-}
-
 func (d *osDir) beneath(rel string) (*osDir, error) {
 	for _, name := range strings.Split(rel, "/") {
 		if err := oneElement(name); err != nil {
@@ -101,23 +72,6 @@ func (d *osDir) beneath(rel string) (*osDir, error) {
 	}
 	// No openat2 (before Linux 5.6, or filtered by a sandbox): walk the elements.
 	return d.walk(rel)
-}
-
-// walk is Beneath an element at a time.
-func (d *osDir) walk(rel string) (*osDir, error) {
-	at := d
-	for _, name := range strings.Split(rel, "/") {
-		next, err := at.sub(name)
-		if at != d {
-			at.Close()
-		}
-		if err != nil {
-			return nil, err
-		}
-		at = next
-	}
-	at.name = d.name + "/" + rel
-	return at, nil
 }
 
 // Close releases the descriptor.
@@ -394,13 +348,6 @@ func (d *osDir) Lstat(name string) (fs.FileMode, error) {
 		return 0, d.fail("lstat", name, err)
 	}
 	return modeType(st.Mode), nil
-}
-
-func (d *osDir) fail(op, name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &fs.PathError{Op: op, Path: d.name + "/" + name, Err: err}
 }
 
 // retry repeats a system call that a signal interrupted.

@@ -25,36 +25,13 @@ type osDir struct {
 	name string // for errors
 }
 
-// OpenDir opens name under root as a Dir; a symlink in its last element is refused.
-func OpenDir(root *os.Root, name string) (Dir, error) {
-	return asDir(openDir(root, name))
-}
-
-func openDir(root *os.Root, name string) (*osDir, error) {
-	parentName, base := path.Split(path.Clean(name))
-	if parentName == "" {
-		parentName = "."
-	}
-	r, err := root.OpenRoot(parentName)
+// openAt opens the directory name of root, following a symlink in it.
+func openAt(root *os.Root, name string) (*osDir, error) {
+	r, err := root.OpenRoot(name)
 	if err != nil {
 		return nil, err
 	}
-	parent := &osDir{root: r, name: path.Clean(parentName)}
-	defer parent.Close()
-	if base == "." {
-		return parent.sub(".")
-	}
-	d, err := parent.sub(base)
-	if err != nil {
-		return nil, err
-	}
-	d.name = path.Clean(name)
-	return d, nil
-}
-
-// Sub opens the directory name inside d.
-func (d *osDir) Sub(name string) (Dir, error) {
-	return asDir(d.sub(name))
+	return &osDir{root: r, name: path.Clean(name)}, nil
 }
 
 func (d *osDir) sub(name string) (*osDir, error) {
@@ -113,12 +90,9 @@ func typeOf(mode fs.FileMode) fs.FileMode {
 	return fs.ModeIrregular
 }
 
-// Beneath opens the directory at the slash-separated path rel inside d, resolved
-// afresh from d on every call and refused if any element is a symlink or "..".
-func (d *osDir) Beneath(rel string) (Dir, error) {
-	return asDir(d.beneath(rel))
-}
-
+// beneath opens the directory at the slash-separated path rel inside d, resolved
+// afresh from d on every call and refused if any element is a symlink or "..", one
+// element at a time.
 func (d *osDir) beneath(rel string) (*osDir, error) {
 	for _, name := range strings.Split(rel, "/") {
 		if err := oneElement(name); err != nil {
@@ -126,23 +100,6 @@ func (d *osDir) beneath(rel string) (*osDir, error) {
 		}
 	}
 	return d.walk(rel)
-}
-
-// walk is Beneath an element at a time.
-func (d *osDir) walk(rel string) (*osDir, error) {
-	at := d
-	for _, name := range strings.Split(rel, "/") {
-		next, err := at.sub(name)
-		if at != d {
-			at.Close()
-		}
-		if err != nil {
-			return nil, err
-		}
-		at = next
-	}
-	at.name = d.name + "/" + rel
-	return at, nil
 }
 
 // Close releases the directory.
@@ -356,13 +313,6 @@ func (d *osDir) Lstat(name string) (fs.FileMode, error) {
 		return 0, d.fail("lstat", name, Cause(err))
 	}
 	return typeOf(info.Mode()), nil
-}
-
-func (d *osDir) fail(op, name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &fs.PathError{Op: op, Path: d.name + "/" + name, Err: err}
 }
 
 func (d *osDir) linkError(op, oldName, newName string, err error) error {
