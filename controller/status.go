@@ -3,8 +3,8 @@ package controller
 import (
 	"strings"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
-	"github.com/skillsync/skillsync/observed"
 )
 
 // ClientStatus is one row of `skillsync status`.
@@ -28,7 +28,7 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 		enabled[t] = true
 	}
 	var rows []ClientStatus
-	for _, c := range observed.Clients {
+	for _, c := range clients.All {
 		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}}
 		for _, t := range c.Targets {
 			if enabled[t] {

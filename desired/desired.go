@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/desired/render"
 )
@@ -18,13 +19,13 @@ import (
 const SkillFile = "SKILL.md"
 
 // TargetDir is the workspace-relative directory a target's clients read skills from.
-func TargetDir(target string) string { return registry.TargetDir(target) }
+func TargetDir(target string) string { return clients.Dir(target) }
 
 // TargetDirs maps every known target to its directory.
 func TargetDirs() map[string]string {
 	out := map[string]string{}
-	for _, t := range registry.KnownTargets {
-		out[t] = registry.TargetDir(t)
+	for _, t := range clients.Targets {
+		out[t.Name] = t.Dir
 	}
 	return out
 }

@@ -17,7 +17,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/skillsync/skillsync/desired"
-	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/e2e/agentskills"
 	"github.com/skillsync/skillsync/e2e/mockapi"
 )
@@ -85,10 +84,10 @@ func TestConformance(t *testing.T) {
 		}
 	}
 	// Qwen Code also reads .agents/skills: with only that target, it must load them.
-	agentsOnly := prepare(t, "conformance (agents only)", hard, "charts", onlyTarget(registry.TargetAgents))
+	agentsOnly := prepare(t, "conformance (agents only)", hard, "charts", onlyTarget("agents"))
 	s.agentSkillsFiles(agentsOnly)
 	for _, sk := range agentsOnly.skills {
-		s.run(clients[1], agentsOnly, sk, registry.TargetAgents)
+		s.run(clients[1], agentsOnly, sk, "agents")
 	}
 	s.print()
 }
@@ -142,7 +141,7 @@ func (s *suite) run(c client, ws *workspace, sk skillCase, target string) {
 func (s *suite) agentSkillsFiles(ws *workspace) {
 	spec := client{name: "Agent Skills spec", version: "strict"}
 	for p, data := range ws.files {
-		if !strings.HasPrefix(p, desired.TargetDir(registry.TargetAgents)+"/") {
+		if !strings.HasPrefix(p, desired.TargetDir("agents")+"/") {
 			continue
 		}
 		name := filepath.Base(filepath.Dir(p))

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/skillsync/skillsync/desired/registry"
 )
 
 // Pinned client versions; E2E_CLAUDE_VERSION and E2E_QWEN_VERSION override them.
@@ -86,7 +84,7 @@ func claudeCode(t *testing.T) client {
 	bin := filepath.Join(prefix, "node_modules", "@anthropic-ai", "claude-code-linux-x64", "claude")
 	var mcpConfig string
 	return client{
-		name: "Claude Code", target: registry.TargetClaudeCode, version: version,
+		name: "Claude Code", target: "claude-code", version: version,
 		command: func(prompt string) []string {
 			return []string{bin, "--strict-mcp-config", "--mcp-config", mcpConfig, "-p", prompt}
 		},
@@ -105,7 +103,7 @@ func qwenCode(t *testing.T) client {
 	prefix := npmInstall(t, "@qwen-code/qwen-code", version)
 	cli := filepath.Join(prefix, "node_modules", "@qwen-code", "qwen-code", "cli.js")
 	return client{
-		name: "Qwen Code", target: registry.TargetQwenCode, version: version,
+		name: "Qwen Code", target: "qwen-code", version: version,
 		command: func(prompt string) []string {
 			return []string{"node", cli, "--auth-type", "openai", "-p", prompt}
 		},

@@ -1,32 +1,17 @@
 package observed
 
-import "github.com/skillsync/skillsync/internal/workspacefs"
-
-// Client is an agent client and the signs that it is used in a workspace.
-type Client struct {
-	Name    string
-	Targets []string // targets that serve it, preferred first
-	Paths   []string // workspace-relative files or directories
-	Tools   []string // programs on PATH
-}
-
-// Clients lists the clients skillsync writes for (docs/clients.md).
-var Clients = []Client{
-	{Name: "Claude Code", Targets: []string{"claude-code"}, Paths: []string{".claude", "CLAUDE.md"}, Tools: []string{"claude"}},
-	{Name: "Qwen Code", Targets: []string{"qwen-code", "agents"}, Paths: []string{".qwen", "QWEN.md"}, Tools: []string{"qwen"}},
-	{Name: "Zed", Targets: []string{"agents"}, Paths: []string{".zed", ".rules"}, Tools: []string{"zed"}},
-	{Name: "Antigravity", Targets: []string{"agents"}, Paths: []string{".agents", ".agent"}, Tools: []string{"antigravity"}},
-	{Name: "Codex, Cursor, Copilot, Gemini CLI, OpenCode", Targets: []string{"agents"},
-		Paths: []string{".codex", ".cursor", ".github/copilot-instructions.md", ".gemini", ".opencode", "AGENTS.md"}},
-}
+import (
+	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
 
 // Evidence lists, per client name, the signs found that the client is used here.
 // lookPath is exec.LookPath in production.
 func Evidence(root workspacefs.FS, lookPath func(string) (string, error)) map[string][]string {
 	out := map[string][]string{}
-	for _, c := range Clients {
+	for _, c := range clients.All {
 		found := []string{}
-		for _, p := range c.Paths {
+		for _, p := range c.Evidence {
 			if info, err := root.Lstat(p); err == nil {
 				if info.IsDir() {
 					if !holdsMoreThanSkills(root, p) {

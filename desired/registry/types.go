@@ -6,30 +6,12 @@ package registry
 import (
 	"encoding/json"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // APIVersion is the only apiVersion this release reads.
 const APIVersion = "skillsync/v1"
-
-// Known target names, in the order files are reported.
-const (
-	TargetClaudeCode = "claude-code"
-	TargetQwenCode   = "qwen-code"
-	TargetAgents     = "agents"
-)
-
-// KnownTargets lists every target a workspace may enable.
-var KnownTargets = []string{TargetClaudeCode, TargetQwenCode, TargetAgents}
-
-var targetDirs = map[string]string{
-	TargetClaudeCode: ".claude/skills",
-	TargetQwenCode:   ".qwen/skills",
-	TargetAgents:     ".agents/skills",
-}
-
-// TargetDir is the workspace-relative directory a target's clients read skills from.
-func TargetDir(target string) string { return targetDirs[target] }
 
 // StateDir holds skillsync's own state in a workspace: the chosen profile, the
 // record of the last apply, the lock.
@@ -39,8 +21,8 @@ const StateDir = ".skillsync"
 // its state directory. No input may be read from them.
 func OutputDirs() []string {
 	dirs := []string{StateDir}
-	for _, t := range KnownTargets {
-		dirs = append(dirs, targetDirs[t])
+	for _, t := range clients.Targets {
+		dirs = append(dirs, t.Dir)
 	}
 	return dirs
 }

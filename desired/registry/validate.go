@@ -12,7 +12,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/render"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // MaxNameLength and MaxDescriptionLength are the strictest limits every target
@@ -72,7 +74,7 @@ func (v *validator) add(pos place, hint, format string, args ...any) {
 // Targets returns the targets the workspace enables; all of them when none are listed.
 func (r *Registry) Targets() []string {
 	if len(r.Config.Spec.Targets) == 0 {
-		return KnownTargets
+		return clients.TargetNames()
 	}
 	return r.Config.Spec.Targets
 }
@@ -83,8 +85,8 @@ func (v *validator) workspace() {
 	seen := map[string]bool{}
 	for i, t := range v.reg.Config.Spec.Targets {
 		pos := itemAt(cfg, i, "spec", "targets")
-		if !contains(KnownTargets, t) {
-			v.add(pos, suggest(t, KnownTargets, "known targets: "+strings.Join(KnownTargets, ", ")), "unknown target %q", t)
+		if !contains(clients.TargetNames(), t) {
+			v.add(pos, suggest(t, clients.TargetNames(), "known targets: "+strings.Join(clients.TargetNames(), ", ")), "unknown target %q", t)
 		}
 		if seen[t] {
 			v.add(pos, "list each target once", "target %q listed twice", t)
@@ -325,11 +327,11 @@ func (v *validator) claimName(name, owner string, pos place, what string) {
 		v.add(pos, "use "+skillNameRequirements, "%s %q is not a valid skill name", what, name)
 		return
 	}
-	if windowsDeviceNames[name] {
+	if workspacefs.WindowsDeviceName(name) {
 		v.add(pos, "pick another name; Windows cannot create a file or directory called that", "%s %q is a Windows device name", what, name)
 	}
-	if clients := reservedBy(name, v.reg.Targets()); len(clients) > 0 {
-		v.add(pos, "pick another name; a project skill with it would replace or shadow the client's own command", "%s %q is reserved by %s", what, name, strings.Join(clients, " and "))
+	if by := clients.ReservedBy(name, v.reg.Targets()); len(by) > 0 {
+		v.add(pos, "pick another name; a project skill with it would replace or shadow the client's own command", "%s %q is reserved by %s", what, name, strings.Join(by, " and "))
 	}
 	if contains(v.reg.Config.Spec.ReservedNames, name) {
 		v.add(pos, "pick another name or remove it from spec.reservedNames", "%s %q is listed in reservedNames of %s", what, name, ConfigName)
@@ -344,8 +346,8 @@ func (v *validator) claimName(name, owner string, pos place, what string) {
 func (v *validator) targetList(d document, targets []string, keys ...string) {
 	seen := map[string]bool{}
 	for i, t := range targets {
-		if !contains(KnownTargets, t) {
-			v.add(itemAt(d, i, keys...), suggest(t, KnownTargets, "known targets: "+strings.Join(KnownTargets, ", ")), "unknown target %q", t)
+		if !contains(clients.TargetNames(), t) {
+			v.add(itemAt(d, i, keys...), suggest(t, clients.TargetNames(), "known targets: "+strings.Join(clients.TargetNames(), ", ")), "unknown target %q", t)
 		}
 		if seen[t] {
 			v.add(itemAt(d, i, keys...), "list each target once", "target %q listed twice", t)

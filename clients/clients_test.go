@@ -1,0 +1,59 @@
+package clients
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The table is consistent: every target has a directory of its own (also where
+// case does not count), every client reads known targets, and every target is
+// read by some client.
+func TestTableIsConsistent(t *testing.T) {
+	dirs := map[string]string{}
+	for _, tg := range Targets {
+		if tg.Name == "" || !strings.HasSuffix(tg.Dir, "/skills") {
+			t.Errorf("target %+v", tg)
+		}
+		if other, dup := dirs[strings.ToLower(tg.Dir)]; dup {
+			t.Errorf("%s and %s share the directory %s", other, tg.Name, tg.Dir)
+		}
+		dirs[strings.ToLower(tg.Dir)] = tg.Name
+	}
+	read := map[string]bool{}
+	for _, c := range All {
+		if len(c.Targets) == 0 || len(c.Evidence) == 0 {
+			t.Errorf("%s reads no target or has no evidence", c.Name)
+		}
+		for _, tg := range c.Targets {
+			if Dir(tg) == "" {
+				t.Errorf("%s reads the unknown target %q", c.Name, tg)
+			}
+			read[tg] = true
+		}
+	}
+	for _, name := range TargetNames() {
+		if !read[name] {
+			t.Errorf("no client reads the target %s", name)
+		}
+	}
+}
+
+func TestReservedByFollowsTheEnabledTargets(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		enabled []string
+		want    []string
+	}{
+		{"pr", []string{"claude-code"}, nil},
+		{"pr", []string{"agents"}, []string{"Qwen Code"}},
+		{"clear", []string{"claude-code", "qwen-code"}, []string{"Claude Code", "Qwen Code"}},
+		{"my-mcp-tool", []string{"claude-code"}, []string{"Claude Code"}},
+		{"my-mcp-tool", []string{"agents"}, nil},
+		{"intent", []string{"claude-code", "qwen-code", "agents"}, nil},
+	} {
+		if got := ReservedBy(c.name, c.enabled); !slices.Equal(got, c.want) {
+			t.Errorf("ReservedBy(%s, %v) = %v, want %v", c.name, c.enabled, got, c.want)
+		}
+	}
+}
