@@ -7,8 +7,8 @@ import (
 )
 
 // The table is consistent: every target has a directory of its own (also where
-// case does not count), every client reads known targets, and every target is
-// read by some client.
+// case does not count), every client says where its facts come from, what it
+// reads and how it is recognised, and every target is read by some client.
 func TestTableIsConsistent(t *testing.T) {
 	dirs := map[string]string{}
 	for _, tg := range Targets {
@@ -22,13 +22,10 @@ func TestTableIsConsistent(t *testing.T) {
 	}
 	read := map[string]bool{}
 	for _, c := range All {
-		if len(c.Targets) == 0 || len(c.Evidence) == 0 {
-			t.Errorf("%s reads no target or has no evidence", c.Name)
+		if c.Source == "" || len(c.Reads) == 0 || len(c.Evidence) == 0 {
+			t.Errorf("%s: no source, directories or evidence", c.Name)
 		}
-		for _, tg := range c.Targets {
-			if Dir(tg) == "" {
-				t.Errorf("%s reads the unknown target %q", c.Name, tg)
-			}
+		for _, tg := range c.Targets() {
 			read[tg] = true
 		}
 	}

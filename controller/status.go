@@ -30,7 +30,7 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 	var rows []ClientStatus
 	for _, c := range clients.All {
 		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}}
-		for _, t := range c.Targets {
+		for _, t := range c.Targets() {
 			if enabled[t] {
 				row.Target, row.Directory = t, desired.TargetDir(t)
 				break

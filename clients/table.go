@@ -1,0 +1,132 @@
+package clients
+
+// All lists the clients skillsync knows (docs/clients.md, generated from it). The
+// facts marked measured were seen in the requests each client sent to a mock model
+// API; the others come from the client's documentation. The reserved names are the
+// commands and bundled skills each client lists at the version measured; a new
+// version may add names, so check them when that version changes.
+var All = []Client{
+	{
+		Name: "Claude Code", Source: "measured: @anthropic-ai/claude-code 2.1.328",
+		Reads:         []string{".claude/skills"},
+		Invoke:        "`/name text`; `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` in the body are replaced by the text",
+		HideFromModel: "`disable-model-invocation: true`",
+		MCPTool:       "`mcp__<server>__<tool>`",
+		Evidence:      []string{".claude", "CLAUDE.md"}, Tools: []string{"claude"},
+		Reserved: fields(`
+		add-dir agents autofix-pr background branch btw chrome clear color compact config
+		context copy cost desktop diff doctor effort exit export fast feedback focus goal
+		heapdump help hooks ide init insights install-github-app install-slack-app
+		keybindings login logout mcp memory mobile model passes permissions plan plugin
+		powerup privacy-settings radio recap release-notes reload-plugins remote-control
+		remote-env rename resume review rewind sandbox schedule scroll-speed
+		security-review setup-bedrock setup-vertex skills stats status statusline stickers
+		stop tasks team-onboarding teleport terminal-setup theme tui ultraplan ultrareview
+		upgrade usage usage-credits voice web-setup advisor cd reload-skills workflows
+		list-agents autocompact update env subtask pr-comments vim output-style tag todos
+		batch claude-api code-review debug fewer-permission-prompts less-permission-prompts
+		loop run run-skill-generator verify deep-research dataviz simplify skill-doctor
+		workflow-authoring
+		reset new settings app quit bug share proactive ios android allowed-tools rc
+		continue checkpoint undo routines bashes tp bg fork checkup extra-usage
+		skill anthropic-skills synced`),
+		ReservedWith: []string{"mcp"},
+	},
+	{
+		Name: "Qwen Code", Source: "measured: @qwen-code/qwen-code 0.24.4",
+		Reads:         []string{".qwen/skills", ".agents/skills"},
+		Invoke:        "`/name text`; the text follows the body inside `<skill-args>`, nothing is replaced",
+		HideFromModel: "`disable-model-invocation: true`",
+		MCPTool:       "`mcp__<server>__<tool>`",
+		Evidence:      []string{".qwen", "QWEN.md"}, Tools: []string{"qwen"},
+		Reserved: fields(`
+		status about agents tasks arena choose approval-mode auth login branch fork btw bug
+		clear reset new compress summarize context copy diff delete docs doctor directory
+		dir editor export extensions help hooks ide init language mcp dream forget goal
+		memory model manage-models remember plan permissions trust quit exit recap rename
+		tag restore resume continue rewind rollback skills stats usage summary theme tools
+		settings vim setup-github terminal-setup insight statusline lsp
+		loop qc-helper review batch simplify stuck goal-draft workflow-authoring
+		workflow-creator computer-use browser-use dataviz pr triage`),
+	},
+	{
+		Name: "Codex", Source: "measured: @openai/codex 0.169.0",
+		Reads:         []string{".agents/skills", ".codex/skills"},
+		Invoke:        "`$name text` anywhere in the prompt; the whole SKILL.md is injected, nothing is replaced; two skills of one name make `$name` inject nothing",
+		HideFromModel: "`agents/openai.yaml` beside SKILL.md: `policy: {allow_implicit_invocation: false}`",
+		MCPTool:       "namespace `mcp__<server>` holding `<tool>`",
+		Evidence:      []string{".codex", "AGENTS.md"}, Tools: []string{"codex"},
+	},
+	{
+		Name: "Gemini CLI", Source: "measured: @google/gemini-cli 0.61.0",
+		Reads:         []string{".agents/skills", ".gemini/skills"},
+		Invoke:        "`/name text` interactively; headless only through its `activate_skill` tool; nothing is replaced",
+		HideFromModel: "no way",
+		MCPTool:       "`mcp_<server>_<tool>`",
+		Evidence:      []string{".gemini", "GEMINI.md"}, Tools: []string{"gemini"},
+	},
+	{
+		Name: "OpenCode", Source: "measured: opencode-ai 1.18.33",
+		Reads:         []string{".opencode/skills", ".claude/skills", ".agents/skills"},
+		Invoke:        "`opencode run --command name text`; `$ARGUMENTS` and every `$<digit>` in the body are replaced, with no escape",
+		HideFromModel: "no way in a skill; only `permission.skill` rules in its own config",
+		MCPTool:       "`<server>_<tool>`",
+		Evidence:      []string{".opencode", "opencode.json"}, Tools: []string{"opencode"},
+	},
+	{
+		Name: "Copilot CLI", Source: "measured: @github/copilot 1.0.102",
+		Reads:         []string{".github/skills", ".agents/skills", ".claude/skills"},
+		Invoke:        "the model loads the skill through its `skill` tool (`/name` is a hint); nothing is replaced",
+		HideFromModel: "`disable-model-invocation: true`",
+		MCPTool:       "`<server>-<tool>`",
+		Evidence:      []string{".github/copilot-instructions.md", ".github/skills"}, Tools: []string{"copilot"},
+	},
+	{
+		Name: "Cline", Source: "measured: cline 3.0.65",
+		Reads:         []string{".clinerules/skills", ".cline/skills", ".agents/skills"},
+		Invoke:        "no invocation by name headless; the model's `skills` tool gets the skill and its arguments; nothing is replaced",
+		HideFromModel: "no way",
+		MCPTool:       "`<server>__<tool>`",
+		Evidence:      []string{".clinerules", ".cline"}, Tools: []string{"cline"},
+	},
+	{
+		Name: "Kilo", Source: "measured: @kilocode/cli 7.7.7",
+		Reads:         []string{".kilo/skills", ".kilocode/skills", ".claude/skills", ".agents/skills"},
+		Invoke:        "`kilo run --command name text`; `$ARGUMENTS` and every `$<digit>` in the body are replaced, with no escape",
+		HideFromModel: "no way",
+		MCPTool:       "`<server>_<tool>`",
+		Evidence:      []string{".kilo", ".kilocode"}, Tools: []string{"kilo"},
+	},
+	{
+		Name: "Cursor", Source: "documentation",
+		Reads:         []string{".cursor/skills", ".claude/skills", ".codex/skills"},
+		HideFromModel: "`disable-model-invocation: true`",
+		Evidence:      []string{".cursor", ".cursorrules"}, Tools: []string{"cursor"},
+	},
+	{
+		Name: "Kiro", Source: "documentation",
+		Reads:    []string{".kiro/skills"},
+		Evidence: []string{".kiro"}, Tools: []string{"kiro"},
+	},
+	{
+		Name: "Windsurf", Source: "documentation",
+		Reads:    []string{".windsurf/skills", ".agents/skills"},
+		Evidence: []string{".windsurf", ".windsurfrules"}, Tools: []string{"windsurf"},
+	},
+	{
+		Name: "Junie", Source: "documentation",
+		Reads:    []string{".junie/skills"},
+		Evidence: []string{".junie"}, Tools: []string{"junie"},
+	},
+	{
+		Name: "Zed", Source: "documentation",
+		Reads:         []string{".agents/skills"},
+		HideFromModel: "`disable-model-invocation: true`",
+		Evidence:      []string{".zed", ".rules"}, Tools: []string{"zed"},
+	},
+	{
+		Name: "Antigravity", Source: "documentation",
+		Reads:    []string{".agents/skills", ".agent/skills"},
+		Evidence: []string{".agents", ".agent"}, Tools: []string{"antigravity"},
+	},
+}
