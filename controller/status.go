@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
@@ -17,6 +19,9 @@ type ClientStatus struct {
 	ToChange  int                `json:"toChange"`
 	Conflicts int                `json:"conflicts"`
 	Withheld  []desired.Withheld `json:"withheld"`
+	// SeenTwice are the skills the client would find in two or more of the
+	// enabled directories it reads, once the plan is carried out.
+	SeenTwice []string `json:"seenTwice"`
 }
 
 // Status summarises the plan of a pass per client. evidence comes from
@@ -29,7 +34,7 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 	}
 	var rows []ClientStatus
 	for _, c := range clients.All {
-		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}}
+		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}, SeenTwice: seenTwice(c, enabled, plan)}
 		for _, t := range c.Targets() {
 			if enabled[t] {
 				row.Target, row.Directory = t, desired.TargetDir(t)
@@ -65,4 +70,43 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// seenTwice lists the skills of which the client would find a copy in more than
+// one enabled directory it reads: every file the plan keeps, makes or leaves in
+// conflict counts, a deleted one does not.
+func seenTwice(c clients.Client, enabled map[string]bool, plan Plan) []string {
+	var dirs []string
+	for _, t := range c.Targets() {
+		if enabled[t] {
+			dirs = append(dirs, desired.TargetDir(t)+"/")
+		}
+	}
+	if len(dirs) < 2 {
+		return []string{}
+	}
+	copies := map[string]int{}
+	count := func(p string) {
+		for _, d := range dirs {
+			if rest, ok := strings.CutPrefix(p, d); ok && strings.Count(rest, "/") == 1 {
+				copies[path.Dir(rest)]++
+			}
+		}
+	}
+	for _, p := range plan.InSync {
+		count(p)
+	}
+	for _, ch := range plan.Changes {
+		if ch.Action == Create || ch.Action == Update || ch.Action == Conflict {
+			count(ch.Path)
+		}
+	}
+	twice := []string{}
+	for name, n := range copies {
+		if n > 1 {
+			twice = append(twice, name)
+		}
+	}
+	slices.Sort(twice)
+	return twice
 }

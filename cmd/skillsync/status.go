@@ -63,12 +63,13 @@ func printStatus(g *globals, out controller.Outcome, clients []controller.Client
 		source = " (from " + out.Profile.Source + ")"
 	}
 	fmt.Fprintf(g.stdout, "workspace %s, profile %s%s\n\n", out.Registry.Root, out.Profile.Label(), source)
-	rows := [][]string{{"CLIENT", "TARGET", "DIRECTORY", "EVIDENCE", "IN SYNC", "TO CHANGE", "CONFLICTS", "WITHHELD"}}
+	rows := [][]string{{"CLIENT", "TARGET", "DIRECTORY", "EVIDENCE", "IN SYNC", "TO CHANGE", "CONFLICTS", "WITHHELD", "SEEN TWICE"}}
 	for _, r := range clients {
 		rows = append(rows, []string{r.Client, orDash(r.Target), orDash(r.Directory), orDash(strings.Join(r.Evidence, ", ")),
-			fmt.Sprint(r.InSync), fmt.Sprint(r.ToChange), fmt.Sprint(r.Conflicts), fmt.Sprint(len(r.Withheld))})
+			fmt.Sprint(r.InSync), fmt.Sprint(r.ToChange), fmt.Sprint(r.Conflicts), fmt.Sprint(len(r.Withheld)), fmt.Sprint(len(r.SeenTwice))})
 	}
 	writeTable(g.stdout, rows)
+	printSeenTwice(g, clients)
 	if len(out.Withheld) > 0 {
 		fmt.Fprintln(g.stdout, "\nwithheld:")
 		rows = nil
@@ -81,4 +82,20 @@ func printStatus(g *globals, out controller.Outcome, clients []controller.Client
 		fmt.Fprintln(g.stdout)
 		printPlan(g.stdout, out, true, false)
 	}
+}
+
+// printSeenTwice names, per client, the skills it finds in two enabled
+// directories, and says how to avoid it.
+func printSeenTwice(g *globals, clients []controller.ClientStatus) {
+	var rows [][]string
+	for _, r := range clients {
+		if len(r.SeenTwice) > 0 {
+			rows = append(rows, []string{"  " + r.Client, strings.Join(r.SeenTwice, ", ")})
+		}
+	}
+	if rows == nil {
+		return
+	}
+	fmt.Fprintln(g.stdout, "\nseen twice (each client below reads two enabled directories that both hold these skills):")
+	writeTable(g.stdout, rows)
 }

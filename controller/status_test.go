@@ -1,0 +1,47 @@
+package controller
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/skillsync/skillsync/clients"
+)
+
+func clientNamed(t *testing.T, name string) clients.Client {
+	t.Helper()
+	i := slices.IndexFunc(clients.All, func(c clients.Client) bool { return c.Name == name })
+	if i < 0 {
+		t.Fatalf("no client %s", name)
+	}
+	return clients.All[i]
+}
+
+// A client that reads two enabled directories sees a skill twice when both will
+// hold it after the plan: kept, created, updated or left in conflict, not deleted.
+func TestSeenTwice(t *testing.T) {
+	plan := Plan{
+		InSync: []string{".agents/skills/a/SKILL.md", ".claude/skills/a/SKILL.md", ".agents/skills/c/SKILL.md", ".qwen/skills/a/SKILL.md"},
+		Changes: []Change{
+			{Path: ".agents/skills/b/SKILL.md", Action: Create},
+			{Path: ".claude/skills/b/SKILL.md", Action: Conflict},
+			{Path: ".claude/skills/c/SKILL.md", Action: Delete},
+			{Path: ".claude/skills/d/SKILL.md", Action: Update},
+		},
+	}
+	all := map[string]bool{"claude-code": true, "qwen-code": true, "agents": true}
+	for _, c := range []struct {
+		client  string
+		enabled map[string]bool
+		want    []string
+	}{
+		{"Copilot CLI", all, []string{"a", "b"}},
+		{"Copilot CLI", map[string]bool{"agents": true}, []string{}},
+		{"Qwen Code", all, []string{"a"}},
+		{"Claude Code", all, []string{}},
+		{"Codex", all, []string{}},
+	} {
+		if got := seenTwice(clientNamed(t, c.client), c.enabled, plan); !slices.Equal(got, c.want) {
+			t.Errorf("%s with %v: seen twice %q, want %q", c.client, c.enabled, got, c.want)
+		}
+	}
+}
