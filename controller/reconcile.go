@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -169,7 +170,7 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	var out Outcome
 	targets := targetsByDir()
 	// The first scan does not depend on the inputs: it runs while they load.
-	firstScan := scanAsync(req.system(), req.Root, desired.TargetDir(targets[0]))
+	firstScan := scanAsync(req.system(), req.Root, clients.Dir(targets[0]))
 	var in Inputs
 	var err error
 	if loaded != nil {
@@ -196,7 +197,7 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	for i, target := range targets {
 		scanned := firstScan
 		if i > 0 {
-			scanned = scanAsync(req.system(), req.Root, desired.TargetDir(target))
+			scanned = scanAsync(req.system(), req.Root, clients.Dir(target))
 		}
 		want := desired.BuildTarget(in.Registry, in.Profile, target)
 		scan := <-scanned
@@ -357,10 +358,10 @@ func scanRoot(sys workspacefs.System, root, dir string) (observed.State, error) 
 // directories, which is the order of the paths in a plan.
 func targetsByDir() []string {
 	var targets []string
-	for t := range desired.TargetDirs() {
-		targets = append(targets, t)
+	for _, t := range clients.Targets {
+		targets = append(targets, t.Name)
 	}
-	sort.Slice(targets, func(i, j int) bool { return desired.TargetDir(targets[i]) < desired.TargetDir(targets[j]) })
+	sort.Slice(targets, func(i, j int) bool { return clients.Dir(targets[i]) < clients.Dir(targets[j]) })
 	return targets
 }
 

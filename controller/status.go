@@ -37,7 +37,7 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}, SeenTwice: seenTwice(c, enabled, plan)}
 		for _, t := range c.Targets() {
 			if enabled[t] {
-				row.Target, row.Directory = t, desired.TargetDir(t)
+				row.Target, row.Directory = t, clients.Dir(t)
 				break
 			}
 		}
@@ -79,7 +79,7 @@ func seenTwice(c clients.Client, enabled map[string]bool, plan Plan) []string {
 	var dirs []string
 	for _, t := range c.Targets() {
 		if enabled[t] {
-			dirs = append(dirs, desired.TargetDir(t)+"/")
+			dirs = append(dirs, clients.Dir(t)+"/")
 		}
 	}
 	if len(dirs) < 2 {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -26,7 +27,8 @@ func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 	for _, d := range inputDirs(r, reg) {
 		set[d] = true
 	}
-	for _, dir := range desired.TargetDirs() {
+	for _, t := range clients.Targets {
+		dir := t.Dir
 		targets := []string{dir}
 		entries, _ := r.ReadDir(dir)
 		for _, e := range entries {
@@ -200,8 +202,8 @@ func (in inputPaths) holds(rel string) bool {
 // target directory and what is in it, the directories above one, .skillsync/ and
 // the record in it (which skillsync accept rewrites).
 func outputPath(rel string) bool {
-	for _, dir := range desired.TargetDirs() {
-		if rel == dir || strings.HasPrefix(rel, dir+"/") || strings.HasPrefix(dir, rel+"/") {
+	for _, t := range clients.Targets {
+		if dir := t.Dir; rel == dir || strings.HasPrefix(rel, dir+"/") || strings.HasPrefix(dir, rel+"/") {
 			return true
 		}
 	}

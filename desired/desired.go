@@ -18,18 +18,6 @@ import (
 // SkillFile is the file every skill is written to, inside its own directory.
 const SkillFile = "SKILL.md"
 
-// TargetDir is the workspace-relative directory a target's clients read skills from.
-func TargetDir(target string) string { return clients.Dir(target) }
-
-// TargetDirs maps every known target to its directory.
-func TargetDirs() map[string]string {
-	out := map[string]string{}
-	for _, t := range clients.Targets {
-		out[t.Name] = t.Dir
-	}
-	return out
-}
-
 // File is one file the workspace should have.
 type File struct {
 	Path   string // workspace-relative, slash-separated
@@ -226,7 +214,7 @@ func (p projection) project(st *State, from origin, skillTargets, required []str
 			st.Withheld = append(st.Withheld, Withheld{Skill: name, Owner: owner, Target: target, Reason: why})
 			continue
 		}
-		file := path.Join(TargetDir(target), name, SkillFile)
+		file := path.Join(clients.Dir(target), name, SkillFile)
 		st.Files[file] = File{Path: file, Target: target, Skill: name, Owner: owner, from: from}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
 )
 
@@ -123,7 +124,8 @@ func TestBuildTargetPartitionsBuild(t *testing.T) {
 		p, _ := ResolveProfile(reg, ProfileSources{Flag: flag})
 		all := Build(reg, p)
 		union := State{Profile: all.Profile, Files: map[string]File{}}
-		for target, dir := range TargetDirs() {
+		for _, tg := range clients.Targets {
+			target, dir := tg.Name, tg.Dir
 			part := BuildTarget(reg, p, target)
 			for path, f := range part.Files {
 				if f.Target != target || !strings.HasPrefix(path, dir+"/") {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/e2e/agentskills"
 	"github.com/skillsync/skillsync/e2e/mockapi"
@@ -66,7 +67,7 @@ func TestConformance(t *testing.T) {
 	}
 	defer mock.Close()
 	s := &suite{t: t, mock: mock}
-	clients := []client{claudeCode(t), qwenCode(t)}
+	tested := []client{claudeCode(t), qwenCode(t)}
 	example := filepath.Join(repoRoot(t), "fixtures", "example")
 	hard := filepath.Join(repoRoot(t), "e2e", "testdata", "conformance")
 
@@ -77,7 +78,7 @@ func TestConformance(t *testing.T) {
 		prepare(t, "conformance (charts)", hard, "charts", nil),
 	} {
 		s.agentSkillsFiles(ws)
-		for _, c := range clients {
+		for _, c := range tested {
 			for _, sk := range ws.skills {
 				s.run(c, ws, sk, c.target)
 			}
@@ -87,7 +88,7 @@ func TestConformance(t *testing.T) {
 	agentsOnly := prepare(t, "conformance (agents only)", hard, "charts", onlyTarget("agents"))
 	s.agentSkillsFiles(agentsOnly)
 	for _, sk := range agentsOnly.skills {
-		s.run(clients[1], agentsOnly, sk, "agents")
+		s.run(tested[1], agentsOnly, sk, "agents")
 	}
 	s.print()
 }
@@ -97,9 +98,9 @@ func (s *suite) run(c client, ws *workspace, sk skillCase, target string) {
 	s.mock.Reset()
 	out, err := runClient(s.t, c, ws.dir, s.mock.URL, "/"+sk.name+" "+sentence, ws.servers)
 	tr := readTranscript(s.mock.Requests())
-	dir := filepath.Join(ws.dir, filepath.FromSlash(desired.TargetDir(target)), sk.name)
+	dir := filepath.Join(ws.dir, filepath.FromSlash(clients.Dir(target)), sk.name)
 	block, loaded := tr.block("Base directory for this skill: " + dir + "\n")
-	file, projected := ws.files[filepath.ToSlash(filepath.Join(desired.TargetDir(target), sk.name, desired.SkillFile))]
+	file, projected := ws.files[filepath.ToSlash(filepath.Join(clients.Dir(target), sk.name, desired.SkillFile))]
 
 	if !projected {
 		s.record(c, ws, sk.name, "absent when withheld", !loaded && err == nil,
@@ -141,7 +142,7 @@ func (s *suite) run(c client, ws *workspace, sk skillCase, target string) {
 func (s *suite) agentSkillsFiles(ws *workspace) {
 	spec := client{name: "Agent Skills spec", version: "strict"}
 	for p, data := range ws.files {
-		if !strings.HasPrefix(p, desired.TargetDir("agents")+"/") {
+		if !strings.HasPrefix(p, clients.Dir("agents")+"/") {
 			continue
 		}
 		name := filepath.Base(filepath.Dir(p))

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -416,8 +417,8 @@ func ownInterruptedWrite(root, p string) bool {
 
 func ownTargetDirs() []string {
 	var dirs []string
-	for _, d := range desired.TargetDirs() {
-		dirs = append(dirs, d)
+	for _, t := range clients.Targets {
+		dirs = append(dirs, t.Dir)
 	}
 	sort.Strings(dirs)
 	return dirs
