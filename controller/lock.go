@@ -124,11 +124,14 @@ func (l *Lock) Release() {
 	l.f = nil
 }
 
-// Touch writes the holder's pid into the lock file again: a write that changes
-// nothing, for the watcher to see its event.
+// Touch writes the holder's pid into the lock file again, a write that changes
+// nothing, for the watcher to see its event; the sync makes Windows, which
+// notices a write only once it leaves the cache, report it at once.
 func (l *Lock) Touch() error {
-	_, err := l.f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	return err
+	if _, err := l.f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+		return err
+	}
+	return l.f.Sync()
 }
 
 func recordedPID(f *os.File) int {

@@ -43,8 +43,9 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	// --version prints what `skillsync version` does.
-	root.Version = readBuildInfo().Version
-	root.SetVersionTemplate(readBuildInfo().String())
+	build := readBuildInfo()
+	root.Version = build.Version
+	root.SetVersionTemplate(build.String())
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%v", err) })

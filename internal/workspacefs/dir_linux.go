@@ -282,11 +282,11 @@ func (d *osDir) OpenFile(name string, flag int, perm uint32) (*os.File, error) {
 // with ErrLinksUnsupported where the filesystem has no hard links.
 func (d *osDir) Link(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
-		return &os.LinkError{Op: "link", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+		return d.linkError("link", oldName, newName, err)
 	}
 	_, err := retry(func() (int, error) { return 0, unix.Linkat(d.fd, oldName, d.fd, newName, 0) })
 	if err != nil {
-		return &os.LinkError{Op: "link", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: linkFailure(err)}
+		return d.linkError("link", oldName, newName, linkFailure(err))
 	}
 	return nil
 }
@@ -294,11 +294,11 @@ func (d *osDir) Link(oldName, newName string) error {
 // Rename renames oldName to newName in d, replacing newName.
 func (d *osDir) Rename(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
-		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+		return d.linkError("rename", oldName, newName, err)
 	}
 	_, err := retry(func() (int, error) { return 0, unix.Renameat(d.fd, oldName, d.fd, newName) })
 	if err != nil {
-		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+		return d.linkError("rename", oldName, newName, err)
 	}
 	return nil
 }
@@ -317,14 +317,14 @@ func (d *osDir) Rmdir(name string) error {
 // ErrNoReplaceUnsupported and nothing was renamed.
 func (d *osDir) RenameNoReplace(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
-		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+		return d.linkError("rename", oldName, newName, err)
 	}
 	_, err := retry(func() (int, error) { return 0, unix.Renameat2(d.fd, oldName, d.fd, newName, unix.RENAME_NOREPLACE) })
 	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.ENOTSUP) {
 		err = ErrNoReplaceUnsupported
 	}
 	if err != nil {
-		return &os.LinkError{Op: "rename", Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+		return d.linkError("rename", oldName, newName, err)
 	}
 	return nil
 }

@@ -315,13 +315,6 @@ func (d *osDir) Lstat(name string) (fs.FileMode, error) {
 	return typeOf(info.Mode()), nil
 }
 
-func (d *osDir) linkError(op, oldName, newName string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &os.LinkError{Op: op, Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
-}
-
 // Flush has nothing left to do: WriteNew synced every file it wrote.
 func (d *osDir) Flush() error { return nil }
 

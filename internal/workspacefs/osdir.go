@@ -70,3 +70,10 @@ func (d *osDir) fail(op, name string, err error) error {
 	}
 	return &fs.PathError{Op: op, Path: d.name + "/" + name, Err: err}
 }
+
+func (d *osDir) linkError(op, oldName, newName string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &os.LinkError{Op: op, Old: d.name + "/" + oldName, New: d.name + "/" + newName, Err: err}
+}
