@@ -15,10 +15,7 @@ import (
 // TestWatchPollConverges runs the real binary as a watcher under --poll (no inotify)
 // and checks the same convergence as the inotify scripts, then stops it with SIGTERM.
 func TestWatchPollConverges(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "skillsync")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildSkillsync(t)
 	ws := copyExample(t)
 	var logs syncbuffer.Buffer
 	cmd := exec.Command(bin, "--workspace", ws, "reconcile", "--poll", "50ms", "--debounce", "20ms", "--max-wait", "200ms")
