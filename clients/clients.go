@@ -5,6 +5,7 @@
 package clients
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -14,13 +15,46 @@ import (
 type Target struct {
 	Name string
 	Dir  string // workspace-relative
+	// Owner is the client whose own directory it is; empty for a directory that
+	// belongs to no one client.
+	Owner string
 }
 
 // Targets are every target a workspace may enable, in the order files are reported.
 var Targets = []Target{
-	{Name: "claude-code", Dir: ".claude/skills"},
-	{Name: "qwen-code", Dir: ".qwen/skills"},
+	{Name: "claude-code", Dir: ".claude/skills", Owner: "Claude Code"},
+	{Name: "qwen-code", Dir: ".qwen/skills", Owner: "Qwen Code"},
 	{Name: "agents", Dir: ".agents/skills"},
+	{Name: "github", Dir: ".github/skills", Owner: "Copilot CLI"},
+	{Name: "gemini", Dir: ".gemini/skills", Owner: "Gemini CLI"},
+	{Name: "opencode", Dir: ".opencode/skills", Owner: "OpenCode"},
+	{Name: "cursor", Dir: ".cursor/skills", Owner: "Cursor"},
+	{Name: "cline", Dir: ".cline/skills", Owner: "Cline"},
+	{Name: "kilo", Dir: ".kilo/skills", Owner: "Kilo"},
+	{Name: "kiro", Dir: ".kiro/skills", Owner: "Kiro"},
+	{Name: "windsurf", Dir: ".windsurf/skills", Owner: "Windsurf"},
+	{Name: "junie", Dir: ".junie/skills", Owner: "Junie"},
+}
+
+// Guard is how a client lets a skill be kept from the model's own choice while a
+// person can still invoke it by name.
+type Guard int
+
+const (
+	// GuardUnknown: not recorded for the client.
+	GuardUnknown Guard = iota
+	// GuardNone: the client has no way.
+	GuardNone
+	// GuardFrontMatter: `disable-model-invocation: true` in the front matter.
+	GuardFrontMatter
+	// GuardSideFile: a file beside SKILL.md, the client's SideFile.
+	GuardSideFile
+)
+
+// A SideFile is a file a client reads beside SKILL.md, in the skill's directory.
+type SideFile struct {
+	Path    string // relative to the skill directory, slash-separated
+	Content string // what skillsync writes there, after its banner
 }
 
 // A Client is an agent client and what skillsync knows about it.
@@ -35,12 +69,27 @@ type Client struct {
 	// Invoke is how a person invokes a skill by name, and how the text typed
 	// with it reaches the model.
 	Invoke string
-	// HideFromModel is how a skill is kept from the model's own choice while a
-	// person can still invoke it ("no way" where the client has none); empty
-	// where it is not recorded.
-	HideFromModel string
-	// MCPTool is the name the model sees for tool <tool> of MCP server <server>.
-	MCPTool string
+	// Guard is how a skill is kept from the model's own choice; GuardNote adds
+	// what the client offers outside a skill, if anything. HideFile is the file
+	// that does it for GuardSideFile.
+	Guard     Guard
+	GuardNote string
+	HideFile  *SideFile
+	// Keys are the front matter keys it reads beyond the specification's name
+	// and description.
+	Keys []string
+	// TextSlot is a line of a body the client replaces with the text typed after
+	// the skill's name; empty where it replaces none. TextSource tells its model
+	// where that text is.
+	TextSlot, TextSource string
+	// Substitutes matches what the client replaces or runs in a body, whatever
+	// surrounds it; nil where it replaces nothing.
+	Substitutes *regexp.Regexp
+	// MCPTool is the name the model sees for tool <tool> of MCP server <server>;
+	// MCPNamespaced says the client offers the server's tools inside one tool of
+	// that name instead.
+	MCPTool       string
+	MCPNamespaced bool
 	// Evidence are workspace-relative files or directories whose presence says the
 	// client is used here; Tools are programs on PATH that say so too.
 	Evidence []string

@@ -5,15 +5,20 @@ import (
 	"strings"
 )
 
-// Matrix is the table of All as docs/clients.md shows it, in Markdown.
+// Matrix is the table of All as docs/clients.md shows it, in Markdown, followed by
+// the table of Targets and how each is written.
 func Matrix() string {
+	return clientMatrix() + "\n" + targetMatrix()
+}
+
+func clientMatrix() string {
 	var b strings.Builder
 	b.WriteString("| client | facts | skill directories it reads | skillsync target | invoked by name | kept from the model's own choice | MCP tool as the model sees it | evidence it is used here |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, c := range All {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			c.Name, c.Source, code(c.Reads), orNone(code(c.Targets()), "none yet"),
-			orNone(c.Invoke, "not recorded"), orNone(c.HideFromModel, "not recorded"), orNone(c.MCPTool, "not recorded"),
+			orNone(c.Invoke, "not recorded"), c.hideFromModel(), mcpTool(c),
 			strings.Join(append([]string{code(c.Evidence)}, onPath(c.Tools)...), ", "))
 	}
 	return b.String()
@@ -40,4 +45,63 @@ func orNone(s, none string) string {
 		return none
 	}
 	return s
+}
+
+// hideFromModel says in words how c keeps a skill from the model's own choice.
+func (c Client) hideFromModel() string {
+	var s string
+	switch c.Guard {
+	case GuardFrontMatter:
+		s = "`disable-model-invocation: true`"
+	case GuardSideFile:
+		s = "`" + c.HideFile.Path + "` beside SKILL.md: `" + strings.ReplaceAll(strings.TrimSpace(c.HideFile.Content), "\n", " ") + "`"
+	case GuardNone:
+		s = "no way"
+	default:
+		return "not recorded"
+	}
+	if c.GuardNote != "" {
+		s += "; " + c.GuardNote
+	}
+	return s
+}
+
+func mcpTool(c Client) string {
+	switch {
+	case c.MCPTool == "":
+		return "not recorded"
+	case c.MCPNamespaced:
+		return "namespace `" + c.MCPTool + "` holding `<tool>`"
+	}
+	return "`" + c.MCPTool + "`"
+}
+
+func targetMatrix() string {
+	var b strings.Builder
+	b.WriteString("| target | directory | made for | read by | front matter beyond name and description | MCP tool named as | typed text | readers that cannot keep a skill from the model | side files |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	for _, t := range Targets {
+		f := formats[t.Name]
+		var readers, sides []string
+		for _, c := range f.Readers {
+			readers = append(readers, c.Name)
+		}
+		for _, sf := range f.SideFiles {
+			sides = append(sides, sf.Path)
+		}
+		naming := "server and tool by name"
+		if f.ExactMCPTool != "" {
+			naming = "`" + f.ExactMCPTool + "`"
+		} else if f.OwnerMCPTool != "" {
+			naming += ", and `" + f.OwnerMCPTool + "` for " + t.Owner
+		}
+		text := "named in words"
+		if f.TextSlot != "" {
+			text = "in place of `" + f.TextSlot + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s | %s | %s | %s | %s |\n",
+			t.Name, t.Dir, orNone(t.Owner, "every client that reads it"), strings.Join(readers, ", "),
+			orNone(code(f.Keys), "none"), naming, text, orNone(strings.Join(f.Unguarded, ", "), "none"), orNone(code(sides), "none"))
+	}
+	return b.String()
 }

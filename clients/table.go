@@ -1,5 +1,19 @@
 package clients
 
+import "regexp"
+
+// claudeKeys are the front matter keys Claude Code and Qwen Code both read.
+var claudeKeys = []string{"argument-hint", "disable-model-invocation", "user-invocable", "paths"}
+
+// claudeSubstitutes is what Claude Code replaces or runs in a body: $ARGUMENTS,
+// $ARGUMENTS[N], $N, ${CLAUDE_SKILL_DIR} and ${CLAUDE_SESSION_ID}, and !`command`,
+// which it runs in a shell before the model sees the body (seen with 2.1.328).
+var claudeSubstitutes = regexp.MustCompile(`\$(ARGUMENTS|[0-9]|\{CLAUDE_)|!` + "`")
+
+// openCodeSubstitutes is what OpenCode and Kilo replace in a body: the binary
+// replaces /\$(\d+)/g and $ARGUMENTS, and knows no escape.
+var openCodeSubstitutes = regexp.MustCompile(`\$(ARGUMENTS|[0-9])`)
+
 // All lists the clients skillsync knows (docs/clients.md, generated from it). The
 // facts marked measured were seen in the requests each client sent to a mock model
 // API; the others come from the client's documentation. The reserved names are the
@@ -8,11 +22,15 @@ package clients
 var All = []Client{
 	{
 		Name: "Claude Code", Source: "measured: @anthropic-ai/claude-code 2.1.328",
-		Reads:         []string{".claude/skills"},
-		Invoke:        "`/name text`; `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` in the body are replaced by the text",
-		HideFromModel: "`disable-model-invocation: true`",
-		MCPTool:       "`mcp__<server>__<tool>`",
-		Evidence:      []string{".claude", "CLAUDE.md"}, Tools: []string{"claude"},
+		Reads:       []string{".claude/skills"},
+		Invoke:      "`/name text`; `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` in the body are replaced by the text",
+		Guard:       GuardFrontMatter,
+		Keys:        claudeKeys,
+		TextSlot:    "$ARGUMENTS",
+		TextSource:  "the text the user typed after the command, shown below between the markers",
+		Substitutes: claudeSubstitutes,
+		MCPTool:     "mcp__<server>__<tool>",
+		Evidence:    []string{".claude", "CLAUDE.md"}, Tools: []string{"claude"},
 		Reserved: fields(`
 		add-dir agents autofix-pr background branch btw chrome clear color compact config
 		context copy cost desktop diff doctor effort exit export fast feedback focus goal
@@ -34,11 +52,13 @@ var All = []Client{
 	},
 	{
 		Name: "Qwen Code", Source: "measured: @qwen-code/qwen-code 0.24.4",
-		Reads:         []string{".qwen/skills", ".agents/skills"},
-		Invoke:        "`/name text`; the text follows the body inside `<skill-args>`, nothing is replaced",
-		HideFromModel: "`disable-model-invocation: true`",
-		MCPTool:       "`mcp__<server>__<tool>`",
-		Evidence:      []string{".qwen", "QWEN.md"}, Tools: []string{"qwen"},
+		Reads:      []string{".qwen/skills", ".agents/skills"},
+		Invoke:     "`/name text`; the text follows the body inside `<skill-args>`, nothing is replaced",
+		Guard:      GuardFrontMatter,
+		Keys:       claudeKeys,
+		TextSource: "the text the user gave with this command: it follows this message, after the command name, and again inside <skill-args>",
+		MCPTool:    "mcp__<server>__<tool>",
+		Evidence:   []string{".qwen", "QWEN.md"}, Tools: []string{"qwen"},
 		Reserved: fields(`
 		status about agents tasks arena choose approval-mode auth login branch fork btw bug
 		clear reset new compress summarize context copy diff delete docs doctor directory
@@ -51,57 +71,66 @@ var All = []Client{
 	},
 	{
 		Name: "Codex", Source: "measured: @openai/codex 0.169.0",
-		Reads:         []string{".agents/skills", ".codex/skills"},
-		Invoke:        "`$name text` anywhere in the prompt; the whole SKILL.md is injected, nothing is replaced; two skills of one name make `$name` inject nothing",
-		HideFromModel: "`agents/openai.yaml` beside SKILL.md: `policy: {allow_implicit_invocation: false}`",
-		MCPTool:       "namespace `mcp__<server>` holding `<tool>`",
-		Evidence:      []string{".codex", "AGENTS.md"}, Tools: []string{"codex"},
+		Reads:    []string{".agents/skills", ".codex/skills"},
+		Invoke:   "`$name text` anywhere in the prompt; the whole SKILL.md is injected, nothing is replaced; two skills of one name make `$name` inject nothing",
+		Guard:    GuardSideFile,
+		HideFile: &SideFile{Path: "agents/openai.yaml", Content: "policy:\n  allow_implicit_invocation: false\n"},
+		MCPTool:  "mcp__<server>", MCPNamespaced: true,
+		Evidence: []string{".codex", "AGENTS.md"}, Tools: []string{"codex"},
 	},
 	{
 		Name: "Gemini CLI", Source: "measured: @google/gemini-cli 0.61.0",
-		Reads:         []string{".agents/skills", ".gemini/skills"},
-		Invoke:        "`/name text` interactively; headless only through its `activate_skill` tool; nothing is replaced",
-		HideFromModel: "no way",
-		MCPTool:       "`mcp_<server>_<tool>`",
-		Evidence:      []string{".gemini", "GEMINI.md"}, Tools: []string{"gemini"},
+		Reads:    []string{".agents/skills", ".gemini/skills"},
+		Invoke:   "`/name text` interactively; headless only through its `activate_skill` tool; nothing is replaced",
+		Guard:    GuardNone,
+		MCPTool:  "mcp_<server>_<tool>",
+		Evidence: []string{".gemini", "GEMINI.md"}, Tools: []string{"gemini"},
 	},
 	{
 		Name: "OpenCode", Source: "measured: opencode-ai 1.18.33",
-		Reads:         []string{".opencode/skills", ".claude/skills", ".agents/skills"},
-		Invoke:        "`opencode run --command name text`; `$ARGUMENTS` and every `$<digit>` in the body are replaced, with no escape",
-		HideFromModel: "no way in a skill; only `permission.skill` rules in its own config",
-		MCPTool:       "`<server>_<tool>`",
-		Evidence:      []string{".opencode", "opencode.json"}, Tools: []string{"opencode"},
+		Reads:  []string{".opencode/skills", ".claude/skills", ".agents/skills"},
+		Invoke: "`opencode run --command name text`; `$ARGUMENTS` and every `$<digit>` in the body are replaced, with no escape",
+		Guard:  GuardNone, GuardNote: "only `permission.skill` rules in its own config",
+		TextSlot:    "$ARGUMENTS",
+		TextSource:  "the text the user typed after the command, shown below between the markers",
+		Substitutes: openCodeSubstitutes,
+		MCPTool:     "<server>_<tool>",
+		Evidence:    []string{".opencode", "opencode.json"}, Tools: []string{"opencode"},
 	},
 	{
 		Name: "Copilot CLI", Source: "measured: @github/copilot 1.0.102",
-		Reads:         []string{".github/skills", ".agents/skills", ".claude/skills"},
-		Invoke:        "the model loads the skill through its `skill` tool (`/name` is a hint); nothing is replaced",
-		HideFromModel: "`disable-model-invocation: true`",
-		MCPTool:       "`<server>-<tool>`",
-		Evidence:      []string{".github/copilot-instructions.md", ".github/skills"}, Tools: []string{"copilot"},
+		Reads:    []string{".github/skills", ".agents/skills", ".claude/skills"},
+		Invoke:   "the model loads the skill through its `skill` tool (`/name` is a hint); nothing is replaced",
+		Guard:    GuardFrontMatter,
+		Keys:     []string{"disable-model-invocation"},
+		MCPTool:  "<server>-<tool>",
+		Evidence: []string{".github/copilot-instructions.md", ".github/skills"}, Tools: []string{"copilot"},
 	},
 	{
 		Name: "Cline", Source: "measured: cline 3.0.65",
-		Reads:         []string{".clinerules/skills", ".cline/skills", ".agents/skills"},
-		Invoke:        "no invocation by name headless; the model's `skills` tool gets the skill and its arguments; nothing is replaced",
-		HideFromModel: "no way",
-		MCPTool:       "`<server>__<tool>`",
-		Evidence:      []string{".clinerules", ".cline"}, Tools: []string{"cline"},
+		Reads:    []string{".clinerules/skills", ".cline/skills", ".agents/skills"},
+		Invoke:   "no invocation by name headless; the model's `skills` tool gets the skill and its arguments; nothing is replaced",
+		Guard:    GuardNone,
+		MCPTool:  "<server>__<tool>",
+		Evidence: []string{".clinerules", ".cline"}, Tools: []string{"cline"},
 	},
 	{
 		Name: "Kilo", Source: "measured: @kilocode/cli 7.7.7",
-		Reads:         []string{".kilo/skills", ".kilocode/skills", ".claude/skills", ".agents/skills"},
-		Invoke:        "`kilo run --command name text`; `$ARGUMENTS` and every `$<digit>` in the body are replaced, with no escape",
-		HideFromModel: "no way",
-		MCPTool:       "`<server>_<tool>`",
-		Evidence:      []string{".kilo", ".kilocode"}, Tools: []string{"kilo"},
+		Reads:       []string{".kilo/skills", ".kilocode/skills", ".claude/skills", ".agents/skills"},
+		Invoke:      "`kilo run --command name text`; `$ARGUMENTS` and every `$<digit>` in the body are replaced, with no escape",
+		Guard:       GuardNone,
+		TextSlot:    "$ARGUMENTS",
+		TextSource:  "the text the user typed after the command, shown below between the markers",
+		Substitutes: openCodeSubstitutes,
+		MCPTool:     "<server>_<tool>",
+		Evidence:    []string{".kilo", ".kilocode"}, Tools: []string{"kilo"},
 	},
 	{
 		Name: "Cursor", Source: "documentation",
-		Reads:         []string{".cursor/skills", ".claude/skills", ".codex/skills"},
-		HideFromModel: "`disable-model-invocation: true`",
-		Evidence:      []string{".cursor", ".cursorrules"}, Tools: []string{"cursor"},
+		Reads:    []string{".cursor/skills", ".claude/skills", ".codex/skills"},
+		Guard:    GuardFrontMatter,
+		Keys:     []string{"disable-model-invocation"},
+		Evidence: []string{".cursor", ".cursorrules"}, Tools: []string{"cursor"},
 	},
 	{
 		Name: "Kiro", Source: "documentation",
@@ -120,9 +149,10 @@ var All = []Client{
 	},
 	{
 		Name: "Zed", Source: "documentation",
-		Reads:         []string{".agents/skills"},
-		HideFromModel: "`disable-model-invocation: true`",
-		Evidence:      []string{".zed", ".rules"}, Tools: []string{"zed"},
+		Reads:    []string{".agents/skills"},
+		Guard:    GuardFrontMatter,
+		Keys:     []string{"disable-model-invocation"},
+		Evidence: []string{".zed", ".rules"}, Tools: []string{"zed"},
 	},
 	{
 		Name: "Antigravity", Source: "documentation",

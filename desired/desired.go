@@ -55,6 +55,14 @@ func (o origin) owner() string {
 	return registry.SkillOwner(o.workflow.Name)
 }
 
+// hidden says the skill must be kept from the model's own choice.
+func (o origin) hidden() bool {
+	if o.capability != nil {
+		return o.capability.Spec.Effect != registry.EffectRead
+	}
+	return o.workflow.Spec.DisableModelInvocation
+}
+
 func (o origin) skill() render.Skill {
 	if o.capability != nil {
 		return capabilitySkill(o.capability, o.config, o.owner())
@@ -114,7 +122,8 @@ func BuildTarget(reg *registry.Registry, profile Profile, target string) State {
 
 func build(reg *registry.Registry, profile Profile, only string) State {
 	st := State{Profile: profile.Name, Files: map[string]File{}}
-	p := projection{reg: reg, profile: profile, only: only, disabled: set(reg.Config.Spec.Disabled), enabled: set(reg.Targets())}
+	p := projection{reg: reg, profile: profile, only: only, disabled: set(reg.Config.Spec.Disabled), enabled: set(reg.Targets()),
+		allowUnguarded: reg.Config.Spec.UnguardedClients == registry.UnguardedAllow}
 	for i := range reg.Capabilities {
 		c := &reg.Capabilities[i]
 		if c.Spec.Skill == nil {
@@ -163,8 +172,9 @@ func capabilitySkill(c *registry.Capability, ws *registry.Workspace, owner strin
 		Argument:     spec.Skill.Argument,
 	}
 	if spec.MCP != nil && spec.MCP.Tool != "" {
-		call.MCPTool = "mcp__" + c.MCPServer(*ws) + "__" + spec.MCP.Tool
-	} else if spec.CLI != nil {
+		call.MCPServer, call.MCPTool = c.MCPServer(*ws), spec.MCP.Tool
+	}
+	if spec.CLI != nil {
 		call.Command, call.Flag = spec.CLI.Command, spec.CLI.Flag
 	}
 	return render.Skill{
@@ -172,7 +182,7 @@ func capabilitySkill(c *registry.Capability, ws *registry.Workspace, owner strin
 		Owner:                  owner,
 		Description:            spec.Title,
 		ArgumentHint:           "<" + spec.Skill.Argument + ">",
-		DisableModelInvocation: spec.Effect != registry.EffectRead,
+		DisableModelInvocation: origin{capability: c}.hidden(),
 		Call:                   call,
 	}
 }
@@ -183,6 +193,7 @@ type projection struct {
 	profile           Profile
 	only              string // the one target built, when set
 	disabled, enabled map[string]bool
+	allowUnguarded    bool
 }
 
 // project writes the skill from declares into every target it belongs to (only
@@ -209,6 +220,11 @@ func (p projection) project(st *State, from origin, skillTargets, required []str
 			why = "skill is limited to " + strings.Join(skillTargets, ", ")
 		case len(missing) > 0:
 			why = fmt.Sprintf("profile %s does not announce %s", p.profile.Label(), strings.Join(missing, ", "))
+		case from.hidden() && !p.allowUnguarded:
+			if f, _ := clients.FormatOf(target); !f.Guarded {
+				why = fmt.Sprintf("no client reading %s (%s) can keep the model from invoking it; set spec.unguardedClients: %s in %s to write it anyway",
+					f.Target.Dir, strings.Join(f.Unguarded, ", "), registry.UnguardedAllow, registry.ConfigName)
+			}
 		}
 		if why != "" {
 			st.Withheld = append(st.Withheld, Withheld{Skill: name, Owner: owner, Target: target, Reason: why})

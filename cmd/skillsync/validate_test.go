@@ -215,13 +215,13 @@ func validationCases() []validationCase {
 		{name: "effect delete", files: reg(capabilityDoc("effect: write", "effect: delete")),
 			want: problem{testFile + ":6", `effect "delete" is not valid`, "read, write, destructive"}},
 
-		// Registry text Claude Code would substitute however it is escaped.
-		{name: "title with backslash before a placeholder", files: reg(capabilityDoc("title: Do the thing", `title: 'Do \$1 things'`)),
-			want: problem{testFile + ":5", `title holds "\\$1", which claude-code would substitute or run`, "leave claude-code out of spec.skill.targets"}},
-		{name: "title that runs a command", files: reg(capabilityDoc("title: Do the thing", "title: 'Do !`rm -rf ~` now'")),
-			want: problem{testFile + ":5", "title holds \"!`\", which claude-code would substitute or run", "rephrase it"}},
+		// A command must reach the model as written; a client would replace these.
+		{name: "cli word with a placeholder", files: reg(capabilityDoc("  mcp: {tool: do_thing}\n", "  cli: {command: [run, '$1']}\n")),
+			want: problem{testFile + ":13", `cli holds "$1", which a client reading .claude/skills replaces in the skill`, "leave it out of the command"}},
+		{name: "cli word that runs a command", files: reg(capabilityDoc("  mcp: {tool: do_thing}\n", "  cli: {command: [run, '!`rm -rf ~`']}\n")),
+			want: problem{testFile + ":13", "cli holds \"!`\", which a client reading .claude/skills replaces in the skill", "leave claude-code out of spec.skill.targets"}},
 		{name: "cli word with CLAUDE_SKILL_DIR", files: reg(capabilityDoc("  mcp: {tool: do_thing}\n", "  cli: {command: [run, '${CLAUDE_SKILL_DIR}']}\n")),
-			want: problem{testFile + ":13", `cli holds "${CLAUDE_SKILL_DIR}", which claude-code would substitute or run`, "rephrase it"}},
+			want: problem{testFile + ":13", `cli holds "${CLAUDE_", which a client reading .claude/skills replaces`, "leave it out of the command"}},
 
 		// One-line fields hold one line of text; bodies hold no control characters.
 		{name: "title with a line break", files: reg(capabilityDoc("title: Do the thing", `title: "Do the thing\n---\nname: evil"`)),
@@ -348,7 +348,7 @@ func validationCases() []validationCase {
 		{name: "unknown target", files: map[string]string{"skillsync.yaml": workspaceConfig("qwen-code, agents]", "qwen-cod, agents]")},
 			want: problem{"skillsync.yaml:5", `unknown target "qwen-cod"`, `did you mean "qwen-code"?`}},
 		{name: "unknown skill target", files: reg(skillDoc("targets: [claude-code]", "targets: [claude]")),
-			want: problem{testFile + ":8", `unknown target "claude"`, "known targets"}},
+			want: problem{testFile + ":8", `unknown target "claude"`, `did you mean "claude-code"?`}},
 		{name: "unknown --profile", flags: []string{"--profile", "nope"},
 			want: problem{"--profile", `profile "nope" (from --profile) is not declared`, "declared profiles: cli, web-shell"}},
 		{name: "unknown profile in .skillsync/profile", files: map[string]string{".skillsync/profile": "nope\n"},

@@ -62,7 +62,17 @@ type WorkspaceSpec struct {
 	Disabled      []string      `json:"disabled"`
 	ReservedNames []string      `json:"reservedNames"`
 	MCP           *WorkspaceMCP `json:"mcp"`
+	// UnguardedClients says what happens to a skill that must be kept from the
+	// model's own choice in a target none of whose clients can do that:
+	// UnguardedWithhold (the default) or UnguardedAllow.
+	UnguardedClients string `json:"unguardedClients"`
 }
+
+// Values of spec.unguardedClients.
+const (
+	UnguardedWithhold = "withhold"
+	UnguardedAllow    = "allow"
+)
 
 // WorkspaceMCP holds the default MCP server of the workspace's capabilities.
 type WorkspaceMCP struct {

@@ -96,6 +96,11 @@ func (v *validator) workspace() {
 	if ws := v.reg.Config.Spec.MCP; ws != nil && ws.Server != "" && !mcpNamePattern.MatchString(ws.Server) {
 		v.add(cfg.at("spec", "mcp", "server"), "use letters, digits, _ and -", "MCP server name %q is not valid", ws.Server)
 	}
+	switch u := v.reg.Config.Spec.UnguardedClients; u {
+	case "", UnguardedWithhold, UnguardedAllow:
+	default:
+		v.add(cfg.at("spec", "unguardedClients"), "use "+UnguardedWithhold+" (the default) or "+UnguardedAllow, "unguardedClients %q is not valid", u)
+	}
 	for i, n := range v.reg.Config.Spec.ReservedNames {
 		if n == "" {
 			v.add(itemAt(cfg, i, "spec", "reservedNames"), "remove the empty entry", "reserved name is empty")
@@ -259,8 +264,9 @@ func jsonValue(raw json.RawMessage) any {
 	return v
 }
 
-// representable refuses registry text that a target client would rewrite in the
-// skill body however skillsync escapes it.
+// representable refuses registry text that must reach the model as written (a
+// command line, the argument's name) but that a client reading a target would
+// replace in the skill body. Prose such as the title is escaped instead.
 func (v *validator) representable(c Capability) {
 	targets := c.Spec.Skill.Targets
 	if len(targets) == 0 {
@@ -270,16 +276,16 @@ func (v *validator) representable(c Capability) {
 		keys []string
 		text string
 	}
-	texts := []bodyText{{[]string{"spec", "title"}, c.Spec.Title}, {[]string{"spec", "skill", "argument"}, c.Spec.Skill.Argument}}
+	texts := []bodyText{{[]string{"spec", "skill", "argument"}, c.Spec.Skill.Argument}}
 	if cli := c.Spec.CLI; cli != nil {
 		texts = append(texts, bodyText{[]string{"spec", "cli"}, strings.Join(append(append([]string{}, cli.Command...), cli.Flag), " ")})
 	}
 	for _, target := range targets {
 		for _, t := range texts {
 			if bad := render.Unrepresentable(target, t.text); bad != "" {
-				bad = strconv.Quote(bad)
-				v.add(v.doc.at(t.keys...), "rephrase it, for example with a space after the backslash, or leave "+target+" out of spec.skill.targets",
-					"%s holds %s, which %s would substitute or run in the skill however it is escaped", strings.Join(t.keys[1:], "."), bad, target)
+				v.add(v.doc.at(t.keys...), "leave it out of the command, or leave "+target+" out of spec.skill.targets",
+					"%s holds %s, which a client reading %s replaces in the skill, and a command must reach the model as written",
+					strings.Join(t.keys[1:], "."), strconv.Quote(bad), clients.Dir(target))
 			}
 		}
 	}
@@ -382,6 +388,11 @@ func suggest(got string, known []string, fallback string) string {
 	best, bestDistance := "", len(got)/2+2
 	sorted := append([]string(nil), known...)
 	sort.Strings(sorted)
+	for _, k := range sorted {
+		if got != "" && strings.HasPrefix(k, got+"-") {
+			return fmt.Sprintf("did you mean %q?", k)
+		}
+	}
 	for _, k := range sorted {
 		if d := levenshtein(got, k); d < bestDistance {
 			best, bestDistance = k, d

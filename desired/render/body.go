@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/printable"
 )
 
@@ -17,14 +18,26 @@ const (
 // nothing beyond the capability's own title.
 func appendCallBody(b []byte, d dialect, c Call) []byte {
 	b = fmt.Appendf(b, "Capability `%s`: %s\n\n", d.escape(c.CapabilityID), d.escape(inert(c.Title)))
-	b = fmt.Appendf(b, "Use %s, unchanged and as one value, as the `%s` input field.\n", d.textSource, d.escape(c.Argument))
-	if d.textSlot != "" {
-		b = fmt.Appendf(b, "\n%s\n%s\n%s\n", textBegin, d.textSlot, textEnd)
+	b = fmt.Appendf(b, "Use %s, unchanged and as one value, as the `%s` input field.\n", d.TextSource, d.escape(c.Argument))
+	if d.TextSlot != "" {
+		b = fmt.Appendf(b, "\n%s\n%s\n%s\n", textBegin, d.TextSlot, textEnd)
 	}
 	b = append(b, '\n')
-	if c.MCPTool != "" {
-		b = fmt.Appendf(b, "Call the MCP tool `%s` with `%s` set to that text.\n", d.escape(c.MCPTool), d.escape(c.Argument))
-	} else {
+	switch {
+	case c.MCPTool != "" && d.ExactMCPTool != "":
+		b = fmt.Appendf(b, "Call the MCP tool `%s` with `%s` set to that text.\n",
+			d.escape(clients.MCPToolName(d.ExactMCPTool, c.MCPServer, c.MCPTool)), d.escape(c.Argument))
+	case c.MCPTool != "":
+		b = fmt.Appendf(b, "Call the tool `%s` of the MCP server `%s`", d.escape(c.MCPTool), d.escape(c.MCPServer))
+		if d.OwnerMCPTool != "" {
+			b = fmt.Appendf(b, " (in %s: `%s`)", d.Target.Owner, d.escape(clients.MCPToolName(d.OwnerMCPTool, c.MCPServer, c.MCPTool)))
+		}
+		b = fmt.Appendf(b, " with `%s` set to that text.\n", d.escape(c.Argument))
+		if len(c.Command) > 0 {
+			b = fmt.Appendf(b, "If this client offers no such tool, run this command instead, passing that text as one single argument where `<text>` stands (quote it for the shell; do not split it):\n\n    %s\n\n",
+				d.escape(commandLine(c.Command, c.Flag)))
+		}
+	default:
 		b = fmt.Appendf(b, "Run this command, passing that text as one single argument where `<text>` stands (quote it for the shell; do not split it):\n\n    %s\n\n",
 			d.escape(commandLine(c.Command, c.Flag)))
 	}

@@ -1,6 +1,7 @@
-// Package render turns one skill into the bytes of its SKILL.md for one target client.
-// Each target has its own dialect (front matter keys, how the body refers to the text
-// the user typed, what must be escaped); everything else is shared.
+// Package render turns one skill into the bytes of its SKILL.md for one target
+// directory. How the directory's readers differ (front matter keys, how the body
+// refers to the text the user typed, what must be escaped, how an MCP tool is
+// named) comes from the client table; everything else is shared.
 package render
 
 import (
@@ -31,18 +32,16 @@ type Call struct {
 	Title        string
 	Effect       string
 	Argument     string
-	MCPTool      string   // full name, mcp__<server>__<tool>; empty when there is none
-	Command      []string // CLI fallback, used only without MCPTool
+	MCPServer    string
+	MCPTool      string   // the tool's name on MCPServer; empty when there is none
+	Command      []string // the CLI form, when there is one
 	Flag         string   // CLI flag before the text; empty passes it positionally
 }
-
-// Targets lists the targets there is a renderer for.
-var Targets = []string{"claude-code", "qwen-code", "agents"}
 
 // File renders s for target, stamped with the ownership banner for path. The file
 // is written once, into a buffer sized for it.
 func File(target string, s Skill, path string) ([]byte, error) {
-	d, ok := dialects[target]
+	d, ok := dialectOf(target)
 	if !ok {
 		return nil, fmt.Errorf("render: unknown target %q", target)
 	}

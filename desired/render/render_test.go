@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/clients"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -42,12 +45,18 @@ func goldenCases() map[string]Skill {
 		"write-mcp": {
 			Name: "intent", Owner: "capability/intents.propose", Description: "Propose an intent",
 			ArgumentHint: "<statement>", DisableModelInvocation: true,
-			Call: &Call{CapabilityID: "intents.propose", Title: "Propose an intent", Effect: "write", Argument: "statement", MCPTool: "mcp__majordomus__intents_propose"},
+			Call: &Call{CapabilityID: "intents.propose", Title: "Propose an intent", Effect: "write", Argument: "statement", MCPServer: "majordomus", MCPTool: "intents_propose"},
 		},
 		"read-mcp": {
 			Name: "find-intent", Owner: "capability/intents.search", Description: "Search intents",
 			ArgumentHint: "<query>",
-			Call:         &Call{CapabilityID: "intents.search", Title: "Search intents", Effect: "read", Argument: "query", MCPTool: "mcp__majordomus__intents_search"},
+			Call:         &Call{CapabilityID: "intents.search", Title: "Search intents", Effect: "read", Argument: "query", MCPServer: "majordomus", MCPTool: "intents_search"},
+		},
+		"write-mcp-and-cli": {
+			Name: "intent", Owner: "capability/intents.propose", Description: "Propose an intent",
+			ArgumentHint: "<statement>", DisableModelInvocation: true,
+			Call: &Call{CapabilityID: "intents.propose", Title: "Propose an intent", Effect: "write", Argument: "statement",
+				MCPServer: "majordomus", MCPTool: "intents_propose", Command: []string{"majordomus", "intents", "propose"}},
 		},
 		"destructive-cli-flag": {
 			Name: "withdraw", Owner: "capability/intents.withdraw", Description: "Withdraw an intent",
@@ -71,20 +80,29 @@ func goldenCases() map[string]Skill {
 		cases["title-"+name] = Skill{
 			Name: "nasty", Owner: "capability/nasty.title", Description: title, ArgumentHint: "<text>",
 			DisableModelInvocation: true,
-			Call:                   &Call{CapabilityID: "nasty.title", Title: title, Effect: "write", Argument: "text", MCPTool: "mcp__srv__nasty"},
+			Call:                   &Call{CapabilityID: "nasty.title", Title: title, Effect: "write", Argument: "text", MCPServer: "srv", MCPTool: "nasty"},
 		}
 	}
 	return cases
 }
 
+// goldenTargets have golden files: one of each kind of directory (a client's own
+// read by others too, one client's alone, one with a text slot, the shared one).
+// Every target is rendered and checked.
+var goldenTargets = []string{"claude-code", "qwen-code", "agents", "gemini", "opencode", "github"}
+
 func TestGolden(t *testing.T) {
 	for name, s := range goldenCases() {
-		for _, target := range Targets {
+		for _, target := range clients.TargetNames() {
 			t.Run(name+"/"+target, func(t *testing.T) {
 				path := ".x/skills/" + s.Name + "/SKILL.md"
 				got, err := File(target, s, path)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if !slices.Contains(goldenTargets, target) {
+					assertRoundTrip(t, target, s, path, got)
+					return
 				}
 				golden := filepath.Join("testdata", "golden", name+"."+target+".md")
 				if *update {
@@ -124,7 +142,8 @@ func assertRoundTrip(t *testing.T, target string, s Skill, path string, file []b
 	if got["name"] != s.Name || got["description"] != s.Description {
 		t.Errorf("name/description did not round-trip: got %q / %q", got["name"], got["description"])
 	}
-	if dmi, _ := got["disable-model-invocation"].(bool); dmi != s.DisableModelInvocation {
+	d := testDialect(t, target)
+	if dmi, _ := got["disable-model-invocation"].(bool); dmi != (s.DisableModelInvocation && slices.Contains(d.Keys, "disable-model-invocation")) {
 		t.Errorf("disable-model-invocation = %v, want %v", got["disable-model-invocation"], s.DisableModelInvocation)
 	}
 	for _, forbidden := range []string{"allowed-tools", "allowedTools"} {
@@ -132,11 +151,9 @@ func assertRoundTrip(t *testing.T, target string, s Skill, path string, file []b
 			t.Errorf("front matter has %s", forbidden)
 		}
 	}
-	if target == "agents" {
-		for k := range got {
-			if k != "name" && k != "description" && k != "disable-model-invocation" {
-				t.Errorf("agents front matter has key %q outside the Agent Skills set", k)
-			}
+	for k := range got {
+		if k != "name" && k != "description" && !slices.Contains(d.Keys, k) {
+			t.Errorf("%s front matter has key %q that none of its readers reads", target, k)
 		}
 	}
 	if s.Call != nil {
@@ -146,34 +163,52 @@ func assertRoundTrip(t *testing.T, target string, s Skill, path string, file []b
 
 func checkCallBody(t *testing.T, target string, c Call, body string) {
 	t.Helper()
+	d := testDialect(t, target)
 	const sentence = "typed $1 $ARGUMENTS \\$2 text"
 	text := body
-	if target == "claude-code" {
+	slot := textBegin + "\n" + d.TextSlot + "\n" + textEnd
+	switch {
+	case target == "claude-code":
 		text = claudeExpands(body, sentence)
 		if got := between(text, textBegin+"\n", "\n"+textEnd); got != sentence {
 			t.Errorf("claude shows the typed text as %q, want %q:\n%s", got, sentence, text)
 		}
-	} else if strings.Contains(body, "$ARGUMENTS") && !strings.Contains(c.Title, "$ARGUMENTS") {
-		t.Errorf("%s body relies on $ARGUMENTS:\n%s", target, body)
+	case d.TextSlot == "" && strings.Contains(body, "\n"+textBegin+"\n"):
+		t.Errorf("%s body waits for a slot its readers do not fill:\n%s", target, body)
+	}
+	// No reader replaces or runs anything in the body but the slot meant for it.
+	if d.Substitutes != nil {
+		if m := d.Substitutes.FindString(strings.Replace(body, slot, "", 1)); m != "" {
+			t.Errorf("a reader of %s would replace %q in the body:\n%s", target, m, body)
+		}
 	}
 	// Registry text cannot forge the body's structure: the markers around the typed
 	// text, and the tags a client wraps it in, appear as often as in a body whose
 	// title is plain words.
 	plain := c
 	plain.Title = "plain words"
-	baseline := string(appendCallBody(nil, dialects[target], plain))
+	baseline := string(appendCallBody(nil, d, plain))
 	for _, m := range []string{textBegin, textEnd, "<skill-args>", "</skill-args>", "<command-message>", "</command-message>", "\n---"} {
 		if got, want := strings.Count(body, m), strings.Count(baseline, m); got != want {
 			t.Errorf("%s body holds %q %d times, %d with a plain title:\n%s", target, m, got, want, body)
 		}
 	}
-	for _, want := range []string{"Capability `" + c.CapabilityID + "`: " + inert(c.Title) + "\n", "`" + c.Argument + "`"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("%s shows the body without %q:\n%s", target, want, text)
-		}
+	// The model reads entities as the characters they stand for.
+	titleLine := between(body, "Capability `"+c.CapabilityID+"`: ", "\n")
+	if got, want := html.UnescapeString(titleLine), html.UnescapeString(inert(c.Title)); got != want {
+		t.Errorf("%s shows the title as %q, want %q", target, got, want)
 	}
-	if c.MCPTool != "" && !strings.Contains(text, c.MCPTool) {
-		t.Errorf("body lacks the MCP tool %s", c.MCPTool)
+	if !strings.Contains(text, "`"+c.Argument+"`") {
+		t.Errorf("%s shows the body without the argument %q:\n%s", target, c.Argument, text)
+	}
+	if c.MCPTool != "" {
+		want := "the tool `" + c.MCPTool + "` of the MCP server `" + c.MCPServer + "`"
+		if d.ExactMCPTool != "" {
+			want = "`" + clients.MCPToolName(d.ExactMCPTool, c.MCPServer, c.MCPTool) + "`"
+		}
+		if !strings.Contains(text, want) {
+			t.Errorf("%s body does not name %s:\n%s", target, want, text)
+		}
 	}
 	once := strings.Contains(text, "exactly once") && strings.Contains(text, "do not try another way")
 	if once != (c.Effect != "read") {
@@ -222,6 +257,8 @@ func claudeExpands(body, args string) string {
 	return expanded
 }
 
+var claudePlaceholder = regexp.MustCompile(`\$(ARGUMENTS|[0-9])`)
+
 func between(s, begin, end string) string {
 	_, rest, ok := strings.Cut(s, begin)
 	if !ok {
@@ -232,16 +269,21 @@ func between(s, begin, end string) string {
 }
 
 func TestUnrepresentable(t *testing.T) {
-	for text, want := range map[string]string{
-		"costs $1 and $ARGUMENTS": "", `\$HOME and \$ alone`: "", `literally \$1`: `\$1`,
-		`a \$ARGUMENTS b`: `\$ARGUMENTS`, "dir ${CLAUDE_SKILL_DIR}": "${CLAUDE_SKILL_DIR}",
-		"run !`touch /tmp/x`": "!`", "wow! `code`": "",
+	for _, c := range []struct{ target, text, want string }{
+		{"claude-code", "costs $1 and $ARGUMENTS", "$1"},
+		{"claude-code", `\$HOME and \$ alone`, ""},
+		{"claude-code", "dir ${CLAUDE_SKILL_DIR}", "${CLAUDE_"},
+		{"claude-code", "run !`touch /tmp/x`", "!`"},
+		{"claude-code", "wow! `code`", ""},
+		{"agents", "costs $1", "$1"},
+		{"agents", "dir ${CLAUDE_SKILL_DIR}", ""},
+		{"opencode", "a $ARGUMENTS b", "$ARGUMENTS"},
+		{"qwen-code", "costs $1 and $ARGUMENTS", ""},
+		{"gemini", "costs $1 and $ARGUMENTS", ""},
+		{"github", "run !`touch /tmp/x`", ""},
 	} {
-		if got := Unrepresentable("claude-code", text); got != want {
-			t.Errorf("Unrepresentable(claude-code, %q) = %q, want %q", text, got, want)
-		}
-		if got := Unrepresentable("qwen-code", text); got != "" {
-			t.Errorf("qwen-code reads bodies verbatim, yet %q is unrepresentable", text)
+		if got := Unrepresentable(c.target, c.text); got != c.want {
+			t.Errorf("Unrepresentable(%s, %q) = %q, want %q", c.target, c.text, got, c.want)
 		}
 	}
 }
@@ -257,4 +299,12 @@ func splitFrontMatter(t *testing.T, file []byte) ([]byte, string) {
 		t.Fatal("no closing ---")
 	}
 	return front, string(body)
+}
+
+func testDialect(t *testing.T, target string) dialect {
+	d, ok := dialectOf(target)
+	if !ok {
+		t.Fatalf("no target %s", target)
+	}
+	return d
 }

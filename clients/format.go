@@ -1,0 +1,111 @@
+package clients
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Format is how skills are written into one target directory so that every client
+// reading it gets them right.
+type Format struct {
+	Target  Target
+	Readers []Client
+	// Keys are the front matter keys written beyond name and description: the
+	// owner's, and disable-model-invocation wherever a reader honours it.
+	Keys []string
+	// TextSlot and TextSource are the owner's; a directory of no one client
+	// names the text in words every model reads.
+	TextSlot, TextSource string
+	// Substitutes matches what any reader replaces or runs in a body; nil when
+	// none does.
+	Substitutes *regexp.Regexp
+	// ExactMCPTool is the one reader's name for an MCP tool, set only where one
+	// client reads the directory. OwnerMCPTool is the owner's, where it has one.
+	ExactMCPTool, OwnerMCPTool string
+	// Unguarded are the readers that cannot keep a skill from the model's own
+	// choice (or whose way is not recorded); Guarded says some reader can.
+	Unguarded []string
+	Guarded   bool
+	// SideFiles are the files written beside SKILL.md of a skill kept from the
+	// model, one per reader whose way is a side file.
+	SideFiles []SideFile
+}
+
+// neutralTextSource names the typed text for a directory read by many clients.
+const neutralTextSource = "the text the user gave with this skill"
+
+// FormatOf is the format of the target called name; ok is false for no such target.
+func FormatOf(name string) (f Format, ok bool) {
+	f, ok = formats[name]
+	return f, ok
+}
+
+var formats = func() map[string]Format {
+	out := make(map[string]Format, len(Targets))
+	for _, t := range Targets {
+		out[t.Name] = formatOf(t)
+	}
+	return out
+}()
+
+func formatOf(t Target) Format {
+	f := Format{Target: t, TextSource: neutralTextSource}
+	var patterns []string
+	for _, c := range All {
+		if !slices.Contains(c.Reads, f.Target.Dir) {
+			continue
+		}
+		f.Readers = append(f.Readers, c)
+		if c.Substitutes != nil {
+			patterns = append(patterns, c.Substitutes.String())
+		}
+		switch c.Guard {
+		case GuardFrontMatter:
+			f.Guarded = true
+			f.Keys = appendNew(f.Keys, "disable-model-invocation")
+		case GuardSideFile:
+			f.Guarded = true
+			f.SideFiles = append(f.SideFiles, *c.HideFile)
+		default:
+			f.Unguarded = append(f.Unguarded, c.Name)
+		}
+		if c.Name == f.Target.Owner {
+			for _, k := range c.Keys {
+				f.Keys = appendNew(f.Keys, k)
+			}
+			f.TextSlot = c.TextSlot
+			if c.TextSource != "" {
+				f.TextSource = c.TextSource
+			}
+			if !c.MCPNamespaced {
+				f.OwnerMCPTool = c.MCPTool
+			}
+		}
+	}
+	if len(patterns) > 0 {
+		f.Substitutes = regexp.MustCompile(strings.Join(patterns, "|"))
+	}
+	if len(f.Readers) == 1 {
+		f.ExactMCPTool = f.OwnerMCPTool
+	}
+	slices.SortFunc(f.Keys, func(a, b string) int { return keyOrder(a) - keyOrder(b) })
+	return f
+}
+
+// MCPToolName fills a client's MCPTool pattern for one tool of one server.
+func MCPToolName(pattern, server, tool string) string {
+	return strings.NewReplacer("<server>", server, "<tool>", tool).Replace(pattern)
+}
+
+// keyOrder keeps front matter keys in the order Claude Code documents them.
+func keyOrder(key string) int {
+	return slices.Index(claudeKeys, key)
+}
+
+func appendNew(list []string, item string) []string {
+	if slices.Contains(list, item) {
+		return list
+	}
+	return append(list, item)
+}
