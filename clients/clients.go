@@ -90,6 +90,8 @@ type Client struct {
 	// that name instead.
 	MCPTool       string
 	MCPNamespaced bool
+	// MCPServerChars are the characters of a server's name the client shows as "_".
+	MCPServerChars string
 	// Evidence are workspace-relative files or directories whose presence says the
 	// client is used here; Tools are programs on PATH that say so too.
 	Evidence []string
@@ -153,4 +155,16 @@ func fields(s string) map[string]bool {
 		out[f] = true
 	}
 	return out
+}
+
+// SkillDirOf is the directory of the skill that the workspace path p, a file in
+// a target directory, belongs to; "" when p is in no target directory.
+func SkillDirOf(p string) string {
+	for _, t := range Targets {
+		if rest, ok := strings.CutPrefix(p, t.Dir+"/"); ok && strings.Contains(rest, "/") {
+			name, _, _ := strings.Cut(rest, "/")
+			return t.Dir + "/" + name
+		}
+	}
+	return ""
 }

@@ -20,9 +20,10 @@ type Format struct {
 	// Substitutes matches what any reader replaces or runs in a body; nil when
 	// none does.
 	Substitutes *regexp.Regexp
-	// ExactMCPTool is the one reader's name for an MCP tool, set only where one
-	// client reads the directory. OwnerMCPTool is the owner's, where it has one.
-	ExactMCPTool, OwnerMCPTool string
+	// MCPExact is the one reader, set only where one client reads the directory
+	// and names MCP tools plainly: a body may use its exact name. MCPOwner is the
+	// owner, where it names MCP tools plainly.
+	MCPExact, MCPOwner *Client
 	// Unguarded are the readers that cannot keep a skill from the model's own
 	// choice (or whose way is not recorded); Guarded says some reader can.
 	Unguarded []string
@@ -78,8 +79,9 @@ func formatOf(t Target) Format {
 			if c.TextSource != "" {
 				f.TextSource = c.TextSource
 			}
-			if !c.MCPNamespaced {
-				f.OwnerMCPTool = c.MCPTool
+			if c.MCPTool != "" && !c.MCPNamespaced {
+				owner := c
+				f.MCPOwner = &owner
 			}
 		}
 	}
@@ -87,15 +89,19 @@ func formatOf(t Target) Format {
 		f.Substitutes = regexp.MustCompile(strings.Join(patterns, "|"))
 	}
 	if len(f.Readers) == 1 {
-		f.ExactMCPTool = f.OwnerMCPTool
+		f.MCPExact = f.MCPOwner
 	}
 	slices.SortFunc(f.Keys, func(a, b string) int { return keyOrder(a) - keyOrder(b) })
 	return f
 }
 
-// MCPToolName fills a client's MCPTool pattern for one tool of one server.
-func MCPToolName(pattern, server, tool string) string {
-	return strings.NewReplacer("<server>", server, "<tool>", tool).Replace(pattern)
+// MCPToolName is the name c's model sees for tool of MCP server server (for a
+// namespaced client, the namespace's).
+func (c Client) MCPToolName(server, tool string) string {
+	for _, r := range c.MCPServerChars {
+		server = strings.ReplaceAll(server, string(r), "_")
+	}
+	return strings.NewReplacer("<server>", server, "<tool>", tool).Replace(c.MCPTool)
 }
 
 // keyOrder keeps front matter keys in the order Claude Code documents them.

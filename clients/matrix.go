@@ -70,6 +70,8 @@ func mcpTool(c Client) string {
 	switch {
 	case c.MCPTool == "":
 		return "not recorded"
+	case c.MCPNamespaced && c.MCPServerChars != "":
+		return "namespace `" + c.MCPTool + "` holding `<tool>`, with `" + c.MCPServerChars + "` in `<server>` shown as `_`"
 	case c.MCPNamespaced:
 		return "namespace `" + c.MCPTool + "` holding `<tool>`"
 	}
@@ -90,10 +92,10 @@ func targetMatrix() string {
 			sides = append(sides, sf.Path)
 		}
 		naming := "server and tool by name"
-		if f.ExactMCPTool != "" {
-			naming = "`" + f.ExactMCPTool + "`"
-		} else if f.OwnerMCPTool != "" {
-			naming += ", and `" + f.OwnerMCPTool + "` for " + t.Owner
+		if f.MCPExact != nil {
+			naming = "`" + f.MCPExact.MCPTool + "`"
+		} else if f.MCPOwner != nil {
+			naming += ", and `" + f.MCPOwner.MCPTool + "` for " + t.Owner
 		}
 		text := "named in words"
 		if f.TextSlot != "" {

@@ -75,7 +75,7 @@ var All = []Client{
 		Invoke:   "`$name text` anywhere in the prompt; the whole SKILL.md is injected, nothing is replaced; two skills of one name make `$name` inject nothing",
 		Guard:    GuardSideFile,
 		HideFile: &SideFile{Path: "agents/openai.yaml", Content: "policy:\n  allow_implicit_invocation: false\n"},
-		MCPTool:  "mcp__<server>", MCPNamespaced: true,
+		MCPTool:  "mcp__<server>", MCPNamespaced: true, MCPServerChars: "-",
 		Evidence: []string{".codex", "AGENTS.md"}, Tools: []string{"codex"},
 	},
 	{

@@ -334,7 +334,7 @@ func TestACutIsBlamedOnlyForItsOwnDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := ReconcileOnce(Request{Root: root}, time.Second)
-	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(Delete) != 3 {
-		t.Fatalf("err %v, problems %v, %d deletes; want the withdraw-intent skills deleted", out.Err, out.Problems, out.Plan.Count(Delete))
+	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(Delete) != 4 {
+		t.Fatalf("err %v, problems %v, %d deletes; want the withdraw-intent skills and their Codex policy file deleted", out.Err, out.Problems, out.Plan.Count(Delete))
 	}
 }

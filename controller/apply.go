@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
@@ -318,7 +319,22 @@ func remove(w workspaceDirs, rel string, old [32]byte) error {
 	if err := d.Remove(path.Base(rel)); err != nil {
 		return workspacefs.Cause(err)
 	}
-	return removeIfEmpty(w, path.Dir(rel))
+	return removeEmptyUpward(w, path.Dir(rel))
+}
+
+// removeEmptyUpward removes dir if nothing is left in it, and so on up to the
+// skill directory it is in: a side file sits in a directory of its own inside it.
+func removeEmptyUpward(w workspaceDirs, dir string) error {
+	skill := clients.SkillDirOf(dir + "/")
+	for {
+		if err := removeIfEmpty(w, dir); err != nil {
+			return err
+		}
+		if dir == skill || !strings.HasPrefix(dir, skill+"/") {
+			return nil
+		}
+		dir = path.Dir(dir)
+	}
 }
 
 // keptError is the outcome of housekeeping that could not be done and need not be:
@@ -353,7 +369,7 @@ func cleanup(w workspaceDirs, rel string) error {
 	}
 	defer parent.Close()
 	if mode, err := parent.Lstat(path.Base(rel)); err == nil && mode.IsDir() {
-		err := removeIfEmpty(w, rel)
+		err := removeEmptyUpward(w, rel)
 		var kept *keptError
 		if errors.As(err, &kept) {
 			kept.undone = true
@@ -382,7 +398,7 @@ func removeTemp(w workspaceDirs, dir workspacefs.Dir, rel string) error {
 		}
 		return workspacefs.Cause(err)
 	}
-	return removeIfEmpty(w, path.Dir(rel))
+	return removeEmptyUpward(w, path.Dir(rel))
 }
 
 // removeIfEmpty removes a skill directory that nothing is left in; whatever is

@@ -30,6 +30,9 @@ type File struct {
 	// held, and a file that is created is rendered once.
 	Bytes []byte
 	from  origin
+	// side is the content of a side file a client reads beside SKILL.md; empty
+	// for a SKILL.md.
+	side string
 }
 
 // origin is the declaration a file is rendered from, in the registry: a
@@ -88,6 +91,9 @@ func (f File) Content() ([]byte, error) {
 	}
 	if f.from == (origin{}) {
 		return nil, fmt.Errorf("%s: no content", f.Path)
+	}
+	if f.side != "" {
+		return render.SideFile(f.side, f.Owner, f.Path)
 	}
 	return render.File(f.Target, f.from.skill(), f.Path)
 }
@@ -230,8 +236,17 @@ func (p projection) project(st *State, from origin, skillTargets, required []str
 			st.Withheld = append(st.Withheld, Withheld{Skill: name, Owner: owner, Target: target, Reason: why})
 			continue
 		}
-		file := path.Join(clients.Dir(target), name, SkillFile)
+		dir := path.Join(clients.Dir(target), name)
+		file := path.Join(dir, SkillFile)
 		st.Files[file] = File{Path: file, Target: target, Skill: name, Owner: owner, from: from}
+		if !from.hidden() {
+			continue
+		}
+		f, _ := clients.FormatOf(target)
+		for _, sf := range f.SideFiles {
+			side := path.Join(dir, sf.Path)
+			st.Files[side] = File{Path: side, Target: target, Skill: name, Owner: owner, from: from, side: sf.Content}
+		}
 	}
 }
 

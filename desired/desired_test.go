@@ -9,8 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 func example(t *testing.T) *registry.Registry {
@@ -57,8 +59,8 @@ func TestBuildGatesOnProfileAndTargets(t *testing.T) {
 	if _, ok := st.Files[gated]; ok {
 		t.Error("gated skill projected under a profile that lacks its capability")
 	}
-	if len(st.Files) != 15 {
-		t.Errorf("cli profile: %d files, want 5 aliases x 3 targets", len(st.Files))
+	if len(st.Files) != 18 {
+		t.Errorf("cli profile: %d files, want 5 aliases x 3 targets, and a Codex policy file for each of the 3 write skills in .agents/skills", len(st.Files))
 	}
 	web, _ := ResolveProfile(reg, ProfileSources{Flag: "web-shell"})
 	st = Build(reg, web)
@@ -71,6 +73,64 @@ func TestBuildGatesOnProfileAndTargets(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, st.Withheld); diff != "" {
 		t.Errorf("withheld (-want +got):\n%s", diff)
+	}
+}
+
+// A skill kept from the model gets Codex's policy file beside its SKILL.md where
+// Codex reads it, owned like the SKILL.md; a read skill gets none.
+func TestBuildWritesCodexPolicyBesideHiddenSkills(t *testing.T) {
+	reg := example(t)
+	cli, _ := ResolveProfile(reg, ProfileSources{Flag: "cli"})
+	st := Build(reg, cli)
+	policy, ok := st.Files[".agents/skills/intent/agents/openai.yaml"]
+	if !ok {
+		t.Fatal("no agents/openai.yaml beside the write skill intent in .agents/skills")
+	}
+	data, err := policy.Content()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Policy struct {
+			AllowImplicitInvocation *bool `yaml:"allow_implicit_invocation"`
+		} `yaml:"policy"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Policy.AllowImplicitInvocation == nil || *doc.Policy.AllowImplicitInvocation {
+		t.Errorf("policy file does not read as allow_implicit_invocation: false (%v):\n%s", err, data)
+	}
+	if mark, unmarked, err := banner.Parse(data); err != nil || mark.Path != policy.Path || mark.Owner != "capability/intents.propose" || !banner.Verify(mark, unmarked) {
+		t.Errorf("policy file banner: %+v %v", mark, err)
+	}
+	for p := range st.Files {
+		if strings.HasSuffix(p, "/openai.yaml") && (strings.Contains(p, "/find-intent/") || !strings.HasPrefix(p, ".agents/")) {
+			t.Errorf("%s: a policy file for a read skill, or where Codex does not read", p)
+		}
+	}
+}
+
+// Where no client that reads a target can keep a skill from the model, a skill
+// that must be kept from it is withheld, unless the workspace allows it.
+func TestBuildWithholdsHiddenSkillsWhereNoReaderCanHideThem(t *testing.T) {
+	reg := example(t)
+	reg.Config.Spec.Targets = []string{"gemini", "github"}
+	cli, _ := ResolveProfile(reg, ProfileSources{Flag: "cli"})
+	st := Build(reg, cli)
+	if _, ok := st.Files[".gemini/skills/intent/SKILL.md"]; ok {
+		t.Error("write skill written where only Gemini CLI reads, which cannot hide it")
+	}
+	if _, ok := st.Files[".gemini/skills/find-intent/SKILL.md"]; !ok {
+		t.Error("read skill missing from .gemini/skills")
+	}
+	if _, ok := st.Files[".github/skills/intent/SKILL.md"]; !ok {
+		t.Error("write skill missing from .github/skills, whose reader hides it")
+	}
+	i := slices.IndexFunc(st.Withheld, func(w Withheld) bool { return w.Skill == "intent" && w.Target == "gemini" })
+	if i < 0 || !strings.Contains(st.Withheld[i].Reason, "Gemini CLI") || !strings.Contains(st.Withheld[i].Reason, "unguardedClients: allow") {
+		t.Errorf("withheld = %+v", st.Withheld)
+	}
+	reg.Config.Spec.UnguardedClients = registry.UnguardedAllow
+	if _, ok := Build(reg, cli).Files[".gemini/skills/intent/SKILL.md"]; !ok {
+		t.Error("unguardedClients: allow, yet the write skill is withheld from .gemini/skills")
 	}
 }
 

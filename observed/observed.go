@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -147,6 +148,7 @@ func (st *State) scanDir(root workspacefs.FS, dir string) error {
 		if sd.empty {
 			st.EmptyDirs = append(st.EmptyDirs, sd.path)
 		}
+		st.EmptyDirs = append(st.EmptyDirs, sd.emptySubdirs...)
 	}
 	return nil
 }
@@ -158,7 +160,9 @@ type skillDir struct {
 	links []string
 	temps []string
 	empty bool
-	err   error
+	// emptySubdirs are side-file directories with nothing in them.
+	emptySubdirs []string
+	err          error
 }
 
 // scanSkillDir reads one entry of the target directory dir, opened as target.
@@ -192,6 +196,17 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 			if data, err := skill.ReadRegular(e2.Name, MaxFileSize); err == nil && banner.IsPartial(data) {
 				sd.temps = append(sd.temps, rel)
 			}
+		case len(sideFiles[e2.Name]) > 0 && e2.Type.IsDir():
+			sd.scanSideFiles(skill, e2.Name)
+		case len(sideFiles[e2.Name]) > 0:
+			// Nothing is written through a symlink or into a file where a side
+			// file's directory belongs: each side file there is a person's.
+			for _, name := range sideFiles[e2.Name] {
+				sd.files = append(sd.files, File{Path: path.Join(rel, name), Reason: rel + " is not a directory", Obstruction: e2.Type&fs.ModeSymlink == 0})
+			}
+			if e2.Type&fs.ModeSymlink != 0 {
+				sd.links = append(sd.links, rel)
+			}
 		case e2.Name != SkillFile && strings.EqualFold(e2.Name, SkillFile) && !hasEntry(entries, SkillFile):
 			// The same file as SKILL.md where names are compared without case.
 			sd.files = append(sd.files, File{Path: path.Join(sd.path, SkillFile), Reason: rel + " differs from " + SkillFile + " only in case, the same file on macOS and Windows"})
@@ -220,6 +235,67 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 		}
 	}
 	return sd
+}
+
+// sideFiles are the files clients read beside SKILL.md, by the subdirectory of
+// the skill directory they are in.
+var sideFiles = func() map[string][]string {
+	out := map[string][]string{}
+	for _, c := range clients.All {
+		if c.HideFile != nil {
+			dir, name := path.Split(c.HideFile.Path)
+			dir = strings.TrimSuffix(dir, "/")
+			out[dir] = append(out[dir], name)
+		}
+	}
+	return out
+}()
+
+// scanSideFiles reads the side files in the subdirectory sub of skill: each is
+// owned or not like a SKILL.md, and what an interrupted write left there is found
+// as in the skill directory. Anything else there is a person's and is left out.
+func (sd *skillDir) scanSideFiles(skill workspacefs.Dir, sub string) {
+	d, err := skill.Sub(sub)
+	var entries []workspacefs.Entry
+	if err == nil {
+		defer d.Close()
+		entries, err = d.Entries()
+	}
+	if err != nil {
+		sd.err = fmt.Errorf("read %s: %w", path.Join(sd.path, sub), workspacefs.Cause(err))
+		return
+	}
+	if len(entries) == 0 {
+		sd.emptySubdirs = append(sd.emptySubdirs, path.Join(sd.path, sub))
+	}
+	for _, e := range entries {
+		if banner.IsTempName(e.Name) && e.Type.IsRegular() {
+			if data, err := d.ReadRegular(e.Name, MaxFileSize); err == nil && banner.IsPartial(data) {
+				sd.temps = append(sd.temps, path.Join(sd.path, sub, e.Name))
+			}
+		}
+	}
+	for _, name := range sideFiles[sub] {
+		if !hasEntry(entries, name) {
+			continue
+		}
+		rel := path.Join(sd.path, sub, name)
+		data, err := d.ReadRegular(name, MaxFileSize)
+		switch {
+		case errors.Is(err, workspacefs.ErrTooLarge):
+			sd.files = append(sd.files, File{Path: rel, Reason: fmt.Sprintf("%s is larger than %d bytes", rel, MaxFileSize)})
+		case errors.Is(err, workspacefs.ErrNotRegular):
+			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is not a regular file"})
+		case err != nil:
+			sd.err = fmt.Errorf("read %s: %w", rel, workspacefs.Cause(err))
+		default:
+			f := Classify(rel, data)
+			if f.Ownership == Owned {
+				f.Bytes = nil
+			}
+			sd.files = append(sd.files, f)
+		}
+	}
 }
 
 func hasEntry(entries []workspacefs.Entry, name string) bool {

@@ -280,9 +280,8 @@ func crashCheckKilled(got, old, want crashTree) (problems []string, moved int) {
 	for p, data := range got.files {
 		base, dir := path.Base(p), path.Dir(p)
 		if banner.IsTempName(base) {
-			newBytes, ok := want.files[path.Join(dir, "SKILL.md")]
-			if !ok || !bytes.HasPrefix(newBytes, data) {
-				problems = append(problems, fmt.Sprintf("%s: temp file (%d bytes) is not a beginning of the new %s/SKILL.md", p, len(data), dir))
+			if !beginsANewFile(want, dir, data) {
+				problems = append(problems, fmt.Sprintf("%s: temp file (%d bytes) is not a beginning of a new file in %s", p, len(data), dir))
 			}
 			continue
 		}
@@ -319,6 +318,17 @@ func crashCheckKilled(got, old, want crashTree) (problems []string, moved int) {
 	}
 	sort.Strings(problems)
 	return problems, moved
+}
+
+// beginsANewFile reports whether data is a beginning of a file the new tree has in
+// dir: a SKILL.md, or a side file beside it.
+func beginsANewFile(want crashTree, dir string, data []byte) bool {
+	for p, newBytes := range want.files {
+		if path.Dir(p) == dir && bytes.HasPrefix(newBytes, data) {
+			return true
+		}
+	}
+	return false
 }
 
 // crashCheckConverged checks the tree after the follow-up run: exactly the new tree,

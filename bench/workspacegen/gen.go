@@ -51,8 +51,18 @@ func File(i int) string { return fmt.Sprintf("registry/caps-%04d.yaml", i/PerFil
 // Workflows is how many workflow skills a workspace of n capabilities declares.
 func Workflows(n int) int { return max(1, n/100) }
 
-// Files is the number of skill files a workspace of n capabilities generates.
-func Files(n int) int { return 3 * (n + Workflows(n)) }
+// Files is the number of files a workspace of n capabilities generates: a SKILL.md
+// per skill and target, and Codex's policy file in .agents/skills beside each skill
+// kept from the model.
+func Files(n int) int {
+	hidden := 0
+	for i := range n {
+		if effects[i%len(effects)] != "read" {
+			hidden++
+		}
+	}
+	return 3*(n+Workflows(n)) + hidden
+}
 
 // Write creates the workspace of n capabilities in dir, which need not exist.
 // retitle, when not nil, changes the title of the capabilities it holds; drop

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/printable"
 )
 
@@ -24,13 +23,13 @@ func appendCallBody(b []byte, d dialect, c Call) []byte {
 	}
 	b = append(b, '\n')
 	switch {
-	case c.MCPTool != "" && d.ExactMCPTool != "":
+	case c.MCPTool != "" && d.MCPExact != nil:
 		b = fmt.Appendf(b, "Call the MCP tool `%s` with `%s` set to that text.\n",
-			d.escape(clients.MCPToolName(d.ExactMCPTool, c.MCPServer, c.MCPTool)), d.escape(c.Argument))
+			d.escape(d.MCPExact.MCPToolName(c.MCPServer, c.MCPTool)), d.escape(c.Argument))
 	case c.MCPTool != "":
 		b = fmt.Appendf(b, "Call the tool `%s` of the MCP server `%s`", d.escape(c.MCPTool), d.escape(c.MCPServer))
-		if d.OwnerMCPTool != "" {
-			b = fmt.Appendf(b, " (in %s: `%s`)", d.Target.Owner, d.escape(clients.MCPToolName(d.OwnerMCPTool, c.MCPServer, c.MCPTool)))
+		if d.MCPOwner != nil {
+			b = fmt.Appendf(b, " (in %s: `%s`)", d.Target.Owner, d.escape(d.MCPOwner.MCPToolName(c.MCPServer, c.MCPTool)))
 		}
 		b = fmt.Appendf(b, " with `%s` set to that text.\n", d.escape(c.Argument))
 		if len(c.Command) > 0 {

@@ -64,6 +64,18 @@ func File(target string, s Skill, path string) ([]byte, error) {
 	return out, banner.Seal(out)
 }
 
+// SideFile is a file a client reads beside SKILL.md: content, stamped with the
+// ownership banner for path. YAML reads the banner's opening "---" as the start
+// of the document and its other lines as comments.
+func SideFile(content, owner, path string) ([]byte, error) {
+	out, err := banner.Open(make([]byte, 0, banner.OpenSize(owner, path)+len(content)), owner, path)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, content...)
+	return out, banner.Seal(out)
+}
+
 // fileSizeHint is about what s takes after its banner: a capability's skill is
 // about 900 bytes.
 func fileSizeHint(s Skill) int {

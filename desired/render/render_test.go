@@ -203,8 +203,8 @@ func checkCallBody(t *testing.T, target string, c Call, body string) {
 	}
 	if c.MCPTool != "" {
 		want := "the tool `" + c.MCPTool + "` of the MCP server `" + c.MCPServer + "`"
-		if d.ExactMCPTool != "" {
-			want = "`" + clients.MCPToolName(d.ExactMCPTool, c.MCPServer, c.MCPTool) + "`"
+		if d.MCPExact != nil {
+			want = "`" + d.MCPExact.MCPToolName(c.MCPServer, c.MCPTool) + "`"
 		}
 		if !strings.Contains(text, want) {
 			t.Errorf("%s body does not name %s:\n%s", target, want, text)
