@@ -18,13 +18,15 @@ type Target struct {
 	// Owner is the client whose own directory it is; empty for a directory that
 	// belongs to no one client.
 	Owner string
+	// Default says a workspace that lists no targets enables it.
+	Default bool
 }
 
 // Targets are every target a workspace may enable, in the order files are reported.
 var Targets = []Target{
-	{Name: "claude-code", Dir: ".claude/skills", Owner: "Claude Code"},
-	{Name: "qwen-code", Dir: ".qwen/skills", Owner: "Qwen Code"},
-	{Name: "agents", Dir: ".agents/skills"},
+	{Name: "claude-code", Dir: ".claude/skills", Owner: "Claude Code", Default: true},
+	{Name: "qwen-code", Dir: ".qwen/skills", Owner: "Qwen Code", Default: true},
+	{Name: "agents", Dir: ".agents/skills", Default: true},
 	{Name: "github", Dir: ".github/skills", Owner: "Copilot CLI"},
 	{Name: "gemini", Dir: ".gemini/skills", Owner: "Gemini CLI"},
 	{Name: "opencode", Dir: ".opencode/skills", Owner: "OpenCode"},
@@ -121,6 +123,17 @@ func TargetNames() []string {
 	names := make([]string, len(Targets))
 	for i, t := range Targets {
 		names[i] = t.Name
+	}
+	return names
+}
+
+// DefaultTargetNames lists the targets a workspace that lists none enables.
+func DefaultTargetNames() []string {
+	var names []string
+	for _, t := range Targets {
+		if t.Default {
+			names = append(names, t.Name)
+		}
 	}
 	return names
 }

@@ -22,6 +22,10 @@ type ClientStatus struct {
 	// SeenTwice are the skills the client would find in two or more of the
 	// enabled directories it reads, once the plan is carried out.
 	SeenTwice []string `json:"seenTwice"`
+	// Unguarded are the skills to keep from the model that the client, which has
+	// no way to, would offer its model: from an enabled directory it shares
+	// with clients that can.
+	Unguarded []string `json:"unguarded"`
 }
 
 // Status summarises the plan of a pass per client. evidence comes from
@@ -32,9 +36,11 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 	for _, t := range in.Registry.Targets() {
 		enabled[t] = true
 	}
+	kept := desired.KeptFromModel(in.Registry)
 	var rows []ClientStatus
 	for _, c := range clients.All {
-		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}, SeenTwice: seenTwice(c, enabled, plan)}
+		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}, SeenTwice: seenTwice(c, enabled, plan),
+			Unguarded: unguarded(c, enabled, plan, kept)}
 		for _, t := range c.Targets() {
 			if enabled[t] {
 				row.Target, row.Directory = t, clients.Dir(t)
@@ -70,6 +76,41 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// unguarded lists the skills in kept that c would find in an enabled directory it
+// reads, when c cannot keep a skill from its model.
+func unguarded(c clients.Client, enabled map[string]bool, plan Plan, kept map[string]bool) []string {
+	out := []string{}
+	if c.Guard == clients.GuardFrontMatter || c.Guard == clients.GuardSideFile {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, t := range c.Targets() {
+		if !enabled[t] {
+			continue
+		}
+		prefix := clients.Dir(t) + "/"
+		for _, p := range plannedFiles(plan) {
+			if rest, ok := strings.CutPrefix(p, prefix); ok && strings.Count(rest, "/") == 1 && kept[path.Dir(rest)] && !seen[path.Dir(rest)] {
+				seen[path.Dir(rest)] = true
+				out = append(out, path.Dir(rest))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// plannedFiles are the files the plan keeps, makes or leaves in conflict.
+func plannedFiles(plan Plan) []string {
+	files := append([]string(nil), plan.InSync...)
+	for _, ch := range plan.Changes {
+		if ch.Action == Create || ch.Action == Update || ch.Action == Conflict {
+			files = append(files, ch.Path)
+		}
+	}
+	return files
 }
 
 // seenTwice lists the skills of which the client would find a copy in more than

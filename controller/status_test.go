@@ -18,6 +18,34 @@ func clientNamed(t *testing.T, name string) clients.Client {
 
 // A client that reads two enabled directories sees a skill twice when both will
 // hold it after the plan: kept, created, updated or left in conflict, not deleted.
+// A client that cannot hide a skill from its model is told which of the skills to
+// keep from it it would offer; one that can is told none.
+func TestUnguarded(t *testing.T) {
+	plan := Plan{
+		InSync: []string{".agents/skills/write/SKILL.md", ".agents/skills/write/agents/openai.yaml", ".agents/skills/read/SKILL.md"},
+		Changes: []Change{
+			{Path: ".claude/skills/destroy/SKILL.md", Action: Create},
+			{Path: ".claude/skills/gone/SKILL.md", Action: Delete},
+		},
+	}
+	kept := map[string]bool{"write": true, "destroy": true, "gone": true}
+	all := map[string]bool{"claude-code": true, "agents": true}
+	for _, c := range []struct {
+		client string
+		want   []string
+	}{
+		{"Gemini CLI", []string{"write"}},
+		{"OpenCode", []string{"destroy", "write"}},
+		{"Claude Code", []string{}},
+		{"Codex", []string{}},
+		{"Copilot CLI", []string{}},
+	} {
+		if got := unguarded(clientNamed(t, c.client), all, plan, kept); !slices.Equal(got, c.want) {
+			t.Errorf("%s: unguarded %q, want %q", c.client, got, c.want)
+		}
+	}
+}
+
 func TestSeenTwice(t *testing.T) {
 	plan := Plan{
 		InSync: []string{".agents/skills/a/SKILL.md", ".claude/skills/a/SKILL.md", ".agents/skills/c/SKILL.md", ".qwen/skills/a/SKILL.md"},

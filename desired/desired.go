@@ -58,6 +58,24 @@ func (o origin) owner() string {
 	return registry.SkillOwner(o.workflow.Name)
 }
 
+// KeptFromModel lists, by name, the skills of reg that must be kept from the
+// model's own choice: a write or destructive capability's, and a workflow skill
+// that asks for it.
+func KeptFromModel(reg *registry.Registry) map[string]bool {
+	out := map[string]bool{}
+	for i := range reg.Capabilities {
+		if c := &reg.Capabilities[i]; c.Spec.Skill != nil && (origin{capability: c}).hidden() {
+			out[c.Spec.Skill.Alias] = true
+		}
+	}
+	for i := range reg.Skills {
+		if s := &reg.Skills[i]; (origin{workflow: s}).hidden() {
+			out[s.Name] = true
+		}
+	}
+	return out
+}
+
 // hidden says the skill must be kept from the model's own choice.
 func (o origin) hidden() bool {
 	if o.capability != nil {

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"html"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -19,19 +18,18 @@ const (
 // blanks around the text after /alias.
 func arrives(c client, typed string) string { return strings.TrimSpace(typed) }
 
-// claudeEscape is a backslash skillsync put before a placeholder in registry text.
-var claudeEscape = regexp.MustCompile(`(^|[^\\])\\(\$(ARGUMENTS|[0-9]))`)
-
-// expectedBody is the body as the model should see it: for Claude Code with the typed
-// text in the slot and skillsync's escapes gone, for Qwen Code exactly as written.
+// expectedBody is the body as the model should see it: with the typed text in the
+// slot, for a client that fills one, and otherwise exactly as written.
 func expectedBody(c client, body string) string {
-	if c.target != "claude-code" {
-		return body
-	}
-	slot := textBegin + "$ARGUMENTS" + textEnd
-	body = strings.Replace(body, slot, textBegin+"\x00"+textEnd, 1)
-	body = claudeEscape.ReplaceAllString(body, "$1$2")
-	return strings.Replace(body, "\x00", arrives(c, sentence), 1)
+	return strings.Replace(body, textBegin+"$ARGUMENTS"+textEnd, textBegin+arrives(c, sentence)+textEnd, 1)
+}
+
+// titleLine is the title as the model reads the capability line of a body:
+// entities read as the characters they stand for.
+func titleLine(block, capabilityID string) string {
+	_, rest, _ := strings.Cut(block, "Capability `"+capabilityID+"`: ")
+	line, _, _ := strings.Cut(rest, "\n")
+	return html.UnescapeString(line)
 }
 
 // typedText is where the client put the typed text for the model.

@@ -8,6 +8,7 @@ package e2e
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,15 +121,17 @@ func (s *suite) run(c client, ws *workspace, sk skillCase, target string) {
 		got := typedText(c, tr, block)
 		s.record(c, ws, sk.name, "text as typed, once", got == typed && placedOnce(c, block, typed),
 			fmt.Sprintf("got %q, want %q once in:\n%s", got, typed, block))
-		titleLine := "Capability `" + sk.capabilityID + "`: " + inert(sk.title) + "\n"
-		s.record(c, ws, sk.name, "registry text unaltered", strings.Contains(block, titleLine),
-			fmt.Sprintf("want %q in:\n%s", titleLine, block))
+		got, want := titleLine(block, sk.capabilityID), html.UnescapeString(inert(sk.title))
+		s.record(c, ws, sk.name, "registry text unaltered", got == want,
+			fmt.Sprintf("the model reads the title as %q, want %q", got, want))
 		s.record(c, ws, sk.name, "structure not forged", structureIntact(c, block, sk.title),
 			fmt.Sprintf("the title's tags or markers reached the model as structure:\n%s", block))
 	}
 	if sk.mcpTool != "" {
-		s.record(c, ws, sk.name, "MCP tool offered", tr.offersTool(sk.mcpTool) || tr.mentions("\n"+sk.mcpTool+"\n") || tr.mentions(`"`+sk.mcpTool+`"`),
-			"no tool named "+sk.mcpTool+" among "+strings.Join(tr.tools, ", "))
+		name := sk.mcpToolFor(c.name)
+		s.record(c, ws, sk.name, "MCP tool offered", strings.Contains(block, "`"+name+"`") &&
+			(tr.offersTool(name) || tr.mentions("\n"+name+"\n") || tr.mentions(`"`+name+`"`)),
+			"the body does not name "+name+", or no tool of that name among "+strings.Join(tr.tools, ", "))
 	}
 	listed := listedWithDescription(c, tr, sk.name, sk.description)
 	if sk.modelInvocable {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/e2e/mockapi"
 )
 
 // Pinned client versions; E2E_CLAUDE_VERSION and E2E_QWEN_VERSION override them.
@@ -33,7 +35,12 @@ type client struct {
 	command func(prompt string) []string
 	env     func(mockURL, home string) []string
 	// setup writes whatever the client needs in its throwaway HOME.
-	setup func(t *testing.T, home string, servers map[string]string)
+	setup func(t *testing.T, home, mockURL string, servers map[string]string)
+	// invoke is the command that types text for the skill called name, where it
+	// differs from command("/name text"); load is the call the mock's model makes
+	// to load that skill, for a client that loads skills only through its model.
+	invoke func(name, text string) []string
+	load   func(name, text string) *mockapi.SkillCall
 }
 
 func envOr(name, fallback string) string {
@@ -71,6 +78,9 @@ func npmInstall(t *testing.T, pkg, version string) string {
 		}
 	}
 	t.Logf("installing %s@%s with npm into %s", pkg, version, prefix)
+	if err := os.MkdirAll(prefix, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", pkg+"@"+version)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("npm install %s@%s: %v\n%s", pkg, version, err, out)
@@ -91,7 +101,7 @@ func claudeCode(t *testing.T) client {
 		env: func(mockURL, home string) []string {
 			return []string{"ANTHROPIC_BASE_URL=" + mockURL, "ANTHROPIC_API_KEY=test", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
 		},
-		setup: func(t *testing.T, home string, servers map[string]string) {
+		setup: func(t *testing.T, home, mockURL string, servers map[string]string) {
 			mcpConfig = filepath.Join(home, "mcp.json")
 			writeJSON(t, mcpConfig, map[string]any{"mcpServers": mcpServers(servers, true)})
 		},
@@ -110,7 +120,7 @@ func qwenCode(t *testing.T) client {
 		env: func(mockURL, home string) []string {
 			return []string{"OPENAI_BASE_URL=" + mockURL + "/v1", "OPENAI_API_KEY=test", "OPENAI_MODEL=mock-model"}
 		},
-		setup: func(t *testing.T, home string, servers map[string]string) {
+		setup: func(t *testing.T, home, mockURL string, servers map[string]string) {
 			writeJSON(t, filepath.Join(home, ".qwen", "settings.json"), map[string]any{"mcpServers": mcpServers(servers, false)})
 		},
 	}
@@ -146,17 +156,30 @@ func buildBinaries(dir string) error {
 
 // runClient runs one prompt in ws with a fresh HOME and returns its combined output.
 func runClient(t *testing.T, c client, ws, mockURL, prompt string, servers map[string]string) (string, error) {
+	return runCommand(t, c, ws, mockURL, func() []string { return c.command(prompt) }, servers)
+}
+
+// runCommand runs one command line of c in ws with a fresh HOME; line is called
+// once the HOME is set up, since a command may name files there.
+func runCommand(t *testing.T, c client, ws, mockURL string, line func() []string, servers map[string]string) (string, error) {
 	t.Helper()
 	home := t.TempDir()
-	c.setup(t, home, servers)
-	args := c.command(prompt)
+	c.setup(t, home, mockURL, servers)
+	args := line()
 	ctx, cancel := context.WithTimeout(context.Background(), clientRunTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = ws
-	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "NO_COLOR=1"}, c.env(mockURL, home)...)
+	cmd.Env = append(baseEnv(home, ws), c.env(mockURL, home)...)
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// baseEnv is all a client run inherits: a fresh HOME, the PATH, no colours. OpenCode
+// and Kilo take the project from $PWD, not from the working directory.
+func baseEnv(home, dir string) []string {
+	return []string{"HOME=" + home, "PWD=" + dir, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "NO_COLOR=1"}
 }
 
 func writeJSON(t *testing.T, path string, v any) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/e2e/mcpserver/tools"
 )
@@ -27,7 +28,8 @@ type skillCase struct {
 	capabilityID   string // empty for a workflow skill
 	title          string
 	description    string
-	mcpTool        string // full mcp__server__tool name; empty when reached by CLI
+	mcpServer      string
+	mcpTool        string // the tool's name on mcpServer; empty when reached by CLI
 	modelInvocable bool
 }
 
@@ -55,8 +57,8 @@ func prepare(t *testing.T, label, src, profile string, editConfig func(string) s
 		t.Fatal(err)
 	}
 	ws := &workspace{label: label, dir: dir, files: map[string][]byte{}, servers: map[string]string{}}
-	for _, target := range []string{".claude/skills", ".qwen/skills", ".agents/skills"} {
-		matches, _ := filepath.Glob(filepath.Join(dir, target, "*", "SKILL.md"))
+	for _, target := range clients.Targets {
+		matches, _ := filepath.Glob(filepath.Join(dir, target.Dir, "*", "SKILL.md"))
 		for _, m := range matches {
 			data, err := os.ReadFile(m)
 			if err != nil {
@@ -78,7 +80,7 @@ func prepare(t *testing.T, label, src, profile string, editConfig func(string) s
 		sc := skillCase{name: c.Spec.Skill.Alias, capabilityID: c.ID, title: c.Spec.Title, description: c.Spec.Title,
 			modelInvocable: c.Spec.Effect == registry.EffectRead}
 		if c.Spec.MCP != nil {
-			sc.mcpTool = "mcp__" + c.MCPServer(reg.Config) + "__" + c.Spec.MCP.Tool
+			sc.mcpServer, sc.mcpTool = c.MCPServer(reg.Config), c.Spec.MCP.Tool
 		}
 		ws.skills = append(ws.skills, sc)
 	}
@@ -97,4 +99,14 @@ func prepare(t *testing.T, label, src, profile string, editConfig func(string) s
 func bodyOf(file []byte) string {
 	_, rest, _ := strings.Cut(string(file), "\n---\n")
 	return strings.TrimLeft(rest, "\n")
+}
+
+// mcpToolFor is the name client calls the skill's MCP tool by, from the client table.
+func (sk skillCase) mcpToolFor(client string) string {
+	for _, c := range clients.All {
+		if c.Name == client {
+			return c.MCPToolName(sk.mcpServer, sk.mcpTool)
+		}
+	}
+	return ""
 }

@@ -70,6 +70,7 @@ func printStatus(g *globals, out controller.Outcome, clients []controller.Client
 	}
 	writeTable(g.stdout, rows)
 	printSeenTwice(g, clients)
+	printUnguarded(g, clients)
 	if len(out.Withheld) > 0 {
 		fmt.Fprintln(g.stdout, "\nwithheld:")
 		rows = nil
@@ -82,6 +83,22 @@ func printStatus(g *globals, out controller.Outcome, clients []controller.Client
 		fmt.Fprintln(g.stdout)
 		printPlan(g.stdout, out, true, false)
 	}
+}
+
+// printUnguarded names each client in use that would offer its model skills
+// meant to be kept from it.
+func printUnguarded(g *globals, clients []controller.ClientStatus) {
+	var rows [][]string
+	for _, r := range clients {
+		if len(r.Unguarded) > 0 && len(r.Evidence) > 0 {
+			rows = append(rows, []string{"  " + r.Client, strings.Join(r.Unguarded, ", ")})
+		}
+	}
+	if rows == nil {
+		return
+	}
+	fmt.Fprintln(g.stdout, "\ncannot keep from the model (each client below is in use, has no way to hide a skill from its model, and reads a directory that holds these write or destructive skills):")
+	writeTable(g.stdout, rows)
 }
 
 // printSeenTwice names, per client, the skills it finds in two enabled

@@ -71,10 +71,11 @@ func (v *validator) add(pos place, hint, format string, args ...any) {
 	v.problems = append(v.problems, Problem{Pos: pos.Position(), Message: fmt.Sprintf(format, args...), Hint: hint})
 }
 
-// Targets returns the targets the workspace enables; all of them when none are listed.
+// Targets returns the targets the workspace enables; the default ones when none
+// are listed.
 func (r *Registry) Targets() []string {
 	if len(r.Config.Spec.Targets) == 0 {
-		return clients.TargetNames()
+		return clients.DefaultTargetNames()
 	}
 	return r.Config.Spec.Targets
 }

@@ -1,7 +1,8 @@
 // Package mockapi is a model API on 127.0.0.1 that speaks enough of the Anthropic
-// Messages API and the OpenAI Chat Completions API for Claude Code and Qwen Code to
-// run a prompt against it. It answers every prompt with a short text and records
-// every request so a test can read what the client sent.
+// Messages API, the OpenAI Chat Completions and Responses APIs and the Gemini API
+// for the agent clients to run a prompt against it. It answers every prompt with a
+// short text, or once with a call of the tool that loads a skill (LoadSkill), and
+// records every request so a test can read what the client sent.
 package mockapi
 
 import (
@@ -30,6 +31,38 @@ type Server struct {
 	srv      *http.Server
 	mu       sync.Mutex
 	requests []Request
+	load     *SkillCall
+}
+
+// SkillCall is a call of a client's skill-loading tool: the tool, and the
+// arguments it is called with.
+type SkillCall struct {
+	Tool string
+	Args map[string]any
+}
+
+// LoadSkill makes the mock answer a request that offers call.Tool, and holds no
+// result of a call yet, with that call instead of text; nil stops it. Clients
+// that load a skill only when their model asks are driven this way.
+func (s *Server) LoadSkill(call *SkillCall) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.load = call
+}
+
+// toolCallID marks the call the mock makes, so the request that carries its
+// result is recognised.
+const toolCallID = "call_mock_skill"
+
+// skillCall is the call to answer body with, if any.
+func (s *Server) skillCall(body []byte, offers func(string) bool) *SkillCall {
+	s.mu.Lock()
+	call := s.load
+	s.mu.Unlock()
+	if call == nil || !offers(call.Tool) || bytes.Contains(body, []byte(toolCallID)) || bytes.Contains(body, []byte(`"functionResponse"`)) {
+		return nil
+	}
+	return call
 }
 
 // Start listens on a random loopback port.
@@ -43,6 +76,8 @@ func Start() (*Server, error) {
 	mux.HandleFunc("POST /v1/messages", s.anthropicMessages)
 	mux.HandleFunc("POST /v1/chat/completions", s.openAIChat)
 	mux.HandleFunc("GET /v1/models", s.openAIModels)
+	mux.HandleFunc("POST /v1/responses", s.openAIResponses)
+	mux.HandleFunc("POST /v1beta/models/{call}", s.gemini)
 	mux.HandleFunc("/", s.notFound)
 	s.srv = &http.Server{Handler: s.record(mux)}
 	go s.srv.Serve(ln)
@@ -119,7 +154,13 @@ func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	req := decodeStream(r)
+	if call := s.skillCall(body, offersTool(body)); call != nil {
+		s.chatToolCall(w, req, call)
+		return
+	}
 	if !req.Stream {
 		writeJSON(w, map[string]any{
 			"id": "chatcmpl-mock", "object": "chat.completion", "created": 0, "model": req.Model,
@@ -138,6 +179,93 @@ func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
 	last["usage"] = map[string]int{"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}
 	sse.data(last)
 	sse.raw("data: [DONE]\n\n")
+}
+
+func (s *Server) chatToolCall(w http.ResponseWriter, req streamFlag, call *SkillCall) {
+	args, _ := json.Marshal(call.Args)
+	toolCall := map[string]any{"index": 0, "id": toolCallID, "type": "function", "function": map[string]any{"name": call.Tool, "arguments": string(args)}}
+	if !req.Stream {
+		writeJSON(w, map[string]any{
+			"id": "chatcmpl-mock", "object": "chat.completion", "created": 0, "model": req.Model,
+			"choices": []map[string]any{{"index": 0, "message": map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{toolCall}}, "finish_reason": "tool_calls"}},
+			"usage":   map[string]int{"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4},
+		})
+		return
+	}
+	sse := newSSE(w)
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": req.Model,
+			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	sse.data(chunk(map[string]any{"role": "assistant", "tool_calls": []any{toolCall}}, nil))
+	last := chunk(map[string]any{}, "tool_calls")
+	last["usage"] = map[string]int{"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}
+	sse.data(last)
+	sse.raw("data: [DONE]\n\n")
+}
+
+// offersTool reads the tool names a Chat Completions, Responses or Gemini request
+// offers.
+func offersTool(body []byte) func(string) bool {
+	var req struct {
+		Tools []struct {
+			Name     string `json:"name"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+			FunctionDeclarations []struct {
+				Name string `json:"name"`
+			} `json:"functionDeclarations"`
+		} `json:"tools"`
+	}
+	json.Unmarshal(body, &req)
+	names := map[string]bool{}
+	for _, t := range req.Tools {
+		names[t.Name], names[t.Function.Name] = true, true
+		for _, f := range t.FunctionDeclarations {
+			names[f.Name] = true
+		}
+	}
+	return func(name string) bool { return names[name] }
+}
+
+// openAIResponses streams one text answer the way the Responses API does.
+func (s *Server) openAIResponses(w http.ResponseWriter, r *http.Request) {
+	req := decodeStream(r)
+	item := map[string]any{"type": "message", "id": "msg_mock", "status": "completed", "role": "assistant",
+		"content": []map[string]any{{"type": "output_text", "text": Reply, "annotations": []any{}}}}
+	response := func(status string, output []any) map[string]any {
+		return map[string]any{"id": "resp_mock", "object": "response", "created_at": 0, "status": status, "model": req.Model, "output": output,
+			"usage": map[string]any{"input_tokens": 1, "input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens": 3,
+				"output_tokens_details": map[string]int{"reasoning_tokens": 0}, "total_tokens": 4}}
+	}
+	sse := newSSE(w)
+	sse.event("response.created", map[string]any{"type": "response.created", "response": response("in_progress", []any{})})
+	sse.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0,
+		"item": map[string]any{"type": "message", "id": "msg_mock", "status": "in_progress", "role": "assistant", "content": []any{}}})
+	sse.event("response.output_text.delta", map[string]any{"type": "response.output_text.delta", "item_id": "msg_mock", "output_index": 0, "content_index": 0, "delta": Reply})
+	sse.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+	sse.event("response.completed", map[string]any{"type": "response.completed", "response": response("completed", []any{item})})
+}
+
+// gemini answers generateContent and streamGenerateContent (as SSE), with text or
+// the skill-loading call.
+func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	part := map[string]any{"text": Reply}
+	if call := s.skillCall(body, offersTool(body)); call != nil {
+		part = map[string]any{"functionCall": map[string]any{"name": call.Tool, "args": call.Args}}
+	}
+	answer := map[string]any{
+		"candidates":    []map[string]any{{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+		"usageMetadata": map[string]int{"promptTokenCount": 1, "candidatesTokenCount": 3, "totalTokenCount": 4},
+		"modelVersion":  "mock-model",
+	}
+	if !bytes.Contains([]byte(r.PathValue("call")), []byte(":streamGenerateContent")) {
+		writeJSON(w, answer)
+		return
+	}
+	newSSE(w).data(answer)
 }
 
 func (s *Server) openAIModels(w http.ResponseWriter, r *http.Request) {

@@ -21,5 +21,7 @@ func FromCapability(c registry.Capability) Tool {
 	if schema == nil {
 		schema = json.RawMessage(`{"type":"object"}`)
 	}
-	return Tool{Name: c.Spec.MCP.Tool, Description: c.Spec.Title, InputSchema: schema}
+	// The description is not the title, so the suite can tell a skill listing from
+	// the tool list.
+	return Tool{Name: c.Spec.MCP.Tool, Description: "The tool of capability " + c.ID + ".", InputSchema: schema}
 }
