@@ -105,6 +105,11 @@ type Client struct {
 	ReservedWith []string
 }
 
+// CanHide says c has a recorded way to keep a skill from its model's own choice.
+func (c Client) CanHide() bool {
+	return c.Guard == GuardFrontMatter || c.Guard == GuardSideFile
+}
+
 // Targets are the targets whose directories c reads, in the order of c.Reads.
 func (c Client) Targets() []string {
 	var out []string
@@ -170,11 +175,12 @@ func fields(s string) map[string]bool {
 	return out
 }
 
-// SkillDirOf is the directory of the skill that the workspace path p, a file in
-// a target directory, belongs to; "" when p is in no target directory.
+// SkillDirOf is the directory of the skill that the workspace path p, the skill
+// directory itself or anything in it, belongs to; "" when p is in no skill
+// directory of a target.
 func SkillDirOf(p string) string {
 	for _, t := range Targets {
-		if rest, ok := strings.CutPrefix(p, t.Dir+"/"); ok && strings.Contains(rest, "/") {
+		if rest, ok := strings.CutPrefix(p, t.Dir+"/"); ok && rest != "" {
 			name, _, _ := strings.Cut(rest, "/")
 			return t.Dir + "/" + name
 		}

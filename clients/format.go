@@ -25,9 +25,8 @@ type Format struct {
 	// owner, where it names MCP tools plainly.
 	MCPExact, MCPOwner *Client
 	// Unguarded are the readers that cannot keep a skill from the model's own
-	// choice (or whose way is not recorded); Guarded says some reader can.
+	// choice (or whose way is not recorded).
 	Unguarded []string
-	Guarded   bool
 	// SideFiles are the files written beside SKILL.md of a skill kept from the
 	// model, one per reader whose way is a side file.
 	SideFiles []SideFile
@@ -61,15 +60,13 @@ func formatOf(t Target) Format {
 		if c.Substitutes != nil {
 			patterns = append(patterns, c.Substitutes.String())
 		}
-		switch c.Guard {
-		case GuardFrontMatter:
-			f.Guarded = true
-			f.Keys = appendNew(f.Keys, "disable-model-invocation")
-		case GuardSideFile:
-			f.Guarded = true
+		switch {
+		case !c.CanHide():
+			f.Unguarded = append(f.Unguarded, c.Name)
+		case c.Guard == GuardSideFile:
 			f.SideFiles = append(f.SideFiles, *c.HideFile)
 		default:
-			f.Unguarded = append(f.Unguarded, c.Name)
+			f.Keys = appendNew(f.Keys, "disable-model-invocation")
 		}
 		if c.Name == f.Target.Owner {
 			for _, k := range c.Keys {
@@ -107,6 +104,11 @@ func (c Client) MCPToolName(server, tool string) string {
 // keyOrder keeps front matter keys in the order Claude Code documents them.
 func keyOrder(key string) int {
 	return slices.Index(claudeKeys, key)
+}
+
+// Guarded says some reader of the directory can keep a skill from its model.
+func (f Format) Guarded() bool {
+	return len(f.Unguarded) < len(f.Readers)
 }
 
 func appendNew(list []string, item string) []string {

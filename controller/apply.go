@@ -325,7 +325,7 @@ func remove(w workspaceDirs, rel string, old [32]byte) error {
 // removeEmptyUpward removes dir if nothing is left in it, and so on up to the
 // skill directory it is in: a side file sits in a directory of its own inside it.
 func removeEmptyUpward(w workspaceDirs, dir string) error {
-	skill := clients.SkillDirOf(dir + "/")
+	skill := clients.SkillDirOf(dir)
 	for {
 		if err := removeIfEmpty(w, dir); err != nil {
 			return err

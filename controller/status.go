@@ -82,49 +82,40 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 // reads, when c cannot keep a skill from its model.
 func unguarded(c clients.Client, enabled map[string]bool, plan Plan, kept map[string]bool) []string {
 	out := []string{}
-	if c.Guard == clients.GuardFrontMatter || c.Guard == clients.GuardSideFile {
+	if c.CanHide() {
 		return out
 	}
-	seen := map[string]bool{}
-	for _, t := range c.Targets() {
-		if !enabled[t] {
-			continue
-		}
-		prefix := clients.Dir(t) + "/"
-		for _, p := range plannedFiles(plan) {
-			if rest, ok := strings.CutPrefix(p, prefix); ok && strings.Count(rest, "/") == 1 && kept[path.Dir(rest)] && !seen[path.Dir(rest)] {
-				seen[path.Dir(rest)] = true
-				out = append(out, path.Dir(rest))
-			}
+	for name := range copiesFound(c, enabled, plan) {
+		if kept[name] {
+			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
 	return out
 }
 
-// plannedFiles are the files the plan keeps, makes or leaves in conflict.
-func plannedFiles(plan Plan) []string {
-	files := append([]string(nil), plan.InSync...)
-	for _, ch := range plan.Changes {
-		if ch.Action == Create || ch.Action == Update || ch.Action == Conflict {
-			files = append(files, ch.Path)
+// seenTwice lists the skills of which the client would find a copy in more than
+// one enabled directory it reads.
+func seenTwice(c clients.Client, enabled map[string]bool, plan Plan) []string {
+	twice := []string{}
+	for name, n := range copiesFound(c, enabled, plan) {
+		if n > 1 {
+			twice = append(twice, name)
 		}
 	}
-	return files
+	slices.Sort(twice)
+	return twice
 }
 
-// seenTwice lists the skills of which the client would find a copy in more than
-// one enabled directory it reads: every file the plan keeps, makes or leaves in
+// copiesFound counts, per skill, the enabled directories c reads that hold it once
+// the plan is carried out: every SKILL.md the plan keeps, makes or leaves in
 // conflict counts, a deleted one does not.
-func seenTwice(c clients.Client, enabled map[string]bool, plan Plan) []string {
+func copiesFound(c clients.Client, enabled map[string]bool, plan Plan) map[string]int {
 	var dirs []string
 	for _, t := range c.Targets() {
 		if enabled[t] {
 			dirs = append(dirs, clients.Dir(t)+"/")
 		}
-	}
-	if len(dirs) < 2 {
-		return []string{}
 	}
 	copies := map[string]int{}
 	count := func(p string) {
@@ -142,12 +133,5 @@ func seenTwice(c clients.Client, enabled map[string]bool, plan Plan) []string {
 			count(ch.Path)
 		}
 	}
-	twice := []string{}
-	for name, n := range copies {
-		if n > 1 {
-			twice = append(twice, name)
-		}
-	}
-	slices.Sort(twice)
-	return twice
+	return copies
 }

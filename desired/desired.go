@@ -245,7 +245,7 @@ func (p projection) project(st *State, from origin, skillTargets, required []str
 		case len(missing) > 0:
 			why = fmt.Sprintf("profile %s does not announce %s", p.profile.Label(), strings.Join(missing, ", "))
 		case from.hidden() && !p.allowUnguarded:
-			if f, _ := clients.FormatOf(target); !f.Guarded {
+			if f, _ := clients.FormatOf(target); !f.Guarded() {
 				why = fmt.Sprintf("no client reading %s (%s) can keep the model from invoking it; set spec.unguardedClients: %s in %s to write it anyway",
 					f.Target.Dir, strings.Join(f.Unguarded, ", "), registry.UnguardedAllow, registry.ConfigName)
 			}

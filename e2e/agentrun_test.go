@@ -137,7 +137,7 @@ func (s *suite) runAgent(c client, ws *workspace, sk skillCase) {
 		s.record(c, ws, sk.name, "absent when withheld", !reached, fmt.Sprintf("reached=%v exit=%v output=%.200q", reached, err, out))
 		return
 	}
-	if c.load != nil && !sk.modelInvocable && clientInfo(c.name).Guard != clients.GuardNone {
+	if c.load != nil && !sk.modelInvocable && clientInfo(c.name).CanHide() {
 		// Kept from the model, and no way for a person to invoke it headless: the
 		// model's skill tool must not load it.
 		reached := slices.ContainsFunc(reqs, func(r request) bool { return r.count(skillsyncBanner(sk)) > 0 || r.count(bodyOf(file)) > 0 })
@@ -229,7 +229,7 @@ func (s *suite) listingRun(c client, ws *workspace) {
 		}
 		listed := listedTimes(c, reqs[i], sk)
 		switch {
-		case copies > 0 && (sk.modelInvocable || info.Guard == clients.GuardNone):
+		case copies > 0 && (sk.modelInvocable || !info.CanHide()):
 			s.record(c, ws, sk.name, fmt.Sprintf("listed once (%d copies)", copies), listed == 1, fmt.Sprintf("listed %d times", listed))
 		case copies > 0:
 			s.record(c, ws, sk.name, "kept from the model", listed == 0, fmt.Sprintf("listed %d times", listed))

@@ -193,9 +193,7 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 		rel := path.Join(sd.path, e2.Name)
 		switch {
 		case banner.IsTempName(e2.Name) && e2.Type.IsRegular():
-			if data, err := skill.ReadRegular(e2.Name, MaxFileSize); err == nil && banner.IsPartial(data) {
-				sd.temps = append(sd.temps, rel)
-			}
+			sd.findTemp(skill, e2, rel)
 		case len(sideFiles[e2.Name]) > 0 && e2.Type.IsDir():
 			sd.scanSideFiles(skill, e2.Name)
 		case len(sideFiles[e2.Name]) > 0:
@@ -217,24 +215,41 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 		case !e2.Type.IsRegular():
 			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is not a regular file", Obstruction: true})
 		default:
-			data, err := skill.ReadRegular(e2.Name, MaxFileSize)
-			switch {
-			case errors.Is(err, workspacefs.ErrTooLarge):
-				sd.files = append(sd.files, File{Path: rel, Reason: fmt.Sprintf("%s is larger than %d bytes", rel, MaxFileSize)})
-			case errors.Is(err, workspacefs.ErrNotRegular):
-				sd.files = append(sd.files, File{Path: rel, Reason: rel + " is not a regular file"})
-			case err != nil:
-				sd.err = fmt.Errorf("read %s: %w", rel, workspacefs.Cause(err))
-			default:
-				f := Classify(rel, data)
-				if f.Ownership == Owned {
-					f.Bytes = nil
-				}
-				sd.files = append(sd.files, f)
-			}
+			sd.read(skill, e2.Name, rel)
 		}
 	}
 	return sd
+}
+
+// read reads the file name of dir, which is rel in the workspace, and adds it
+// as found: owned or not, or why it is no file skillsync could have written.
+func (sd *skillDir) read(dir workspacefs.Dir, name, rel string) {
+	data, err := dir.ReadRegular(name, MaxFileSize)
+	switch {
+	case errors.Is(err, workspacefs.ErrTooLarge):
+		sd.files = append(sd.files, File{Path: rel, Reason: fmt.Sprintf("%s is larger than %d bytes", rel, MaxFileSize)})
+	case errors.Is(err, workspacefs.ErrNotRegular):
+		sd.files = append(sd.files, File{Path: rel, Reason: rel + " is not a regular file"})
+	case err != nil:
+		sd.err = fmt.Errorf("read %s: %w", rel, workspacefs.Cause(err))
+	default:
+		f := Classify(rel, data)
+		if f.Ownership == Owned {
+			f.Bytes = nil
+		}
+		sd.files = append(sd.files, f)
+	}
+}
+
+// findTemp adds the entry e of dir, rel in the workspace, if it is what an
+// interrupted write left.
+func (sd *skillDir) findTemp(dir workspacefs.Dir, e workspacefs.Entry, rel string) {
+	if !banner.IsTempName(e.Name) || !e.Type.IsRegular() {
+		return
+	}
+	if data, err := dir.ReadRegular(e.Name, MaxFileSize); err == nil && banner.IsPartial(data) {
+		sd.temps = append(sd.temps, rel)
+	}
 }
 
 // sideFiles are the files clients read beside SKILL.md, by the subdirectory of
@@ -269,32 +284,13 @@ func (sd *skillDir) scanSideFiles(skill workspacefs.Dir, sub string) {
 		sd.emptySubdirs = append(sd.emptySubdirs, path.Join(sd.path, sub))
 	}
 	for _, e := range entries {
-		if banner.IsTempName(e.Name) && e.Type.IsRegular() {
-			if data, err := d.ReadRegular(e.Name, MaxFileSize); err == nil && banner.IsPartial(data) {
-				sd.temps = append(sd.temps, path.Join(sd.path, sub, e.Name))
-			}
-		}
+		sd.findTemp(d, e, path.Join(sd.path, sub, e.Name))
 	}
 	for _, name := range sideFiles[sub] {
 		if !hasEntry(entries, name) {
 			continue
 		}
-		rel := path.Join(sd.path, sub, name)
-		data, err := d.ReadRegular(name, MaxFileSize)
-		switch {
-		case errors.Is(err, workspacefs.ErrTooLarge):
-			sd.files = append(sd.files, File{Path: rel, Reason: fmt.Sprintf("%s is larger than %d bytes", rel, MaxFileSize)})
-		case errors.Is(err, workspacefs.ErrNotRegular):
-			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is not a regular file"})
-		case err != nil:
-			sd.err = fmt.Errorf("read %s: %w", rel, workspacefs.Cause(err))
-		default:
-			f := Classify(rel, data)
-			if f.Ownership == Owned {
-				f.Bytes = nil
-			}
-			sd.files = append(sd.files, f)
-		}
+		sd.read(d, name, path.Join(sd.path, sub, name))
 	}
 }
 

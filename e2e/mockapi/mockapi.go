@@ -161,45 +161,41 @@ func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
 		s.chatToolCall(w, req, call)
 		return
 	}
-	if !req.Stream {
-		writeJSON(w, map[string]any{
-			"id": "chatcmpl-mock", "object": "chat.completion", "created": 0, "model": req.Model,
-			"choices": []map[string]any{{"index": 0, "message": map[string]any{"role": "assistant", "content": Reply}, "finish_reason": "stop"}},
-			"usage":   map[string]int{"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4},
-		})
-		return
-	}
-	sse := newSSE(w)
-	chunk := func(delta map[string]any, finish any) map[string]any {
-		return map[string]any{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": req.Model,
-			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}}
-	}
-	sse.data(chunk(map[string]any{"role": "assistant", "content": Reply}, nil))
-	last := chunk(map[string]any{}, "stop")
-	last["usage"] = map[string]int{"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}
-	sse.data(last)
-	sse.raw("data: [DONE]\n\n")
+	chatAnswer(w, req, map[string]any{"role": "assistant", "content": Reply}, "stop")
 }
 
 func (s *Server) chatToolCall(w http.ResponseWriter, req streamFlag, call *SkillCall) {
 	args, _ := json.Marshal(call.Args)
 	toolCall := map[string]any{"index": 0, "id": toolCallID, "type": "function", "function": map[string]any{"name": call.Tool, "arguments": string(args)}}
+	chatAnswer(w, req, map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{toolCall}}, "tool_calls")
+}
+
+// chatAnswer sends message as a Chat Completions answer, in one piece or streamed
+// as one delta (without its null fields) and a last chunk with finish and usage.
+func chatAnswer(w http.ResponseWriter, req streamFlag, message map[string]any, finish string) {
+	usage := map[string]int{"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}
 	if !req.Stream {
 		writeJSON(w, map[string]any{
 			"id": "chatcmpl-mock", "object": "chat.completion", "created": 0, "model": req.Model,
-			"choices": []map[string]any{{"index": 0, "message": map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{toolCall}}, "finish_reason": "tool_calls"}},
-			"usage":   map[string]int{"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4},
+			"choices": []map[string]any{{"index": 0, "message": message, "finish_reason": finish}},
+			"usage":   usage,
 		})
 		return
 	}
-	sse := newSSE(w)
 	chunk := func(delta map[string]any, finish any) map[string]any {
 		return map[string]any{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": req.Model,
 			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}}
 	}
-	sse.data(chunk(map[string]any{"role": "assistant", "tool_calls": []any{toolCall}}, nil))
-	last := chunk(map[string]any{}, "tool_calls")
-	last["usage"] = map[string]int{"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}
+	delta := map[string]any{}
+	for k, v := range message {
+		if v != nil {
+			delta[k] = v
+		}
+	}
+	sse := newSSE(w)
+	sse.data(chunk(delta, nil))
+	last := chunk(map[string]any{}, finish)
+	last["usage"] = usage
 	sse.data(last)
 	sse.raw("data: [DONE]\n\n")
 }

@@ -74,3 +74,53 @@ func TestAnswersAndRecords(t *testing.T) {
 		t.Error("Reset kept requests")
 	}
 }
+
+// With a skill to load, the first request that offers the tool gets the call, in
+// each protocol that has one; a request carrying its result gets text again.
+func TestLoadSkillCallsTheToolOnce(t *testing.T) {
+	s, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.LoadSkill(&SkillCall{Tool: "skill", Args: map[string]any{"skill": "intent"}})
+
+	offers := `{"tools":[{"type":"function","function":{"name":"skill"}}],"messages":[]}`
+	var chat struct {
+		Choices []struct {
+			Message struct {
+				ToolCalls []struct {
+					ID       string
+					Function struct{ Name, Arguments string }
+				} `json:"tool_calls"`
+			}
+			FinishReason string `json:"finish_reason"`
+		}
+	}
+	json.Unmarshal([]byte(post(t, s.URL+"/v1/chat/completions", offers)), &chat)
+	if len(chat.Choices) != 1 || len(chat.Choices[0].Message.ToolCalls) != 1 || chat.Choices[0].FinishReason != "tool_calls" ||
+		chat.Choices[0].Message.ToolCalls[0].Function.Name != "skill" || chat.Choices[0].Message.ToolCalls[0].Function.Arguments != `{"skill":"intent"}` {
+		t.Errorf("chat tool call = %+v", chat)
+	}
+	if got := post(t, s.URL+"/v1/chat/completions", `{"stream":true,"tools":[{"function":{"name":"skill"}}]}`); !strings.Contains(got, `"tool_calls"`) || strings.Contains(got, Reply) {
+		t.Errorf("chat stream tool call:\n%s", got)
+	}
+	answered := `{"tools":[{"function":{"name":"skill"}}],"messages":[{"role":"tool","tool_call_id":"` + toolCallID + `","content":"body"}]}`
+	if got := post(t, s.URL+"/v1/chat/completions", answered); !strings.Contains(got, Reply) || strings.Contains(got, "tool_calls\":[") {
+		t.Errorf("after the result, text expected:\n%s", got)
+	}
+	if got := post(t, s.URL+"/v1/chat/completions", `{"messages":[]}`); !strings.Contains(got, Reply) {
+		t.Errorf("a request that does not offer the tool gets text:\n%s", got)
+	}
+
+	gemini := `{"tools":[{"functionDeclarations":[{"name":"skill"}]}],"contents":[]}`
+	if got := post(t, s.URL+"/v1beta/models/m:streamGenerateContent?alt=sse", gemini); !strings.HasPrefix(got, "data: ") || !strings.Contains(got, `"functionCall":{"args":{"skill":"intent"},"name":"skill"}`) {
+		t.Errorf("gemini function call:\n%s", got)
+	}
+	if got := post(t, s.URL+"/v1beta/models/m:generateContent", `{"contents":[{"parts":[{"functionResponse":{"name":"skill"}}]}]}`); !strings.Contains(got, Reply) {
+		t.Errorf("gemini after the result:\n%s", got)
+	}
+	if got := post(t, s.URL+"/v1/responses", `{"stream":true}`); !strings.Contains(got, "event: response.completed") || !strings.Contains(got, Reply) {
+		t.Errorf("responses stream:\n%s", got)
+	}
+}
