@@ -163,6 +163,12 @@ func validationCases() []validationCase {
 			},
 			want: problem{testFile + ":14", `alias "do-thing" is listed in reservedNames of skillsync.yaml`, "remove it from spec.reservedNames"}},
 
+		{name: "unguardedClients not a known value",
+			files: map[string]string{
+				"skillsync.yaml": workspaceConfig("mcp: {server: majordomus}", "mcp: {server: majordomus}\n  unguardedClients: sometimes"),
+			},
+			want: problem{"skillsync.yaml:10", `unguardedClients "sometimes" is not valid`, "use withhold (the default) or allow"}},
+
 		// Not taken by another capability or skill: both declarations named.
 		{name: "alias taken by another capability", files: reg(capabilityDoc("alias: do-thing", "alias: intent")),
 			want: problem{testFile + ":14", `alias "intent" is taken by capability/intents.propose at registry/intents.yaml:16`, "one namespace"}},
