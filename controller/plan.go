@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -137,14 +138,14 @@ func keepCaseTwins(changes []Change, files map[string]desired.File, have observe
 	}
 	stays := map[string]bool{}
 	for p := range have.Files {
-		stays[path.Dir(p)] = stays[path.Dir(p)] || !removed[p]
+		stays[skillDirOf(p)] = stays[skillDirOf(p)] || !removed[p]
 	}
 	for _, t := range have.TempFiles {
-		stays[path.Dir(t)] = stays[path.Dir(t)] || !removed[t]
+		stays[skillDirOf(t)] = stays[skillDirOf(t)] || !removed[t]
 	}
 	for i := range changes {
 		c := &changes[i]
-		twin := twins[path.Dir(c.Path)]
+		twin := twins[skillDirOf(c.Path)]
 		if c.Action != Create || twin == "" || removed[twin] {
 			continue
 		}
@@ -152,7 +153,7 @@ func keepCaseTwins(changes []Change, files map[string]desired.File, have observe
 			continue // every file in it goes
 		}
 		c.Action, c.want, c.New = Conflict, nil, nil
-		c.Reason = twin + " differs from " + path.Base(path.Dir(c.Path)) + " only in case, the same directory on macOS and Windows; kept (rename or remove it)"
+		c.Reason = twin + " differs from " + path.Base(skillDirOf(c.Path)) + " only in case, the same directory on macOS and Windows; kept (rename or remove it)"
 	}
 }
 
@@ -238,12 +239,21 @@ func caseTwins(files map[string]desired.File, entries []string) map[string]strin
 	}
 	twins := map[string]string{}
 	for p := range files {
-		dir := path.Dir(p)
+		dir := skillDirOf(p)
 		if twin, ok := folded[strings.ToLower(dir)]; ok && !exact[dir] {
 			twins[dir] = twin
 		}
 	}
 	return twins
+}
+
+// skillDirOf is the skill directory the file p is in: its own directory for a
+// SKILL.md, the one above for a side file.
+func skillDirOf(p string) string {
+	if dir := clients.SkillDirOf(p); dir != "" {
+		return dir
+	}
+	return path.Dir(p)
 }
 
 func blockedBy(blocked map[string]string, p string) (dir, reason string) {

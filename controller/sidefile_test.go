@@ -85,3 +85,41 @@ func TestPruningASkillRemovesItsSideFileDirectory(t *testing.T) {
 		t.Errorf("another skill's policy file went too: %v", err)
 	}
 }
+
+// Where the skill directory cannot hold skillsync's files (a file stands there, or
+// a directory differing only in case, the same one on macOS and Windows), the side
+// file is kept back like the SKILL.md: both are conflicts and nothing is created.
+func TestSideFilesWaitForTheirSkillDirectory(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		setup  func(t *testing.T, root string)
+		absent string
+	}{
+		{"a file where the skill directory goes", func(t *testing.T, root string) {
+			writeFile(t, root, ".agents/skills/intent", []byte("mine\n"))
+		}, ""},
+		{"a case twin of the skill directory", func(t *testing.T, root string) {
+			writeFile(t, root, ".agents/skills/Intent/SKILL.md", []byte("---\nname: Intent\ndescription: mine\n---\n"))
+		}, ".agents/skills/intent"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := exampleWorkspace(t)
+			c.setup(t, root)
+			out := Reconcile(Request{Root: root})
+			actions := map[string]Action{}
+			for _, ch := range out.Plan.Changes {
+				actions[ch.Path] = ch.Action
+			}
+			for _, p := range []string{".agents/skills/intent/SKILL.md", ".agents/skills/intent/agents/openai.yaml"} {
+				if actions[p] != Conflict {
+					t.Errorf("%s: %v, want a conflict (err %v)", p, actions[p], out.Err)
+				}
+			}
+			if c.absent != "" {
+				if _, err := os.Lstat(filepath.Join(root, c.absent)); !os.IsNotExist(err) {
+					t.Errorf("%s was created beside its case twin: %v", c.absent, err)
+				}
+			}
+		})
+	}
+}

@@ -168,14 +168,13 @@ type skillDir struct {
 // scanSkillDir reads one entry of the target directory dir, opened as target.
 func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skillDir {
 	sd := skillDir{path: path.Join(dir, e.Name)}
-	skillPath := path.Join(sd.path, SkillFile)
 	switch {
 	case e.Type&fs.ModeSymlink != 0:
-		sd.files = append(sd.files, File{Path: skillPath, Reason: sd.path + " is a symlink"})
+		sd.noFilesIn(sd.path, sd.path+" is a symlink", false)
 		sd.links = append(sd.links, sd.path)
 		return sd
 	case !e.Type.IsDir():
-		sd.files = append(sd.files, File{Path: skillPath, Reason: sd.path + " is not a directory", Obstruction: true})
+		sd.noFilesIn(sd.path, sd.path+" is not a directory", true)
 		return sd
 	}
 	skill, err := target.Sub(e.Name)
@@ -197,11 +196,7 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 		case len(sideFiles[e2.Name]) > 0 && e2.Type.IsDir():
 			sd.scanSideFiles(skill, e2.Name)
 		case len(sideFiles[e2.Name]) > 0:
-			// Nothing is written through a symlink or into a file where a side
-			// file's directory belongs: each side file there is a person's.
-			for _, name := range sideFiles[e2.Name] {
-				sd.files = append(sd.files, File{Path: path.Join(rel, name), Reason: rel + " is not a directory", Obstruction: e2.Type&fs.ModeSymlink == 0})
-			}
+			sd.noFilesIn(rel, rel+" is not a directory", e2.Type&fs.ModeSymlink == 0)
 			if e2.Type&fs.ModeSymlink != 0 {
 				sd.links = append(sd.links, rel)
 			}
@@ -219,6 +214,29 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 		}
 	}
 	return sd
+}
+
+// noFilesIn records that nothing skillsync writes in dir (the skill directory, or
+// a side file's directory in it) can be written, because dir is a symlink or no
+// directory at all: each such file there is a person's, for the reason given.
+func (sd *skillDir) noFilesIn(dir, reason string, obstruction bool) {
+	for _, p := range generatedPaths(sd.path) {
+		if p == dir || strings.HasPrefix(p, dir+"/") {
+			sd.files = append(sd.files, File{Path: p, Reason: reason, Obstruction: obstruction})
+		}
+	}
+}
+
+// generatedPaths are the files skillsync may write in the skill directory dir:
+// its SKILL.md and every side file.
+func generatedPaths(dir string) []string {
+	paths := []string{path.Join(dir, SkillFile)}
+	for sub, names := range sideFiles {
+		for _, name := range names {
+			paths = append(paths, path.Join(dir, sub, name))
+		}
+	}
+	return paths
 }
 
 // read reads the file name of dir, which is rel in the workspace, and adds it
