@@ -142,7 +142,7 @@ func (s *resSuite) lockHeld(t *testing.T) {
 	claimed := resLines(out, "updated", "created", "deleted", "done:")
 	f.expect(len(claimed) == 0, "claims changes it did not make:\n    %s", strings.Join(claimed, "\n    "))
 	planned := resLines(out, "update", "create", "delete")
-	f.expect(len(planned) == 7, "lists %d changes, want 7 (1 create, 3 updates, 3 deletes)", len(planned))
+	f.expect(len(planned) == 8, "lists %d changes, want 8 (1 create, 3 updates, 4 deletes: 3 SKILL.md and a Codex policy file)", len(planned))
 	for _, line := range planned {
 		f.expect(strings.Contains(line, "not done"), "does not say the change was not done: %s", line)
 	}
@@ -170,7 +170,7 @@ func (s *resSuite) lockHeld(t *testing.T) {
 	f.expect(json.Unmarshal(stdout, &report) == nil, "stdout is not one JSON report")
 	f.expect(cmd.ProcessState.ExitCode() == 4 && report.ExitCode == 4, "exit %d, exitCode %d, want 4", cmd.ProcessState.ExitCode(), report.ExitCode)
 	f.expect(strings.Contains(report.Error, holder), "error %q does not name the holder (%s)", report.Error, holder)
-	f.expect(len(report.Changes) == 7, "reports %d changes, want 7", len(report.Changes))
+	f.expect(len(report.Changes) == 8, "reports %d changes, want 8", len(report.Changes))
 	for _, c := range report.Changes {
 		f.expect(!c.Done, "%s %s: \"done\": true", c.Action, c.Path)
 	}
@@ -260,9 +260,9 @@ func (s *resSuite) readOnlyDirs(t *testing.T) {
 		failed := resLines(out, "failed")
 		f.expect(len(failed) == 1 && strings.Contains(failed[0], orphan+"/SKILL.md"), "does not report the delete of %s/SKILL.md failed", orphan)
 		deleted := resLines(out, "deleted")
-		f.expect(len(deleted) == 2 && !strings.Contains(strings.Join(deleted, "\n"), orphan),
-			"reports deleted:\n    %s\n  want the .qwen and .agents files only", strings.Join(deleted, "\n    "))
-		f.expect(!strings.Contains(out, "deleted 3"), "claims 3 deletes")
+		f.expect(len(deleted) == 3 && !strings.Contains(strings.Join(deleted, "\n"), orphan),
+			"reports deleted:\n    %s\n  want the .qwen and .agents files only (SKILL.md, and the Codex policy file in .agents)", strings.Join(deleted, "\n    "))
+		f.expect(!strings.Contains(out, "deleted 4"), "claims 4 deletes")
 		f = append(f, resClaimsHold(ws, out)...)
 		_, err := os.Lstat(filepath.Join(ws, filepath.FromSlash(orphan), "SKILL.md"))
 		f.expect(err == nil, "%s/SKILL.md is gone: %v", orphan, err)

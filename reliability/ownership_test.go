@@ -306,8 +306,9 @@ func (c *ownershipCase) opNames() []string {
 }
 
 // classify sorts the start state: everything outside .skillsync/ belongs to a person
-// except a SKILL.md the scanner reads that carries a banner for its own path (owned,
-// or modified when the digest is wrong) and a leftover of an interrupted write.
+// except a SKILL.md (or a side file beside it) the scanner reads that carries a
+// banner for its own path (owned, or modified when the digest is wrong) and a
+// leftover of an interrupted write.
 func (c *ownershipCase) classify() error {
 	for _, p := range ownSorted(c.start) {
 		e := c.start[p]
@@ -339,12 +340,13 @@ func (c *ownershipCase) classify() error {
 		}
 	}
 	// A directory that was empty at the start is a person's too, except an empty
-	// skill directory: the plan cleans those nothing is wanted in, as the leftover of
-	// a run killed between deleting a SKILL.md and its directory (docs/ownership.md).
+	// skill directory or side-file directory in one: the plan cleans those nothing is
+	// wanted in, as the leftover of a run killed between deleting a file and its
+	// directory (docs/ownership.md).
 	for _, p := range ownSorted(c.start) {
 		e := c.start[p]
 		if e.mode.IsDir() && !strings.HasPrefix(p+"/", controller.StateDir+"/") && c.emptyAtStart(p) &&
-			!slices.Contains(ownTargetDirs(), path.Dir(p)) {
+			!ownSkillDir(p) && !ownSideDir(p) {
 			c.protect(p, e)
 		}
 	}
@@ -368,15 +370,35 @@ func (c *ownershipCase) emptyAtStart(dir string) bool {
 	return true
 }
 
-// ownScannedSkillFile reports whether p is <target dir>/<name>/SKILL.md, the only place
-// a file can be skillsync's. (A snapshot never descends into a symlink, so every
-// directory above p is a real one.)
+// ownSideFiles are the files a client reads beside SKILL.md, relative to the skill
+// directory, as docs/ownership.md lists them.
+var ownSideFiles = []string{"agents/openai.yaml"}
+
+// ownScannedSkillFile reports whether p is <target dir>/<name>/SKILL.md or a side
+// file beside it, the only places a file can be skillsync's. (A snapshot never
+// descends into a symlink, so every directory above p is a real one.)
 func ownScannedSkillFile(p string) bool {
-	dir, file := path.Split(p)
-	if file != observed.SkillFile {
-		return false
+	for _, rel := range append([]string{observed.SkillFile}, ownSideFiles...) {
+		if skill, ok := strings.CutSuffix(p, "/"+rel); ok && ownSkillDir(skill) {
+			return true
+		}
 	}
-	return slices.Contains(ownTargetDirs(), path.Dir(strings.TrimSuffix(dir, "/")))
+	return false
+}
+
+// ownSkillDir reports whether p is <target dir>/<name>.
+func ownSkillDir(p string) bool {
+	return slices.Contains(ownTargetDirs(), path.Dir(p))
+}
+
+// ownSideDir reports whether p is the directory of a side file in a skill directory.
+func ownSideDir(p string) bool {
+	for _, rel := range ownSideFiles {
+		if skill, ok := strings.CutSuffix(p, "/"+path.Dir(rel)); ok && ownSkillDir(skill) {
+			return true
+		}
+	}
+	return false
 }
 
 // ownBannerRule is the banner rule of docs/ownership.md written out again, independently of the banner package:
@@ -408,7 +430,7 @@ func ownBannerRule(rel string, data []byte) observed.Ownership {
 // a skill directory, named exactly like its in-flight writes, holding the beginning
 // of a generated file.
 func ownInterruptedWrite(root, p string) bool {
-	if !banner.IsTempName(path.Base(p)) || !slices.Contains(ownTargetDirs(), path.Dir(path.Dir(p))) {
+	if !banner.IsTempName(path.Base(p)) || !ownSkillDir(path.Dir(p)) && !ownSideDir(path.Dir(p)) {
 		return false
 	}
 	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
@@ -737,6 +759,13 @@ func (g *ownGenerator) collectGenerated() error {
 		if err != nil {
 			return err
 		}
+		for _, side := range ownSideFiles {
+			more, err := filepath.Glob(filepath.Join(g.root, filepath.FromSlash(td), "*", filepath.FromSlash(side)))
+			if err != nil {
+				return err
+			}
+			matches = append(matches, more...)
+		}
 		for _, m := range matches {
 			data, err := os.ReadFile(m)
 			if err != nil {
@@ -965,7 +994,8 @@ func (g *ownGenerator) handPath() string {
 	case 4:
 		return ownPick(g, ownBesidePaths)
 	case 5:
-		return path.Join(td, name, ownPick(g, []string{"notes.md", "skill.md", "SKILL.md.orig", "nested/SKILL.md", g.tempName()}))
+		return path.Join(td, name, ownPick(g, []string{"notes.md", "skill.md", "SKILL.md.orig", "nested/SKILL.md", g.tempName(),
+			ownSideFiles[0], path.Join(path.Dir(ownSideFiles[0]), g.tempName())}))
 	case 6:
 		// A file where a skill directory, or the target directory itself, goes.
 		return ownPick(g, []string{path.Join(td, name), path.Join(td, name), path.Join(td, g.tempName()), td, path.Dir(td)})
