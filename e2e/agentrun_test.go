@@ -166,20 +166,21 @@ func (s *suite) runAgent(c client, ws *workspace, sk skillCase) {
 			fmt.Sprintf("the model reads the title as %q, want %q", got, want))
 	}
 	if sk.mcpTool != "" {
-		named, offered := mcpToolNamed(c, sk, block)
+		named, offered := mcpToolNamed(c, c.target, sk, block)
 		s.record(c, ws, sk.name, "MCP tool named is offered", named != "" && slices.Contains(req.tools, offered),
 			fmt.Sprintf("the body names %q; %q among the tools offered: %s", named, offered, strings.Join(req.tools, ", ")))
 	}
 }
 
-// mcpToolNamed is how the body in block names the skill's MCP tool, and the tool
-// the client must offer for it: the client's own name in the client's own
-// directory, which no other client reads, and otherwise the server and tool by
-// name, which the client offers under its own name (Codex as a namespace).
-func mcpToolNamed(c client, sk skillCase, block string) (named, offered string) {
+// mcpToolNamed is how the body in block, read from target's directory, names the
+// skill's MCP tool, and the tool the client must offer for it: the client's own
+// name in the client's own directory, and in the shared .agents/skills the server
+// and tool by name, which the client offers under its own name (Codex as a
+// namespace).
+func mcpToolNamed(c client, target string, sk skillCase, block string) (named, offered string) {
 	info := clientInfo(c.name)
 	offered = info.MCPToolName(sk.mcpServer, sk.mcpTool)
-	if c.target != "agents" {
+	if target != "agents" {
 		if strings.Contains(block, "`"+offered+"`") {
 			return offered, offered
 		}

@@ -128,10 +128,10 @@ func (s *suite) run(c client, ws *workspace, sk skillCase, target string) {
 			fmt.Sprintf("the title's tags or markers reached the model as structure:\n%s", block))
 	}
 	if sk.mcpTool != "" {
-		name := sk.mcpToolFor(c.name)
-		s.record(c, ws, sk.name, "MCP tool offered", strings.Contains(block, "`"+name+"`") &&
+		named, name := mcpToolNamed(c, target, sk, block)
+		s.record(c, ws, sk.name, "MCP tool offered", named != "" &&
 			(tr.offersTool(name) || tr.mentions("\n"+name+"\n") || tr.mentions(`"`+name+`"`)),
-			"the body does not name "+name+", or no tool of that name among "+strings.Join(tr.tools, ", "))
+			"the body does not name "+name+" as it should in "+clients.Dir(target)+", or no tool of that name among "+strings.Join(tr.tools, ", "))
 	}
 	listed := listedWithDescription(c, tr, sk.name, sk.description)
 	if sk.modelInvocable {

@@ -100,13 +100,3 @@ func bodyOf(file []byte) string {
 	_, rest, _ := strings.Cut(string(file), "\n---\n")
 	return strings.TrimLeft(rest, "\n")
 }
-
-// mcpToolFor is the name client calls the skill's MCP tool by, from the client table.
-func (sk skillCase) mcpToolFor(client string) string {
-	for _, c := range clients.All {
-		if c.Name == client {
-			return c.MCPToolName(sk.mcpServer, sk.mcpTool)
-		}
-	}
-	return ""
-}
