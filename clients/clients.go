@@ -65,9 +65,12 @@ type Client struct {
 	// Source says where the facts come from: a version measured with the real
 	// client, or its documentation.
 	Source string
-	// Reads are the project skill directories it reads, the one whose copy wins
-	// a name found in two first where that is known.
-	Reads []string
+	// Reads are the project skill directories it reads. Depth says where it
+	// looks for them (the workspace root only, or up and down from the working
+	// directory), Duplicates what it does with a name found in two of them, and
+	// Limits what it requires of a skill beyond the specification.
+	Reads                     []string
+	Depth, Duplicates, Limits string
 	// Invoke is how a person invokes a skill by name, and how the text typed
 	// with it reaches the model.
 	Invoke string

@@ -6,9 +6,10 @@ import (
 )
 
 // Matrix is the table of All as docs/clients.md shows it, in Markdown, followed by
-// the table of Targets and how each is written.
+// how each client finds skills, the table of Targets and how each is written, and
+// the targets recommended for some sets of clients in use.
 func Matrix() string {
-	return clientMatrix() + "\n" + targetMatrix()
+	return clientMatrix() + "\n" + findingMatrix() + "\n" + targetMatrix() + "\n" + recommendationMatrix()
 }
 
 func clientMatrix() string {
@@ -104,6 +105,50 @@ func targetMatrix() string {
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s | %s | %s | %s | %s |\n",
 			t.Name, t.Dir, orNone(t.Owner, "every client that reads it"), strings.Join(readers, ", "),
 			orNone(code(f.Keys), "none"), naming, text, orNone(strings.Join(f.Unguarded, ", "), "none"), orNone(code(sides), "none"))
+	}
+	return b.String()
+}
+
+func findingMatrix() string {
+	var b strings.Builder
+	b.WriteString("| client | where it looks | a name in two directories it reads | names it already answers to | limits beyond the specification |\n")
+	b.WriteString("|---|---|---|---|---|\n")
+	for _, c := range All {
+		reserved := "not recorded"
+		if len(c.Reserved) > 0 {
+			reserved = fmt.Sprintf("%d commands and bundled skills", len(c.Reserved))
+		}
+		for _, s := range c.ReservedWith {
+			reserved += ", and every name holding `" + s + "`"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Name, orNone(c.Depth, "not recorded"),
+			orNone(c.Duplicates, "not recorded"), reserved, orNone(c.Limits, "none recorded"))
+	}
+	return b.String()
+}
+
+// recommendedFor are the sets of clients in use whose recommended targets the
+// docs show: each client alone, and some teams.
+func recommendedFor() [][]string {
+	var sets [][]string
+	for _, c := range All {
+		sets = append(sets, []string{c.Name})
+	}
+	return append(sets,
+		[]string{"Claude Code", "Codex"},
+		[]string{"Claude Code", "Gemini CLI"},
+		[]string{"Claude Code", "Codex", "Copilot CLI"},
+		[]string{"Codex", "Gemini CLI", "Cursor"},
+		Measured())
+}
+
+func recommendationMatrix() string {
+	var b strings.Builder
+	b.WriteString("| clients in use | targets `init` writes | clients that still see a skill twice |\n")
+	b.WriteString("|---|---|---|\n")
+	for _, set := range recommendedFor() {
+		r := Recommend(set)
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", strings.Join(set, ", "), code(r.Targets), orNone(strings.Join(r.Twice, ", "), "none"))
 	}
 	return b.String()
 }

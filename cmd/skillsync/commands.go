@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/skillsync/skillsync/controller"
@@ -23,17 +24,14 @@ func newInitCommand(g *globals) *cobra.Command {
 			if dir == "" {
 				dir = "."
 			}
-			written, err := controller.Init(g.sys, dir)
+			started, err := controller.Init(g.sys, dir, exec.LookPath)
 			if errors.Is(err, controller.ErrExists) {
 				return &exitError{exitInvalid, err}
 			}
 			if err != nil {
 				return &exitError{exitFailure, err}
 			}
-			for _, f := range written {
-				fmt.Fprintf(g.stdout, "created %s\n", f)
-			}
-			fmt.Fprintln(g.stdout, "next: skillsync reconcile --once")
+			printStarted(g.stdout, started)
 			return nil
 		},
 	}

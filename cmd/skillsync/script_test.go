@@ -27,7 +27,9 @@ func TestMain(m *testing.M) {
 const scriptFixture = "../../fixtures/example"
 
 // TestScripts runs the CLI scenarios in testdata/script. Each script starts with a
-// copy of fixtures/example in $WORK/example. Custom commands (see scriptCmds):
+// copy of fixtures/example in $WORK/example, and $BINDIR names a directory holding
+// skillsync alone, for a PATH on which no agent client is found. Custom commands
+// (see scriptCmds):
 //
 //	exits N PROG [ARGS...]   run PROG, require exit status exactly N (stdout/stderr kept for stdout/stderr)
 //	snapshot NAME DIR        backdate every file's mtime under DIR, then record the tree
@@ -68,6 +70,11 @@ func scriptSetup(env *testscript.Env) error {
 		return fmt.Errorf("copy fixture: %w", err)
 	}
 	env.Setenv("FIXTURE", src)
+	self, err := exec.LookPath("skillsync")
+	if err != nil {
+		return err
+	}
+	env.Setenv("BINDIR", filepath.Dir(self))
 	env.Values[scriptSnapshotsKey{}] = map[string]*scriptSnapshot{}
 	return nil
 }

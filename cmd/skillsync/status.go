@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/observed"
 	"github.com/spf13/cobra"
 )
@@ -43,13 +46,16 @@ func newStatusCommand(g *globals) *cobra.Command {
 			}
 			defer ws.Close()
 			rows := controller.Status(out, observed.Evidence(ws, exec.LookPath))
+			rec := clients.Recommend(inUse(rows))
 			code := outcomeCode(out, true)
 			if output == "json" {
 				return finish(code, writeJSON(g.stdout, map[string]any{
-					"profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": rows, "exitCode": code,
+					"profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": rows,
+					"recommendedTargets": rec.Targets, "exitCode": code,
 				}))
 			}
 			printStatus(g, out, rows)
+			printRecommendation(g, out, rows, rec)
 			return finish(code, nil)
 		},
 	}
@@ -83,6 +89,35 @@ func printStatus(g *globals, out controller.Outcome, clients []controller.Client
 		fmt.Fprintln(g.stdout)
 		printPlan(g.stdout, out, true, false)
 	}
+}
+
+// inUse names the clients with evidence of use.
+func inUse(rows []controller.ClientStatus) []string {
+	var names []string
+	for _, r := range rows {
+		if len(r.Evidence) > 0 {
+			names = append(names, r.Client)
+		}
+	}
+	return names
+}
+
+// printRecommendation names better targets when a client in use is served by no
+// enabled directory or sees a skill twice, and other targets would do better.
+func printRecommendation(g *globals, out controller.Outcome, rows []controller.ClientStatus, rec clients.Recommendation) {
+	amiss := slices.ContainsFunc(rows, func(r controller.ClientStatus) bool {
+		return len(r.Evidence) > 0 && (r.Target == "" || len(r.SeenTwice) > 0)
+	})
+	enabled := slices.Sorted(slices.Values(out.Registry.Targets()))
+	if !amiss || rec.Targets == nil || slices.Equal(slices.Sorted(slices.Values(rec.Targets)), enabled) {
+		return
+	}
+	how := "from one directory each"
+	if len(rec.Twice) > 0 {
+		how = "with the fewest duplicates"
+	}
+	fmt.Fprintf(g.stdout, "\nhint: targets [%s] reach every client in use %s; set them as spec.targets in %s\n",
+		strings.Join(rec.Targets, ", "), how, registry.ConfigName)
 }
 
 // printUnguarded names each client in use that would offer its model skills

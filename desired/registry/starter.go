@@ -1,19 +1,22 @@
 package registry
 
+import "strings"
+
 // StarterFile is one file `skillsync init` writes.
 type StarterFile struct {
 	Path    string
 	Content string
 }
 
-// StarterFiles is a minimal valid workspace: the config and one capability with a skill.
-func StarterFiles() []StarterFile {
+// StarterFiles is a minimal valid workspace writing into targets: the config and
+// one capability with a skill.
+func StarterFiles(targets []string) []StarterFile {
 	return []StarterFile{
 		{Path: ConfigName, Content: `apiVersion: skillsync/v1
 kind: Workspace
 spec:
   registry: [registry/*.yaml]
-  targets: [claude-code, qwen-code, agents]
+  targets: [` + strings.Join(targets, ", ") + `]
   profile: cli
   mcp: {server: majordomus}
 `},
