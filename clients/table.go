@@ -117,7 +117,7 @@ var All = []Client{
 		Guard:      GuardFrontMatter,
 		Keys:       []string{"disable-model-invocation"},
 		MCPTool:    "<server>-<tool>",
-		Evidence:   []string{".github/copilot-instructions.md", ".github/skills"}, Tools: []string{"copilot"},
+		Evidence:   []string{".github/copilot-instructions.md", ".github/instructions"}, Tools: []string{"copilot"},
 	},
 	{
 		Name: "Cline", Source: "measured: cline 3.0.65",

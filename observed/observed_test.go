@@ -141,6 +141,8 @@ func TestEvidence(t *testing.T) {
 	put(t, root, ".zed/settings.json", []byte("{}"))
 	// Directories skillsync itself creates are no evidence.
 	put(t, root, ".agents/skills/x/SKILL.md", []byte("x"))
+	put(t, root, ".github/skills/x/SKILL.md", []byte("x"))
+	put(t, root, ".gemini/skills/x/SKILL.md", []byte("x"))
 	lookPath := func(name string) (string, error) {
 		if name == "qwen" {
 			return "/usr/bin/qwen", nil
@@ -154,7 +156,8 @@ func TestEvidence(t *testing.T) {
 	defer ws.Close()
 	ev := Evidence(ws, lookPath)
 	if strings.Join(ev["Claude Code"], ",") != "CLAUDE.md" || strings.Join(ev["Zed"], ",") != ".zed/" ||
-		strings.Join(ev["Qwen Code"], ",") != "qwen on PATH" || len(ev["Antigravity"]) != 0 {
+		strings.Join(ev["Qwen Code"], ",") != "qwen on PATH" || len(ev["Antigravity"]) != 0 ||
+		len(ev["Copilot CLI"]) != 0 || len(ev["Gemini CLI"]) != 0 {
 		t.Errorf("evidence = %v", ev)
 	}
 }
