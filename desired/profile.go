@@ -77,10 +77,17 @@ func LookupProfile(reg *registry.Registry, name, source string, pos registry.Pos
 		return Profile{}, &registry.Problem{
 			Pos:     pos,
 			Message: fmt.Sprintf("profile %q (from %s) is not declared", name, source),
-			Hint:    "declared profiles: " + orNone(reg.ProfileNames()),
+			Hint:    didYouMean(name, reg.ProfileNames()) + "declared profiles: " + orNone(reg.ProfileNames()),
 		}
 	}
 	return Profile{Name: p.Name, Source: source, Capabilities: set(p.Spec.Capabilities)}, nil
+}
+
+func didYouMean(name string, known []string) string {
+	if best := registry.Closest(name, known); best != "" {
+		return fmt.Sprintf("did you mean %q? ", best)
+	}
+	return ""
 }
 
 func orNone(names []string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/spf13/cobra"
 )
 
 // TestJSONLogs checks that --log-format json gives one JSON object per line with
@@ -220,4 +222,18 @@ func TestReconcileIgnoresAStateDirAHostCreated(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, ".qwen/skills/qwencode-viz/SKILL.md")); err != nil {
 		t.Errorf("profile from the host's file not applied: %v", err)
 	}
+}
+
+// Every command shows how it is used in its --help.
+func TestEveryCommandHasExamples(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Runnable() && !c.Hidden && c.Name() != "help" && c.Example == "" {
+			t.Errorf("%s has no Example", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCommand(io.Discard, io.Discard))
 }

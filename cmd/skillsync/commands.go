@@ -18,7 +18,9 @@ func newInitCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "init",
 		Short: "Write a starter skillsync.yaml and one example capability",
-		Args:  cobra.NoArgs,
+		Example: "  skillsync init                     start a workspace here, targets chosen for the clients in use\n" +
+			"  skillsync init --workspace ../app   start one in ../app",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir := g.workspace
 			if dir == "" {
@@ -41,6 +43,8 @@ func newValidateCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate",
 		Short: "Load and validate the workspace; print every problem",
+		Example: "  skillsync validate                 check the workspace around the current directory\n" +
+			"  skillsync validate --profile web   check it under another profile",
 		Long: "Load skillsync.yaml and every registry file, check them and print every problem with\n" +
 			"its file:line. Writes nothing; exit 2 when anything is invalid.",
 		Args: cobra.NoArgs,
@@ -71,9 +75,10 @@ func newValidateCommand(g *globals) *cobra.Command {
 func newProfileCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "profile", Short: "Show or choose the active capability profile"}
 	cmd.AddCommand(&cobra.Command{
-		Use:   "use NAME",
-		Short: "Make NAME the active profile of this workspace (.skillsync/profile)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "use NAME",
+		Short:   "Make NAME the active profile of this workspace (.skillsync/profile)",
+		Example: "  skillsync profile use web-shell    this clone now generates the web-shell skills",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := g.root()
 			if err != nil {
@@ -89,9 +94,10 @@ func newProfileCommand(g *globals) *cobra.Command {
 			return nil
 		},
 	}, &cobra.Command{
-		Use:   "show",
-		Short: "Print the active profile, where it comes from and what it announces",
-		Args:  cobra.NoArgs,
+		Use:     "show",
+		Short:   "Print the active profile, where it comes from and what it announces",
+		Example: "  skillsync profile show",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			root, err := g.root()
 			if err != nil {
@@ -119,8 +125,9 @@ func newProfileCommand(g *globals) *cobra.Command {
 
 func newAcceptCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "accept FILE...",
-		Short: "Accept a registry file that is shorter than the version last applied",
+		Use:     "accept FILE...",
+		Short:   "Accept a registry file that is shorter than the version last applied",
+		Example: "  skillsync accept registry/capabilities.yaml",
 		Long: `A run refuses a config or registry file that is a strict prefix of the version it
 last applied from: that is what a save cut off midway leaves, and applying it would
 prune skills. If you removed the end of the file on purpose, accept it; the next
@@ -148,9 +155,10 @@ reconcile (or the running watcher) then applies it.`,
 func newProbeCommand(g *globals) *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "probe URL",
-		Short: "GET a health endpoint (like http://127.0.0.1:8081/healthz); exit 0 on 200, else 4",
-		Args:  cobra.ExactArgs(1),
+		Use:     "probe URL",
+		Short:   "GET a health endpoint (like http://127.0.0.1:8081/healthz); exit 0 on 200, else 4",
+		Example: "  skillsync probe http://127.0.0.1:8081/readyz",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			client := &http.Client{Timeout: timeout}
 			resp, err := client.Get(args[0])

@@ -30,8 +30,8 @@ func newReconcileCommand(g *globals) *cobra.Command {
 			"  skillsync reconcile                 keep converging while you work",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return usageError("-o must be text or json, not %q", output)
+			if err := checkOutput(output, "text", "json"); err != nil {
+				return err
 			}
 			oneShot := once || oneShotFlag(cmd) != ""
 			if err := watch.check(cmd, oneShot); err != nil {

@@ -6,10 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // globals are the flags every command takes.
@@ -48,7 +51,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetVersionTemplate(build.String())
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%v", err) })
+	root.SetFlagErrorFunc(flagError)
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.workspace, "workspace", os.Getenv("SKILLSYNC_WORKSPACE"), "workspace root (default $SKILLSYNC_WORKSPACE, else walk up from the current directory to skillsync.yaml)")
 	pf.StringVar(&g.profile, "profile", "", "active capability profile (overrides SKILLSYNC_PROFILE, .skillsync/profile and spec.profile)")
@@ -99,6 +102,42 @@ func (g *globals) logger() *slog.Logger {
 
 func usageError(format string, args ...any) error {
 	return &exitError{exitInvalid, fmt.Errorf(format, args...)}
+}
+
+// checkOutput refuses an -o value outside allowed, every command's formats being
+// a subset of one vocabulary: text, json, github.
+func checkOutput(got string, allowed ...string) error {
+	if slices.Contains(allowed, got) {
+		return nil
+	}
+	return usageError("-o must be %s, not %q%s", strings.Join(allowed, " or "), got, didYouMean(got, allowed))
+}
+
+// flagError is a usage error that names the flag meant, where one is close.
+func flagError(cmd *cobra.Command, err error) error {
+	name, unknown := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !unknown {
+		return usageError("%v", err)
+	}
+	var known []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Name != "help" {
+			known = append(known, f.Name)
+		}
+	})
+	if best := registry.Closest(name, known); best != "" {
+		return usageError("%v (did you mean --%s?)", err, best)
+	}
+	return usageError("%v", err)
+}
+
+// didYouMean is " (did you mean "x"?)" for the entry of known closest to got, or
+// "" when none is close.
+func didYouMean(got string, known []string) string {
+	if best := registry.Closest(got, known); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
 }
 
 func envOr(name, fallback string) string {

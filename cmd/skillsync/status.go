@@ -16,16 +16,23 @@ import (
 )
 
 func newStatusCommand(g *globals) *cobra.Command {
-	var output string
+	var (
+		output   string
+		exitCode bool
+	)
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show, per client, the skill directory, evidence of use, drift, conflicts and withheld skills",
 		Long: "status plans like reconcile --check and reports per client. It writes nothing.\n" +
-			"Exit codes as for reconcile --check: 0 in sync, 1 changes pending, 2 invalid input, 3 conflicts.",
+			"Like git status it exits 0 whatever the drift (2 on invalid input); with --exit-code\n" +
+			"it exits as reconcile --check does: 1 changes pending, 3 conflicts.",
+		Example: "  skillsync status                 what each client in use would see\n" +
+			"  skillsync status -o json         the same for scripts\n" +
+			"  skillsync status --exit-code     fail a script when anything is pending",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "table" && output != "json" {
-				return usageError("-o must be table or json, not %q", output)
+			if err := checkOutput(output, "text", "json"); err != nil {
+				return err
 			}
 			root, err := g.root()
 			if err != nil {
@@ -47,11 +54,14 @@ func newStatusCommand(g *globals) *cobra.Command {
 			defer ws.Close()
 			rows := controller.Status(out, observed.Evidence(ws, exec.LookPath))
 			rec := clients.Recommend(inUse(rows))
-			code := outcomeCode(out, true)
+			code := exitOK
+			if exitCode {
+				code = outcomeCode(out, true)
+			}
 			if output == "json" {
 				return finish(code, writeJSON(g.stdout, map[string]any{
 					"profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": rows,
-					"recommendedTargets": rec.Targets, "exitCode": code,
+					"recommendedTargets": append([]string{}, rec.Targets...), "exitCode": code,
 				}))
 			}
 			printStatus(g, out, rows)
@@ -59,7 +69,8 @@ func newStatusCommand(g *globals) *cobra.Command {
 			return finish(code, nil)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when changes are pending and 3 when conflicts remain")
 	return cmd
 }
 

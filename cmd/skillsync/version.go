@@ -87,7 +87,9 @@ func newVersionCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit and build date",
-		Args:  cobra.NoArgs,
+		Example: "  skillsync version\n" +
+			"  skillsync version -o json",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return printVersion(g.stdout, output)
 		},
@@ -107,5 +109,5 @@ func printVersion(w io.Writer, output string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(b)
 	}
-	return usageError("--output must be text or json, not %q", output)
+	return checkOutput(output, "text", "json")
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -385,43 +384,3 @@ func contains(list []string, s string) bool {
 }
 
 // suggest offers the closest known name, or the fallback hint when none is close.
-func suggest(got string, known []string, fallback string) string {
-	best, bestDistance := "", len(got)/2+2
-	sorted := append([]string(nil), known...)
-	sort.Strings(sorted)
-	for _, k := range sorted {
-		if got != "" && strings.HasPrefix(k, got+"-") {
-			return fmt.Sprintf("did you mean %q?", k)
-		}
-	}
-	for _, k := range sorted {
-		if d := levenshtein(got, k); d < bestDistance {
-			best, bestDistance = k, d
-		}
-	}
-	if best == "" {
-		return fallback
-	}
-	return fmt.Sprintf("did you mean %q?", best)
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
-}
