@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -192,25 +193,19 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 		in.seenSince, in.changedSeen = req.history.observe(inputDigest(in), in.seenSince)
 		out.Inputs = in
 	}
-	wanted := 0
-	var escapes []string
-	for i, target := range targets {
-		scanned := firstScan
-		if i > 0 {
-			scanned = scanAsync(req.system(), req.Root, clients.Dir(target))
-		}
-		want := desired.BuildTarget(in.Registry, in.Profile, target)
-		scan := <-scanned
-		if err := scan.err; err != nil {
-			// A plan of some targets is no plan: report none.
-			out.Plan, out.Withheld, out.Err = Plan{}, nil, err
-			return out
-		}
-		out.Plan.add(planFiles(want, scan.state, req.Options))
-		out.Withheld = append(out.Withheld, want.Withheld...)
-		wanted += len(want.Files)
-		escapes = append(escapes, scan.state.Escapes...)
+	targeted, err := planTargets(req, in, targets, firstScan, nil)
+	if err == nil && len(targeted.taken) > 0 {
+		// Rare: a person's file holds a skill's name. Plan again, the skill
+		// withheld from every target.
+		targeted, err = planTargets(req, in, targets, nil, targeted.taken)
 	}
+	if err != nil {
+		// A plan of some targets is no plan: report none.
+		out.Err = err
+		return out
+	}
+	out.Plan, out.Withheld = targeted.plan, targeted.withheld
+	wanted, escapes := targeted.wanted, targeted.escapes
 	desired.SortWithheld(out.Withheld)
 	out.Plan = out.Plan.judged(wanted, escapes, req.Options)
 	out.Planned = true
@@ -246,6 +241,60 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 		out.Recorded = out.Err == nil && out.RecordSum != [32]byte{}
 	}
 	return out
+}
+
+// targetsPlan is the plan of every target directory, and what planning found.
+type targetsPlan struct {
+	plan     Plan
+	withheld []desired.Withheld
+	wanted   int
+	escapes  []string
+	// taken are the skills a person's SKILL.md holds by name in a target.
+	taken desired.Taken
+}
+
+// planTargets plans each target in turn, its desired files built while it is
+// scanned (first, when not nil, is the scan of targets[0] already under way), the
+// skills in taken withheld from all.
+func planTargets(req Request, in Inputs, targets []string, first <-chan scanResult, taken desired.Taken) (targetsPlan, error) {
+	tp := targetsPlan{taken: desired.Taken{}}
+	for i, target := range targets {
+		scanned := first
+		if i > 0 || first == nil {
+			scanned = scanAsync(req.system(), req.Root, clients.Dir(target))
+		}
+		want := desired.BuildTarget(in.Registry, in.Profile, target).WithholdTaken(taken)
+		scan := <-scanned
+		if scan.err != nil {
+			return targetsPlan{}, scan.err
+		}
+		findTaken(want, scan.state, tp.taken)
+		tp.plan.add(planFiles(want, scan.state, req.Options))
+		tp.withheld = append(tp.withheld, want.Withheld...)
+		tp.wanted += len(want.Files)
+		tp.escapes = append(tp.escapes, scan.state.Escapes...)
+	}
+	return tp, nil
+}
+
+// findTaken adds to taken every SKILL.md of want where a skill a person wrote is
+// on disk: at its path, or at one that differs only in case (the same file on
+// macOS and Windows).
+func findTaken(want desired.State, have observed.State, taken desired.Taken) {
+	mine := map[string]string{}
+	for p, h := range have.Files {
+		if h.HandWritten() && strings.EqualFold(path.Base(p), desired.SkillFile) {
+			mine[strings.ToLower(p)] = p
+		}
+	}
+	if len(mine) == 0 {
+		return
+	}
+	for p, f := range want.Files {
+		if found, ok := mine[strings.ToLower(p)]; ok {
+			taken.Add(f.Skill, p, found)
+		}
+	}
 }
 
 // cutOffProblems refuses a plan that would delete generated files of skills an

@@ -88,19 +88,23 @@ func TestPruningASkillRemovesItsSideFileDirectory(t *testing.T) {
 
 // Where the skill directory cannot hold skillsync's files (a file stands there, or
 // a directory differing only in case, the same one on macOS and Windows), the side
-// file is kept back like the SKILL.md: both are conflicts and nothing is created.
+// file is kept back like the SKILL.md and nothing is created: both are conflicts,
+// or, where a person's skill holds the name, the SKILL.md is and the side file is
+// not wanted at all.
 func TestSideFilesWaitForTheirSkillDirectory(t *testing.T) {
+	const skillFile, sideFile = ".agents/skills/intent/SKILL.md", ".agents/skills/intent/agents/openai.yaml"
 	for _, c := range []struct {
 		name   string
 		setup  func(t *testing.T, root string)
+		want   map[string]Action
 		absent string
 	}{
 		{"a file where the skill directory goes", func(t *testing.T, root string) {
 			writeFile(t, root, ".agents/skills/intent", []byte("mine\n"))
-		}, ""},
+		}, map[string]Action{skillFile: Conflict, sideFile: Conflict}, ""},
 		{"a case twin of the skill directory", func(t *testing.T, root string) {
 			writeFile(t, root, ".agents/skills/Intent/SKILL.md", []byte("---\nname: Intent\ndescription: mine\n---\n"))
-		}, ".agents/skills/intent"},
+		}, map[string]Action{skillFile: Conflict, sideFile: ""}, ".agents/skills/intent"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := exampleWorkspace(t)
@@ -110,9 +114,9 @@ func TestSideFilesWaitForTheirSkillDirectory(t *testing.T) {
 			for _, ch := range out.Plan.Changes {
 				actions[ch.Path] = ch.Action
 			}
-			for _, p := range []string{".agents/skills/intent/SKILL.md", ".agents/skills/intent/agents/openai.yaml"} {
-				if actions[p] != Conflict {
-					t.Errorf("%s: %v, want a conflict (err %v)", p, actions[p], out.Err)
+			for p, want := range c.want {
+				if actions[p] != want {
+					t.Errorf("%s: %q, want %q (err %v)", p, actions[p], want, out.Err)
 				}
 			}
 			if c.absent != "" {

@@ -122,6 +122,9 @@ type Withheld struct {
 	Owner  string `json:"owner"`
 	Target string `json:"target"`
 	Reason string `json:"reason"`
+	// HandWritten are the people's files that hold the skill's name, where that
+	// is why.
+	HandWritten []string `json:"handWritten,omitempty"`
 }
 
 // State is the desired state: every wanted file by path, and what was held back.

@@ -58,6 +58,16 @@ type File struct {
 	// Obstruction marks something that is no file at all where skillsync would
 	// write: a directory named SKILL.md, a file where a skill directory belongs.
 	Obstruction bool
+	// Converted marks a file that would carry skillsync's banner but for its line
+	// endings: a generated file git or an editor converted to CRLF.
+	Converted bool
+}
+
+// HandWritten says f is a skill a person wrote: unowned, and no generated file in
+// disguise (a copy whose banner names another path, one converted to CRLF) nor
+// something that is no file.
+func (f File) HandWritten() bool {
+	return f.Ownership == Unowned && !f.Obstruction && !f.Converted && f.Owner == ""
 }
 
 // State is everything Scan saw.
@@ -327,7 +337,7 @@ func Classify(rel string, data []byte) File {
 	mark, intact, err := banner.Inspect(data)
 	switch {
 	case err != nil && bytes.Contains(data, []byte("\r\n")) && !errors.Is(crlfErr(data), banner.ErrNoBanner):
-		f.Reason = "skillsync banner with CRLF line endings (converted by git autocrlf or an editor?)"
+		f.Reason, f.Converted = "skillsync banner with CRLF line endings (converted by git autocrlf or an editor?)", true
 	case err != nil:
 		f.Reason = "no skillsync banner"
 	case mark.Path != rel:

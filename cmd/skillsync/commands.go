@@ -46,7 +46,8 @@ func newValidateCommand(g *globals) *cobra.Command {
 		Example: "  skillsync validate                 check the workspace around the current directory\n" +
 			"  skillsync validate --profile web   check it under another profile",
 		Long: "Load skillsync.yaml and every registry file, check them and print every problem with\n" +
-			"its file:line. Writes nothing; exit 2 when anything is invalid.",
+			"its file:line, including a skill name that a hand-written skill in one of its target\n" +
+			"directories already holds. Writes nothing; exit 2 when anything is invalid.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			root, err := g.root()
@@ -56,6 +57,11 @@ func newValidateCommand(g *globals) *cobra.Command {
 			in, err := controller.LoadInputs(g.readOnly(), root, g.profile, os.Getenv(desired.ProfileEnv))
 			if err != nil {
 				return inputError(g.stderr, err)
+			}
+			planned := controller.Reconcile(controller.Request{System: g.readOnly(), Root: root, ProfileFlag: g.profile,
+				ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
+			if ps := controller.NamesTaken(in.Registry, planned.Withheld); len(ps) > 0 {
+				return inputError(g.stderr, ps)
 			}
 			want := desired.Build(in.Registry, in.Profile)
 			fmt.Fprintf(g.stdout, "valid: %d capabilities, %d skills, %d profiles in %d file(s); profile %s, %d file(s) desired, %d withheld\n",

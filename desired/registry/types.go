@@ -235,3 +235,19 @@ func (c Capability) Pos() Position { return c.doc.at("metadata", "name").Positio
 
 // Pos is where the skill is declared.
 func (s Skill) Pos() Position { return s.doc.at("metadata", "name").Position() }
+
+// NameAt is where the owner (CapabilityOwner or SkillOwner) declares the name
+// of its skill: a capability's alias, a workflow skill's name.
+func (r *Registry) NameAt(owner string) (Position, bool) {
+	for _, c := range r.Capabilities {
+		if CapabilityOwner(c.ID) == owner && c.Spec.Skill != nil {
+			return c.doc.at("spec", "skill", "alias").Position(), true
+		}
+	}
+	for _, s := range r.Skills {
+		if SkillOwner(s.Name) == owner {
+			return s.Pos(), true
+		}
+	}
+	return Position{}, false
+}
