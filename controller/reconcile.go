@@ -14,6 +14,7 @@ import (
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/gitfiles"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -49,6 +50,8 @@ func (req Request) system() workspacefs.System {
 type Inputs struct {
 	Registry *registry.Registry
 	Profile  desired.Profile
+	// Git is how the workspace's git repository treats generated files.
+	Git desired.Git
 	// applied digests the record of the sources last applied; nil when there is none.
 	applied map[string][32]byte
 	// profileFile is .skillsync/profile as read.
@@ -157,7 +160,21 @@ func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (I
 	if applied != nil {
 		sums = sourceSums(applied)
 	}
-	return Inputs{Registry: reg, Profile: profile, applied: sums, profileFile: fileProfile, cutOffs: cutOffs, seenSince: time.Now()}, nil
+	return Inputs{Registry: reg, Profile: profile, Git: gitOf(reg), applied: sums, profileFile: fileProfile, cutOffs: cutOffs, seenSince: time.Now()}, nil
+}
+
+// gitOf is what the workspace's git repository makes of generated files: nothing
+// outside a git work tree.
+func gitOf(reg *registry.Registry) desired.Git {
+	if !gitfiles.InWorkTree(reg.Root) {
+		return desired.Git{}
+	}
+	mode := reg.Config.Spec.GeneratedFiles
+	if mode == "" {
+		mode = registry.GeneratedCommit
+	}
+	declared, _ := desired.ResolveProfile(reg, desired.ProfileSources{})
+	return desired.Git{Mode: mode, Declared: declared}
 }
 
 // Reconcile runs one full pass: load, build, scan, plan and, unless Check, apply. It
@@ -263,7 +280,7 @@ func planTargets(req Request, in Inputs, targets []string, first <-chan scanResu
 		if i > 0 || first == nil {
 			scanned = scanAsync(req.system(), req.Root, clients.Dir(target))
 		}
-		want := desired.BuildTarget(in.Registry, in.Profile, target).WithholdTaken(taken)
+		want := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, target).WithholdTaken(taken)
 		scan := <-scanned
 		if scan.err != nil {
 			return targetsPlan{}, scan.err

@@ -120,7 +120,7 @@ func copiesFound(c clients.Client, enabled map[string]bool, plan Plan) map[strin
 	copies := map[string]int{}
 	count := func(p string) {
 		for _, d := range dirs {
-			if rest, ok := strings.CutPrefix(p, d); ok && strings.Count(rest, "/") == 1 {
+			if rest, ok := strings.CutPrefix(p, d); ok && strings.Count(rest, "/") == 1 && path.Base(rest) == desired.SkillFile {
 				copies[path.Dir(rest)]++
 			}
 		}

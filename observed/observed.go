@@ -10,11 +10,13 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/gitfiles"
 	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -213,7 +215,7 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 		case e2.Name != SkillFile && strings.EqualFold(e2.Name, SkillFile) && !hasEntry(entries, SkillFile):
 			// The same file as SKILL.md where names are compared without case.
 			sd.files = append(sd.files, File{Path: path.Join(sd.path, SkillFile), Reason: rel + " differs from " + SkillFile + " only in case, the same file on macOS and Windows"})
-		case e2.Name != SkillFile:
+		case e2.Name != SkillFile && !slices.Contains(sideFiles[""], e2.Name):
 		case e2.Type&fs.ModeSymlink != 0:
 			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is a symlink"})
 			sd.links = append(sd.links, rel)
@@ -280,10 +282,11 @@ func (sd *skillDir) findTemp(dir workspacefs.Dir, e workspacefs.Entry, rel strin
 	}
 }
 
-// sideFiles are the files clients read beside SKILL.md, by the subdirectory of
-// the skill directory they are in.
+// sideFiles are the files skillsync may write beside SKILL.md, by the
+// subdirectory of the skill directory they are in ("" for the skill directory):
+// the files clients read there, and those for git.
 var sideFiles = func() map[string][]string {
-	out := map[string][]string{}
+	out := map[string][]string{"": gitfiles.Names}
 	for _, c := range clients.All {
 		if c.HideFile != nil {
 			dir, name := path.Split(c.HideFile.Path)

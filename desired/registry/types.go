@@ -66,12 +66,21 @@ type WorkspaceSpec struct {
 	// model's own choice in a target none of whose clients can do that:
 	// UnguardedWithhold (the default) or UnguardedAllow.
 	UnguardedClients string `json:"unguardedClients"`
+	// GeneratedFiles says whether the team commits the generated files to git
+	// (GeneratedCommit, the default) or has git ignore them (GeneratedIgnore).
+	GeneratedFiles string `json:"generatedFiles"`
 }
 
 // Values of spec.unguardedClients.
 const (
 	UnguardedWithhold = "withhold"
 	UnguardedAllow    = "allow"
+)
+
+// Values of spec.generatedFiles.
+const (
+	GeneratedCommit = "commit"
+	GeneratedIgnore = "ignore"
 )
 
 // WorkspaceMCP holds the default MCP server of the workspace's capabilities.

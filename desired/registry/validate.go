@@ -101,6 +101,11 @@ func (v *validator) workspace() {
 	default:
 		v.add(cfg.at("spec", "unguardedClients"), "use "+UnguardedWithhold+" (the default) or "+UnguardedAllow, "unguardedClients %q is not valid", u)
 	}
+	switch g := v.reg.Config.Spec.GeneratedFiles; g {
+	case "", GeneratedCommit, GeneratedIgnore:
+	default:
+		v.add(cfg.at("spec", "generatedFiles"), suggest(g, []string{GeneratedCommit, GeneratedIgnore}, "use "+GeneratedCommit+" (the default) or "+GeneratedIgnore), "generatedFiles %q is not valid", g)
+	}
 	for i, n := range v.reg.Config.Spec.ReservedNames {
 		if n == "" {
 			v.add(itemAt(cfg, i, "spec", "reservedNames"), "remove the empty entry", "reserved name is empty")

@@ -1,0 +1,66 @@
+package desired
+
+import (
+	"path"
+	"testing"
+
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+func TestBuildTargetInGit(t *testing.T) {
+	reg := example(t)
+	cli, _ := ResolveProfile(reg, ProfileSources{Flag: "cli"})
+	web, _ := ResolveProfile(reg, ProfileSources{Flag: "web-shell"})
+	commit := Git{Mode: registry.GeneratedCommit, Declared: cli}
+
+	st := BuildTargetInGit(reg, web, commit, "qwen-code")
+	for p := range BuildTarget(reg, cli, "qwen-code").Files {
+		if _, ok := st.Files[path.Join(path.Dir(p), ".gitattributes")]; !ok {
+			t.Errorf("no .gitattributes beside committed %s", p)
+		}
+		if _, ok := st.Files[path.Join(path.Dir(p), ".gitignore")]; ok {
+			t.Errorf("a committed skill is ignored: %s", p)
+		}
+	}
+	extra := ".qwen/skills/qwencode-viz/"
+	if _, ok := st.Files[extra+"SKILL.md"]; !ok {
+		t.Fatal("the active profile's extra skill is missing")
+	}
+	if _, ok := st.Files[extra+".gitignore"]; !ok {
+		t.Error("the extra skill has no .gitignore")
+	}
+	if _, ok := st.Files[extra+".gitattributes"]; ok {
+		t.Error("the extra skill is marked as a committed one")
+	}
+	for _, w := range st.Withheld {
+		if w.Skill == "qwencode-viz" {
+			t.Errorf("built and withheld: %+v", w)
+		}
+	}
+
+	// The declared profile as the active one: what a fresh clone builds.
+	clone := BuildTargetInGit(reg, cli, commit, "qwen-code")
+	for p := range clone.Files {
+		if _, ok := st.Files[p]; !ok {
+			t.Errorf("%s is built in a fresh clone but not under the local profile", p)
+		}
+	}
+
+	ignored := BuildTargetInGit(reg, cli, Git{Mode: registry.GeneratedIgnore}, "agents")
+	plain := BuildTarget(reg, cli, "agents")
+	skills := 0
+	for p := range plain.Files {
+		if path.Base(p) == SkillFile {
+			skills++
+			if _, ok := ignored.Files[path.Join(path.Dir(p), ".gitignore")]; !ok {
+				t.Errorf("ignore mode: no .gitignore beside %s", p)
+			}
+		}
+	}
+	if len(ignored.Files) != len(plain.Files)+skills {
+		t.Errorf("ignore mode: %d files, want %d and one .gitignore per skill", len(ignored.Files), len(plain.Files))
+	}
+	if got := BuildTargetInGit(reg, cli, Git{}, "agents"); len(got.Files) != len(plain.Files) {
+		t.Error("outside git the files differ")
+	}
+}
