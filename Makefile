@@ -15,7 +15,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # each for a time instead.
 FUZZTIME  ?=
 
-.PHONY: build demo test test-portable cross dist dist-check e2e bench bench-scaling bench-watch reliability lint fuzz clean
+.PHONY: build demo test test-portable schema-check cross dist dist-check e2e bench bench-scaling bench-watch reliability lint fuzz clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/skillsync
@@ -30,6 +30,14 @@ test:
 # standard library) that macOS, Windows and the BSDs run, instead of Linux's own.
 test-portable:
 	$(GO) test -race -tags skillsync_portable ./...
+
+# The JSON Schemas in schema/ as editors read them: installs the pinned
+# yaml-language-server with npm into schema/.cache (once), drives it over LSP, and
+# checks it finds nothing wrong with the bundled workspaces and the expected
+# mistake in each broken document. YAML_LANGUAGE_SERVER_VERSION=… overrides the
+# version. (`make test` checks the schemas with a Go validator, without Node.)
+schema-check:
+	$(GO) test -tags editor -count=1 -timeout 10m -run TestYAMLLanguageServer ./schema/
 
 # Builds the command and vets every package, tests included, for every platform,
 # so a platform break cannot land unnoticed.
@@ -83,11 +91,13 @@ lint:
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./e2e/...
 	$(GO) vet -tags reliability ./reliability/...
+	$(GO) vet -tags editor ./schema/
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) vet -tags skillsync_portable ./internal/workspacefs/
 	$(GO) run $(STATICCHECK) -tags skillsync_portable ./internal/workspacefs/
 	$(GO) run $(STATICCHECK) -tags e2e ./e2e/...
 	$(GO) run $(STATICCHECK) -tags reliability ./reliability/...
+	$(GO) run $(STATICCHECK) -tags editor ./schema/
 
 # Each fuzz target for a number of inputs, about 20 s each on a 2-core machine (go
 # test runs one -fuzz target at a time). A count rather than a duration: Go 1.26's

@@ -262,12 +262,12 @@ func (l *loader) addDocuments(reg *Registry, file string, data []byte) {
 		}
 		switch kind {
 		case "Capability":
-			var d object[CapabilitySpec]
+			var d Object[CapabilitySpec]
 			l.decode(reg, doc, &d)
 			l.checkHeader(doc, d.APIVersion, d.Kind, "")
 			reg.Capabilities = append(reg.Capabilities, Capability{ID: d.Metadata.Name, Spec: d.Spec, doc: doc})
 		case "Skill":
-			var d object[SkillSpec]
+			var d Object[SkillSpec]
 			l.decode(reg, doc, &d)
 			l.checkHeader(doc, d.APIVersion, d.Kind, "")
 			s := Skill{Name: d.Metadata.Name, Spec: d.Spec, Body: d.Spec.Body, doc: doc}
@@ -277,7 +277,7 @@ func (l *loader) addDocuments(reg *Registry, file string, data []byte) {
 			}
 			reg.Skills = append(reg.Skills, s)
 		case "Profile":
-			var d object[ProfileSpec]
+			var d Object[ProfileSpec]
 			l.decode(reg, doc, &d)
 			l.checkHeader(doc, d.APIVersion, d.Kind, "")
 			reg.Profiles = append(reg.Profiles, Profile{Name: d.Metadata.Name, Spec: d.Spec, doc: doc})

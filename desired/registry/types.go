@@ -34,37 +34,56 @@ const (
 	EffectDestructive = "destructive"
 )
 
-// object is the shape of every registry document.
-type object[S any] struct {
-	APIVersion string   `json:"apiVersion"`
-	Kind       string   `json:"kind"`
-	Metadata   Metadata `json:"metadata"`
-	Spec       S        `json:"spec"`
+// Object is the shape of every registry document. Its fields, and those of the
+// specs below, are documented for whoever writes the YAML as much as for Go: the
+// JSON Schemas in schema/ are generated from them, comments included, and an
+// editor shows each comment for its key. A field tagged jsonschema:"required" is
+// one the validator refuses to do without.
+type Object[S any] struct {
+	// The format's version: skillsync/v1.
+	APIVersion string `json:"apiVersion" jsonschema:"required"`
+	// What the document declares: Capability, Skill or Profile.
+	Kind string `json:"kind" jsonschema:"required"`
+	// Names the document.
+	Metadata Metadata `json:"metadata" jsonschema:"required"`
+	// What the document declares, by kind.
+	Spec S `json:"spec"`
 }
 
 // Metadata names a registry object.
 type Metadata struct {
-	Name string `json:"name"`
+	// The capability id, or the skill's or the profile's name.
+	Name string `json:"name" jsonschema:"required"`
 }
 
 // Workspace is skillsync.yaml.
 type Workspace struct {
-	APIVersion string        `json:"apiVersion"`
-	Kind       string        `json:"kind"`
-	Spec       WorkspaceSpec `json:"spec"`
+	// The format's version: skillsync/v1.
+	APIVersion string `json:"apiVersion" jsonschema:"required"`
+	// Workspace: skillsync.yaml holds one document of this kind.
+	Kind string `json:"kind" jsonschema:"required"`
+	// What the workspace declares.
+	Spec WorkspaceSpec `json:"spec"`
 }
 
 // WorkspaceSpec is what a workspace declares.
 type WorkspaceSpec struct {
-	Registry      []string      `json:"registry"`
-	Targets       []string      `json:"targets"`
-	Profile       string        `json:"profile"`
-	Disabled      []string      `json:"disabled"`
-	ReservedNames []string      `json:"reservedNames"`
-	MCP           *WorkspaceMCP `json:"mcp"`
-	// UnguardedClients says what happens to a skill that must be kept from the
-	// model's own choice in a target none of whose clients can do that:
-	// UnguardedWithhold (the default) or UnguardedAllow.
+	// Glob patterns, relative to skillsync.yaml, of the registry files to read.
+	Registry []string `json:"registry"`
+	// The target directories skillsync writes; claude-code, qwen-code and agents
+	// when none are listed.
+	Targets []string `json:"targets"`
+	// The profile used when no --profile, SKILLSYNC_PROFILE or .skillsync/profile
+	// names one; it must be declared.
+	Profile string `json:"profile"`
+	// Skill names never written into any target.
+	Disabled []string `json:"disabled"`
+	// Names no alias or skill may take, besides the clients' own.
+	ReservedNames []string `json:"reservedNames"`
+	// The MCP server of every capability that names none itself.
+	MCP *WorkspaceMCP `json:"mcp"`
+	// What happens to a skill that must be kept from the model's own choice in a
+	// target none of whose clients can do that: withhold (the default) or allow.
 	UnguardedClients string `json:"unguardedClients"`
 	// GeneratedFiles says whether the team commits the generated files to git
 	// (GeneratedCommit, the default) or has git ignore them (GeneratedIgnore).
@@ -85,54 +104,91 @@ const (
 
 // WorkspaceMCP holds the default MCP server of the workspace's capabilities.
 type WorkspaceMCP struct {
+	// The MCP server's name: 1 to 64 letters, digits, _ and -.
 	Server string `json:"server"`
 }
 
 // CapabilitySpec is a capability declaration.
 type CapabilitySpec struct {
-	Title  string `json:"title"`
-	Effect string `json:"effect"`
-	// Input is the input schema as JSON text (see appendJSON).
-	Input json.RawMessage  `json:"input"`
-	MCP   *MCPBinding      `json:"mcp"`
-	CLI   *CLIBinding      `json:"cli"`
+	// The capability's name in one line; the generated skill's description.
+	Title string `json:"title" jsonschema:"required"`
+	// What calling it does: read, write or destructive. Skills of write and
+	// destructive capabilities run only when a person types them.
+	Effect string `json:"effect" jsonschema:"required"`
+	// The JSON Schema of the capability's input, as an MCP tool's inputSchema;
+	// needed with skill, whose argument names one of its string properties.
+	Input json.RawMessage `json:"input"` // kept as JSON text (see appendJSON)
+	// How an agent reaches the capability through an MCP server.
+	MCP *MCPBinding `json:"mcp"`
+	// How an agent reaches the capability from a shell.
+	CLI *CLIBinding `json:"cli"`
+	// Asks for a generated skill: /<alias> <text> calls the capability with the
+	// text as its argument.
 	Skill *CapabilitySkill `json:"skill"`
 }
 
 // MCPBinding is how an agent reaches a capability through its MCP server.
 type MCPBinding struct {
+	// The MCP server; spec.mcp.server of skillsync.yaml when not set.
 	Server string `json:"server"`
-	Tool   string `json:"tool"`
+	// The MCP tool's name: 1 to 64 letters, digits, _ and -.
+	Tool string `json:"tool" jsonschema:"required"`
 }
 
 // CLIBinding is how an agent reaches a capability from a shell.
 type CLIBinding struct {
-	Command []string `json:"command"`
-	Flag    string   `json:"flag"`
+	// The program and its subcommands, one word each.
+	Command []string `json:"command" jsonschema:"required"`
+	// The flag the text is passed with, like --statement; without one the text is
+	// a positional argument.
+	Flag string `json:"flag"`
 }
 
 // CapabilitySkill asks for a generated skill: /<alias> <text> fills <argument>.
 type CapabilitySkill struct {
-	Alias                string   `json:"alias"`
-	Argument             string   `json:"argument"`
-	Targets              []string `json:"targets"`
+	// The skill's name, typed as /<alias>: lowercase letters, digits and single
+	// hyphens, at most 64 characters.
+	Alias string `json:"alias" jsonschema:"required"`
+	// The property of input, of type string, that the typed text fills.
+	Argument string `json:"argument" jsonschema:"required"`
+	// The targets the skill is limited to; every enabled target when none are
+	// listed.
+	Targets []string `json:"targets"`
+	// Client capabilities (dotted names) the active profile must announce for the
+	// skill to be written.
 	RequiredCapabilities []string `json:"requiredCapabilities"`
 }
 
 // SkillSpec is a workflow skill with a body of its own.
 type SkillSpec struct {
-	Description            string   `json:"description"`
-	Body                   string   `json:"body"`
-	BodyFile               string   `json:"bodyFile"`
-	RequiredCapabilities   []string `json:"requiredCapabilities"`
-	Targets                []string `json:"targets"`
-	DisableModelInvocation bool     `json:"disableModelInvocation"`
-	UserInvocable          *bool    `json:"userInvocable"`
-	Paths                  []string `json:"paths"`
+	// What the skill is for, in one line.
+	Description string `json:"description" jsonschema:"required"`
+	// The skill's body, inline; give body or bodyFile.
+	Body string `json:"body"`
+	// The file holding the skill's body, relative to this file; give body or
+	// bodyFile.
+	BodyFile string `json:"bodyFile"`
+	// Client capabilities (dotted names) the active profile must announce for the
+	// skill to be written.
+	RequiredCapabilities []string `json:"requiredCapabilities"`
+	// The targets the skill is limited to; every enabled target when none are
+	// listed.
+	Targets []string `json:"targets"`
+	// Keeps the skill from the model's own choice: it runs only when a person types
+	// it.
+	DisableModelInvocation bool `json:"disableModelInvocation"`
+	// Whether a person can type the skill as a command; written as user-invocable
+	// for claude-code and qwen-code.
+	UserInvocable *bool `json:"userInvocable"`
+	// Globs, relative to the workspace root, of the files the skill is for;
+	// written for claude-code and qwen-code.
+	Paths []string `json:"paths"`
 }
 
 // ProfileSpec lists the client capabilities a profile announces.
 type ProfileSpec struct {
+	// What the client can render or do, as dotted names like
+	// markdown.codeBlock.echarts-fulldata.
 	Capabilities []string `json:"capabilities"`
 }
 

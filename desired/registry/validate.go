@@ -23,14 +23,27 @@ const (
 	MaxDescriptionLength = 1024
 )
 
+// The patterns of names. They read alike as Go regular expressions and as the
+// ECMA-262 ones of JSON Schema, so the generated schemas (schema/) carry them as
+// they are.
+const (
+	SkillNamePattern    = `^[a-z0-9]+(-[a-z0-9]+)*$`
+	CapabilityIDPattern = `^[A-Za-z0-9]+([._-][A-Za-z0-9]+)*$`
+	DottedNamePattern   = `^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9][A-Za-z0-9_-]*)+$`
+	MCPNamePattern      = `^[A-Za-z0-9_-]{1,64}$`
+)
+
 var (
-	skillNamePattern      = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	capabilityIDPattern   = regexp.MustCompile(`^[A-Za-z0-9]+([._-][A-Za-z0-9]+)*$`)
-	dottedNamePattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9][A-Za-z0-9_-]*)+$`)
-	mcpNamePattern        = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	skillNamePattern      = regexp.MustCompile(SkillNamePattern)
+	capabilityIDPattern   = regexp.MustCompile(CapabilityIDPattern)
+	dottedNamePattern     = regexp.MustCompile(DottedNamePattern)
+	mcpNamePattern        = regexp.MustCompile(MCPNamePattern)
 	effects               = []string{EffectRead, EffectWrite, EffectDestructive}
 	skillNameRequirements = "lowercase letters, digits and single hyphens, at most 64 characters, like intent or propose-intent"
 )
+
+// Effects lists the effects a capability may declare.
+func Effects() []string { return slices.Clone(effects) }
 
 // Validate checks every rule of the registry at once and returns all problems found.
 // It reads nothing from disk. Documents that did not decode are not checked again:
