@@ -132,6 +132,7 @@ func workspaceRules(s *jsonschema.Schema) {
 	// The validator takes an empty string as unset, and so null in the list of
 	// names it never checks.
 	prop(spec, "unguardedClients").Enum = []any{registry.UnguardedWithhold, registry.UnguardedAllow, ""}
+	prop(spec, "generatedFiles").Enum = []any{registry.GeneratedCommit, registry.GeneratedIgnore, ""}
 	prop(spec, "disabled").Items.Extras = map[string]any{"type": []string{"string", "null"}}
 	prop(spec, "disabled").Items.Type = ""
 }

@@ -85,8 +85,8 @@ type WorkspaceSpec struct {
 	// What happens to a skill that must be kept from the model's own choice in a
 	// target none of whose clients can do that: withhold (the default) or allow.
 	UnguardedClients string `json:"unguardedClients"`
-	// GeneratedFiles says whether the team commits the generated files to git
-	// (GeneratedCommit, the default) or has git ignore them (GeneratedIgnore).
+	// Whether, in a git work tree, the team commits the generated files (commit,
+	// the default) or has git ignore them (ignore); see docs/workflow.md.
 	GeneratedFiles string `json:"generatedFiles"`
 }
 
