@@ -152,6 +152,9 @@ func (d *strictDecoder) structValue(n *yaml.Node, v reflect.Value, field string)
 			continue
 		}
 		d.value(val, v.Field(index), name)
+		if v.Field(index).Type() == rawJSONType {
+			d.misplacedFields(val, name, field, fields)
+		}
 	}
 }
 
