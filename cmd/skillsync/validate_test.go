@@ -346,7 +346,7 @@ func validationCases() []validationCase {
 		{name: "invalid YAML: tab indentation", files: reg(capabilityDoc("  effect: write\n", "\teffect: write\n")),
 			want: problem{testFile + ":6:1", "cannot parse YAML: line 6 is indented with a tab; YAML allows only spaces", "indent with spaces"}},
 		{name: "invalid YAML: unclosed flow sequence", files: reg(capabilityDoc("required: [text]", "required: [text")),
-			want: problem{testFile + ":13:6", "cannot parse YAML: did not find expected ',' or ']' inside the [ opened at line 12, column 15", "fix the syntax"}},
+			want: problem{testFile + ":12:15", "cannot parse YAML: the [ that opens here is not closed on its line", "end the line with ]"}},
 		{name: "mcp indented into input", files: reg(capabilityDoc("  mcp: {tool: do_thing}", "    mcp: {tool: do_thing}")),
 			want: problem{testFile + ":13:5", `spec.input holds "mcp", which is a field of spec: probably indented too far`, "indent mcp: as far as input:"}},
 		{name: "workspace unknown field", files: map[string]string{"skillsync.yaml": workspaceConfig("  profile: cli\n", "  profile: cli\n  target: [agents]\n")},

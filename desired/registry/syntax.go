@@ -2,8 +2,12 @@ package registry
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,8 +62,8 @@ func syntaxProblem(file string, data []byte, dec *yaml.Decoder, err error) Probl
 		return Problem{Pos: Position{File: file, Line: line}, Message: "cannot parse YAML: " + msg, Hint: syntaxHint}
 	}
 	at, msg, hint, shown := stop.at, stop.problem, syntaxHint, []mark{stop.at}
-	opener := map[string]string{"while scanning a quoted scalar": "quoted string",
-		"while parsing a flow mapping": "{", "while parsing a flow sequence": "["}[stop.context]
+	quoted := stop.context == "while scanning a quoted scalar"
+	brackets := map[string]string{"while parsing a flow mapping": "{}", "while parsing a flow sequence": "[]"}[stop.context]
 	atEnd := len(bytes.TrimSpace(data[offset(data, stop.at):])) == 0
 	switch {
 	case tabIndented(data, stop.at):
@@ -67,7 +71,7 @@ func syntaxProblem(file string, data []byte, dec *yaml.Decoder, err error) Probl
 		hint = "indent with spaces; nothing is written until the file parses"
 	case stop.problem == "mapping values are not allowed in this context":
 		hint = `quote a value that holds ": ", and indent a key as far as the keys beside it; nothing is written until the file parses`
-	case opener == "quoted string" && (atEnd || stop.problem == "found unexpected document indicator"):
+	case quoted && (atEnd || stop.problem == "found unexpected document indicator"):
 		// The quote is the mistake; where the parser gave up is only where the next
 		// document or the file begins or ends.
 		at, shown = stop.opened, []mark{stop.opened}
@@ -76,19 +80,48 @@ func syntaxProblem(file string, data []byte, dec *yaml.Decoder, err error) Probl
 			msg = fmt.Sprintf("the quoted string that starts here is not closed before the document marker on line %d", stop.at.line)
 		}
 		hint = "end it with the quote it starts with; nothing is written until the file parses"
-	case opener != "" && atEnd:
+	case brackets != "" && atEnd:
 		at, shown = stop.opened, []mark{stop.opened}
-		msg = fmt.Sprintf("the %s that opens here is not closed before the end of the file", opener)
-	case opener != "" && stop.opened.line != stop.at.line:
-		// A missing closing bracket shows where the flow collection opened, a
-		// missing comma where it stopped: both lines are shown.
-		msg += fmt.Sprintf(" inside the %s opened at line %d, column %d", opener, stop.opened.line, stop.opened.column)
+		msg = fmt.Sprintf("the %c that opens here is not closed before the end of the file", brackets[0])
+	case brackets != "" && stop.opened.line != stop.at.line && closesOnItsLine(data, stop, brackets[1]):
+		at, shown = stop.opened, []mark{stop.opened}
+		msg = fmt.Sprintf("the %c that opens here is not closed on its line", brackets[0])
+		hint = fmt.Sprintf("end the line with %c; nothing is written until the file parses", brackets[1])
+	case brackets != "" && stop.opened.line != stop.at.line:
+		// A comma missing at the end of a line, most likely: both lines are shown.
+		msg += fmt.Sprintf(" inside the %c opened at line %d, column %d", brackets[0], stop.opened.line, stop.opened.column)
 		shown = []mark{stop.opened, stop.at}
 	}
 	return Problem{Pos: Position{File: file, Line: at.line, Column: at.column}, Message: "cannot parse YAML: " + msg, Hint: hint,
 		Snippet: snippet(data, shown...)}
 }
 
+// closesOnItsLine tells whether the parser gets past the line it stopped on once
+// the line the flow collection opens on ends with closer: then that is what is
+// missing, rather than a comma before the token it stopped at. The parser
+// decides, on the file so mended, not a guess at what the writer meant.
+func closesOnItsLine(data []byte, stop parserStop, closer byte) bool {
+	eol := offset(data, mark{stop.opened.line, math.MaxInt})
+	if eol > 0 && data[eol-1] == '\r' {
+		eol--
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(slices.Concat(data[:eol], []byte{closer}, data[eol:])))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return true
+		}
+		if err != nil {
+			again, ok := readStop(dec, err)
+			return ok && again.at.line > stop.at.line
+		}
+	}
+}
+
+// splitYAMLError splits yaml.v3's "yaml: line N: message". N is the line where the
+// enclosing construct began, 0-based for parser errors: it is used only where the
+// parser left no record of its own.
 func splitYAMLError(err error) (int, string) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	rest, ok := strings.CutPrefix(msg, "line ")
