@@ -36,9 +36,13 @@ import (
 
 // breakage is one way to break one input file.
 type breakage struct {
-	file  string // workspace-relative and slash-separated, as skillsync names it
-	what  string
-	line  int // the line the message must name as file:line; 0 when there is none
+	file string // workspace-relative and slash-separated, as skillsync names it
+	what string
+	line int // the line the message must name as file:line; 0 when there is none
+	// opens marks a bracket left open on line: the parser may stop on the next
+	// line, at the token where a comma or the bracket was due, and the message
+	// then names line as where the bracket opens.
+	opens bool
 	apply func(path string) error
 	// parses marks a cut, which may leave valid YAML that deletes nothing and may
 	// then be applied; every other breakage must be refused.
@@ -50,7 +54,8 @@ func (b breakage) namedIn(out string) bool {
 	if b.line == 0 {
 		return strings.Contains(out, b.file)
 	}
-	return strings.Contains(out, b.where()+":")
+	return strings.Contains(out, b.where()+":") ||
+		b.opens && strings.Contains(out, b.file+":") && strings.Contains(out, fmt.Sprintf(" opened at line %d,", b.line))
 }
 
 func (b breakage) where() string {
@@ -154,7 +159,7 @@ func (s *brokenSuite) malformed(file string) []breakage {
 	}
 	out := []breakage{
 		{file: file, what: "tab-indented line", line: mid, apply: rewrite(insertLine(data, mid, "\tbroken: true"))},
-		{file: file, what: "unclosed flow sequence", line: mid, apply: rewrite(insertLine(data, mid, "broken: [a, b"))},
+		{file: file, what: "unclosed flow sequence", line: mid, opens: true, apply: rewrite(insertLine(data, mid, "broken: [a, b"))},
 		{file: file, what: "empty file", line: 1, apply: rewrite(nil), parses: true}, // a cut at byte 0: the record names line 1
 		{file: file, what: "directory in its place", apply: func(p string) error {
 			if err := os.Remove(p); err != nil {

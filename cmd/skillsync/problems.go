@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/skillsync/skillsync/desired/registry"
 )
@@ -23,5 +24,8 @@ func printProblems(w io.Writer, ps registry.Problems) {
 	fmt.Fprintf(w, "skillsync: invalid input, nothing was written or deleted (%d problem(s)):\n", len(ps))
 	for _, p := range ps {
 		fmt.Fprintf(w, "  %s\n", p)
+		if p.Snippet != "" {
+			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(p.Snippet, "\n", "\n    "))
+		}
 	}
 }

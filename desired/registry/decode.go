@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -29,7 +28,7 @@ func parseDocuments(file string, data []byte) ([]*yaml.Node, Problems) {
 			return docs, nil
 		}
 		if err != nil {
-			return nil, Problems{syntaxProblem(file, data, err)}
+			return nil, Problems{syntaxProblem(file, data, dec, err)}
 		}
 		if len(n.Content) == 0 || isNull(n.Content[0]) {
 			continue
@@ -46,58 +45,6 @@ func parseDocuments(file string, data []byte) ([]*yaml.Node, Problems) {
 			}}
 		}
 		docs = append(docs, root)
-	}
-}
-
-// syntaxProblem turns a yaml.v3 error ("yaml: line 3: ...") into a positioned problem.
-func syntaxProblem(file string, data []byte, err error) Problem {
-	line, msg := splitYAMLError(err)
-	return Problem{
-		Pos:     Position{File: file, Line: errorLine(data, line, msg)},
-		Message: "cannot parse YAML: " + msg,
-		Hint:    "fix the syntax; nothing is written until the file parses",
-	}
-}
-
-func splitYAMLError(err error) (int, string) {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	rest, ok := strings.CutPrefix(msg, "line ")
-	if !ok {
-		return 0, msg
-	}
-	n, tail, ok := strings.Cut(rest, ": ")
-	line, convErr := strconv.Atoi(n)
-	if !ok || convErr != nil {
-		return 0, msg
-	}
-	return line, tail
-}
-
-// errorLine corrects yaml.v3's line number, which for some errors is the 0-based
-// line of the enclosing construct: the reported line is right only if the file cut
-// after it already fails the same way, otherwise the error is on the next line.
-func errorLine(data []byte, reported int, msg string) int {
-	if reported == 0 {
-		return 0
-	}
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	if reported >= len(lines) {
-		return reported
-	}
-	prefix := bytes.Join(lines[:reported], nil)
-	dec := yaml.NewDecoder(bytes.NewReader(prefix))
-	for {
-		var n yaml.Node
-		err := dec.Decode(&n)
-		if errors.Is(err, io.EOF) {
-			return reported + 1
-		}
-		if err != nil {
-			if _, m := splitYAMLError(err); m == msg {
-				return reported
-			}
-			return reported + 1
-		}
 	}
 }
 
@@ -205,6 +152,9 @@ func (d *strictDecoder) structValue(n *yaml.Node, v reflect.Value, field string)
 			continue
 		}
 		d.value(val, v.Field(index), name)
+		if v.Field(index).Type() == rawJSONType {
+			d.misplacedFields(val, name, field, fields)
+		}
 	}
 }
 

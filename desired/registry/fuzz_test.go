@@ -18,6 +18,7 @@ func FuzzParseAndValidate(f *testing.F) {
 		"apiVersion: skillsync/v1\nkind: Profile\nmetadata: {name: p}\nspec: {capabilities: [a.b]}\n---\napiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: s}\nspec: {description: d, body: b, requiredCapabilities: [a.b]}\n",
 		"{\"apiVersion\": \"skillsync/v1\", \"kind\": \"Capability\", \"metadata\": {\"name\": 1}}",
 		"a: [\n", "kind: Capability\nkind: Skill\n", "--- \n...\n---\n", "&a [*a]", "spec: {title: !!binary aGk=}",
+		"spec:\n\ttitle: x\n", "a: \"x\n---\n", "\ufeffa: {b: [1,\n  c: d\n", "spec:\n  input:\n    type: object\n    mcp: {tool: t}\n",
 	} {
 		f.Add(seed)
 	}

@@ -28,6 +28,10 @@ type Problem struct {
 	Pos     Position
 	Message string
 	Hint    string
+	// Snippet shows the line a syntax error is on, with a caret under its column,
+	// for a reader at a terminal; String leaves it out, so that a problem stays
+	// one line in JSON and logs.
+	Snippet string
 }
 
 func (p Problem) String() string {
