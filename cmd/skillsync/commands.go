@@ -39,45 +39,6 @@ func newInitCommand(g *globals) *cobra.Command {
 	}
 }
 
-func newValidateCommand(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "validate",
-		Short: "Load and validate the workspace; print every problem",
-		Example: "  skillsync validate                 check the workspace around the current directory\n" +
-			"  skillsync validate --profile web   check it under another profile",
-		Long: "Load skillsync.yaml and every registry file, check them and print every problem with\n" +
-			"its file:line, including a skill name that a hand-written skill in one of its target\n" +
-			"directories already holds. Writes nothing; exit 2 when anything is invalid.",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			root, err := g.root()
-			if err != nil {
-				return err
-			}
-			in, err := controller.LoadInputs(g.readOnly(), root, g.profile, os.Getenv(desired.ProfileEnv))
-			if err != nil {
-				return inputError(g.stderr, err)
-			}
-			planned := controller.Reconcile(controller.Request{System: g.readOnly(), Root: root, ProfileFlag: g.profile,
-				ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
-			if ps := controller.NamesTaken(in.Registry, planned.Withheld); len(ps) > 0 {
-				return inputError(g.stderr, ps)
-			}
-			want := desired.Build(in.Registry, in.Profile)
-			fmt.Fprintf(g.stdout, "valid: %d capabilities, %d skills, %d profiles in %d file(s); profile %s, %d file(s) desired, %d withheld\n",
-				len(in.Registry.Capabilities), len(in.Registry.Skills), len(in.Registry.Profiles), len(in.Registry.Files),
-				in.Profile.Label(), len(want.Files), len(want.Withheld))
-			// Whether a shorter file deletes anything depends on what is on disk, which
-			// validate does not read: reconcile refuses it only if it would.
-			for _, cut := range in.CutOffs() {
-				fmt.Fprintf(g.stderr, "note: %s:%d: the file is %d bytes shorter than the version last applied and otherwise the same; "+
-					"a reconcile that would delete generated files because of it is refused until: skillsync accept %s\n", cut.File, cut.Line, cut.Lost, cut.File)
-			}
-			return nil
-		},
-	}
-}
-
 func newProfileCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "profile", Short: "Show or choose the active capability profile"}
 	cmd.AddCommand(&cobra.Command{

@@ -178,13 +178,13 @@ type reconcileJSON struct {
 	InSync   int                `json:"inSync"`
 	Refused  string             `json:"refused,omitempty"`
 	Withheld []desired.Withheld `json:"withheld"`
-	Problems []string           `json:"problems"`
+	Problems []problemReport    `json:"problems"`
 	Error    string             `json:"error,omitempty"`
 }
 
 func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON {
 	r := reconcileJSON{Profile: out.Profile.Name, Check: check, ExitCode: code, Changes: []changeReport{},
-		InSync: out.Plan.Count(controller.None), Refused: out.Plan.Refused, Withheld: out.Withheld, Problems: []string{}}
+		InSync: out.Plan.Count(controller.None), Refused: out.Plan.Refused, Withheld: out.Withheld, Problems: problemReports(out.Problems)}
 	if r.Withheld == nil {
 		r.Withheld = []desired.Withheld{}
 	}
@@ -197,9 +197,6 @@ func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON
 			cr.Error = res.Err.Error()
 		}
 		r.Changes = append(r.Changes, cr)
-	}
-	for _, p := range out.Problems {
-		r.Problems = append(r.Problems, p.String())
 	}
 	if out.Err != nil {
 		r.Error = out.Err.Error()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired/registry"
 )
 
@@ -27,5 +28,81 @@ func printProblems(w io.Writer, ps registry.Problems) {
 		if p.Snippet != "" {
 			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(p.Snippet, "\n", "\n    "))
 		}
+	}
+}
+
+// problemReport is a problem in every JSON output: one object a program can
+// point an editor at.
+type problemReport struct {
+	File     string `json:"file"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Message  string `json:"message"`
+	Hint     string `json:"hint,omitempty"`
+	Severity string `json:"severity"`
+}
+
+func problemReports(ps registry.Problems) []problemReport {
+	out := []problemReport{}
+	for _, p := range ps {
+		out = append(out, problemReport{File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Column,
+			Message: p.Message, Hint: p.Hint, Severity: "error"})
+	}
+	return out
+}
+
+// annotate writes each problem as a GitHub Actions error annotation, which the
+// runner shows on the file and line of a pull request.
+func annotate(w io.Writer, ps registry.Problems) {
+	for _, p := range ps {
+		text := p.Message
+		if p.Hint != "" {
+			text += " (" + p.Hint + ")"
+		}
+		githubCommand(w, "error", text, "file", p.Pos.File, "line", p.Pos.Line, "col", p.Pos.Column)
+	}
+}
+
+// githubCommand writes one workflow command, ::name props::text, escaped as the
+// runner reads it; a zero or empty property is left out.
+func githubCommand(w io.Writer, name, text string, props ...any) {
+	var parts []string
+	for i := 0; i+1 < len(props); i += 2 {
+		value := fmt.Sprint(props[i+1])
+		if value == "" || value == "0" {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s=%s", props[i], githubEscape(value, true)))
+	}
+	fmt.Fprintf(w, "::%s %s::%s\n", name, strings.Join(parts, ","), githubEscape(text, false))
+}
+
+func githubEscape(s string, property bool) string {
+	s = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	if property {
+		s = strings.NewReplacer(":", "%3A", ",", "%2C").Replace(s)
+	}
+	return s
+}
+
+// annotatePlan writes a GitHub Actions error annotation for each path the run
+// leaves as it should not be: in conflict, failed, or, for --check, to change.
+func annotatePlan(w io.Writer, out controller.Outcome, check bool) {
+	if !out.Planned {
+		return
+	}
+	for _, r := range out.Results(check) {
+		if r.Fate == controller.InSync || r.Fate == controller.Made && r.Action != controller.Conflict {
+			continue
+		}
+		verb, note := fateWords(r)
+		text := verb + " " + r.Path
+		if note != "" {
+			text += ": " + note
+		}
+		if r.Action != controller.Conflict && r.Fate == controller.Proposed {
+			text += " (run skillsync reconcile --once and commit the result)"
+		}
+		githubCommand(w, "error", text, "file", r.Path)
 	}
 }

@@ -27,10 +27,11 @@ func newReconcileCommand(g *globals) *cobra.Command {
 			"3 conflicts remain, 4 any other failure (including the workspace lock being held).",
 		Example: "  skillsync reconcile --once          converge now\n" +
 			"  skillsync reconcile --check --diff  show what would change; exit 1 if anything would\n" +
-			"  skillsync reconcile                 keep converging while you work",
+			"  skillsync reconcile                 keep converging while you work\n" +
+			"  skillsync reconcile --check -o github   in GitHub Actions: annotate each file out of step",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := checkOutput(output, "text", "json", "github"); err != nil {
 				return err
 			}
 			oneShot := once || oneShotFlag(cmd) != ""
@@ -58,6 +59,10 @@ func newReconcileCommand(g *globals) *cobra.Command {
 			if output == "json" {
 				return finish(code, writeJSON(g.stdout, reconcileReport(out, check, code)))
 			}
+			if output == "github" {
+				annotate(g.stdout, out.Problems)
+				annotatePlan(g.stdout, out, check)
+			}
 			if len(out.Problems) > 0 {
 				printProblems(g.stderr, out.Problems)
 				return &exitError{code: code}
@@ -72,7 +77,7 @@ func newReconcileCommand(g *globals) *cobra.Command {
 	f.BoolVar(&diff, "diff", false, "show a unified diff of every change (implies --once)")
 	f.BoolVar(&opts.Force, "force", false, "restore or remove generated files that were edited by hand, never files without a banner (implies --once)")
 	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "allow removing every generated file when nothing is desired (implies --once)")
-	f.StringVarP(&output, "output", "o", "text", "output format: text or json (implies --once)")
+	f.StringVarP(&output, "output", "o", "text", "output format: text, json, or github (text and workflow annotations) (implies --once)")
 	watch.register(f)
 	return cmd
 }

@@ -41,6 +41,9 @@ func newStatusCommand(g *globals) *cobra.Command {
 			sys := g.readOnly()
 			out := controller.Reconcile(controller.Request{System: sys, Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
 			if len(out.Problems) > 0 {
+				if output == "json" {
+					return finish(exitInvalid, writeJSON(g.stdout, map[string]any{"problems": problemReports(out.Problems), "exitCode": exitInvalid}))
+				}
 				printProblems(g.stderr, out.Problems)
 				return &exitError{code: exitInvalid}
 			}

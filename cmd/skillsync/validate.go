@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/spf13/cobra"
+)
+
+func newValidateCommand(g *globals) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Load and validate the workspace; print every problem",
+		Example: "  skillsync validate                 check the workspace around the current directory\n" +
+			"  skillsync validate --profile web   check it under another profile\n" +
+			"  skillsync validate -o github       annotate each problem's line in a GitHub Actions run",
+		Long: "Load skillsync.yaml and every registry file, check them and print every problem with\n" +
+			"its file:line, including a skill name that a hand-written skill in one of its target\n" +
+			"directories already holds. Writes nothing; exit 2 when anything is invalid.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output, "text", "json", "github"); err != nil {
+				return err
+			}
+			root, err := g.root()
+			if err != nil {
+				return err
+			}
+			in, problems, err := validateWorkspace(g, root)
+			if err != nil {
+				return &exitError{exitFailure, err}
+			}
+			return reportValidation(g, output, in, problems)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or github (workflow annotations)")
+	return cmd
+}
+
+// validateWorkspace loads the inputs and, when they are valid, plans read-only to
+// find skill names that hand-written skills hold.
+func validateWorkspace(g *globals, root string) (controller.Inputs, registry.Problems, error) {
+	profileEnv := os.Getenv(desired.ProfileEnv)
+	in, err := controller.LoadInputs(g.readOnly(), root, g.profile, profileEnv)
+	var ps registry.Problems
+	if errors.As(err, &ps) {
+		return in, ps, nil
+	}
+	if err != nil {
+		return in, nil, err
+	}
+	planned := controller.Reconcile(controller.Request{System: g.readOnly(), Root: root, ProfileFlag: g.profile, ProfileEnv: profileEnv, Check: true})
+	return in, controller.NamesTaken(in.Registry, planned.Withheld), nil
+}
+
+func reportValidation(g *globals, output string, in controller.Inputs, problems registry.Problems) error {
+	code := exitOK
+	if len(problems) > 0 {
+		code = exitInvalid
+	}
+	switch {
+	case output == "json":
+		report := map[string]any{"valid": len(problems) == 0, "problems": problemReports(problems), "exitCode": code}
+		if len(problems) == 0 {
+			want := desired.Build(in.Registry, in.Profile)
+			report["capabilities"], report["skills"], report["profiles"] = len(in.Registry.Capabilities), len(in.Registry.Skills), len(in.Registry.Profiles)
+			report["files"], report["profile"], report["desired"], report["withheld"] = len(in.Registry.Files), in.Profile.Name, len(want.Files), len(want.Withheld)
+		}
+		return finish(code, writeJSON(g.stdout, report))
+	case len(problems) > 0 && output == "github":
+		annotate(g.stdout, problems)
+		printProblems(g.stderr, problems)
+		return &exitError{code: code}
+	case len(problems) > 0:
+		printProblems(g.stderr, problems)
+		return &exitError{code: code}
+	}
+	want := desired.Build(in.Registry, in.Profile)
+	fmt.Fprintf(g.stdout, "valid: %d capabilities, %d skills, %d profiles in %d file(s); profile %s, %d file(s) desired, %d withheld\n",
+		len(in.Registry.Capabilities), len(in.Registry.Skills), len(in.Registry.Profiles), len(in.Registry.Files),
+		in.Profile.Label(), len(want.Files), len(want.Withheld))
+	// Whether a shorter file deletes anything depends on what is on disk: reconcile
+	// refuses it only if it would.
+	for _, cut := range in.CutOffs() {
+		fmt.Fprintf(g.stderr, "note: %s:%d: the file is %d bytes shorter than the version last applied and otherwise the same; "+
+			"a reconcile that would delete generated files because of it is refused until: skillsync accept %s\n", cut.File, cut.Line, cut.Lost, cut.File)
+	}
+	return nil
+}
