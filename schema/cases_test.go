@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/starter"
 )
 
 // An input is one YAML file as an editor sees it: its path in its workspace, which
@@ -46,8 +46,19 @@ func bundledInputs(t *testing.T) []input {
 			out = append(out, input{path: filepath.ToSlash(strings.TrimPrefix(f, ".."+string(filepath.Separator))), text: string(data)})
 		}
 	}
-	for _, f := range registry.StarterFiles(clients.DefaultTargetNames()) {
-		out = append(out, input{path: "starter/" + f.Path, text: f.Content})
+	// What init writes with no MCP server found and with one, and its example
+	// capability uncommented.
+	for dir, found := range map[string]starter.Found{"starter": {}, "starter-mcp": {Servers: []string{"github"}}} {
+		for _, f := range starter.Plan(found, "main").Files {
+			p := dir + "/" + f.Path
+			// The modeline names the schema at its URL; with no network here, it
+			// names the committed copy, the same file, by a relative path.
+			local := strings.Repeat("../", strings.Count(p, "/")) + "schema/"
+			out = append(out, input{path: p, text: strings.ReplaceAll(f.Content, starter.SchemaURL("main"), local)})
+			if example := starter.Example(f.Content); example != "" {
+				out = append(out, input{path: dir + "-example/" + f.Path, text: example})
+			}
+		}
 	}
 	if len(out) < 9 {
 		t.Fatalf("found only %d bundled inputs", len(out))

@@ -90,11 +90,11 @@ func TestYAMLLanguageServer(t *testing.T) {
 		}
 	}
 	// Hovering over a key shows its doc comment from the Go type.
-	starter := fileURI("starter/registry/capabilities.yaml")
+	starter := fileURI("starter-example/registry/capabilities.yaml")
 	var hover struct{ Contents struct{ Value string } }
 	server.call("textDocument/hover", map[string]any{
 		"textDocument": map[string]any{"uri": starter},
-		"position":     map[string]any{"line": lineIndex(t, valid, "starter/registry/capabilities.yaml", "  effect:"), "character": 4},
+		"position":     map[string]any{"line": lineIndex(t, valid, "starter-example/registry/capabilities.yaml", "  effect:"), "character": 4},
 	}, &hover)
 	if want := "What calling it does: read, write or destructive."; !strings.Contains(hover.Contents.Value, want) {
 		t.Errorf("hover over effect shows %q, want it to hold %q", hover.Contents.Value, want)

@@ -1,43 +1,16 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"time"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/spf13/cobra"
 )
-
-func newInitCommand(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "init",
-		Short: "Write a starter skillsync.yaml and one example capability",
-		Example: "  skillsync init                     start a workspace here, targets chosen for the clients in use\n" +
-			"  skillsync init --workspace ../app   start one in ../app",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir := g.workspace
-			if dir == "" {
-				dir = "."
-			}
-			started, err := controller.Init(g.sys, dir, exec.LookPath)
-			if errors.Is(err, controller.ErrExists) {
-				return &exitError{exitInvalid, err}
-			}
-			if err != nil {
-				return &exitError{exitFailure, err}
-			}
-			printStarted(g.stdout, started)
-			return nil
-		},
-	}
-}
 
 func newProfileCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "profile", Short: "Show or choose the active capability profile"}

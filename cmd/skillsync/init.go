@@ -1,17 +1,69 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/starter"
+	"github.com/spf13/cobra"
 )
 
-// printStarted says which clients init found in use, which targets it chose for
-// them and why, and what it wrote.
-func printStarted(w io.Writer, s controller.Started) {
+func newInitCommand(g *globals) *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Start a workspace: skillsync.yaml for the clients and MCP servers found here, and a registry",
+		Long: "init looks for the clients in use (their files here, their programs on PATH), the MCP\n" +
+			"servers of .mcp.json and the skills people already wrote, then writes skillsync.yaml with\n" +
+			"the targets that reach those clients and registry/capabilities.yaml with an example to\n" +
+			"uncomment. It never overwrites a file; --dry-run prints what it would write.",
+		Example: "  skillsync init                     start a workspace here\n" +
+			"  skillsync init --dry-run           show what it would write, write nothing\n" +
+			"  skillsync init --workspace ../app  start one in ../app",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir := g.workspace
+			if dir == "" {
+				dir = "."
+			}
+			found, err := starter.Look(g.readOnly(), dir, exec.LookPath)
+			if err != nil {
+				return &exitError{exitInvalid, err}
+			}
+			start := starter.Plan(found, starter.Ref(readBuildInfo().Version))
+			printFound(g.stdout, start)
+			if dryRun {
+				for _, f := range start.Files {
+					fmt.Fprintf(g.stdout, "\nwould create %s:\n%s", f.Path, f.Content)
+				}
+				return nil
+			}
+			err = controller.Init(g.sys, dir, start.Files)
+			if errors.Is(err, controller.ErrExists) {
+				return &exitError{exitInvalid, err}
+			}
+			if err != nil {
+				return &exitError{exitFailure, err}
+			}
+			for _, f := range start.Files {
+				fmt.Fprintf(g.stdout, "created %s\n", f.Path)
+			}
+			fmt.Fprintln(g.stdout, "next: uncomment the example in registry/capabilities.yaml, then skillsync reconcile --once")
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what init would write, and write nothing")
+	return cmd
+}
+
+// printFound says what init found and chose: the clients in use and the targets
+// for them, the MCP server, and the skills people wrote.
+func printFound(w io.Writer, s starter.Start) {
 	rec := s.Targets
 	targets := strings.Join(rec.Targets, ", ")
 	if len(s.InUse) == 0 {
@@ -25,7 +77,11 @@ func printStarted(w io.Writer, s controller.Started) {
 			}
 		}
 		writeTable(w, rows)
-		fmt.Fprintf(w, "targets %s reach each of them", targets)
+		if len(rec.Targets) == 1 {
+			fmt.Fprintf(w, "target %s reaches each of them", targets)
+		} else {
+			fmt.Fprintf(w, "targets %s reach each of them", targets)
+		}
 		if len(rec.Twice) == 0 {
 			fmt.Fprint(w, " from one directory")
 		}
@@ -39,8 +95,17 @@ func printStarted(w io.Writer, s controller.Started) {
 		fmt.Fprintf(w, "note: %s %s two of these directories and may list a skill twice; no set of targets that reaches all these clients avoids it\n",
 			strings.Join(rec.Twice, ", "), verb)
 	}
-	for _, f := range s.Files {
-		fmt.Fprintf(w, "created %s\n", f)
+	switch {
+	case len(s.Servers) == 0:
+		fmt.Fprintf(w, "MCP server: none found (no %s); name yours in skillsync.yaml\n", starter.MCPConfig)
+	default:
+		fmt.Fprintf(w, "MCP server: %s (from %s", s.Server, starter.MCPConfig)
+		if len(s.Servers) > 1 {
+			fmt.Fprintf(w, "; also %s", strings.Join(s.Servers[1:], ", "))
+		}
+		fmt.Fprintln(w, ")")
 	}
-	fmt.Fprintln(w, "next: skillsync reconcile --once")
+	if len(s.HandWritten) > 0 {
+		fmt.Fprintf(w, "skills people wrote (never changed by skillsync): %s\n", strings.Join(s.HandWritten, ", "))
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/skillsync/skillsync/starter"
 )
 
 // TestMain lets the test binary act as the skillsync command inside scripts.
@@ -36,6 +37,7 @@ const scriptFixture = "../../fixtures/example"
 //	unchanged NAME           the tree recorded as NAME is identical: same entries, kinds,
 //	                         modes, bytes, inodes and mtimes (so nothing was rewritten)
 //	replace FILE OLD NEW     replace every occurrence of OLD in FILE; fails when OLD is absent
+//	uncomment FILE           replace a capabilities file init wrote with its example, uncommented
 //	json FILE [SEG...] OP [WANT]
 //	                         FILE (or stdout/stderr) must be one JSON value; SEG walks into it:
 //	                         a key, an array index, or KEY=VALUE to pick the array element whose
@@ -85,6 +87,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"snapshot":   scriptCmdSnapshot,
 		"unchanged":  scriptCmdUnchanged,
 		"replace":    scriptCmdReplace,
+		"uncomment":  scriptCmdUncomment,
 		"json":       scriptCmdJSON,
 		"freeport":   scriptCmdFreeport,
 		"await":      scriptCmdAwait,
@@ -192,6 +195,22 @@ func scriptCmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(os.WriteFile(file, bytes.ReplaceAll(data, []byte(args[1]), []byte(args[2])), info.Mode().Perm()))
 	ts.Logf("replaced %d occurrence(s) in %s", n, args[0])
+}
+
+// scriptCmdUncomment replaces a capabilities file init wrote with its example,
+// uncommented, as a person starting out would.
+func scriptCmdUncomment(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: uncomment FILE")
+	}
+	file := ts.MkAbs(args[0])
+	data, err := os.ReadFile(file)
+	ts.Check(err)
+	example := starter.Example(string(data))
+	if example == "" {
+		ts.Fatalf("uncomment: %s holds no example", args[0])
+	}
+	ts.Check(os.WriteFile(file, []byte(example), 0o644))
 }
 
 func scriptCmdJSON(ts *testscript.TestScript, neg bool, args []string) {

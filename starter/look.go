@@ -1,0 +1,144 @@
+// Package starter is what `skillsync init` writes: it looks at a directory for the
+// clients in use, the MCP servers the workspace configures and the skills people
+// already wrote, and makes a starting skillsync.yaml and registry from them.
+package starter
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/observed"
+)
+
+// MCPConfig is the project's MCP server configuration that Claude Code, Cursor and
+// others read, and where init takes the server names from.
+const MCPConfig = ".mcp.json"
+
+// Found is what a directory holds that init starts from.
+type Found struct {
+	// InUse are the clients found in use, each with its evidence.
+	InUse map[string][]string
+	// Servers are the MCP servers MCPConfig names, sorted.
+	Servers []string
+	// HandWritten are the SKILL.md files people wrote in the target directories.
+	HandWritten []string
+}
+
+// Look reads dir, which need not exist, for what init starts from. lookPath is
+// exec.LookPath in production. A malformed MCPConfig is an error: the servers it
+// names are what the skills will call.
+func Look(sys workspacefs.System, dir string, lookPath func(string) (string, error)) (Found, error) {
+	found := Found{InUse: map[string][]string{}}
+	root, err := sys.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		root = nil
+	} else if err != nil {
+		return Found{}, err
+	}
+	var evidence map[string][]string
+	if root != nil {
+		defer root.Close()
+		evidence = observed.Evidence(root, lookPath)
+		if found.Servers, err = servers(root); err != nil {
+			return Found{}, err
+		}
+		if found.HandWritten, err = handWritten(sys, dir); err != nil {
+			return Found{}, err
+		}
+	} else {
+		evidence = onPath(lookPath)
+	}
+	for _, p := range found.HandWritten {
+		if owner := ownerOf(p); owner != "" {
+			evidence[owner] = append(evidence[owner], p)
+		}
+	}
+	for name, ev := range evidence {
+		if len(ev) > 0 {
+			found.InUse[name] = ev
+		}
+	}
+	return found, nil
+}
+
+// ownerOf is the client whose own skill directory holds p: a skill a person wrote
+// there says the client is used.
+func ownerOf(p string) string {
+	for _, t := range clients.Targets {
+		if strings.HasPrefix(p, t.Dir+"/") {
+			return t.Owner
+		}
+	}
+	return ""
+}
+
+// onPath is the evidence of a directory that does not exist yet: programs on PATH.
+func onPath(lookPath func(string) (string, error)) map[string][]string {
+	out := map[string][]string{}
+	for _, c := range clients.All {
+		for _, t := range c.Tools {
+			if _, err := lookPath(t); err == nil {
+				out[c.Name] = append(out[c.Name], t+" on PATH")
+			}
+		}
+	}
+	return out
+}
+
+func servers(root workspacefs.FS) ([]string, error) {
+	data, err := root.ReadRegular(MCPConfig, 1<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", MCPConfig, workspacefs.Cause(err))
+	}
+	var config struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &config); err != nil {
+		return nil, fmt.Errorf("%s: %w; init reads the names of your MCP servers from it (fix it, or move it aside and run init again)", MCPConfig, jsonError(data, err))
+	}
+	names := make([]string, 0, len(config.MCPServers))
+	for name := range config.MCPServers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// jsonError names the line of a JSON syntax error.
+func jsonError(data []byte, err error) error {
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		line := 1 + strings.Count(string(data[:min(int(syntax.Offset), len(data))]), "\n")
+		return fmt.Errorf("line %d: %v", line, err)
+	}
+	return err
+}
+
+func handWritten(sys workspacefs.System, dir string) ([]string, error) {
+	var dirs []string
+	for _, t := range clients.Targets {
+		dirs = append(dirs, t.Dir)
+	}
+	st, err := observed.Scan(sys, dir, dirs)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for p, f := range st.Files {
+		if f.HandWritten() && path.Base(p) == observed.SkillFile {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}

@@ -1,0 +1,172 @@
+package starter
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+// File is one file init writes.
+type File struct {
+	Path    string
+	Content string
+}
+
+// Start is what init writes, and why.
+type Start struct {
+	Found
+	// Targets are chosen for the clients in use, or for every measured client
+	// when none is.
+	Targets clients.Recommendation
+	// Server is the MCP server the capabilities call: the first of Servers.
+	Server string
+	Files  []File
+}
+
+// Plan makes the starting workspace for what was found. ref names the schemas'
+// and docs' version in the files: a release tag, or "main".
+func Plan(found Found, ref string) Start {
+	var inUse []string
+	for _, c := range clients.All {
+		if len(found.InUse[c.Name]) > 0 {
+			inUse = append(inUse, c.Name)
+		}
+	}
+	if len(inUse) == 0 {
+		inUse = clients.Measured()
+	}
+	s := Start{Found: found, Targets: clients.Recommend(inUse)}
+	if len(found.Servers) > 0 {
+		s.Server = found.Servers[0]
+	}
+	s.Files = []File{
+		{Path: registry.ConfigName, Content: s.config(ref)},
+		{Path: "registry/capabilities.yaml", Content: s.capabilities(ref)},
+	}
+	return s
+}
+
+// Ref is the version the files name for a skillsync version: its tag when it is
+// a release, else "main".
+func Ref(version string) string {
+	if release.MatchString(version) {
+		return version
+	}
+	return "main"
+}
+
+// SchemaURL is where the JSON Schemas of version ref are published.
+func SchemaURL(ref string) string {
+	return "https://raw.githubusercontent.com/skillsync/skillsync/" + ref + "/schema/"
+}
+
+var release = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+
+func (s Start) config(ref string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# yaml-language-server: $schema=%sworkspace.json\n", SchemaURL(ref))
+	fmt.Fprintf(&b, `# skillsync writes a skill for every capability and skill of the registry into
+# each target directory, and keeps them in step. Every field is described in
+# https://github.com/skillsync/skillsync/blob/%s/docs/registry.md
+apiVersion: skillsync/v1
+kind: Workspace
+spec:
+  # Where the capabilities, skills and profiles are declared.
+  registry: [registry/*.yaml]
+`, ref)
+	b.WriteString(s.targetsComment())
+	fmt.Fprintf(&b, "  targets: [%s]\n", strings.Join(s.Targets.Targets, ", "))
+	b.WriteString(`  # In a git repository: commit the generated files (commit) or have git ignore
+  # them (ignore); see docs/workflow.md.
+  generatedFiles: commit
+`)
+	switch len(s.Servers) {
+	case 0:
+		b.WriteString(`  # The MCP server whose tools the capabilities call, as your clients name it
+  # (no .mcp.json was found here):
+  # mcp: {server: my-server}
+`)
+	case 1:
+		fmt.Fprintf(&b, "  # The MCP server whose tools the capabilities call, as .mcp.json names it.\n  mcp: {server: %s}\n", s.Server)
+	default:
+		fmt.Fprintf(&b, "  # The MCP server whose tools the capabilities call, as .mcp.json names it;\n"+
+			"  # a capability on another (%s) says mcp: {server: …, tool: …}.\n  mcp: {server: %s}\n",
+			strings.Join(s.Servers[1:], ", "), s.Server)
+	}
+	return b.String()
+}
+
+func (s Start) targetsComment() string {
+	if len(s.InUse) == 0 {
+		return "  # The skill directories to write: no client was found in use here, so these\n" +
+			"  # reach every client skillsync verifies (docs/clients.md).\n"
+	}
+	var b strings.Builder
+	b.WriteString("  # The skill directories to write, for the clients found in use here:\n")
+	for _, c := range clients.All {
+		if ev := s.InUse[c.Name]; len(ev) > 0 {
+			fmt.Fprintf(&b, "  #   %s: %s\n", c.Name, strings.Join(ev, ", "))
+		}
+	}
+	return b.String()
+}
+
+// exampleStart marks where the commented example capability begins; everything
+// after it, uncommented, is a valid registry document.
+const exampleStart = "# --- example ---\n"
+
+func (s Start) capabilities(ref string) string {
+	server := s.Server
+	if server == "" {
+		server = "my-server"
+	}
+	tool := "the tool create_issue of the MCP server " + server
+	var b strings.Builder
+	fmt.Fprintf(&b, "# yaml-language-server: $schema=%sregistry.json\n", SchemaURL(ref))
+	fmt.Fprintf(&b, `# Declare each capability once; skillsync writes its skill into every target.
+# To start, uncomment the example below, make it call a tool your MCP server has
+# (here %s), and run
+#   skillsync reconcile --once
+# Then type /issue and your text in your agent.
+`, tool)
+	if len(s.HandWritten) > 0 {
+		b.WriteString("#\n# Skills people wrote, which skillsync never changes (a capability whose alias\n" +
+			"# is one of these names is withheld everywhere):\n")
+		for _, p := range s.HandWritten {
+			fmt.Fprintf(&b, "#   %s\n", p)
+		}
+	}
+	b.WriteString(exampleStart)
+	example := fmt.Sprintf(`apiVersion: skillsync/v1
+kind: Capability
+metadata: {name: issues.create}
+spec:
+  title: Create an issue
+  effect: write            # read, write or destructive: a write is kept from the model's own choice
+  input:
+    type: object
+    properties: {title: {type: string}}
+    required: [title]
+  mcp: {server: %s, tool: create_issue}
+  skill: {alias: issue, argument: title}
+`, server)
+	for _, line := range strings.SplitAfter(example, "\n") {
+		if line != "" {
+			b.WriteString("# " + line)
+		}
+	}
+	return b.String()
+}
+
+// Example is the example capability of a capabilities file, uncommented.
+func Example(capabilities string) string {
+	_, example, _ := strings.Cut(capabilities, exampleStart)
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(example, "\n") {
+		b.WriteString(strings.TrimPrefix(line, "# "))
+	}
+	return b.String()
+}

@@ -1,0 +1,115 @@
+package starter
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+func TestRef(t *testing.T) {
+	for version, want := range map[string]string{"v1.2.3": "v1.2.3", "v0.1.0-rc.1": "v0.1.0-rc.1", "(devel)": "main", "v1.2": "main", "": "main"} {
+		if got := Ref(version); got != want {
+			t.Errorf("Ref(%q) = %q, want %q", version, got, want)
+		}
+	}
+}
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// What init writes loads as a valid workspace with no capability, and with its
+// example uncommented, with exactly that one, whatever was found.
+func TestStarterLoads(t *testing.T) {
+	for _, found := range []Found{{}, {Servers: []string{"github", "linear"}, HandWritten: []string{".claude/skills/mine/SKILL.md"},
+		InUse: map[string][]string{"Gemini CLI": {"GEMINI.md"}}}} {
+		for _, uncommented := range []bool{false, true} {
+			dir := t.TempDir()
+			files := map[string]string{}
+			for _, f := range Plan(found, "main").Files {
+				files[f.Path] = f.Content
+				if example := Example(f.Content); uncommented && example != "" {
+					files[f.Path] = example
+				}
+			}
+			write(t, dir, files)
+			reg, err := registry.LoadFrom(workspacefs.OS{}, dir)
+			if err != nil {
+				t.Fatalf("%+v, example uncommented %v: %v", found, uncommented, err)
+			}
+			want := 0
+			if uncommented {
+				want = 1
+			}
+			if len(reg.Capabilities) != want {
+				t.Errorf("%+v: %d capabilities, want %d", found, len(reg.Capabilities), want)
+			}
+		}
+	}
+}
+
+func TestLook(t *testing.T) {
+	dir := t.TempDir()
+	ours, err := banner.Stamp([]byte("---\nname: ours\ndescription: d\n---\n"), "capability/x", ".claude/skills/ours/SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, map[string]string{
+		".mcp.json":                       `{"mcpServers": {"zeta": {}, "alpha": {"command": "a"}}}`,
+		".gemini/skills/mine/SKILL.md":    "---\nname: mine\ndescription: mine\n---\n",
+		".agents/skills/shared/SKILL.md":  "---\nname: shared\ndescription: shared\n---\n",
+		".claude/skills/ours/SKILL.md":    string(ours),
+		".github/copilot-instructions.md": "hi",
+	})
+	lookPath := func(name string) (string, error) {
+		if name == "codex" {
+			return "/bin/codex", nil
+		}
+		return "", errors.New("not found")
+	}
+	found, err := Look(workspacefs.OS{}, dir, lookPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(found.Servers, []string{"alpha", "zeta"}) {
+		t.Errorf("servers %q", found.Servers)
+	}
+	if !slices.Equal(found.HandWritten, []string{".agents/skills/shared/SKILL.md", ".gemini/skills/mine/SKILL.md"}) {
+		t.Errorf("hand-written %q", found.HandWritten)
+	}
+	for client, want := range map[string]string{"Gemini CLI": ".gemini/skills/mine/SKILL.md", "Codex": "codex on PATH",
+		"Copilot CLI": ".github/copilot-instructions.md"} {
+		if !slices.Contains(found.InUse[client], want) {
+			t.Errorf("%s in use by %q, want %q among them", client, found.InUse[client], want)
+		}
+	}
+	if _, ok := found.InUse["Claude Code"]; ok {
+		t.Error("a generated skill made Claude Code look used")
+	}
+
+	missing, err := Look(workspacefs.OS{}, filepath.Join(dir, "not-yet"), lookPath)
+	if err != nil || len(missing.InUse) != 1 || missing.Servers != nil {
+		t.Errorf("a directory that does not exist: %+v, %v", missing, err)
+	}
+
+	write(t, dir, map[string]string{".mcp.json": "{\n  \"mcpServers\": {,}\n}\n"})
+	if _, err := Look(workspacefs.OS{}, dir, lookPath); err == nil || !strings.Contains(err.Error(), ".mcp.json: line 2:") {
+		t.Errorf("malformed .mcp.json: %v", err)
+	}
+}
