@@ -99,7 +99,10 @@ type Outcome struct {
 	Inputs
 	// Withheld is every skill held back from a target, and why.
 	Withheld []desired.Withheld
-	Plan     Plan
+	// HandWritten are the SKILL.md files people wrote in the target directories,
+	// wanted by skillsync or not.
+	HandWritten []string
+	Plan        Plan
 	Applied  []Applied
 	// Problems holds invalid input; when set, nothing was planned or written.
 	Problems registry.Problems
@@ -221,7 +224,7 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 		out.Err = err
 		return out
 	}
-	out.Plan, out.Withheld = targeted.plan, targeted.withheld
+	out.Plan, out.Withheld, out.HandWritten = targeted.plan, targeted.withheld, targeted.handWritten
 	wanted, escapes := targeted.wanted, targeted.escapes
 	desired.SortWithheld(out.Withheld)
 	out.Plan = out.Plan.judged(wanted, escapes, req.Options)
@@ -268,6 +271,8 @@ type targetsPlan struct {
 	escapes  []string
 	// taken are the skills a person's SKILL.md holds by name in a target.
 	taken desired.Taken
+	// handWritten are every SKILL.md a person wrote, in path order.
+	handWritten []string
 }
 
 // planTargets plans each target in turn, its desired files built while it is
@@ -286,6 +291,7 @@ func planTargets(req Request, in Inputs, targets []string, first <-chan scanResu
 			return targetsPlan{}, scan.err
 		}
 		findTaken(want, scan.state, tp.taken)
+		tp.handWritten = append(tp.handWritten, scan.state.HandWrittenSkills()...)
 		tp.plan.add(planFiles(want, scan.state, req.Options))
 		tp.withheld = append(tp.withheld, want.Withheld...)
 		tp.wanted += len(want.Files)

@@ -11,14 +11,16 @@ import (
 
 // ClientStatus is one row of `skillsync status`.
 type ClientStatus struct {
-	Client    string             `json:"client"`
-	Target    string             `json:"target"`    // empty when no enabled target serves it
-	Directory string             `json:"directory"` // the target's skill directory
-	Evidence  []string           `json:"evidence"`
-	InSync    int                `json:"inSync"`
-	ToChange  int                `json:"toChange"`
-	Conflicts int                `json:"conflicts"`
-	Withheld  []desired.Withheld `json:"withheld"`
+	Client    string   `json:"client"`
+	Target    string   `json:"target"`    // empty when no enabled target serves it
+	Directory string   `json:"directory"` // the target's skill directory
+	Evidence  []string `json:"evidence"`
+	InSync    int      `json:"inSync"`
+	ToChange  int      `json:"toChange"`
+	Conflicts int      `json:"conflicts"`
+	// HandWritten counts the skills people wrote in the directory.
+	HandWritten int                `json:"handWritten"`
+	Withheld    []desired.Withheld `json:"withheld"`
 	// SeenTwice are the skills the client would find in two or more of the
 	// enabled directories it reads, once the plan is carried out.
 	SeenTwice []string `json:"seenTwice"`
@@ -65,6 +67,11 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 					row.Conflicts++
 				case Create, Update, Delete:
 					row.ToChange++
+				}
+			}
+			for _, p := range out.HandWritten {
+				if strings.HasPrefix(p, prefix) {
+					row.HandWritten++
 				}
 			}
 			for _, w := range out.Withheld {

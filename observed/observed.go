@@ -65,6 +65,18 @@ type File struct {
 	Converted bool
 }
 
+// HandWrittenSkills lists the SKILL.md files of st that people wrote, sorted.
+func (st State) HandWrittenSkills() []string {
+	var out []string
+	for p, f := range st.Files {
+		if f.HandWritten() && path.Base(p) == SkillFile {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // HandWritten says f is a skill a person wrote: unowned, and no generated file in
 // disguise (a copy whose banner names another path, one converted to CRLF) nor
 // something that is no file.

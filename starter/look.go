@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"slices"
 	"strings"
 
@@ -133,12 +132,5 @@ func handWritten(sys workspacefs.System, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for p, f := range st.Files {
-		if f.HandWritten() && path.Base(p) == observed.SkillFile {
-			out = append(out, p)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return st.HandWrittenSkills(), nil
 }

@@ -62,6 +62,8 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newValidateCommand(g),
 		newReconcileCommand(g),
 		newStatusCommand(g),
+		newListCommand(g),
+		newExplainCommand(g),
 		newProfileCommand(g),
 		newAcceptCommand(g),
 		newVersionCommand(g),

@@ -83,10 +83,11 @@ func printStatus(g *globals, out controller.Outcome, clients []controller.Client
 		source = " (from " + out.Profile.Source + ")"
 	}
 	fmt.Fprintf(g.stdout, "workspace %s, profile %s%s\n\n", out.Registry.Root, out.Profile.Label(), source)
-	rows := [][]string{{"CLIENT", "TARGET", "DIRECTORY", "EVIDENCE", "IN SYNC", "TO CHANGE", "CONFLICTS", "WITHHELD", "SEEN TWICE"}}
+	rows := [][]string{{"CLIENT", "TARGET", "DIRECTORY", "EVIDENCE", "IN SYNC", "TO CHANGE", "CONFLICTS", "WITHHELD", "SEEN TWICE", "HAND-WRITTEN"}}
 	for _, r := range clients {
 		rows = append(rows, []string{r.Client, orDash(r.Target), orDash(r.Directory), orDash(strings.Join(r.Evidence, ", ")),
-			fmt.Sprint(r.InSync), fmt.Sprint(r.ToChange), fmt.Sprint(r.Conflicts), fmt.Sprint(len(r.Withheld)), fmt.Sprint(len(r.SeenTwice))})
+			fmt.Sprint(r.InSync), fmt.Sprint(r.ToChange), fmt.Sprint(r.Conflicts), fmt.Sprint(len(r.Withheld)), fmt.Sprint(len(r.SeenTwice)),
+			fmt.Sprint(r.HandWritten)})
 	}
 	writeTable(g.stdout, rows)
 	printSeenTwice(g, clients)

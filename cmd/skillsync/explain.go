@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/observed"
+	"github.com/spf13/cobra"
+)
+
+// planned plans the workspace read-only, as status does, with the evidence of the
+// clients in use.
+func planned(g *globals) (controller.Outcome, map[string][]string, error) {
+	root, err := g.root()
+	if err != nil {
+		return controller.Outcome{}, nil, err
+	}
+	sys := g.readOnly()
+	out := controller.Reconcile(controller.Request{System: sys, Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
+	if len(out.Problems) > 0 {
+		printProblems(g.stderr, out.Problems)
+		return out, nil, &exitError{code: exitInvalid}
+	}
+	if out.Err != nil {
+		return out, nil, &exitError{exitFailure, out.Err}
+	}
+	ws, err := sys.Open(out.Registry.Root)
+	if err != nil {
+		return out, nil, &exitError{exitFailure, err}
+	}
+	defer ws.Close()
+	return out, observed.Evidence(ws, exec.LookPath), nil
+}
+
+func newExplainCommand(g *globals) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "explain NAME",
+		Short: "Say where a skill comes from, what becomes of it in each target, and which clients find it",
+		Long: "explain plans like reconcile --check and tells, for one skill name, every declaration\n" +
+			"that yields it, its file and state in each target (in sync, to change, in conflict,\n" +
+			"withheld and why, hand-written), and which clients in use will find it and whether their\n" +
+			"model may choose it on its own. It writes nothing.",
+		Example: "  skillsync explain intent\n" +
+			"  skillsync explain intent -o json",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output, "text", "json"); err != nil {
+				return err
+			}
+			out, evidence, err := planned(g)
+			if err != nil {
+				return err
+			}
+			e, ok := controller.Explain(out, evidence, args[0])
+			if !ok {
+				return usageError("no skill is called %q: nothing declares it and no one wrote one%s", args[0], didYouMean(args[0], controller.SkillNames(out)))
+			}
+			if output == "json" {
+				return writeJSON(g.stdout, e)
+			}
+			printExplanation(g, e)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+func printExplanation(g *globals, e controller.Explanation) {
+	w := g.stdout
+	fmt.Fprintln(w, e.Name)
+	if len(e.Declarations) == 0 {
+		fmt.Fprintln(w, "  declared nowhere: only a skill a person wrote")
+	}
+	for _, d := range e.Declarations {
+		fmt.Fprintf(w, "  declared by %s at %s\n", d.Owner, d.At)
+	}
+	if e.Description != "" {
+		fmt.Fprintf(w, "  listed for the model as: %s\n", e.Description)
+	}
+	if e.KeptFromModel {
+		fmt.Fprintln(w, "  kept from the model's own choice: a person runs it by name")
+	}
+	fmt.Fprintln(w)
+	rows := [][]string{{"  TARGET", "PATH", "STATE", "REASON"}}
+	for _, t := range e.Targets {
+		rows = append(rows, []string{"  " + t.Target, t.Path, t.State, t.Reason})
+	}
+	writeTable(w, rows)
+	if len(e.Clients) == 0 {
+		fmt.Fprintln(w, "\nno client in use will find it")
+		return
+	}
+	fmt.Fprintln(w, "\nclients in use that will find it:")
+	rows = nil
+	for _, c := range e.Clients {
+		how := "by name only"
+		if c.Offered && e.KeptFromModel {
+			how = "by name, and its model may choose it (the client cannot hide a skill)"
+		} else if c.Offered {
+			how = "by name, and its model may choose it"
+		}
+		rows = append(rows, []string{"  " + c.Client, strings.Join(c.Paths, ", "), how})
+	}
+	writeTable(w, rows)
+}
+
+func newListCommand(g *globals) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List every skill name: declared, generated or written by a person, and what becomes of it",
+		Example: "  skillsync list\n" +
+			"  skillsync list -o json",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output, "text", "json"); err != nil {
+				return err
+			}
+			out, evidence, err := planned(g)
+			if err != nil {
+				return err
+			}
+			var all []controller.Explanation
+			for _, name := range controller.SkillNames(out) {
+				e, _ := controller.Explain(out, evidence, name)
+				all = append(all, e)
+			}
+			if output == "json" {
+				return writeJSON(g.stdout, all)
+			}
+			rows := [][]string{{"NAME", "FROM", "TARGETS"}}
+			for _, e := range all {
+				from := "hand-written"
+				if len(e.Declarations) > 0 {
+					var owners []string
+					for _, d := range e.Declarations {
+						owners = append(owners, d.Owner)
+					}
+					from = strings.Join(owners, ", ")
+				}
+				rows = append(rows, []string{e.Name, from, orDash(e.Summary())})
+			}
+			writeTable(g.stdout, rows)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}

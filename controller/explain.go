@@ -1,0 +1,187 @@
+package controller
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+// Declaration is where a skill's name is declared.
+type Declaration struct {
+	Owner string            `json:"owner"` // capability/<id> or skill/<name>
+	At    registry.Position `json:"at"`
+}
+
+// TargetState is what becomes of a skill in one target directory.
+type TargetState struct {
+	Target string `json:"target"`
+	Path   string `json:"path"`
+	// State is in sync, create, update, delete, conflict, withheld, hand-written or
+	// absent; Reason says why where there is one.
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ClientView is a client in use that will find the skill.
+type ClientView struct {
+	Client string   `json:"client"`
+	Paths  []string `json:"paths"`
+	// Offered says the client's model may choose the skill on its own.
+	Offered bool `json:"offered"`
+}
+
+// Explanation is everything known about one skill name.
+type Explanation struct {
+	Name         string        `json:"name"`
+	Declarations []Declaration `json:"declarations"`
+	Targets      []TargetState `json:"targets"`
+	Clients      []ClientView  `json:"clients"`
+	// Description is what a client lists the skill with, for its model to choose.
+	Description string `json:"description"`
+	// KeptFromModel says the skill is meant to run only when a person asks for it.
+	KeptFromModel bool `json:"keptFromModel"`
+}
+
+// Explain tells, from a planned pass, where the skill name comes from, what
+// becomes of it in each target and which clients in use will find it; ok is false
+// when nothing declares the name and no person wrote a skill of it.
+func Explain(out Outcome, evidence map[string][]string, name string) (e Explanation, ok bool) {
+	e = Explanation{Name: name, Declarations: []Declaration{}, Targets: []TargetState{}, Clients: []ClientView{},
+		KeptFromModel: desired.KeptFromModel(out.Registry)[name]}
+	reg := out.Registry
+	for _, owner := range ownersOf(reg, name) {
+		at, _ := reg.NameAt(owner)
+		e.Declarations = append(e.Declarations, Declaration{Owner: owner, At: at})
+	}
+	for _, c := range reg.Capabilities {
+		if c.Spec.Skill != nil && c.Spec.Skill.Alias == name && e.Description == "" {
+			e.Description = c.Spec.Title
+		}
+	}
+	for _, sk := range reg.Skills {
+		if sk.Name == name && e.Description == "" {
+			e.Description = sk.Spec.Description
+		}
+	}
+	states := stateByPath(out)
+	for _, t := range clients.Targets {
+		p := path.Join(t.Dir, name, desired.SkillFile)
+		st, known := states[p]
+		for _, w := range out.Withheld {
+			switch {
+			case w.Skill != name || w.Target != t.Name:
+			case known && st.State == string(Delete):
+				st.Reason = "withheld: " + w.Reason // why it is an orphan
+			case !known || st.State == "hand-written":
+				st, known = TargetState{State: "withheld", Reason: w.Reason}, true
+			}
+		}
+		if !known {
+			continue
+		}
+		st.Target, st.Path = t.Name, p
+		e.Targets = append(e.Targets, st)
+	}
+	for _, c := range clients.All {
+		if len(evidence[c.Name]) == 0 {
+			continue
+		}
+		view := ClientView{Client: c.Name, Paths: []string{}, Offered: !e.KeptFromModel || !c.CanHide()}
+		for _, st := range e.Targets {
+			if slices.Contains(c.Reads, clients.Dir(st.Target)) && st.State != "withheld" && st.State != "delete" {
+				view.Paths = append(view.Paths, st.Path)
+			}
+		}
+		if len(view.Paths) > 0 {
+			e.Clients = append(e.Clients, view)
+		}
+	}
+	return e, len(e.Declarations) > 0 || len(e.Targets) > 0
+}
+
+// ownersOf lists the declarations of reg whose skill is called name.
+func ownersOf(reg *registry.Registry, name string) []string {
+	var owners []string
+	for _, c := range reg.Capabilities {
+		if c.Spec.Skill != nil && c.Spec.Skill.Alias == name {
+			owners = append(owners, registry.CapabilityOwner(c.ID))
+		}
+	}
+	for _, s := range reg.Skills {
+		if s.Name == name {
+			owners = append(owners, registry.SkillOwner(s.Name))
+		}
+	}
+	return owners
+}
+
+// stateByPath is the state of every SKILL.md a pass knows of.
+func stateByPath(out Outcome) map[string]TargetState {
+	states := map[string]TargetState{}
+	for _, p := range out.Plan.InSync {
+		states[p] = TargetState{State: "in sync"}
+	}
+	for _, c := range out.Plan.Changes {
+		if path.Base(c.Path) == desired.SkillFile {
+			state := string(c.Action)
+			if c.Action == None {
+				state = "in sync"
+			}
+			states[c.Path] = TargetState{State: state, Reason: c.Reason}
+		}
+	}
+	for _, p := range out.HandWritten {
+		if _, planned := states[p]; !planned {
+			states[p] = TargetState{State: "hand-written", Reason: "a person's skill; skillsync never changes it"}
+		}
+	}
+	return states
+}
+
+// SkillNames lists every skill name a pass knows: declared, generated or
+// hand-written, sorted.
+func SkillNames(out Outcome) []string {
+	seen := map[string]bool{}
+	for _, c := range out.Registry.Capabilities {
+		if c.Spec.Skill != nil {
+			seen[c.Spec.Skill.Alias] = true
+		}
+	}
+	for _, s := range out.Registry.Skills {
+		seen[s.Name] = true
+	}
+	for p := range stateByPath(out) {
+		if dir := clients.SkillDirOf(p); dir != "" {
+			seen[path.Base(dir)] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Summary is one line on what becomes of the skill across the targets, such as
+// "2 in sync, 1 withheld".
+func (e Explanation) Summary() string {
+	counts := map[string]int{}
+	var order []string
+	for _, t := range e.Targets {
+		if counts[t.State] == 0 {
+			order = append(order, t.State)
+		}
+		counts[t.State]++
+	}
+	parts := make([]string, 0, len(order))
+	for _, s := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+	}
+	return strings.Join(parts, ", ")
+}
