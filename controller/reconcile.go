@@ -103,7 +103,7 @@ type Outcome struct {
 	// wanted by skillsync or not.
 	HandWritten []string
 	Plan        Plan
-	Applied  []Applied
+	Applied     []Applied
 	// Problems holds invalid input; when set, nothing was planned or written.
 	Problems registry.Problems
 	// Err is any other failure: I/O, a refused plan, changes that failed.
