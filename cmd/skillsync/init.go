@@ -43,7 +43,11 @@ func newInitCommand(g *globals) *cobra.Command {
 				}
 				return nil
 			}
-			err = controller.Init(g.sys, dir, start.Files)
+			var files []controller.NewFile
+			for _, f := range start.Files {
+				files = append(files, controller.NewFile{Path: f.Path, Content: []byte(f.Content)})
+			}
+			err = controller.Init(g.sys, dir, files)
 			if errors.Is(err, controller.ErrExists) {
 				return &exitError{exitInvalid, err}
 			}

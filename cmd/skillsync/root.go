@@ -64,6 +64,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newStatusCommand(g),
 		newListCommand(g),
 		newExplainCommand(g),
+		newAdoptCommand(g),
 		newProfileCommand(g),
 		newAcceptCommand(g),
 		newVersionCommand(g),

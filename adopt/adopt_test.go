@@ -1,0 +1,75 @@
+package adopt
+
+import (
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+func TestParse(t *testing.T) {
+	const rel = ".claude/skills/review-pr/SKILL.md"
+	sk, err := Parse(rel, []byte("---\r\nname: review-pr\r\ndescription: Review it.\r\nuser-invocable: false\r\npaths: [src/**]\r\n---\r\n\r\nBody $ARGUMENTS\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sk.Name != "review-pr" || sk.Spec.Description != "Review it." || sk.Spec.UserInvocable == nil || *sk.Spec.UserInvocable ||
+		len(sk.Spec.Paths) != 1 || sk.Spec.Body != "Body $ARGUMENTS\n" {
+		t.Errorf("parsed %+v", sk)
+	}
+	for _, c := range []struct{ rel, text, says string }{
+		{rel, "---\nname: review-pr\ndescription: d\nallowed-tools: Bash\nmodel: x\n---\nb\n", "cannot carry allowed-tools, model"},
+		{rel, "---\nname: other\ndescription: d\n---\nb\n", `name "other" differs from its directory "review-pr"`},
+		{rel, "no front matter\n", "no front matter"},
+		{rel, "---\nname: [\n---\nb\n", "front matter:"},
+		{"README.md", "---\nname: a\n---\n", "not the SKILL.md of a skill directory"},
+		{".claude/skills/review-pr/notes/SKILL.md", "---\nname: a\n---\n", "not the SKILL.md of a skill directory"},
+	} {
+		if _, err := Parse(c.rel, []byte(c.text)); err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("Parse(%s, %q): %v, want it to say %q", c.rel, c.text, err, c.says)
+		}
+	}
+}
+
+// The document declares what was parsed, body inline or named as a file.
+func TestDocument(t *testing.T) {
+	sk, err := Parse(".qwen/skills/a-b/SKILL.md", []byte("---\nname: a-b\ndescription: 'Quoted: yes'\ndisable-model-invocation: true\n---\n\n# Title\n\n  indented\ttab\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bodyFile := range []string{"", "skills/a-b.md"} {
+		var doc struct {
+			APIVersion, Kind string
+			Metadata         struct{ Name string }
+			Spec             Spec
+		}
+		data := Document(sk, bodyFile)
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		want := sk.Spec
+		if bodyFile != "" {
+			want.Body, want.BodyFile = "", bodyFile
+		}
+		if doc.Kind != "Skill" || doc.Metadata.Name != "a-b" || doc.Spec.Description != want.Description || doc.Spec.Body != want.Body ||
+			doc.Spec.BodyFile != want.BodyFile || !doc.Spec.DisableModelInvocation {
+			t.Errorf("document:\n%s", data)
+		}
+	}
+}
+
+func TestFileFor(t *testing.T) {
+	for _, c := range []struct {
+		patterns []string
+		want     string
+	}{
+		{[]string{"registry/*.yaml"}, "registry/skill-x.yaml"},
+		{[]string{"registry/**/*.yaml", "skills.yaml", "reg/*.yml"}, "reg/skill-x.yml"},
+		{[]string{"registry/[a-z]*.yaml"}, ""},
+		{[]string{"one.yaml"}, ""},
+	} {
+		if got, _ := FileFor(c.patterns, "x"); got != c.want {
+			t.Errorf("FileFor(%q) = %q, want %q", c.patterns, got, c.want)
+		}
+	}
+}

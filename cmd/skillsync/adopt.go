@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/skillsync/skillsync/adopt"
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/observed"
+	"github.com/spf13/cobra"
+)
+
+func newAdoptCommand(g *globals) *cobra.Command {
+	var yes, bodyFile bool
+	cmd := &cobra.Command{
+		Use:   "adopt PATH...",
+		Short: "Turn skills people wrote into registry Skill documents that skillsync owns and writes into every target",
+		Long: "adopt reads each hand-written SKILL.md, writes a registry Skill document declaring it (its\n" +
+			"body inline, or with --body-file in a file beside the document), and removes the hand-written\n" +
+			"file, for the next reconcile to generate the skill in every enabled target. It shows the plan\n" +
+			"first and needs a yes, on the terminal or with --yes. Every hand-written copy of a name must\n" +
+			"be given, and all must declare the same skill.",
+		Example: "  skillsync adopt .claude/skills/review-pr\n" +
+			"  skillsync adopt --yes --body-file .claude/skills/review-pr/SKILL.md",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, _, err := planned(g)
+			if err != nil {
+				return err
+			}
+			root := out.Registry.Root
+			skills, err := readHandWritten(g, root, args, out.HandWritten)
+			if err != nil {
+				return &exitError{exitInvalid, err}
+			}
+			files, err := adoptionFiles(out.Registry.Config.Spec.Registry, skills, bodyFile)
+			if err != nil {
+				return &exitError{exitInvalid, err}
+			}
+			printAdoption(g.stdout, skills, files)
+			if !yes && !confirmed(g, cmd.InOrStdin()) {
+				fmt.Fprintln(g.stdout, "nothing changed")
+				return &exitError{code: exitChanges}
+			}
+			if err := controller.Adopt(g.sys, root, files, skills); err != nil {
+				if errors.Is(err, controller.ErrExists) {
+					return &exitError{exitInvalid, err}
+				}
+				return inputError(g.stderr, err)
+			}
+			fmt.Fprintln(g.stdout, "adopted; next: skillsync reconcile --once")
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "adopt without asking")
+	cmd.Flags().BoolVar(&bodyFile, "body-file", false, "keep each body in a Markdown file beside the registry document")
+	return cmd
+}
+
+// readHandWritten reads the skills at paths (a SKILL.md or its directory,
+// relative to the current directory or absolute), one per name: copies of a
+// name must all be given and agree.
+func readHandWritten(g *globals, root string, paths, handWritten []string) ([]adopt.Skill, error) {
+	ws, err := g.readOnly().Open(root)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	byName := map[string][]adopt.Skill{}
+	var names []string
+	for _, arg := range paths {
+		rel, err := workspacePath(root, arg)
+		if err != nil {
+			return nil, err
+		}
+		if path.Base(rel) != observed.SkillFile {
+			rel = path.Join(rel, observed.SkillFile)
+		}
+		if !slices.Contains(handWritten, rel) {
+			return nil, fmt.Errorf("%s is no skill a person wrote in a target directory (see skillsync list)", rel)
+		}
+		data, err := ws.ReadRegular(rel, observed.MaxFileSize)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rel, err)
+		}
+		sk, err := adopt.Parse(rel, data)
+		if err != nil {
+			return nil, err
+		}
+		if len(byName[sk.Name]) == 0 {
+			names = append(names, sk.Name)
+		}
+		byName[sk.Name] = append(byName[sk.Name], sk)
+	}
+	var out []adopt.Skill
+	for _, name := range names {
+		copies := byName[name]
+		for _, p := range handWritten {
+			if path.Base(path.Dir(p)) == name && !slices.ContainsFunc(copies, func(sk adopt.Skill) bool { return sk.Path == p }) {
+				return nil, fmt.Errorf("%s is another hand-written %s: give it too, or remove it, since a name must mean one thing in every client", p, name)
+			}
+		}
+		for _, c := range copies[1:] {
+			if !adopt.Same(copies[0], c) {
+				return nil, fmt.Errorf("%s and %s both declare %s, differently: make them the same, or remove one", copies[0].Path, c.Path, name)
+			}
+		}
+		out = append(out, copies...)
+	}
+	return out, nil
+}
+
+// workspacePath is arg relative to the workspace root, slash-separated.
+func workspacePath(root, arg string) (string, error) {
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is outside the workspace %s", arg, root)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// adoptionFiles are the registry documents (and body files) declaring skills,
+// one per name.
+func adoptionFiles(patterns []string, skills []adopt.Skill, bodyFile bool) ([]controller.NewFile, error) {
+	var files []controller.NewFile
+	seen := map[string]bool{}
+	for _, sk := range skills {
+		if seen[sk.Name] {
+			continue
+		}
+		seen[sk.Name] = true
+		doc, ok := adopt.FileFor(patterns, sk.Name)
+		if !ok {
+			return nil, fmt.Errorf("no pattern of spec.registry (%s) names a file adopt can create, such as registry/*.yaml; add one", strings.Join(patterns, ", "))
+		}
+		body := ""
+		if bodyFile {
+			body = "skills/" + sk.Name + ".md"
+			files = append(files, controller.NewFile{Path: path.Join(path.Dir(doc), body), Content: []byte(sk.Spec.Body)})
+		}
+		files = append(files, controller.NewFile{Path: doc, Content: adopt.Document(sk, body)})
+	}
+	return files, nil
+}
+
+func printAdoption(w io.Writer, skills []adopt.Skill, files []controller.NewFile) {
+	for _, f := range files {
+		fmt.Fprintf(w, "create  %s\n", f.Path)
+	}
+	for _, sk := range skills {
+		fmt.Fprintf(w, "remove  %s  (yours; the next reconcile writes %s, generated, in every enabled target)\n", sk.Path, sk.Name)
+	}
+}
+
+// confirmed asks on stderr and reads the answer from in.
+func confirmed(g *globals, in io.Reader) bool {
+	fmt.Fprint(g.stderr, "adopt? [y/N] ")
+	answer, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, fs.ErrClosed) {
+		return false
+	}
+	answer = strings.ToLower(strings.TrimSpace(answer))
+	return answer == "y" || answer == "yes"
+}

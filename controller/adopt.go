@@ -1,0 +1,82 @@
+package controller
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"path"
+
+	"github.com/skillsync/skillsync/adopt"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/observed"
+)
+
+// Adopt hands skills people wrote over to skillsync: it creates files (the
+// registry documents declaring them, and their body files) and then removes each
+// hand-written SKILL.md of replaces, for the next reconcile to generate in its
+// place. Every hand-written file must still be exactly as it was read, a regular
+// file in a real directory; the registry must load with the new files, or they
+// are removed again and nothing has changed.
+func Adopt(sys workspacefs.System, root string, files []NewFile, replaces []adopt.Skill) error {
+	w, err := openWorkspace(sys, root)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	for _, sk := range replaces {
+		if err := stillHandWritten(w, sk); err != nil {
+			return err
+		}
+	}
+	if err := createAll(w, files); err != nil {
+		return err
+	}
+	if _, err := LoadInputs(sys, root, "", ""); err != nil {
+		uncreate(w, files)
+		return fmt.Errorf("the registry does not load with the adopted skills, so nothing was adopted: %w", err)
+	}
+	for _, sk := range replaces {
+		if err := removeHandWritten(w, sk); err != nil {
+			return fmt.Errorf("%s: %w (the registry already declares it: remove the file by hand, then reconcile)", sk.Path, err)
+		}
+	}
+	return nil
+}
+
+// stillHandWritten checks that sk's file is what was read: a regular file, in a
+// directory reached without a symlink, with the same bytes, and no generated one.
+func stillHandWritten(w workspaceDirs, sk adopt.Skill) error {
+	d, err := w.open(path.Dir(sk.Path))
+	if err != nil {
+		return fmt.Errorf("%s: %w; nothing was adopted", sk.Path, workspacefs.Cause(err))
+	}
+	defer d.Close()
+	return checkHandWritten(d, sk)
+}
+
+func checkHandWritten(d workspacefs.Dir, sk adopt.Skill) error {
+	data, err := d.ReadRegular(path.Base(sk.Path), observed.MaxFileSize)
+	switch {
+	case errors.Is(err, workspacefs.ErrNotRegular):
+		return fmt.Errorf("%s is not a regular file; nothing was adopted", sk.Path)
+	case err != nil:
+		return fmt.Errorf("%s: %w; nothing was adopted", sk.Path, workspacefs.Cause(err))
+	case sha256.Sum256(data) != sk.Sum:
+		return fmt.Errorf("%s changed since it was read; nothing was adopted", sk.Path)
+	case !observed.Classify(sk.Path, data).HandWritten():
+		return fmt.Errorf("%s is skillsync's own file, not a skill a person wrote; nothing was adopted", sk.Path)
+	}
+	return nil
+}
+
+func removeHandWritten(w workspaceDirs, sk adopt.Skill) error {
+	d, err := w.open(path.Dir(sk.Path))
+	if err != nil {
+		return workspacefs.Cause(err)
+	}
+	defer d.Close()
+	if err := checkHandWritten(d, sk); err != nil {
+		return err
+	}
+	return workspacefs.Cause(d.Remove(path.Base(sk.Path)))
+}

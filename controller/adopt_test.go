@@ -1,0 +1,97 @@
+package controller
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/adopt"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+const mine = "---\nname: review-pr\ndescription: Review it our way.\n---\n\nReview it.\n"
+
+// adoption is what adopt would write for the hand-written review-pr of root.
+func adoption(t *testing.T, root string) ([]NewFile, []adopt.Skill) {
+	t.Helper()
+	rel := ".claude/skills/review-pr/SKILL.md"
+	writeFile(t, root, rel, []byte(mine))
+	sk, err := adopt.Parse(rel, []byte(mine))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []NewFile{{Path: "registry/skill-review-pr.yaml", Content: adopt.Document(sk, "")}}, []adopt.Skill{sk}
+}
+
+// Adopt declares the skill and removes the person's file, and only then: whatever
+// stands in the way leaves the workspace exactly as it was.
+func TestAdopt(t *testing.T) {
+	root := exampleWorkspace(t)
+	files, skills := adoption(t, root)
+	if err := Adopt(workspacefs.OS{}, root, files, skills); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".claude/skills/review-pr/SKILL.md")); !os.IsNotExist(err) {
+		t.Errorf("the hand-written file is still there: %v", err)
+	}
+	out := Reconcile(Request{System: workspacefs.OS{}, Root: root})
+	if out.Err != nil || len(out.Problems) > 0 {
+		t.Fatal(out.Err, out.Problems)
+	}
+	data, err := os.ReadFile(filepath.Join(root, ".qwen/skills/review-pr/SKILL.md"))
+	if err != nil || !strings.HasSuffix(string(data), "\n---\n\nReview it.\n") {
+		t.Errorf("generated copy: %q, %v", data, err)
+	}
+}
+
+func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, root string, files []NewFile)
+		says  string
+	}{
+		{"the file changed since it was read", func(t *testing.T, root string, _ []NewFile) {
+			writeFile(t, root, ".claude/skills/review-pr/SKILL.md", []byte(mine+"more\n"))
+		}, "changed since it was read"},
+		{"the file became a symlink", func(t *testing.T, root string, _ []NewFile) {
+			writeFile(t, root, "elsewhere.md", []byte(mine))
+			p := filepath.Join(root, ".claude/skills/review-pr/SKILL.md")
+			os.Remove(p)
+			if err := os.Symlink("../../../elsewhere.md", p); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file"},
+		{"the skill directory became a symlink", func(t *testing.T, root string, _ []NewFile) {
+			writeFile(t, root, "mine/SKILL.md", []byte(mine))
+			p := filepath.Join(root, ".claude/skills/review-pr")
+			os.RemoveAll(p)
+			if err := os.Symlink("../../mine", p); err != nil {
+				t.Fatal(err)
+			}
+		}, "review-pr"},
+		{"the registry document exists", func(t *testing.T, root string, files []NewFile) {
+			writeFile(t, root, files[0].Path, []byte("# mine\n"))
+		}, "already exists"},
+		{"the registry does not load with it", func(t *testing.T, root string, files []NewFile) {
+			// A capability already has the alias review-pr.
+			writeFile(t, root, "registry/taken.yaml", []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: pr.review}\n"+
+				"spec:\n  title: Review\n  effect: read\n  input: {type: object}\n  mcp: {tool: review}\n  skill: {alias: review-pr}\n"))
+		}, "does not load"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := exampleWorkspace(t)
+			files, skills := adoption(t, root)
+			c.setup(t, root, files)
+			before := tree(t, root)
+			err := Adopt(workspacefs.OS{}, root, files, skills)
+			if err == nil || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("err %v, want it to say %q", err, c.says)
+			}
+			if !maps.Equal(before, tree(t, root)) {
+				t.Error("the workspace changed")
+			}
+		})
+	}
+}
