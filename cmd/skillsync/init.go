@@ -81,11 +81,14 @@ func printFound(w io.Writer, s starter.Start) {
 			}
 		}
 		writeTable(w, rows)
+		subject, object := "targets "+targets+" reach", "each of them"
 		if len(rec.Targets) == 1 {
-			fmt.Fprintf(w, "target %s reaches each of them", targets)
-		} else {
-			fmt.Fprintf(w, "targets %s reach each of them", targets)
+			subject = "target " + targets + " reaches"
 		}
+		if len(rows) == 1 {
+			object = "it"
+		}
+		fmt.Fprintf(w, "%s %s", subject, object)
 		if len(rec.Twice) == 0 {
 			fmt.Fprint(w, " from one directory")
 		}

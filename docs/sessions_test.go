@@ -1,0 +1,205 @@
+// Package docs holds the documentation; its test runs the sessions the documents
+// show, so that no command or output in them can drift from what skillsync does.
+package docs
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the outputs the documents show with what the commands print")
+
+// sessions are the documents run as sessions: each marks where it starts with a
+// line <!-- doctest: start=empty --> or start=<a directory of the repository>.
+var sessions = []string{"getting-started.md", "../README.md"}
+
+// bin holds skillsync and the few programs a session may run, so that no agent
+// client installed on the machine changes what init finds.
+var bin string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "skillsync-docs-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = dir
+	code := 1
+	if err = setUpBin(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func setUpBin(dir string) error {
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "skillsync"), "../cmd/skillsync").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	for _, tool := range []string{"sh", "git", "cat", "sed", "grep", "ls", "mkdir", "rm", "cp", "mv", "touch"} {
+		if p, err := exec.LookPath(tool); err == nil {
+			if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func TestSessions(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(bin, "git")); err != nil {
+		t.Skip("needs git")
+	}
+	for _, doc := range sessions {
+		t.Run(filepath.Base(doc), func(t *testing.T) {
+			data, err := os.ReadFile(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, mismatches := run(t, string(data))
+			if len(mismatches) == 0 {
+				return
+			}
+			if !*update {
+				t.Fatalf("%s shows what skillsync does not do (run go test ./docs -update after checking):\n%s", doc, strings.Join(mismatches, "\n"))
+			}
+			if err := os.WriteFile(doc, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// run runs the session of doc in a fresh directory and returns doc with the
+// outputs it printed, and each place where they differ from what doc shows.
+func run(t *testing.T, doc string) (string, []string) {
+	dir := t.TempDir()
+	start, ok := startOf(doc)
+	if !ok {
+		t.Fatal("no <!-- doctest: start=… --> line")
+	}
+	if start != "empty" {
+		if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", start))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"PATH=" + bin, "HOME=" + t.TempDir(), "LANG=C", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=you", "GIT_AUTHOR_EMAIL=you@example.com", "GIT_COMMITTER_NAME=you", "GIT_COMMITTER_EMAIL=you@example.com",
+		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z"}
+	var out strings.Builder
+	var mismatches []string
+	lines := strings.SplitAfter(doc, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		out.WriteString(line)
+		trimmed := strings.TrimLeft(line, " ")
+		indent := line[:len(line)-len(trimmed)]
+		info, fenced := strings.CutPrefix(strings.TrimRight(trimmed, "\n"), "```")
+		if !fenced || info == "" {
+			continue
+		}
+		end := i + 1
+		for end < len(lines) && strings.TrimRight(lines[end], "\n") != indent+"```" {
+			end++
+		}
+		// A fence in a list item is indented, and so is everything in it.
+		var body []string
+		for _, l := range lines[i+1 : end] {
+			body = append(body, strings.TrimPrefix(l, indent))
+		}
+		shown := strings.Join(body, "")
+		switch {
+		case strings.HasPrefix(info, "console"):
+			var m []string
+			shown, m = runConsole(t, dir, env, body)
+			mismatches = append(mismatches, m...)
+		case strings.Contains(info, " file="):
+			name := info[strings.Index(info, " file=")+len(" file="):]
+			writeFile(t, filepath.Join(dir, name), shown)
+		}
+		for _, l := range strings.SplitAfter(shown, "\n") {
+			if l != "" {
+				out.WriteString(indent + l)
+			}
+		}
+		i = end - 1
+	}
+	return out.String(), mismatches
+}
+
+func startOf(doc string) (string, bool) {
+	_, rest, ok := strings.Cut(doc, "<!-- doctest: start=")
+	start, _, closed := strings.Cut(rest, " -->")
+	return start, ok && closed
+}
+
+// runConsole runs each "$ command" of a console block, and returns the block as
+// it should read and how it differs. A line "..." in what the block shows stands
+// for any number of lines.
+func runConsole(t *testing.T, dir string, env []string, body []string) (string, []string) {
+	var shown strings.Builder
+	var mismatches []string
+	for i := 0; i < len(body); {
+		command, ok := strings.CutPrefix(strings.TrimRight(body[i], "\n"), "$ ")
+		if !ok {
+			t.Fatalf("console block line %q is no $ command", body[i])
+		}
+		j := i + 1
+		for j < len(body) && !strings.HasPrefix(body[j], "$ ") {
+			j++
+		}
+		want := strings.Join(body[i+1:j], "")
+		cmd := exec.Command("sh", "-c", command)
+		cmd.Dir, cmd.Env = dir, env
+		got, _ := cmd.CombinedOutput()
+		shown.WriteString(body[i])
+		if matches(want, string(got)) {
+			shown.WriteString(want)
+		} else {
+			shown.Write(got)
+			mismatches = append(mismatches, fmt.Sprintf("$ %s\n--- shown\n%s--- printed\n%s", command, want, got))
+		}
+		i = j
+	}
+	return shown.String(), mismatches
+}
+
+func matches(want, got string) bool {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		switch {
+		case i == len(w):
+			return j == len(g)
+		case w[i] == "...":
+			for k := j; k <= len(g); k++ {
+				if match(i+1, k) {
+					return true
+				}
+			}
+			return false
+		case j == len(g):
+			return false
+		}
+		return strings.TrimRight(w[i], " ") == strings.TrimRight(g[j], " ") && match(i+1, j+1)
+	}
+	return match(0, 0)
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
