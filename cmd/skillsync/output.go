@@ -11,7 +11,6 @@ import (
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
-	"github.com/skillsync/skillsync/internal/textdiff"
 )
 
 var pastTense = map[controller.Action]string{
@@ -49,7 +48,7 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 					fmt.Fprintf(w, "%s: no diff: %v\n", c.Path, err)
 					continue
 				}
-				fmt.Fprint(w, textdiff.Unified(c.Path, old, new))
+				fmt.Fprint(w, unifiedDiff(c.Path, old, new))
 			}
 		}
 	}
