@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the outputs the documents show 
 
 // sessions are the documents run as sessions: each marks where it starts with a
 // line <!-- doctest: start=empty --> or start=<a directory of the repository>.
-var sessions = []string{"getting-started.md", "workflow.md", "../README.md"}
+var sessions = []string{"getting-started.md", "workflow.md", "ownership.md", "../README.md"}
 
 // bin holds skillsync and the few programs a session may run, so that no agent
 // client installed on the machine changes what init finds.
@@ -44,7 +44,7 @@ func setUpBin(dir string) error {
 	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "skillsync"), "../cmd/skillsync").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	for _, tool := range []string{"sh", "git", "cat", "sed", "grep", "ls", "mkdir", "rm", "cp", "mv", "touch"} {
+	for _, tool := range []string{"sh", "git", "cat", "sed", "grep", "ls", "mkdir", "rm", "cp", "mv", "touch", "chmod", "sha256sum", "printf", "echo"} {
 		if p, err := exec.LookPath(tool); err == nil {
 			if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
 				return err
@@ -80,17 +80,15 @@ func TestSessions(t *testing.T) {
 
 // run runs the session of doc in a fresh directory and returns doc with the
 // outputs it printed, and each place where they differ from what doc shows.
+//
+// A line <!-- doctest: start=… --> starts the session afresh in a new directory;
+// a line <!-- doctest: $ command --> runs a command the reader need not see (the
+// setup of an example), its output ignored.
 func run(t *testing.T, doc string) (string, []string) {
-	dir := t.TempDir()
-	start, ok := startOf(doc)
-	if !ok {
+	if !strings.Contains(doc, "<!-- doctest: start=") {
 		t.Fatal("no <!-- doctest: start=… --> line")
 	}
-	if start != "empty" {
-		if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", start))); err != nil {
-			t.Fatal(err)
-		}
-	}
+	var dir string
 	env := []string{"PATH=" + bin, "HOME=" + t.TempDir(), "LANG=C", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=you", "GIT_AUTHOR_EMAIL=you@example.com", "GIT_COMMITTER_NAME=you", "GIT_COMMITTER_EMAIL=you@example.com",
 		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z"}
@@ -101,6 +99,24 @@ func run(t *testing.T, doc string) (string, []string) {
 		line := lines[i]
 		out.WriteString(line)
 		trimmed := strings.TrimLeft(line, " ")
+		if start, ok := directive(trimmed, "start="); ok {
+			dir = t.TempDir()
+			if start != "empty" {
+				if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", start))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			continue
+		}
+		if command, ok := directive(trimmed, "$ "); ok {
+			cmd := exec.Command("sh", "-c", command)
+			cmd.Dir, cmd.Env = dir, env
+			cmd.Run()
+			continue
+		}
+		if dir == "" {
+			continue // before the session starts
+		}
 		indent := line[:len(line)-len(trimmed)]
 		info, fenced := strings.CutPrefix(strings.TrimRight(trimmed, "\n"), "```")
 		if !fenced || info == "" {
@@ -135,18 +151,22 @@ func run(t *testing.T, doc string) (string, []string) {
 	return out.String(), mismatches
 }
 
-func startOf(doc string) (string, bool) {
-	_, rest, ok := strings.Cut(doc, "<!-- doctest: start=")
-	start, _, closed := strings.Cut(rest, " -->")
-	return start, ok && closed
+// directive is what follows prefix in a line <!-- doctest: <prefix>… -->.
+func directive(line, prefix string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimRight(line, "\n"), "<!-- doctest: "+prefix)
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(rest, " -->")
 }
 
 // runConsole runs each "$ command" of a console block, and returns the block as
-// it should read and how it differs. A line "..." in what the block shows stands
-// for any number of lines.
+// it should read and how it differs. A line "..." (indented or not) in what the
+// block shows stands for any number of lines.
 func runConsole(t *testing.T, dir string, env []string, body []string) (string, []string) {
 	var shown strings.Builder
 	var mismatches []string
+	status := 0
 	for i := 0; i < len(body); {
 		command, ok := strings.CutPrefix(strings.TrimRight(body[i], "\n"), "$ ")
 		if !ok {
@@ -157,9 +177,12 @@ func runConsole(t *testing.T, dir string, env []string, body []string) (string, 
 			j++
 		}
 		want := strings.Join(body[i+1:j], "")
-		cmd := exec.Command("sh", "-c", command)
+		// Each command runs in a shell of its own that starts with the exit status
+		// of the one before, so that a block can show it with echo $?.
+		cmd := exec.Command("sh", "-c", fmt.Sprintf("(exit %d); %s", status, command))
 		cmd.Dir, cmd.Env = dir, env
 		got, _ := cmd.CombinedOutput()
+		status = cmd.ProcessState.ExitCode()
 		shown.WriteString(body[i])
 		if matches(want, string(got)) {
 			shown.WriteString(want)
@@ -179,7 +202,7 @@ func matches(want, got string) bool {
 		switch {
 		case i == len(w):
 			return j == len(g)
-		case w[i] == "...":
+		case strings.TrimSpace(w[i]) == "...":
 			for k := j; k <= len(g); k++ {
 				if match(i+1, k) {
 					return true
