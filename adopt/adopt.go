@@ -121,16 +121,3 @@ func Document(sk Skill, bodyFile string) []byte {
 	enc.Close()
 	return b.Bytes()
 }
-
-// FileFor is the registry file for the skill called name: the first pattern of
-// spec.registry holding one "*" in its last element, with "skill-<name>" in its
-// place; ok is false when there is no such pattern.
-func FileFor(patterns []string, name string) (file string, ok bool) {
-	for _, p := range patterns {
-		dir, base := path.Split(p)
-		if strings.Count(base, "*") == 1 && !strings.ContainsAny(p, "?[{") && !strings.Contains(dir, "*") {
-			return path.Join(dir, strings.Replace(base, "*", "skill-"+name, 1)), true
-		}
-	}
-	return "", false
-}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillsync/skillsync/adopt"
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/observed"
 	"github.com/spf13/cobra"
 )
@@ -140,7 +141,7 @@ func adoptionFiles(patterns []string, skills []adopt.Skill, bodyFile bool) ([]co
 			continue
 		}
 		seen[sk.Name] = true
-		doc, ok := adopt.FileFor(patterns, sk.Name)
+		doc, ok := registry.FileFor(patterns, "skill-"+sk.Name)
 		if !ok {
 			return nil, fmt.Errorf("no pattern of spec.registry (%s) names a file adopt can create, such as registry/*.yaml; add one", strings.Join(patterns, ", "))
 		}

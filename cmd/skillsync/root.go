@@ -65,6 +65,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newListCommand(g),
 		newExplainCommand(g),
 		newAdoptCommand(g),
+		newMCPCommand(g),
 		newProfileCommand(g),
 		newAcceptCommand(g),
 		newVersionCommand(g),

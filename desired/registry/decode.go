@@ -126,9 +126,33 @@ func (d *strictDecoder) value(n *yaml.Node, v reflect.Value, field string) {
 			d.value(item, s.Index(i), fmt.Sprintf("%s[%d]", field, i))
 		}
 		v.Set(s)
+	case reflect.Map:
+		d.mapValue(n, v, field)
 	default:
 		panic(fmt.Sprintf("registry: decodeStrict cannot fill %s", v.Type()))
 	}
+}
+
+// mapValue fills a map of names to values, such as environment variables.
+func (d *strictDecoder) mapValue(n *yaml.Node, v reflect.Value, field string) {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, "write a mapping of name: value lines", "%s: expected a mapping, got %s", field, describe(n))
+		return
+	}
+	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		if first, dup := seen[key.Value]; dup {
+			d.fail(key, fmt.Sprintf("first defined at line %d", first.Line), "duplicate key %s", join(field, key.Value))
+			continue
+		}
+		seen[key.Value] = key
+		elem := reflect.New(v.Type().Elem()).Elem()
+		d.value(val, elem, join(field, key.Value))
+		m.SetMapIndex(reflect.ValueOf(key.Value), elem)
+	}
+	v.Set(m)
 }
 
 func (d *strictDecoder) structValue(n *yaml.Node, v reflect.Value, field string) {

@@ -171,6 +171,7 @@ func (l *loader) load() *Registry {
 	for _, file := range files {
 		l.loadFile(reg, file)
 	}
+	reg.Capabilities = overridden(reg)
 	return reg
 }
 

@@ -88,6 +88,46 @@ type WorkspaceSpec struct {
 	// Whether, in a git work tree, the team commits the generated files (commit,
 	// the default) or has git ignore them (ignore); see docs/workflow.md.
 	GeneratedFiles string `json:"generatedFiles"`
+	// MCP servers whose tools are capabilities of the workspace; see docs/mcp.md.
+	MCPSources []MCPSource `json:"mcpSources"`
+}
+
+// MCPSource is an MCP server whose tools skillsync mcp refresh records as
+// capabilities, in a snapshot file of the registry.
+type MCPSource struct {
+	// The server's name, as the clients' configuration (.mcp.json) names it;
+	// skill bodies name its tools by it.
+	Name string `json:"name" jsonschema:"required"`
+	// A program that serves MCP on stdin and stdout, when .mcp.json does not
+	// configure the server; with args and env. An env value may be ${VAR}, read
+	// from the environment.
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	// A Streamable HTTP endpoint, when the server is remote; each header's value
+	// must be a ${VAR} read from the environment, so no secret is in a file.
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+	// Glob patterns of the tool names to record (all when none) and to leave out.
+	Include []string `json:"include"`
+	Exclude []string `json:"exclude"`
+	// The tools that become skills a person invokes by name.
+	Skills []MCPSkill `json:"skills"`
+	// Where the snapshot is written, relative to skillsync.yaml; a file a
+	// registry pattern matches. By default the first pattern with a * names it,
+	// as mcp-<name>.
+	Snapshot string `json:"snapshot"`
+}
+
+// MCPSkill makes a tool a skill: its alias, and the string property of its input
+// that the text typed after the alias fills.
+type MCPSkill struct {
+	// The tool's name on the server.
+	Tool string `json:"tool" jsonschema:"required"`
+	// The skill's name.
+	Alias string `json:"alias" jsonschema:"required"`
+	// The input property the typed text fills.
+	Argument string `json:"argument" jsonschema:"required"`
 }
 
 // Values of spec.unguardedClients.

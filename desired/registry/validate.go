@@ -51,6 +51,7 @@ func Effects() []string { return slices.Clone(effects) }
 func Validate(reg *Registry) Problems {
 	v := validator{reg: reg, taken: map[string]claim{}, schemaErrors: checkSchemas(reg.Capabilities)}
 	v.workspace()
+	v.mcpSources()
 	v.profiles()
 	for _, c := range reg.Capabilities {
 		v.capability(c)

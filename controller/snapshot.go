@@ -1,0 +1,66 @@
+package controller
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/observed"
+)
+
+// WriteSnapshot writes content, an MCP snapshot, at rel: a new file, or in place
+// of one skillsync wrote there before. A file a person wrote, or one edited by
+// hand without force, is kept and is an error. It returns what was there, nil for
+// nothing, for the caller to put back with RestoreSnapshot, and whether it wrote:
+// a snapshot the same as the one there is left alone.
+func WriteSnapshot(sys workspacefs.System, root, rel string, content []byte, force bool) (old []byte, wrote bool, err error) {
+	w, err := openWorkspace(sys, root)
+	if err != nil {
+		return nil, false, err
+	}
+	defer w.close()
+	data, err := w.r.ReadRegular(rel, observed.MaxFileSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		err := createAll(w, []NewFile{{Path: rel, Content: content}})
+		return nil, err == nil, err
+	case err != nil:
+		return nil, false, fmt.Errorf("%s: %w", rel, workspacefs.Cause(err))
+	case bytes.Equal(data, content):
+		return data, false, nil
+	}
+	switch f := observed.Classify(rel, data); {
+	case f.Ownership == observed.Unowned:
+		return nil, false, fmt.Errorf("%s is not a snapshot skillsync wrote (%s); kept: give the source another snapshot path, or remove the file", rel, f.Reason)
+	case f.Ownership == observed.Modified && !force:
+		return nil, false, fmt.Errorf("%s was edited by hand; kept (--force replaces it; declare an override in another registry file instead)", rel)
+	}
+	update := &Change{Path: rel, Action: Update, New: content, OldSum: sha256.Sum256(data)}
+	if errs, _ := writeAll(w, []*Change{update}); errs[0] != nil {
+		return nil, false, fmt.Errorf("write %s: %w", rel, workspacefs.Cause(errs[0]))
+	}
+	return data, true, nil
+}
+
+// RestoreSnapshot puts back at rel what WriteSnapshot found there (old), or
+// removes what it created when there was nothing (old is nil), if rel still
+// holds written.
+func RestoreSnapshot(sys workspacefs.System, root, rel string, old, written []byte) error {
+	w, err := openWorkspace(sys, root)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if old == nil {
+		uncreate(w, []NewFile{{Path: rel, Content: written}})
+		return nil
+	}
+	back := &Change{Path: rel, Action: Update, New: old, OldSum: sha256.Sum256(written)}
+	if errs, _ := writeAll(w, []*Change{back}); errs[0] != nil {
+		return fmt.Errorf("put back %s: %w", rel, workspacefs.Cause(errs[0]))
+	}
+	return nil
+}

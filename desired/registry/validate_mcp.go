@@ -1,0 +1,63 @@
+package registry
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+)
+
+// envReference is a value read from the environment when the server is started.
+var envReference = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
+
+func (v *validator) mcpSources() {
+	cfg := v.reg.config
+	names := map[string]bool{}
+	for i, src := range v.reg.Config.Spec.MCPSources {
+		at := func(keys ...string) place {
+			return cfg.at(append([]string{"spec", "mcpSources", strconv.Itoa(i)}, keys...)...)
+		}
+		switch {
+		case src.Name == "":
+			v.add(at(), "name the server as your clients do (its key under mcpServers in .mcp.json)", "MCP source %d has no name", i+1)
+		case !mcpNamePattern.MatchString(src.Name):
+			v.add(at("name"), "use letters, digits, _ and -", "MCP server name %q is not valid", src.Name)
+		case names[src.Name]:
+			v.add(at("name"), "list each server once", "MCP source %q is listed twice", src.Name)
+		}
+		names[src.Name] = true
+		if src.Command != "" && src.URL != "" {
+			v.add(at("url"), "a server is a command or a URL, not both", "MCP source %q has both command and url", src.Name)
+		}
+		for key, value := range src.Headers {
+			if !envReference.MatchString(value) {
+				v.add(at("headers", key), "write ${VAR} and set VAR in the environment, so that no secret is in a file",
+					"header %s of MCP source %q holds a value, not a ${VAR} reference", key, src.Name)
+			}
+		}
+		for j, pattern := range append(append([]string{}, src.Include...), src.Exclude...) {
+			if _, err := path.Match(pattern, ""); err != nil {
+				key, k := "include", j
+				if j >= len(src.Include) {
+					key, k = "exclude", j-len(src.Include)
+				}
+				v.add(at(key, strconv.Itoa(k)), "use *, ? and [ ] as in shell patterns", "tool pattern %q is not valid", pattern)
+			}
+		}
+		for j, sk := range src.Skills {
+			skillAt := func(key string) place { return at("skills", strconv.Itoa(j), key) }
+			if !mcpNamePattern.MatchString(sk.Tool) {
+				v.add(skillAt("tool"), "name a tool of the server", "tool %q is not a valid MCP tool name", sk.Tool)
+			}
+			if !skillNamePattern.MatchString(sk.Alias) || len(sk.Alias) > MaxNameLength {
+				v.add(skillAt("alias"), "use lowercase letters, digits and single hyphens, at most 64 characters", "alias %q is not a valid skill name", sk.Alias)
+			}
+			if sk.Argument == "" {
+				v.add(skillAt("argument"), "name the string property of the tool's input that the typed text fills", "skill %q has no argument", sk.Alias)
+			}
+		}
+		if _, ok := v.reg.SnapshotPath(src); !ok {
+			v.add(at("snapshot"), "give snapshot: a path a registry pattern matches, such as registry/mcp-"+src.Name+".yaml",
+				"no registry pattern names a file for the snapshot of %q", src.Name)
+		}
+	}
+}
