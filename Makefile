@@ -60,7 +60,7 @@ dist-check:
 # into e2e/.cache (once) and drives them against a mock model API on 127.0.0.1.
 # Override the versions with E2E_CLAUDE_VERSION=… E2E_QWEN_VERSION=….
 e2e:
-	$(GO) test -tags e2e -count=1 -timeout 30m -v -run TestConformance ./e2e/
+	$(GO) test -tags e2e -count=1 -timeout 30m -v -run 'TestConformance|TestMCPSources' ./e2e/
 
 # One-shot commands against the file-I/O floor and the peers rulesync and ruler
 # (installed with npm into bench/.cache), N = 100, 1000, 10000; prints the table and
