@@ -420,9 +420,10 @@ func (s *tornSuite) checkout() {
 	git("commit", "-q", "-m", "next")
 	git("checkout", "-q", "main")
 	onMain := s.expect(ws, nil)
+	// The reference for the next branch is a copy, kept in a git work tree as the
+	// workspace is, so that it gets the same files for git.
 	next := filepath.Join(s.t.TempDir(), "next")
 	must(s.t, os.CopyFS(next, os.DirFS(ws)))
-	must(s.t, os.RemoveAll(filepath.Join(next, ".git")))
 	must(s.t, checkoutRegistry(next, true))
 	onNext := s.expect(next, nil)
 	must(s.t, workspacegen.Backdate(ws))
