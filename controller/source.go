@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -187,7 +188,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	if s.fsw != nil && before > 0 && len(polled) == 0 {
 		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))
 	}
-	s.o.Health.SetWatch(WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
+	s.o.Health.SetWatch(health.WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
 	input := map[string]bool{}
 	for _, d := range inputDirs(s.root, reg) {
 		input[d] = true

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/health"
 )
 
 // watchFlags are the flags of the long-running controller, and the two that say
@@ -94,20 +95,20 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		os.Exit(exitChanges)
 	}()
 
-	health := &controller.Health{}
+	tracker := &health.Tracker{}
 	if w.healthAddr != "" {
 		ln, err := net.Listen("tcp", w.healthAddr)
 		if err != nil {
 			return &exitError{exitFailure, fmt.Errorf("--health-addr: %w", err)}
 		}
-		srv := &http.Server{Handler: health.Handler(), ReadHeaderTimeout: 5 * time.Second}
+		srv := &http.Server{Handler: tracker.Handler(), ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(ln)
 		defer srv.Close()
 		log.Info("serving health endpoints", "addr", ln.Addr().String())
 	}
 	log.Info("watching workspace", "root", req.Root, "poll", w.poll.String(), "debounceMs", w.debounce.Milliseconds())
 	err = controller.Watch(ctx, controller.WatchOptions{
-		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, Health: health, Lock: lock, Log: log,
+		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, Health: tracker, Lock: lock, Log: log,
 	})
 	if err != nil {
 		return inputError(g.stderr, err)
