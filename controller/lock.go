@@ -11,12 +11,13 @@ import (
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // LockFile is the one-writer-per-workspace lock. It is held with flock(2)
 // (LockFileEx on Windows), so the system releases it when its holder dies, and it
 // records the holder's pid.
-const LockFile = StateDir + "/lock"
+const LockFile = statedir.Dir + "/lock"
 
 // HeldError says another process holds the workspace lock.
 type HeldError struct{ PID int }
@@ -41,13 +42,7 @@ func AcquireLock(sys workspacefs.System, root string, wait time.Duration) (*Lock
 		return nil, err
 	}
 	defer r.Close()
-	if err := checkStateDir(r); err != nil {
-		return nil, err
-	}
-	if err := r.MkdirAll(StateDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", StateDir, workspacefs.Cause(err))
-	}
-	if err := ensureIgnored(r); err != nil {
+	if err := statedir.Make(r); err != nil {
 		return nil, err
 	}
 	f, err := openLockFile(r)
@@ -90,9 +85,9 @@ func AcquireLock(sys workspacefs.System, root string, wait time.Duration) (*Lock
 // kind: the pid is written into it, so a symlink or a hard link planted there would
 // carry that write to another file.
 func openLockFile(r workspacefs.FS) (*os.File, error) {
-	d, err := r.OpenDir(StateDir)
+	d, err := r.OpenDir(statedir.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", StateDir, workspacefs.Cause(err))
+		return nil, fmt.Errorf("open %s: %w", statedir.Dir, workspacefs.Cause(err))
 	}
 	defer d.Close()
 	f, err := d.OpenFile(path.Base(LockFile), os.O_RDWR|os.O_CREATE, 0o644)

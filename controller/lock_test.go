@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 func TestLockIsExclusiveAndNamesItsHolder(t *testing.T) {
@@ -44,7 +45,7 @@ func TestLockIsExclusiveAndNamesItsHolder(t *testing.T) {
 // TestLockOfADeadProcessIsTakenOver has a child process take the lock and die.
 func TestLockOfADeadProcessIsTakenOver(t *testing.T) {
 	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, StateDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, statedir.Dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// flock from a child shell that is killed while holding the lock.
@@ -91,7 +92,7 @@ func TestLockNeverWritesThroughALink(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
-			if err := os.MkdirAll(filepath.Join(root, StateDir), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(root, statedir.Dir), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			victim := filepath.Join(root, "registry.yaml")

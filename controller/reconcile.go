@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"maps"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/skillsync/skillsync/gitfiles"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // Request is one reconcile pass over a workspace.
@@ -79,19 +79,28 @@ func (in Inputs) unchanged() bool {
 		return false
 	}
 	defer r.Close()
-	if profile, err := readProfileFile(r); err != nil || profile != in.profileFile {
+	if profile, err := statedir.ReadProfile(r); err != nil || profile != in.profileFile {
 		return false
 	}
-	applied, err := readApplied(r)
+	applied, err := statedir.ReadApplied(r)
 	if err != nil || (applied == nil) != (in.applied == nil) {
 		return false
 	}
-	return maps.Equal(sourceSums(applied), in.applied)
+	return maps.Equal(statedir.Sums(applied), in.applied)
 }
 
 // recordStale tells whether the sources differ from the record of the last apply.
 func (in Inputs) recordStale() bool {
 	return in.applied == nil || !maps.Equal(in.applied, loadedSums(in.Registry))
+}
+
+// loadedSums is the digest of every input file as reg was loaded from it.
+func loadedSums(reg *registry.Registry) map[string][32]byte {
+	sums := make(map[string][32]byte, len(reg.Sources))
+	for f, src := range reg.Sources {
+		sums[f] = src.Sum
+	}
+	return sums
 }
 
 // Outcome is everything one pass found and did.
@@ -113,8 +122,8 @@ type Outcome struct {
 	Deferred  []*Change
 	SettleAt  time.Time
 	SettleWhy string
-	// Recorded says the pass wrote a new record of its sources (AppliedFile), and
-	// RecordSum is the digest of what it wrote.
+	// Recorded says the pass wrote a new record of its sources
+	// (statedir.AppliedFile), and RecordSum is the digest of what it wrote.
 	Recorded  bool
 	RecordSum [32]byte
 	// Planned says the pass got as far as a plan: not when its inputs or the
@@ -136,10 +145,10 @@ func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (I
 		return Inputs{Registry: reg}, err
 	}
 	defer r.Close()
-	if err := checkStateDir(r); err != nil {
+	if err := statedir.Check(r); err != nil {
 		return Inputs{Registry: reg}, err
 	}
-	applied, err := readApplied(r)
+	applied, err := statedir.ReadApplied(r)
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
@@ -151,7 +160,7 @@ func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (I
 		}
 		return Inputs{Registry: reg}, problems.Sorted()
 	}
-	fileProfile, err := readProfileFile(r)
+	fileProfile, err := statedir.ReadProfile(r)
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
@@ -161,7 +170,7 @@ func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (I
 	}
 	var sums map[string][32]byte
 	if applied != nil {
-		sums = sourceSums(applied)
+		sums = statedir.Sums(applied)
 	}
 	return Inputs{Registry: reg, Profile: profile, Git: gitOf(reg), applied: sums, profileFile: fileProfile, cutOffs: cutOffs, seenSince: time.Now()}, nil
 }
@@ -253,11 +262,11 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 			}
 		}
 	}
-	if err := ignoreStateDir(req.system(), in.Registry.Root); err != nil && out.Err == nil {
+	if err := statedir.Ignore(req.system(), in.Registry.Root); err != nil && out.Err == nil {
 		out.Err = err
 	}
 	if out.Err == nil && len(out.Deferred) == 0 && in.recordStale() {
-		out.RecordSum, out.Err = recordApplied(req.system(), in.Registry)
+		out.RecordSum, out.Err = statedir.Record(req.system(), in.Registry)
 		out.Recorded = out.Err == nil && out.RecordSum != [32]byte{}
 	}
 	return out
@@ -343,9 +352,9 @@ func cutOffProblems(in Inputs, plan Plan) registry.Problems {
 
 // ReconcileOnce is one --once pass. It plans without the workspace lock and, only
 // when there is something to write (changes, or a new record of the sources in
-// AppliedFile), takes the lock (waiting up to wait for another writer) and runs
-// again under it: a pass with nothing to write, because all is in sync or the
-// inputs are invalid, touches nothing at all, not even the lock. A plan that
+// statedir.AppliedFile), takes the lock (waiting up to wait for another writer)
+// and runs again under it: a pass with nothing to write, because all is in sync or
+// the inputs are invalid, touches nothing at all, not even the lock. A plan that
 // deletes waits first, within the same wait, for the inputs to settle (see
 // settle.go), so a file being saved as the pass runs never prunes; deletes still
 // waiting at the end are not applied, and the pass fails saying so.
@@ -435,39 +444,6 @@ func targetsByDir() []string {
 	}
 	sort.Slice(targets, func(i, j int) bool { return clients.Dir(targets[i]) < clients.Dir(targets[j]) })
 	return targets
-}
-
-// recordApplied records the sources reg was loaded from as the last applied. It
-// runs under the workspace lock, so a temp file in .skillsync/ is what a killed
-// run left, and goes first. A source saved again since it was loaded is not what
-// was applied: then nothing is recorded, and the next pass, which applies the new
-// version, records it.
-func recordApplied(sys workspacefs.System, reg *registry.Registry) ([32]byte, error) {
-	r, err := sys.Open(reg.Root)
-	if err != nil {
-		return [32]byte{}, err
-	}
-	defer r.Close()
-	removeStateTemps(r)
-	sum, err := writeApplied(r, slices.Sorted(maps.Keys(reg.Sources)), func(name string) ([]byte, error) { return registry.ReadSource(reg, name) })
-	if errors.Is(err, registry.ErrSourceChanged) {
-		return [32]byte{}, nil
-	}
-	return sum, err
-}
-
-// ignoreStateDir gives a .skillsync/ that a host or a person created the .gitignore
-// skillsync would have written.
-func ignoreStateDir(sys workspacefs.System, root string) error {
-	r, err := sys.Open(root)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if info, err := r.Lstat(StateDir); err != nil || !info.IsDir() {
-		return nil
-	}
-	return ensureIgnored(r)
 }
 
 // Verdict is the overall result of a pass, in order of precedence.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/bench/workspacegen"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // withoutNote is registry/journal.yaml of the example with its first capability,
@@ -172,7 +173,7 @@ func TestOwnWritesDoNotHoldBackDeletes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), withoutNote(t, root), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(filepath.Join(root, StateDir)); err != nil {
+	if err := os.RemoveAll(filepath.Join(root, statedir.Dir)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.RemoveAll(filepath.Join(root, ".agents")); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // fallbackPoll is how often directories inotify cannot watch are polled.
@@ -102,7 +103,7 @@ func (s *changeSource) eventsArrive() bool {
 	if s.o.Lock == nil {
 		return true
 	}
-	if err := s.fsw.Add(s.abs(StateDir)); err != nil {
+	if err := s.fsw.Add(s.abs(statedir.Dir)); err != nil {
 		return true
 	}
 	return eventsArrive(s.o.Lock.Touch, s.abs(LockFile), s.fsw.Events, eventProbeWait)

@@ -21,6 +21,7 @@ import (
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 func exampleWorkspace(t *testing.T) string {
@@ -403,7 +404,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 			t.Errorf("registryDirs = %v, lacks %s", got, want)
 		}
 	}
-	if slices.Contains(got, ".") || slices.Contains(got, StateDir) {
+	if slices.Contains(got, ".") || slices.Contains(got, statedir.Dir) {
 		t.Errorf("registryDirs = %v: the root and .skillsync/ count only through their files", got)
 	}
 	in := inputsOf(r, reg)

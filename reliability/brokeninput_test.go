@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // breakage is one way to break one input file.
@@ -260,7 +261,7 @@ func (s *brokenSuite) expectSameContent(want, got ownTree, when string) {
 	for _, p := range ownSorted(want) {
 		w, ok := got[p]
 		switch {
-		case p == controller.LockFile || p == controller.AppliedFile:
+		case p == controller.LockFile || p == statedir.AppliedFile:
 		case !ok:
 			changes = append(changes, p+": removed")
 		case w.mode != want[p].mode || w.sum != want[p].sum || w.link != want[p].link:
