@@ -17,6 +17,7 @@ import (
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 	"github.com/skillsync/skillsync/statedir"
+	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // Request is one reconcile pass over a workspace.
@@ -384,7 +385,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		}
 		time.Sleep(time.Until(until))
 	}
-	lock, err := AcquireLock(req.system(), req.Root, max(time.Until(deadline), 0))
+	lock, err := workspacelock.Acquire(req.system(), req.Root, max(time.Until(deadline), 0))
 	var problems registry.Problems
 	if errors.As(err, &problems) {
 		out.Problems = problems

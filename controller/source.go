@@ -18,6 +18,7 @@ import (
 	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/statedir"
+	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // fallbackPoll is how often directories inotify cannot watch are polled.
@@ -106,7 +107,7 @@ func (s *changeSource) eventsArrive() bool {
 	if err := s.fsw.Add(s.abs(statedir.Dir)); err != nil {
 		return true
 	}
-	return eventsArrive(s.o.Lock.Touch, s.abs(LockFile), s.fsw.Events, eventProbeWait)
+	return eventsArrive(s.o.Lock.Touch, s.abs(workspacelock.File), s.fsw.Events, eventProbeWait)
 }
 
 func (s *changeSource) close() {
@@ -253,7 +254,7 @@ func (s *changeSource) relevant(name string) (string, bool) {
 		return name, true
 	}
 	rel = filepath.ToSlash(rel)
-	return rel, rel != LockFile
+	return rel, rel != workspacelock.File
 }
 
 // poll fingerprints the polled directories every interval and triggers a run when

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // WatchOptions configure the long-running controller.
@@ -17,7 +18,7 @@ type WatchOptions struct {
 	Resync   time.Duration // periodic full reconcile, with up to 10% jitter
 	Poll     time.Duration // when set, poll for changes instead of using inotify
 	Health   *health.Tracker
-	Lock     *Lock // held by the caller; kept for as long as the loop runs
+	Lock     *workspacelock.Lock // held by the caller; kept for as long as the loop runs
 	Log      *slog.Logger
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/workspacelock"
 	"github.com/spf13/cobra"
 )
 
@@ -99,7 +100,7 @@ func TestOutputOfARunThatAppliedNothingClaimsNothing(t *testing.T) {
 	out := controller.Outcome{
 		Plan:    controller.Plan{Changes: []controller.Change{update}, InSync: []string{"x"}},
 		Planned: true,
-		Err:     &controller.HeldError{PID: 42},
+		Err:     &workspacelock.HeldError{PID: 42},
 	}
 	var buf bytes.Buffer
 	printPlan(&buf, out, false, false)
