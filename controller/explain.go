@@ -25,6 +25,8 @@ type TargetState struct {
 	// absent; Reason says why where there is one.
 	State  string `json:"state"`
 	Reason string `json:"reason,omitempty"`
+	// Override says what Options.Force would do with a file a person edited.
+	Override Override `json:"-"`
 }
 
 // ClientView is a client in use that will find the skill.
@@ -132,7 +134,7 @@ func stateByPath(out Outcome) map[string]TargetState {
 			if c.Action == None {
 				state = "in sync"
 			}
-			states[c.Path] = TargetState{State: state, Reason: c.Reason}
+			states[c.Path] = TargetState{State: state, Reason: c.Reason, Override: c.Override}
 		}
 	}
 	for _, p := range out.HandWritten {

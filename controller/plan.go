@@ -37,6 +37,9 @@ type Change struct {
 	// Obstruction marks a conflict with something that is no file at all (a
 	// directory named SKILL.md): a failure to report, not a person's file to keep.
 	Obstruction bool `json:"obstruction,omitempty"`
+	// Override says what Options.Force would do, or did, with a generated file a
+	// person edited, for the caller to say how to ask for it.
+	Override Override `json:"-"`
 	// OldSum is the SHA-256 of what the plan expects on disk, re-checked before any
 	// write or delete; Old is those bytes when the scan kept them.
 	OldSum [32]byte `json:"-"`
@@ -57,6 +60,16 @@ func (c Change) Content() ([]byte, error) {
 	return c.want.Content()
 }
 
+// Override is what Options.Force makes of a generated file a person edited.
+type Override int
+
+const (
+	NotOverridden Override = iota // not a file a person edited
+	ForceRestores                 // kept; Force restores it
+	ForceDeletes                  // kept, though no longer declared; Force deletes it
+	ForceRestored                 // restored, as Force asked
+)
+
 // Options change what the plan may do.
 type Options struct {
 	// Force lets a file modified by hand be updated or deleted. It never touches an
@@ -75,6 +88,9 @@ type Plan struct {
 	InSync  []string `json:"-"`
 	// Refused, when set, says why the plan must not be applied at all.
 	Refused string `json:"refused,omitempty"`
+	// Emptying says it was refused because it would delete every generated file
+	// while nothing is desired, which Options.AllowEmpty allows.
+	Emptying bool `json:"-"`
 }
 
 // MakePlan decides one action per path, following the plan table in docs/ownership.md.
@@ -169,8 +185,8 @@ func (plan Plan) judged(wanted int, escapes []string, opts Options) Plan {
 		return plan
 	}
 	if deletes := plan.Count(Delete); wanted == 0 && deletes > 0 && !opts.AllowEmpty {
-		plan.Refused = fmt.Sprintf("nothing is desired, so the plan would delete all %d generated files; "+
-			"if the registry really is empty on purpose, run again with --allow-empty", deletes)
+		plan.Refused = fmt.Sprintf("nothing is desired, so the plan would delete all %d generated files", deletes)
+		plan.Emptying = true
 	}
 	return plan
 }
@@ -198,13 +214,13 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 	case h.Ownership == observed.Unowned:
 		return Change{}, false
 	case h.Ownership == observed.Modified && !opts.Force && wanted:
-		c.Action, c.Reason = Conflict, "edited by hand; kept (--force restores it)"
+		c.Action, c.Reason, c.Override = Conflict, "edited by hand; kept", ForceRestores
 	case h.Ownership == observed.Modified && !opts.Force:
-		c.Action, c.Reason = Conflict, "edited by hand, no longer declared; kept (--force deletes it)"
+		c.Action, c.Reason, c.Override = Conflict, "edited by hand, no longer declared; kept", ForceDeletes
 	case !wanted:
 		c.Action, c.Reason = Delete, "orphan: its declaration is gone or withheld"
 	case h.Ownership == observed.Modified:
-		c.Action, c.Reason = Update, "edited by hand; restored by --force"
+		c.Action, c.Reason, c.Override = Update, "edited by hand; restored", ForceRestored
 	case h.Sum() == w.Sum():
 		c.Action = None
 	default:

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"maps"
 	"path"
@@ -404,8 +403,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		out = Reconcile(req)
 	}
 	if len(out.Deferred) > 0 {
-		out.Err = errors.Join(out.Err, fmt.Errorf("%d delete(s) not applied: %s; deletes wait until the inputs have been unchanged for %s (--settle); run again once they are saved",
-			len(out.Deferred), out.SettleWhy, req.Settle))
+		out.Err = &UnsettledError{Deletes: len(out.Deferred), Why: out.SettleWhy, Settle: req.Settle, Err: out.Err}
 	}
 	return out
 }

@@ -78,7 +78,7 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 			s.fsw = nil
 		} else if !s.eventsArrive() {
 			o.Log.Warn("file events do not arrive in this workspace, polling every watched directory instead", "pollMs", s.every.Milliseconds(),
-				"hint", "a network share or a bind mount from another machine (Docker Desktop) sends none; pass --poll to choose the interval")
+				"hint", noEventsHint(o.PollFlag))
 			s.fsw.Close()
 			s.fsw = nil
 		}
@@ -185,7 +185,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	if s.fsw != nil && before == 0 && len(polled) > 0 {
 		s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
 			"err", addErr, "pollMs", s.every.Milliseconds(),
-			"hint", watchLimitHint)
+			"hint", watchLimitHint(s.o.PollFlag))
 	}
 	if s.fsw != nil && before > 0 && len(polled) == 0 {
 		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Verdict is the overall result of a pass, in order of precedence.
@@ -44,7 +45,7 @@ func (o Outcome) Failure() error {
 	case o.obstructions() != nil:
 		return o.obstructions()
 	case o.Plan.Refused != "":
-		return errors.New("refused: " + o.Plan.Refused)
+		return &RefusedError{Reason: o.Plan.Refused, Emptying: o.Plan.Emptying}
 	case o.Plan.Count(Conflict) > 0:
 		return errors.New("conflicts remain: those files were kept as they are; see docs/ownership.md to restore or take them over")
 	}
@@ -65,3 +66,35 @@ func (o Outcome) obstructions() error {
 	}
 	return fmt.Errorf("%d path(s) blocked by something that is not a file; move it away and run again:%s", len(lines), strings.Join(lines, ""))
 }
+
+// RefusedError is the failure of a pass whose plan was refused as a whole.
+type RefusedError struct {
+	Reason string
+	// Emptying says the plan would have deleted every generated file while nothing
+	// is desired, which Options.AllowEmpty allows.
+	Emptying bool
+}
+
+func (e *RefusedError) Error() string { return "refused: " + e.Reason }
+
+// UnsettledError is the failure of a single pass that left deletes undone because
+// the inputs they follow from did not settle within its wait. Err is whatever else
+// failed in the pass; its message comes first.
+type UnsettledError struct {
+	Deletes int
+	Why     string        // what the deletes waited for
+	Settle  time.Duration // how long the inputs must stay unchanged
+	Err     error
+}
+
+func (e *UnsettledError) Error() string {
+	msg := fmt.Sprintf("%d delete(s) not applied: %s; deletes wait until the inputs have been unchanged for %s; run again once they are saved",
+		e.Deletes, e.Why, e.Settle)
+	if e.Err != nil {
+		// As errors.Join would put them: what else failed first, a line each.
+		return e.Err.Error() + "\n" + msg
+	}
+	return msg
+}
+
+func (e *UnsettledError) Unwrap() error { return e.Err }

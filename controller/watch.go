@@ -17,6 +17,9 @@ type WatchOptions struct {
 	MaxWait  time.Duration // longest a run waits for quiet
 	Resync   time.Duration // periodic full reconcile, with up to 10% jitter
 	Poll     time.Duration // when set, poll for changes instead of using inotify
+	// PollFlag is how a person asks for Poll, for the hints that suggest it; empty
+	// leaves that suggestion out.
+	PollFlag string
 	Health   *health.Tracker
 	Lock     *workspacelock.Lock // held by the caller; kept for as long as the loop runs
 	Log      *slog.Logger

@@ -512,3 +512,16 @@ func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
 		t.Fatal("a file removed before its directory was watched called for no run")
 	}
 }
+
+// The watcher's hints suggest polling by the flag the caller names, and name no
+// flag when it names none.
+func TestPollHintsNameOnlyTheFlagTheCallerGives(t *testing.T) {
+	for _, hint := range []string{noEventsHint(""), watchLimitHint("")} {
+		if strings.Contains(hint, "--") {
+			t.Errorf("hint %q names a flag, though the caller named none", hint)
+		}
+	}
+	if hint := noEventsHint("--poll"); !strings.HasSuffix(hint, "; pass --poll to choose the interval") {
+		t.Errorf("hint %q does not suggest --poll", hint)
+	}
+}

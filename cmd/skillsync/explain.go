@@ -36,6 +36,15 @@ func planned(g *globals) (controller.Outcome, map[string][]string, error) {
 	return out, observed.Evidence(ws, exec.LookPath), nil
 }
 
+// explain is controller.Explain with each reason in the command line's words.
+func explain(out controller.Outcome, evidence map[string][]string, name string) (controller.Explanation, bool) {
+	e, ok := controller.Explain(out, evidence, name)
+	for i, t := range e.Targets {
+		e.Targets[i].Reason = withForce(t.Reason, t.Override)
+	}
+	return e, ok
+}
+
 func newExplainCommand(g *globals) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
@@ -56,7 +65,7 @@ func newExplainCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, ok := controller.Explain(out, evidence, args[0])
+			e, ok := explain(out, evidence, args[0])
 			if !ok {
 				return usageError("no skill is called %q: nothing declares it and no one wrote one%s", args[0], didYouMean(args[0], controller.SkillNames(out)))
 			}
@@ -128,7 +137,7 @@ func newListCommand(g *globals) *cobra.Command {
 			}
 			var all []controller.Explanation
 			for _, name := range controller.SkillNames(out) {
-				e, _ := controller.Explain(out, evidence, name)
+				e, _ := explain(out, evidence, name)
 				all = append(all, e)
 			}
 			if output == "json" {

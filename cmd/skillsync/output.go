@@ -58,17 +58,18 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 
 // fateWords is the verb and note that say what became of a change.
 func fateWords(r controller.Result) (verb, note string) {
+	reason := withForce(r.Reason, r.Override)
 	switch r.Fate {
 	case controller.Proposed:
-		return futureTense[r.Action], r.Reason
+		return futureTense[r.Action], reason
 	case controller.NotReached:
-		return futureTense[r.Action], joinNotes(r.Reason, r.NotDone)
+		return futureTense[r.Action], joinNotes(reason, r.NotDone)
 	case controller.FailedApply:
 		return "failed", fmt.Sprintf("%s: %v", r.Action, r.Err)
 	case controller.LeftUndone:
-		return "kept", joinNotes(r.Reason, r.Kept)
+		return "kept", joinNotes(reason, r.Kept)
 	}
-	return pastTense[r.Action], joinNotes(r.Reason, r.Kept)
+	return pastTense[r.Action], joinNotes(reason, r.Kept)
 }
 
 func joinNotes(notes ...string) string {
@@ -184,7 +185,7 @@ type reconcileJSON struct {
 
 func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON {
 	r := reconcileJSON{Profile: out.Profile.Name, Check: check, ExitCode: code, Changes: []changeReport{},
-		InSync: out.Plan.Count(controller.None), Refused: out.Plan.Refused, Withheld: out.Withheld, Problems: problemReports(out.Problems)}
+		InSync: out.Plan.Count(controller.None), Refused: refusal(out.Plan), Withheld: out.Withheld, Problems: problemReports(out.Problems)}
 	if r.Withheld == nil {
 		r.Withheld = []desired.Withheld{}
 	}
@@ -192,14 +193,16 @@ func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON
 		if res.Fate == controller.InSync {
 			continue
 		}
-		cr := changeReport{Change: *res.Change, Done: res.Fate == controller.Made, Kept: res.Kept, NotDone: res.NotDone}
+		c := *res.Change
+		c.Reason = withForce(c.Reason, c.Override)
+		cr := changeReport{Change: c, Done: res.Fate == controller.Made, Kept: res.Kept, NotDone: res.NotDone}
 		if res.Err != nil {
 			cr.Error = res.Err.Error()
 		}
 		r.Changes = append(r.Changes, cr)
 	}
 	if out.Err != nil {
-		r.Error = out.Err.Error()
+		r.Error = flagWords(out.Err).Error()
 	}
 	return r
 }

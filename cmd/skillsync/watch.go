@@ -109,7 +109,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 	}
 	log.Info("watching workspace", "root", req.Root, "poll", w.poll.String(), "debounceMs", w.debounce.Milliseconds())
 	err = controller.Watch(ctx, controller.WatchOptions{
-		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, Health: tracker, Lock: lock, Log: log,
+		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, PollFlag: "--poll", Health: tracker, Lock: lock, Log: log,
 	})
 	if err != nil {
 		return inputError(g.stderr, err)
