@@ -13,40 +13,40 @@ import (
 
 // Declaration is where a skill's name is declared.
 type Declaration struct {
-	Owner string            `json:"owner"` // capability/<id> or skill/<name>
-	At    registry.Position `json:"at"`
+	Owner string // capability/<id> or skill/<name>
+	At    registry.Position
 }
 
 // TargetState is what becomes of a skill in one target directory.
 type TargetState struct {
-	Target string `json:"target"`
-	Path   string `json:"path"`
+	Target string
+	Path   string
 	// State is in sync, create, update, delete, conflict, withheld, hand-written or
 	// absent; Reason says why where there is one.
-	State  string `json:"state"`
-	Reason string `json:"reason,omitempty"`
+	State  string
+	Reason string
 	// Override says what Options.Force would do with a file a person edited.
-	Override Override `json:"-"`
+	Override Override
 }
 
 // ClientView is a client in use that will find the skill.
 type ClientView struct {
-	Client string   `json:"client"`
-	Paths  []string `json:"paths"`
+	Client string
+	Paths  []string
 	// Offered says the client's model may choose the skill on its own.
-	Offered bool `json:"offered"`
+	Offered bool
 }
 
 // Explanation is everything known about one skill name.
 type Explanation struct {
-	Name         string        `json:"name"`
-	Declarations []Declaration `json:"declarations"`
-	Targets      []TargetState `json:"targets"`
-	Clients      []ClientView  `json:"clients"`
+	Name         string
+	Declarations []Declaration
+	Targets      []TargetState
+	Clients      []ClientView
 	// Description is what a client lists the skill with, for its model to choose.
-	Description string `json:"description"`
+	Description string
 	// KeptFromModel says the skill is meant to run only when a person asks for it.
-	KeptFromModel bool `json:"keptFromModel"`
+	KeptFromModel bool
 }
 
 // Explain tells, from a planned pass, where the skill name comes from, what

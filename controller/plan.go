@@ -30,22 +30,22 @@ const (
 
 // Change is the plan for one path.
 type Change struct {
-	Path   string `json:"path"`
-	Action Action `json:"action"`
-	Owner  string `json:"owner,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	Path   string
+	Action Action
+	Owner  string
+	Reason string
 	// Obstruction marks a conflict with something that is no file at all (a
 	// directory named SKILL.md): a failure to report, not a person's file to keep.
-	Obstruction bool `json:"obstruction,omitempty"`
+	Obstruction bool
 	// Override says what Options.Force would do, or did, with a generated file a
 	// person edited, for the caller to say how to ask for it.
-	Override Override `json:"-"`
+	Override Override
 	// OldSum is the SHA-256 of what the plan expects on disk, re-checked before any
 	// write or delete; Old is those bytes when the scan kept them.
-	OldSum [32]byte `json:"-"`
-	Old    []byte   `json:"-"`
+	OldSum [32]byte
+	Old    []byte
 	// New is what it writes, when already rendered; Content renders it otherwise.
-	New  []byte        `json:"-"`
+	New  []byte
 	want *desired.File // set for creates and updates
 }
 
@@ -84,13 +84,13 @@ type Plan struct {
 	// Changes holds every path with something to do or to report; a file already
 	// as desired is only listed in InSync, so a large workspace in sync costs a
 	// path per file, not a change.
-	Changes []Change `json:"changes"`
-	InSync  []string `json:"-"`
+	Changes []Change
+	InSync  []string
 	// Refused, when set, says why the plan must not be applied at all.
-	Refused string `json:"refused,omitempty"`
+	Refused string
 	// Emptying says it was refused because it would delete every generated file
 	// while nothing is desired, which Options.AllowEmpty allows.
-	Emptying bool `json:"-"`
+	Emptying bool
 }
 
 // MakePlan decides one action per path, following the plan table in docs/ownership.md.

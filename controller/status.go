@@ -11,23 +11,23 @@ import (
 
 // ClientStatus is one row of `skillsync status`.
 type ClientStatus struct {
-	Client    string   `json:"client"`
-	Target    string   `json:"target"`    // empty when no enabled target serves it
-	Directory string   `json:"directory"` // the target's skill directory
-	Evidence  []string `json:"evidence"`
-	InSync    int      `json:"inSync"`
-	ToChange  int      `json:"toChange"`
-	Conflicts int      `json:"conflicts"`
+	Client    string
+	Target    string // empty when no enabled target serves it
+	Directory string // the target's skill directory
+	Evidence  []string
+	InSync    int
+	ToChange  int
+	Conflicts int
 	// HandWritten counts the skills people wrote in the directory.
-	HandWritten int                `json:"handWritten"`
-	Withheld    []desired.Withheld `json:"withheld"`
+	HandWritten int
+	Withheld    []desired.Withheld
 	// SeenTwice are the skills the client would find in two or more of the
 	// enabled directories it reads, once the plan is carried out.
-	SeenTwice []string `json:"seenTwice"`
+	SeenTwice []string
 	// Unguarded are the skills to keep from the model that the client, which has
 	// no way to, would offer its model: from an enabled directory it shares
 	// with clients that can.
-	Unguarded []string `json:"unguarded"`
+	Unguarded []string
 }
 
 // Status summarises the plan of a pass per client. evidence comes from

@@ -36,15 +36,6 @@ func planned(g *globals) (controller.Outcome, map[string][]string, error) {
 	return out, observed.Evidence(ws, exec.LookPath), nil
 }
 
-// explain is controller.Explain with each reason in the command line's words.
-func explain(out controller.Outcome, evidence map[string][]string, name string) (controller.Explanation, bool) {
-	e, ok := controller.Explain(out, evidence, name)
-	for i, t := range e.Targets {
-		e.Targets[i].Reason = withForce(t.Reason, t.Override)
-	}
-	return e, ok
-}
-
 func newExplainCommand(g *globals) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
@@ -65,12 +56,12 @@ func newExplainCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, ok := explain(out, evidence, args[0])
+			e, ok := controller.Explain(out, evidence, args[0])
 			if !ok {
 				return usageError("no skill is called %q: nothing declares it and no one wrote one%s", args[0], didYouMean(args[0], controller.SkillNames(out)))
 			}
 			if output == "json" {
-				return writeJSON(g.stdout, e)
+				return writeJSON(g.stdout, explanationJSONOf(e))
 			}
 			printExplanation(g, e)
 			return nil
@@ -98,7 +89,7 @@ func printExplanation(g *globals, e controller.Explanation) {
 	fmt.Fprintln(w)
 	rows := [][]string{{"  TARGET", "PATH", "STATE", "REASON"}}
 	for _, t := range e.Targets {
-		rows = append(rows, []string{"  " + t.Target, t.Path, t.State, t.Reason})
+		rows = append(rows, []string{"  " + t.Target, t.Path, t.State, withForce(t.Reason, t.Override)})
 	}
 	writeTable(w, rows)
 	if len(e.Clients) == 0 {
@@ -137,11 +128,15 @@ func newListCommand(g *globals) *cobra.Command {
 			}
 			var all []controller.Explanation
 			for _, name := range controller.SkillNames(out) {
-				e, _ := explain(out, evidence, name)
+				e, _ := controller.Explain(out, evidence, name)
 				all = append(all, e)
 			}
 			if output == "json" {
-				return writeJSON(g.stdout, all)
+				var js []explanationJSON // null for a workspace without a skill, as it always was
+				for _, e := range all {
+					js = append(js, explanationJSONOf(e))
+				}
+				return writeJSON(g.stdout, js)
 			}
 			rows := [][]string{{"NAME", "FROM", "TARGETS"}}
 			for _, e := range all {

@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/skillsync/skillsync/controller"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/internal/textdiff"
 )
 
@@ -162,7 +161,11 @@ func summary(out controller.Outcome, check bool) string {
 }
 
 type changeReport struct {
-	controller.Change
+	Path        string `json:"path"`
+	Action      string `json:"action"`
+	Owner       string `json:"owner,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	Obstruction bool   `json:"obstruction,omitempty"`
 	// Done says the change was carried out; false for --check, a refused plan, a
 	// failure and a change the run never got to, which NotDone explains.
 	Done    bool   `json:"done"`
@@ -172,30 +175,27 @@ type changeReport struct {
 }
 
 type reconcileJSON struct {
-	Profile  string             `json:"profile"`
-	Check    bool               `json:"check"`
-	ExitCode int                `json:"exitCode"`
-	Changes  []changeReport     `json:"changes"`
-	InSync   int                `json:"inSync"`
-	Refused  string             `json:"refused,omitempty"`
-	Withheld []desired.Withheld `json:"withheld"`
-	Problems []problemReport    `json:"problems"`
-	Error    string             `json:"error,omitempty"`
+	Profile  string          `json:"profile"`
+	Check    bool            `json:"check"`
+	ExitCode int             `json:"exitCode"`
+	Changes  []changeReport  `json:"changes"`
+	InSync   int             `json:"inSync"`
+	Refused  string          `json:"refused,omitempty"`
+	Withheld []withheldJSON  `json:"withheld"`
+	Problems []problemReport `json:"problems"`
+	Error    string          `json:"error,omitempty"`
 }
 
 func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON {
 	r := reconcileJSON{Profile: out.Profile.Name, Check: check, ExitCode: code, Changes: []changeReport{},
-		InSync: out.Plan.Count(controller.None), Refused: refusal(out.Plan), Withheld: out.Withheld, Problems: problemReports(out.Problems)}
-	if r.Withheld == nil {
-		r.Withheld = []desired.Withheld{}
-	}
+		InSync: out.Plan.Count(controller.None), Refused: refusal(out.Plan), Withheld: withheldJSONs(out.Withheld), Problems: problemReports(out.Problems)}
 	for _, res := range out.Results(check) {
 		if res.Fate == controller.InSync {
 			continue
 		}
-		c := *res.Change
-		c.Reason = withForce(c.Reason, c.Override)
-		cr := changeReport{Change: c, Done: res.Fate == controller.Made, Kept: res.Kept, NotDone: res.NotDone}
+		c := res.Change
+		cr := changeReport{Path: c.Path, Action: string(c.Action), Owner: c.Owner, Reason: withForce(c.Reason, c.Override), Obstruction: c.Obstruction,
+			Done: res.Fate == controller.Made, Kept: res.Kept, NotDone: res.NotDone}
 		if res.Err != nil {
 			cr.Error = res.Err.Error()
 		}

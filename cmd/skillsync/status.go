@@ -63,7 +63,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 			}
 			if output == "json" {
 				return finish(code, writeJSON(g.stdout, map[string]any{
-					"profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": rows,
+					"profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": clientJSONs(rows),
 					"recommendedTargets": append([]string{}, rec.Targets...), "exitCode": code,
 				}))
 			}
