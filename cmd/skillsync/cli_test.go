@@ -89,7 +89,7 @@ func TestSummaryCountsWhatHappened(t *testing.T) {
 		Plan:    controller.Plan{Changes: []controller.Change{ok, bad, {Path: "c", Action: controller.None}}},
 		Applied: []controller.Applied{{Change: &ok}, {Change: &bad, Err: errors.New("read-only file system")}},
 	}
-	if got := summary(out, false); !strings.HasPrefix(got, "done: updated 1, failed 1; 1 in sync") {
+	if got := summaryLine(out, false); !strings.HasPrefix(got, "done: updated 1, failed 1; 1 in sync") {
 		t.Errorf("summary = %q", got)
 	}
 }

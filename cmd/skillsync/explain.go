@@ -9,6 +9,7 @@ import (
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/observed"
+	"github.com/skillsync/skillsync/summary"
 	"github.com/spf13/cobra"
 )
 
@@ -56,9 +57,9 @@ func newExplainCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, ok := controller.Explain(out, evidence, args[0])
+			e, ok := summary.Explain(out, evidence, args[0])
 			if !ok {
-				return usageError("no skill is called %q: nothing declares it and no one wrote one%s", args[0], didYouMean(args[0], controller.SkillNames(out)))
+				return usageError("no skill is called %q: nothing declares it and no one wrote one%s", args[0], didYouMean(args[0], summary.SkillNames(out)))
 			}
 			if output == "json" {
 				return writeJSON(g.stdout, explanationJSONOf(e))
@@ -71,7 +72,7 @@ func newExplainCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-func printExplanation(g *globals, e controller.Explanation) {
+func printExplanation(g *globals, e summary.Explanation) {
 	w := g.stdout
 	fmt.Fprintln(w, e.Name)
 	if len(e.Declarations) == 0 {
@@ -126,9 +127,9 @@ func newListCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var all []controller.Explanation
-			for _, name := range controller.SkillNames(out) {
-				e, _ := controller.Explain(out, evidence, name)
+			var all []summary.Explanation
+			for _, name := range summary.SkillNames(out) {
+				e, _ := summary.Explain(out, evidence, name)
 				all = append(all, e)
 			}
 			if output == "json" {

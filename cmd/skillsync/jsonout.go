@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/summary"
 )
 
 // The JSON of -o json is the command line's own: these shapes are filled from the
@@ -41,7 +41,7 @@ type clientJSON struct {
 	Unguarded   []string       `json:"unguarded"`
 }
 
-func clientJSONs(rows []controller.ClientStatus) []clientJSON {
+func clientJSONs(rows []summary.ClientStatus) []clientJSON {
 	var out []clientJSON
 	for _, r := range rows {
 		out = append(out, clientJSON{Client: r.Client, Target: r.Target, Directory: r.Directory, Evidence: r.Evidence,
@@ -87,7 +87,7 @@ type clientViewJSON struct {
 	Offered bool     `json:"offered"`
 }
 
-func explanationJSONOf(e controller.Explanation) explanationJSON {
+func explanationJSONOf(e summary.Explanation) explanationJSON {
 	j := explanationJSON{Name: e.Name, Declarations: []declarationJSON{}, Targets: []targetJSON{}, Clients: []clientViewJSON{},
 		Description: e.Description, KeptFromModel: e.KeptFromModel}
 	for _, d := range e.Declarations {

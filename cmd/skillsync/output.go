@@ -52,7 +52,7 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 			}
 		}
 	}
-	fmt.Fprintln(w, summary(out, check))
+	fmt.Fprintln(w, summaryLine(out, check))
 }
 
 // fateWords is the verb and note that say what became of a change.
@@ -96,9 +96,9 @@ func writeTable(w io.Writer, rows [][]string) {
 	}
 }
 
-// summary is the last line: what was done (or, for --check and a refused plan,
+// summaryLine is the last line: what was done (or, for --check and a refused plan,
 // what would be), what failed and what was not done, then the counts in sync.
-func summary(out controller.Outcome, check bool) string {
+func summaryLine(out controller.Outcome, check bool) string {
 	p := out.Plan
 	tail := fmt.Sprintf("%d in sync, %d withheld (profile %s)", p.Count(controller.None), len(out.Withheld), out.Profile.Label())
 	if p.Pending() == 0 && p.Count(controller.Conflict) == 0 && p.Refused == "" {

@@ -27,7 +27,7 @@ var forbidden = map[string][]string{
 
 // productDirs hold the code that runs in the skillsync binary. Test files, the
 // benchmarks, the end-to-end harness and this package itself are not in it.
-var productDirs = []string{"banner", "clients", "cmd", "controller", "desired", "health", "observed", "internal", "statedir", "workspacelock"}
+var productDirs = []string{"banner", "clients", "cmd", "controller", "desired", "health", "observed", "internal", "statedir", "summary", "workspacelock"}
 
 // TestTheSeamIsTheOnlyWayToTheDisk fails on any call in the product code, outside
 // internal/workspacefs, that reads or writes files directly.

@@ -1,4 +1,8 @@
-package controller
+// Package summary reads a planned pass for people: per client, what it will find
+// and what is amiss (status), and per skill name, where it comes from and what
+// becomes of it in each target (explain, list). It only reads an Outcome; the
+// pass itself is controller's.
+package summary
 
 import (
 	"path"
@@ -6,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 )
 
@@ -32,7 +37,7 @@ type ClientStatus struct {
 
 // Status summarises the plan of a pass per client. evidence comes from
 // observed.Evidence.
-func Status(out Outcome, evidence map[string][]string) []ClientStatus {
+func Status(out controller.Outcome, evidence map[string][]string) []ClientStatus {
 	in, plan := out.Inputs, out.Plan
 	enabled := map[string]bool{}
 	for _, t := range in.Registry.Targets() {
@@ -61,11 +66,11 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 					continue
 				}
 				switch ch.Action {
-				case None:
+				case controller.None:
 					row.InSync++
-				case Conflict:
+				case controller.Conflict:
 					row.Conflicts++
-				case Create, Update, Delete:
+				case controller.Create, controller.Update, controller.Delete:
 					row.ToChange++
 				}
 			}
@@ -87,7 +92,7 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 
 // unguarded lists the skills in kept that c would find in an enabled directory it
 // reads, when c cannot keep a skill from its model.
-func unguarded(c clients.Client, enabled map[string]bool, plan Plan, kept map[string]bool) []string {
+func unguarded(c clients.Client, enabled map[string]bool, plan controller.Plan, kept map[string]bool) []string {
 	out := []string{}
 	if c.CanHide() {
 		return out
@@ -103,7 +108,7 @@ func unguarded(c clients.Client, enabled map[string]bool, plan Plan, kept map[st
 
 // seenTwice lists the skills of which the client would find a copy in more than
 // one enabled directory it reads.
-func seenTwice(c clients.Client, enabled map[string]bool, plan Plan) []string {
+func seenTwice(c clients.Client, enabled map[string]bool, plan controller.Plan) []string {
 	twice := []string{}
 	for name, n := range copiesFound(c, enabled, plan) {
 		if n > 1 {
@@ -117,7 +122,7 @@ func seenTwice(c clients.Client, enabled map[string]bool, plan Plan) []string {
 // copiesFound counts, per skill, the enabled directories c reads that hold it once
 // the plan is carried out: every SKILL.md the plan keeps, makes or leaves in
 // conflict counts, a deleted one does not.
-func copiesFound(c clients.Client, enabled map[string]bool, plan Plan) map[string]int {
+func copiesFound(c clients.Client, enabled map[string]bool, plan controller.Plan) map[string]int {
 	var dirs []string
 	for _, t := range c.Targets() {
 		if enabled[t] {
@@ -136,7 +141,7 @@ func copiesFound(c clients.Client, enabled map[string]bool, plan Plan) map[strin
 		count(p)
 	}
 	for _, ch := range plan.Changes {
-		if ch.Action == Create || ch.Action == Update || ch.Action == Conflict {
+		if ch.Action == controller.Create || ch.Action == controller.Update || ch.Action == controller.Conflict {
 			count(ch.Path)
 		}
 	}
