@@ -1,6 +1,8 @@
 // Package controller converges a workspace: Plan compares desired with observed state
-// (pure), Apply carries a plan out (the only code that writes skill files), and
-// Reconcile runs load, build, scan, plan and apply as one pass.
+// (pure), Apply carries a plan out (the only code that writes skill files),
+// Reconcile runs load, build, scan, plan and apply as one pass, and Watch runs it
+// again on every change until stopped. It states what happened; the command line
+// says it (docs/architecture.md).
 package controller
 
 import (
