@@ -5,6 +5,7 @@ package banner
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -209,6 +210,15 @@ var tempName = regexp.MustCompile(`^\.skillsync-[0-9a-f]{16}\.tmp$`)
 
 // IsTempName reports whether a base name is one of skillsync's in-flight writes.
 func IsTempName(name string) bool { return tempName.MatchString(name) }
+
+// NewTempName is a fresh name of TempPattern. It is random, not a counter, so
+// writers in one directory (two processes, or a run and the leftovers of a killed
+// one) never pick the same name.
+func NewTempName() string {
+	var random [8]byte
+	rand.Read(random[:])
+	return strings.Replace(TempPattern, "*", hex.EncodeToString(random[:]), 1)
+}
 
 // IsPartial reports whether data can be the start of a file skillsync generated:
 // empty, or beginning like every banner does.

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // inSync is the example workspace after one reconcile, which records its sources.
@@ -33,7 +33,7 @@ func TestReconcileRecordsTheSourcesItApplied(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	record, err := readApplied(r)
+	record, err := statedir.ReadApplied(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestReconcileRecordsTheSourcesItApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !maps.Equal(sourceSums(record), loadedSums(reg)) || len(record) != len(reg.Files)+1 {
+	if !maps.Equal(statedir.Sums(record), loadedSums(reg)) || len(record) != len(reg.Files)+1 {
 		t.Fatalf("record holds %d files, want the config and the %d registry files as read", len(record), len(reg.Files))
 	}
 }
@@ -70,7 +70,7 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 		t.Fatalf("applied %v from a cut-off file", out.Applied)
 	}
 
-	accepted, err := Accept(workspacefs.OS{}, root, []string{"registry/intents.yaml"})
+	accepted, err := statedir.Accept(workspacefs.OS{}, root, []string{"registry/intents.yaml"})
 	if err != nil || len(accepted) != 1 {
 		t.Fatalf("Accept = %v, %v", accepted, err)
 	}
@@ -80,18 +80,9 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 	}
 }
 
-func TestAcceptRefusesAFileThatIsNotAnInput(t *testing.T) {
-	root := inSync(t)
-	_, err := Accept(workspacefs.OS{}, root, []string{"README.md"})
-	var ps registry.Problems
-	if !errors.As(err, &ps) || ps[0].Pos.File != "README.md" {
-		t.Fatalf("Accept(workspacefs.OS{}, README.md) = %v, want a problem naming it", err)
-	}
-}
-
 func TestAnUnreadableRecordIsInvalidInput(t *testing.T) {
 	root := inSync(t)
-	if err := os.WriteFile(filepath.Join(root, AppliedFile), []byte("{not json"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, statedir.AppliedFile), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// A change is pending, so only the refusal keeps the run from writing.
@@ -100,10 +91,10 @@ func TestAnUnreadableRecordIsInvalidInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := ReconcileOnce(Request{Root: root}, time.Second)
-	if len(out.Problems) != 1 || out.Problems[0].Pos.File != AppliedFile || !strings.Contains(out.Problems[0].Hint, "remove it") {
-		t.Fatalf("problems = %v, want one naming %s with what to do", out.Problems, AppliedFile)
+	if len(out.Problems) != 1 || out.Problems[0].Pos.File != statedir.AppliedFile || !strings.Contains(out.Problems[0].Hint, "remove it") {
+		t.Fatalf("problems = %v, want one naming %s with what to do", out.Problems, statedir.AppliedFile)
 	}
-	if record, err := os.ReadFile(filepath.Join(root, AppliedFile)); err != nil || string(record) != "{not json" {
+	if record, err := os.ReadFile(filepath.Join(root, statedir.AppliedFile)); err != nil || string(record) != "{not json" {
 		t.Errorf("record rewritten: %q %v", record, err)
 	}
 	if _, err := os.Stat(skill); !errors.Is(err, os.ErrNotExist) {
@@ -132,7 +123,7 @@ func TestOnceRecordsANewRegistryEvenWhenNothingElseChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if record, err := readApplied(r); err != nil || !bytes.HasSuffix(record["registry/intents.yaml"], []byte("# reviewed\n")) {
+	if record, err := statedir.ReadApplied(r); err != nil || !bytes.HasSuffix(record["registry/intents.yaml"], []byte("# reviewed\n")) {
 		t.Fatalf("the record does not hold the commented file (%v)", err)
 	}
 }
@@ -168,7 +159,7 @@ func TestACutThatDeletesNothingIsApplied(t *testing.T) {
 // next run that records removes it (found by the crash-safety suite).
 func TestRecordingRemovesATempFileAKilledRunLeft(t *testing.T) {
 	root := inSync(t)
-	leftover := filepath.Join(root, StateDir, ".skillsync-0123456789abcdef.tmp")
+	leftover := filepath.Join(root, statedir.Dir, ".skillsync-0123456789abcdef.tmp")
 	if err := os.WriteFile(leftover, []byte(`{"files":`), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +190,7 @@ func TestInputsAreUnchangedUntilTheProfileOrTheRecordChanges(t *testing.T) {
 	if !in.unchanged() {
 		t.Fatal("unchanged = false right after loading")
 	}
-	if err := UseProfile(workspacefs.OS{}, root, "web-shell"); err != nil {
+	if err := statedir.UseProfile(workspacefs.OS{}, root, "web-shell"); err != nil {
 		t.Fatal(err)
 	}
 	if in.unchanged() {
@@ -208,97 +199,17 @@ func TestInputsAreUnchangedUntilTheProfileOrTheRecordChanges(t *testing.T) {
 	if in, err = LoadInputs(workspacefs.OS{}, root, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Accept(workspacefs.OS{}, root, []string{"skillsync.yaml"}); err != nil {
+	if _, err := statedir.Accept(workspacefs.OS{}, root, []string{"skillsync.yaml"}); err != nil {
 		t.Fatal(err)
 	}
 	if !in.unchanged() {
 		t.Error("unchanged = false after accepting the file as it is (the record holds the same bytes)")
 	}
-	if err := os.Remove(filepath.Join(root, AppliedFile)); err != nil {
+	if err := os.Remove(filepath.Join(root, statedir.AppliedFile)); err != nil {
 		t.Fatal(err)
 	}
 	if in.unchanged() {
 		t.Error("unchanged = true after the record was removed")
-	}
-}
-
-// The record holds what was applied. A registry file saved again between loading
-// and recording is not that, so the record is left as it was, for the next pass.
-func TestARecordIsNotMadeFromASourceSavedAgainSinceItWasLoaded(t *testing.T) {
-	root := inSync(t)
-	before, err := os.ReadFile(filepath.Join(root, AppliedFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.Load(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(root, "registry/intents.yaml")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, append(data, "# saved again\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := recordApplied(workspacefs.OS{}, reg); err != nil {
-		t.Fatalf("recordApplied = %v, want nothing recorded and no error", err)
-	}
-	after, err := os.ReadFile(filepath.Join(root, AppliedFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(before, after) {
-		t.Error("the record changed, though a source no longer holds what was loaded")
-	}
-	if _, err := registry.ReadSource(reg, "registry/intents.yaml"); !errors.Is(err, registry.ErrSourceChanged) {
-		t.Errorf("ReadSource of the saved file = %v, want ErrSourceChanged", err)
-	}
-	if data, err := registry.ReadSource(reg, registry.ConfigName); err != nil || len(data) == 0 {
-		t.Errorf("ReadSource of the untouched config = %q, %v", data, err)
-	}
-}
-
-// The record is written a file at a time; it must read back as the files given,
-// whatever their names and contents.
-func TestTheRecordReadsBackAsWritten(t *testing.T) {
-	r, err := workspacefs.OS{}.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	files := map[string][]byte{
-		"skillsync.yaml":           []byte("apiVersion: skillsync/v1\n"),
-		"registry/a<b>&\"c\".yaml": {0, 1, 2, 0xff, '\n'},
-		"registry/empty.yaml":      {},
-	}
-	names := slices.Sorted(maps.Keys(files))
-	if _, err := writeApplied(r, names, func(name string) ([]byte, error) { return files[name], nil }); err != nil {
-		t.Fatal(err)
-	}
-	back, err := readApplied(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !maps.EqualFunc(files, back, bytes.Equal) {
-		t.Errorf("record read back as %q, want %q", back, files)
-	}
-	failing := errors.New("read failed")
-	if _, err := writeApplied(r, names, func(string) ([]byte, error) { return nil, failing }); !errors.Is(err, failing) {
-		t.Errorf("writeApplied with a failing read = %v, want it", err)
-	}
-	if again, err := readApplied(r); err != nil || !maps.EqualFunc(files, again, bytes.Equal) {
-		t.Errorf("a failed write changed the record: %q, %v", again, err)
-	}
-	entries, err := os.ReadDir(filepath.Join(r.Root(), StateDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if banner.IsTempName(e.Name()) {
-			t.Errorf("a failed write left %s in .skillsync/", e.Name())
-		}
 	}
 }
 

@@ -1,9 +1,7 @@
 package controller
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -442,16 +440,9 @@ func stillAsPlanned(dir workspacefs.Dir, name, rel string, old [32]byte) error {
 
 // writeTemp writes data to a new temp file directly in d and returns its name.
 func writeTemp(d workspacefs.Dir, data []byte) (string, error) {
-	name := tempName()
+	name := banner.NewTempName()
 	if err := d.WriteNew(name, data, 0o644); err != nil {
 		return "", workspacefs.Cause(err)
 	}
 	return name, nil
-}
-
-// tempName is a fresh name of banner.TempPattern.
-func tempName() string {
-	var random [8]byte
-	rand.Read(random[:])
-	return strings.Replace(banner.TempPattern, "*", hex.EncodeToString(random[:]), 1)
 }

@@ -36,3 +36,13 @@ func eventsArrive(touch func() error, name string, events <-chan fsnotify.Event,
 		}
 	}
 }
+
+// noEventsHint says why file events may not arrive, and how to choose the poll
+// interval where pollFlag names the way.
+func noEventsHint(pollFlag string) string {
+	hint := "a network share or a bind mount from another machine (Docker Desktop) sends none"
+	if pollFlag != "" {
+		hint += "; pass " + pollFlag + " to choose the interval"
+	}
+	return hint
+}

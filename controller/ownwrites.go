@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // A run's own writes raise events too. They are told apart from a person's by
@@ -82,13 +83,13 @@ func (s *changeSource) runEnded(out Outcome) {
 			observe(dir)
 		}
 	}
-	for _, p := range []string{StateDir, stateIgnore} {
+	for _, p := range []string{statedir.Dir, statedir.IgnoreFile} {
 		observe(p)
 	}
 	if out.Recorded {
 		// What the run wrote, not what is there by now: an accept landing meanwhile
 		// is a person's.
-		own[AppliedFile] = ownState{file: Content{Sum: out.RecordSum, Size: -1}}
+		own[statedir.AppliedFile] = ownState{file: Content{Sum: out.RecordSum, Size: -1}}
 	}
 	s.mu.Lock()
 	s.own, s.running = own, false
@@ -144,7 +145,7 @@ func (s *changeSource) stateOf(rel string) ownState {
 	case !info.Mode().IsRegular():
 		return ownState{kind: info.Mode().Type()}
 	}
-	data, err := s.root.ReadRegular(rel, max(observed.MaxFileSize, maxAppliedSize))
+	data, err := s.root.ReadRegular(rel, max(observed.MaxFileSize, statedir.MaxRecordSize))
 	if err != nil {
 		return unreadable
 	}

@@ -1,6 +1,8 @@
 // Package controller converges a workspace: Plan compares desired with observed state
-// (pure), Apply carries a plan out (the only code that writes skill files), and
-// Reconcile runs load, build, scan, plan and apply as one pass.
+// (pure), Apply carries a plan out (the only code that writes skill files),
+// Reconcile runs load, build, scan, plan and apply as one pass, and Watch runs it
+// again on every change until stopped. It states what happened; the command line
+// says it (docs/architecture.md).
 package controller
 
 import (
@@ -30,19 +32,22 @@ const (
 
 // Change is the plan for one path.
 type Change struct {
-	Path   string `json:"path"`
-	Action Action `json:"action"`
-	Owner  string `json:"owner,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	Path   string
+	Action Action
+	Owner  string
+	Reason string
 	// Obstruction marks a conflict with something that is no file at all (a
 	// directory named SKILL.md): a failure to report, not a person's file to keep.
-	Obstruction bool `json:"obstruction,omitempty"`
+	Obstruction bool
+	// Override says what Options.Force would do, or did, with a generated file a
+	// person edited, for the caller to say how to ask for it.
+	Override Override
 	// OldSum is the SHA-256 of what the plan expects on disk, re-checked before any
 	// write or delete; Old is those bytes when the scan kept them.
-	OldSum [32]byte `json:"-"`
-	Old    []byte   `json:"-"`
+	OldSum [32]byte
+	Old    []byte
 	// New is what it writes, when already rendered; Content renders it otherwise.
-	New  []byte        `json:"-"`
+	New  []byte
 	want *desired.File // set for creates and updates
 }
 
@@ -56,6 +61,16 @@ func (c Change) Content() ([]byte, error) {
 	}
 	return c.want.Content()
 }
+
+// Override is what Options.Force makes of a generated file a person edited.
+type Override int
+
+const (
+	NotOverridden Override = iota // not a file a person edited
+	ForceRestores                 // kept; Force restores it
+	ForceDeletes                  // kept, though no longer declared; Force deletes it
+	ForceRestored                 // restored, as Force asked
+)
 
 // Options change what the plan may do.
 type Options struct {
@@ -71,10 +86,13 @@ type Plan struct {
 	// Changes holds every path with something to do or to report; a file already
 	// as desired is only listed in InSync, so a large workspace in sync costs a
 	// path per file, not a change.
-	Changes []Change `json:"changes"`
-	InSync  []string `json:"-"`
+	Changes []Change
+	InSync  []string
 	// Refused, when set, says why the plan must not be applied at all.
-	Refused string `json:"refused,omitempty"`
+	Refused string
+	// Emptying says it was refused because it would delete every generated file
+	// while nothing is desired, which Options.AllowEmpty allows.
+	Emptying bool
 }
 
 // MakePlan decides one action per path, following the plan table in docs/ownership.md.
@@ -169,8 +187,8 @@ func (plan Plan) judged(wanted int, escapes []string, opts Options) Plan {
 		return plan
 	}
 	if deletes := plan.Count(Delete); wanted == 0 && deletes > 0 && !opts.AllowEmpty {
-		plan.Refused = fmt.Sprintf("nothing is desired, so the plan would delete all %d generated files; "+
-			"if the registry really is empty on purpose, run again with --allow-empty", deletes)
+		plan.Refused = fmt.Sprintf("nothing is desired, so the plan would delete all %d generated files", deletes)
+		plan.Emptying = true
 	}
 	return plan
 }
@@ -198,13 +216,13 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 	case h.Ownership == observed.Unowned:
 		return Change{}, false
 	case h.Ownership == observed.Modified && !opts.Force && wanted:
-		c.Action, c.Reason = Conflict, "edited by hand; kept (--force restores it)"
+		c.Action, c.Reason, c.Override = Conflict, "edited by hand; kept", ForceRestores
 	case h.Ownership == observed.Modified && !opts.Force:
-		c.Action, c.Reason = Conflict, "edited by hand, no longer declared; kept (--force deletes it)"
+		c.Action, c.Reason, c.Override = Conflict, "edited by hand, no longer declared; kept", ForceDeletes
 	case !wanted:
 		c.Action, c.Reason = Delete, "orphan: its declaration is gone or withheld"
 	case h.Ownership == observed.Modified:
-		c.Action, c.Reason = Update, "edited by hand; restored by --force"
+		c.Action, c.Reason, c.Override = Update, "edited by hand; restored", ForceRestored
 	case h.Sum() == w.Sum():
 		c.Action = None
 	default:

@@ -102,8 +102,8 @@ func TestPlanOwnerOfOrphanComesFromBanner(t *testing.T) {
 func TestPlanRefusesToEmptyTheWorkspace(t *testing.T) {
 	have := observed.State{Files: map[string]observed.File{p: owned("old")}}
 	plan := MakePlan(desired.State{Files: map[string]desired.File{}}, have, Options{})
-	if plan.Refused == "" {
-		t.Fatal("a plan deleting every generated file with nothing desired was not refused")
+	if plan.Refused == "" || !plan.Emptying {
+		t.Fatalf("a plan deleting every generated file with nothing desired was not refused as emptying: %+v", plan)
 	}
 	if _, err := Apply(workspacefs.OS{}, t.TempDir(), plan); err == nil {
 		t.Error("Apply carried out a refused plan")
@@ -143,19 +143,36 @@ func TestPlanCleansTempFilesAndSortsByPath(t *testing.T) {
 	}
 }
 
-func TestPlanReasonForHandEditedOrphanNamesWhatForceDoes(t *testing.T) {
-	plan := MakePlan(desired.State{Files: map[string]desired.File{otherWant.Path: otherWant}},
-		observed.State{Files: map[string]observed.File{p: modified}}, Options{})
-	if c := plan.Changes[0]; c.Action != Conflict || c.Reason != "edited by hand, no longer declared; kept (--force deletes it)" {
-		t.Errorf("change = %+v", c)
+// A file a person edited says what Force would do with it, or did, so the caller
+// can say how to ask for that.
+func TestPlanOfAHandEditedFileSaysWhatForceDoes(t *testing.T) {
+	for _, c := range []struct {
+		wanted, force bool
+		action        Action
+		reason        string
+		override      Override
+	}{
+		{true, false, Conflict, "edited by hand; kept", ForceRestores},
+		{false, false, Conflict, "edited by hand, no longer declared; kept", ForceDeletes},
+		{true, true, Update, "edited by hand; restored", ForceRestored},
+		{false, true, Delete, "orphan: its declaration is gone or withheld", NotOverridden},
+	} {
+		want := desired.State{Files: map[string]desired.File{otherWant.Path: otherWant}}
+		if c.wanted {
+			want.Files[p] = wantFile
+		}
+		plan := MakePlan(want, observed.State{Files: map[string]observed.File{p: modified}}, Options{Force: c.force})
+		if got := plan.Changes[0]; got.Action != c.action || got.Reason != c.reason || got.Override != c.override {
+			t.Errorf("wanted %v, force %v: change = %+v", c.wanted, c.force, got)
+		}
 	}
 }
 
 func TestPlanRefusesAWorkspaceThatLinksOutside(t *testing.T) {
 	have := observed.State{Files: map[string]observed.File{p: owned("old")}, Escapes: []string{".claude/skills"}}
 	plan := MakePlan(desired.State{Files: map[string]desired.File{p: wantFile}}, have, Options{Force: true, AllowEmpty: true})
-	if !strings.Contains(plan.Refused, ".claude/skills") {
-		t.Errorf("refused = %q", plan.Refused)
+	if !strings.Contains(plan.Refused, ".claude/skills") || plan.Emptying {
+		t.Errorf("refused = %q, emptying %v", plan.Refused, plan.Emptying)
 	}
 	if _, err := Apply(workspacefs.OS{}, t.TempDir(), plan); err == nil {
 		t.Error("Apply carried out a plan for a workspace that links outside")

@@ -2,11 +2,9 @@ package controller
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"maps"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +15,8 @@ import (
 	"github.com/skillsync/skillsync/gitfiles"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
+	"github.com/skillsync/skillsync/statedir"
+	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // Request is one reconcile pass over a workspace.
@@ -79,19 +79,28 @@ func (in Inputs) unchanged() bool {
 		return false
 	}
 	defer r.Close()
-	if profile, err := readProfileFile(r); err != nil || profile != in.profileFile {
+	if profile, err := statedir.ReadProfile(r); err != nil || profile != in.profileFile {
 		return false
 	}
-	applied, err := readApplied(r)
+	applied, err := statedir.ReadApplied(r)
 	if err != nil || (applied == nil) != (in.applied == nil) {
 		return false
 	}
-	return maps.Equal(sourceSums(applied), in.applied)
+	return maps.Equal(statedir.Sums(applied), in.applied)
 }
 
 // recordStale tells whether the sources differ from the record of the last apply.
 func (in Inputs) recordStale() bool {
 	return in.applied == nil || !maps.Equal(in.applied, loadedSums(in.Registry))
+}
+
+// loadedSums is the digest of every input file as reg was loaded from it.
+func loadedSums(reg *registry.Registry) map[string][32]byte {
+	sums := make(map[string][32]byte, len(reg.Sources))
+	for f, src := range reg.Sources {
+		sums[f] = src.Sum
+	}
+	return sums
 }
 
 // Outcome is everything one pass found and did.
@@ -113,8 +122,8 @@ type Outcome struct {
 	Deferred  []*Change
 	SettleAt  time.Time
 	SettleWhy string
-	// Recorded says the pass wrote a new record of its sources (AppliedFile), and
-	// RecordSum is the digest of what it wrote.
+	// Recorded says the pass wrote a new record of its sources
+	// (statedir.AppliedFile), and RecordSum is the digest of what it wrote.
 	Recorded  bool
 	RecordSum [32]byte
 	// Planned says the pass got as far as a plan: not when its inputs or the
@@ -136,10 +145,10 @@ func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (I
 		return Inputs{Registry: reg}, err
 	}
 	defer r.Close()
-	if err := checkStateDir(r); err != nil {
+	if err := statedir.Check(r); err != nil {
 		return Inputs{Registry: reg}, err
 	}
-	applied, err := readApplied(r)
+	applied, err := statedir.ReadApplied(r)
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
@@ -151,7 +160,7 @@ func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (I
 		}
 		return Inputs{Registry: reg}, problems.Sorted()
 	}
-	fileProfile, err := readProfileFile(r)
+	fileProfile, err := statedir.ReadProfile(r)
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
@@ -161,7 +170,7 @@ func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (I
 	}
 	var sums map[string][32]byte
 	if applied != nil {
-		sums = sourceSums(applied)
+		sums = statedir.Sums(applied)
 	}
 	return Inputs{Registry: reg, Profile: profile, Git: gitOf(reg), applied: sums, profileFile: fileProfile, cutOffs: cutOffs, seenSince: time.Now()}, nil
 }
@@ -169,7 +178,7 @@ func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (I
 // gitOf is what the workspace's git repository makes of generated files: nothing
 // outside a git work tree.
 func gitOf(reg *registry.Registry) desired.Git {
-	if !gitfiles.InWorkTree(reg.Root) {
+	if !gitfiles.InWorkTree(reg.System(), reg.Root) {
 		return desired.Git{}
 	}
 	mode := reg.Config.Spec.GeneratedFiles
@@ -253,11 +262,11 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 			}
 		}
 	}
-	if err := ignoreStateDir(req.system(), in.Registry.Root); err != nil && out.Err == nil {
+	if err := statedir.Ignore(req.system(), in.Registry.Root); err != nil && out.Err == nil {
 		out.Err = err
 	}
 	if out.Err == nil && len(out.Deferred) == 0 && in.recordStale() {
-		out.RecordSum, out.Err = recordApplied(req.system(), in.Registry)
+		out.RecordSum, out.Err = statedir.Record(req.system(), in.Registry)
 		out.Recorded = out.Err == nil && out.RecordSum != [32]byte{}
 	}
 	return out
@@ -343,9 +352,9 @@ func cutOffProblems(in Inputs, plan Plan) registry.Problems {
 
 // ReconcileOnce is one --once pass. It plans without the workspace lock and, only
 // when there is something to write (changes, or a new record of the sources in
-// AppliedFile), takes the lock (waiting up to wait for another writer) and runs
-// again under it: a pass with nothing to write, because all is in sync or the
-// inputs are invalid, touches nothing at all, not even the lock. A plan that
+// statedir.AppliedFile), takes the lock (waiting up to wait for another writer)
+// and runs again under it: a pass with nothing to write, because all is in sync or
+// the inputs are invalid, touches nothing at all, not even the lock. A plan that
 // deletes waits first, within the same wait, for the inputs to settle (see
 // settle.go), so a file being saved as the pass runs never prunes; deletes still
 // waiting at the end are not applied, and the pass fails saying so.
@@ -375,7 +384,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		}
 		time.Sleep(time.Until(until))
 	}
-	lock, err := AcquireLock(req.system(), req.Root, max(time.Until(deadline), 0))
+	lock, err := workspacelock.Acquire(req.system(), req.Root, max(time.Until(deadline), 0))
 	var problems registry.Problems
 	if errors.As(err, &problems) {
 		out.Problems = problems
@@ -394,8 +403,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		out = Reconcile(req)
 	}
 	if len(out.Deferred) > 0 {
-		out.Err = errors.Join(out.Err, fmt.Errorf("%d delete(s) not applied: %s; deletes wait until the inputs have been unchanged for %s (--settle); run again once they are saved",
-			len(out.Deferred), out.SettleWhy, req.Settle))
+		out.Err = &UnsettledError{Deletes: len(out.Deferred), Why: out.SettleWhy, Settle: req.Settle, Err: out.Err}
 	}
 	return out
 }
@@ -435,97 +443,4 @@ func targetsByDir() []string {
 	}
 	sort.Slice(targets, func(i, j int) bool { return clients.Dir(targets[i]) < clients.Dir(targets[j]) })
 	return targets
-}
-
-// recordApplied records the sources reg was loaded from as the last applied. It
-// runs under the workspace lock, so a temp file in .skillsync/ is what a killed
-// run left, and goes first. A source saved again since it was loaded is not what
-// was applied: then nothing is recorded, and the next pass, which applies the new
-// version, records it.
-func recordApplied(sys workspacefs.System, reg *registry.Registry) ([32]byte, error) {
-	r, err := sys.Open(reg.Root)
-	if err != nil {
-		return [32]byte{}, err
-	}
-	defer r.Close()
-	removeStateTemps(r)
-	sum, err := writeApplied(r, slices.Sorted(maps.Keys(reg.Sources)), func(name string) ([]byte, error) { return registry.ReadSource(reg, name) })
-	if errors.Is(err, registry.ErrSourceChanged) {
-		return [32]byte{}, nil
-	}
-	return sum, err
-}
-
-// ignoreStateDir gives a .skillsync/ that a host or a person created the .gitignore
-// skillsync would have written.
-func ignoreStateDir(sys workspacefs.System, root string) error {
-	r, err := sys.Open(root)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if info, err := r.Lstat(StateDir); err != nil || !info.IsDir() {
-		return nil
-	}
-	return ensureIgnored(r)
-}
-
-// Verdict is the overall result of a pass, in order of precedence.
-type Verdict int
-
-const (
-	Converged      Verdict = iota // in sync, or made so
-	ChangesPending                // --check found changes to make
-	Conflicted                    // conflicts remain; everything else was done
-	Refused                       // the plan was refused as a whole; nothing was done
-	Failed                        // an I/O or other failure
-	Invalid                       // the inputs are invalid; nothing was planned
-)
-
-// Verdict classifies the outcome: invalid input first, then failures, then a refused
-// plan, then conflicts, then changes a --check pass found.
-func (o Outcome) Verdict(check bool) Verdict {
-	switch {
-	case len(o.Problems) > 0:
-		return Invalid
-	case o.Err != nil || o.obstructions() != nil:
-		return Failed
-	case o.Plan.Refused != "":
-		return Refused
-	case o.Plan.Count(Conflict) > 0:
-		return Conflicted
-	case check && o.Plan.Drift() > 0:
-		return ChangesPending
-	}
-	return Converged
-}
-
-// Failure says what keeps the outcome from being clean, and what to do about it.
-func (o Outcome) Failure() error {
-	switch {
-	case o.Err != nil:
-		return o.Err
-	case o.obstructions() != nil:
-		return o.obstructions()
-	case o.Plan.Refused != "":
-		return errors.New("refused: " + o.Plan.Refused)
-	case o.Plan.Count(Conflict) > 0:
-		return errors.New("conflicts remain: those files were kept as they are; see docs/ownership.md to restore or take them over")
-	}
-	return nil
-}
-
-// obstructions is the failure of paths skillsync cannot write because something that
-// is no file at all is in the way.
-func (o Outcome) obstructions() error {
-	var lines []string
-	for _, c := range o.Plan.Changes {
-		if c.Action == Conflict && c.Obstruction {
-			lines = append(lines, "\n  "+c.Path+": "+c.Reason)
-		}
-	}
-	if lines == nil {
-		return nil
-	}
-	return fmt.Errorf("%d path(s) blocked by something that is not a file; move it away and run again:%s", len(lines), strings.Join(lines, ""))
 }

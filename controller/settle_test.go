@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/bench/workspacegen"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // withoutNote is registry/journal.yaml of the example with its first capability,
@@ -131,7 +132,8 @@ func TestOnceGivesUpOnInputsThatKeepChanging(t *testing.T) {
 	out := ReconcileOnce(Request{Root: root, Settle: 500 * time.Millisecond}, 700*time.Millisecond)
 	close(stop)
 	<-saved
-	if len(out.Deferred) == 0 || out.Err == nil || !strings.Contains(out.Err.Error(), "delete(s) not applied") {
+	var unsettled *UnsettledError
+	if len(out.Deferred) == 0 || !errors.As(out.Err, &unsettled) || unsettled.Deletes != len(out.Deferred) || !strings.Contains(out.Err.Error(), "delete(s) not applied") {
 		t.Fatalf("deferred %d, err %v, problems %v; want the deletes not applied", len(out.Deferred), out.Err, out.Problems)
 	}
 	if _, err := os.Stat(filepath.Join(root, noteSkill)); err != nil {
@@ -172,7 +174,7 @@ func TestOwnWritesDoNotHoldBackDeletes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), withoutNote(t, root), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(filepath.Join(root, StateDir)); err != nil {
+	if err := os.RemoveAll(filepath.Join(root, statedir.Dir)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.RemoveAll(filepath.Join(root, ".agents")); err != nil {

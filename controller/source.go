@@ -15,7 +15,10 @@ import (
 
 	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/statedir"
+	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // fallbackPoll is how often directories inotify cannot watch are polled.
@@ -75,7 +78,7 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 			s.fsw = nil
 		} else if !s.eventsArrive() {
 			o.Log.Warn("file events do not arrive in this workspace, polling every watched directory instead", "pollMs", s.every.Milliseconds(),
-				"hint", "a network share or a bind mount from another machine (Docker Desktop) sends none; pass --poll to choose the interval")
+				"hint", noEventsHint(o.PollFlag))
 			s.fsw.Close()
 			s.fsw = nil
 		}
@@ -101,10 +104,10 @@ func (s *changeSource) eventsArrive() bool {
 	if s.o.Lock == nil {
 		return true
 	}
-	if err := s.fsw.Add(s.abs(StateDir)); err != nil {
+	if err := s.fsw.Add(s.abs(statedir.Dir)); err != nil {
 		return true
 	}
-	return eventsArrive(s.o.Lock.Touch, s.abs(LockFile), s.fsw.Events, eventProbeWait)
+	return eventsArrive(s.o.Lock.Touch, s.abs(workspacelock.File), s.fsw.Events, eventProbeWait)
 }
 
 func (s *changeSource) close() {
@@ -182,12 +185,12 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	if s.fsw != nil && before == 0 && len(polled) > 0 {
 		s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
 			"err", addErr, "pollMs", s.every.Milliseconds(),
-			"hint", watchLimitHint)
+			"hint", watchLimitHint(s.o.PollFlag))
 	}
 	if s.fsw != nil && before > 0 && len(polled) == 0 {
 		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))
 	}
-	s.o.Health.SetWatch(WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
+	s.o.Health.SetWatch(health.WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
 	input := map[string]bool{}
 	for _, d := range inputDirs(s.root, reg) {
 		input[d] = true
@@ -251,7 +254,7 @@ func (s *changeSource) relevant(name string) (string, bool) {
 		return name, true
 	}
 	rel = filepath.ToSlash(rel)
-	return rel, rel != LockFile
+	return rel, rel != workspacelock.File
 }
 
 // poll fingerprints the polled directories every interval and triggers a run when

@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"time"
+
+	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // WatchOptions configure the long-running controller.
@@ -14,8 +17,11 @@ type WatchOptions struct {
 	MaxWait  time.Duration // longest a run waits for quiet
 	Resync   time.Duration // periodic full reconcile, with up to 10% jitter
 	Poll     time.Duration // when set, poll for changes instead of using inotify
-	Health   *Health
-	Lock     *Lock // held by the caller; kept for as long as the loop runs
+	// PollFlag is how a person asks for Poll, for the hints that suggest it; empty
+	// leaves that suggestion out.
+	PollFlag string
+	Health   *health.Tracker
+	Lock     *workspacelock.Lock // held by the caller; kept for as long as the loop runs
 	Log      *slog.Logger
 }
 
@@ -77,7 +83,8 @@ func Watch(ctx context.Context, o WatchOptions) error {
 			src.refresh(nil)
 		}
 		src.runEnded(out)
-		report := o.Health.Record(out, started, took)
+		report := runReport(out, started, took)
+		o.Health.Record(report)
 		logRun(o.Log, out, report)
 		if settle != nil {
 			settle.Stop()
@@ -116,7 +123,7 @@ func LogApplied(log *slog.Logger, out Outcome, level slog.Level) {
 
 // logRun logs what a run did: invalid input and conflicts at warn, failures at
 // error, the rest at info; a key is left out rather than logged empty.
-func logRun(log *slog.Logger, out Outcome, r RunReport) {
+func logRun(log *slog.Logger, out Outcome, r health.Report) {
 	for _, p := range out.Problems {
 		attrs := []any{"file", p.Pos.String(), "problem", p.Message}
 		if p.Hint != "" {
@@ -134,16 +141,16 @@ func logRun(log *slog.Logger, out Outcome, r RunReport) {
 		log.Info("deletes wait for the inputs to settle", "deletes", len(out.Deferred), "reason", out.SettleWhy,
 			"retryInMs", max(time.Until(out.SettleAt), 0).Milliseconds())
 	}
-	attrs := []any{"result", r.Result, "durationMs", r.DurationMS, "created", r.Counts["create"], "updated", r.Counts["update"],
+	attrs := []any{"result", string(r.Result), "durationMs", r.DurationMS, "created", r.Counts["create"], "updated", r.Counts["update"],
 		"deleted", r.Counts["delete"], "conflicts", r.Counts["conflict"], "inSync", r.Counts["none"]}
 	if n := r.Counts["deferred"]; n > 0 {
 		attrs = append(attrs, "deferred", n)
 	}
 	level := slog.LevelInfo
 	switch r.Result {
-	case "failed":
+	case health.Failed:
 		level = slog.LevelError
-	case "invalid", "refused":
+	case health.Invalid, health.Refused:
 		level = slog.LevelWarn
 	}
 	if r.Error != "" {

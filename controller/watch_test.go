@@ -19,7 +19,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 func exampleWorkspace(t *testing.T) string {
@@ -103,15 +105,15 @@ func TestWatchRetriesAfterAnIOFailure(t *testing.T) {
 	defer exec.Command("chattr", "-i", skills).Run()
 
 	logs := &logLines{}
-	health := &Health{}
+	tracker := &health.Tracker{}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
 		done <- Watch(ctx, WatchOptions{Request: Request{Root: root}, Debounce: 10 * time.Millisecond,
-			MaxWait: 50 * time.Millisecond, Poll: time.Hour, Health: health, Log: slog.New(logs)})
+			MaxWait: 50 * time.Millisecond, Poll: time.Hour, Health: tracker, Log: slog.New(logs)})
 	}()
 	await(t, func() bool { return logs.count("retrying after failure") >= 1 })
-	if health.Ready() {
+	if tracker.Ready() {
 		t.Error("ready after a failed run")
 	}
 	if out, err := exec.Command("chattr", "-i", skills).CombinedOutput(); err != nil {
@@ -178,21 +180,26 @@ func TestGlobDirsCoverWildcardDirectories(t *testing.T) {
 	}
 }
 
-func TestRefusedPlanIsNotReady(t *testing.T) {
-	h := &Health{}
+// A run counts what it did, not what it planned, and names its result as the
+// health endpoints read it.
+func TestRunReports(t *testing.T) {
 	refused := Outcome{Plan: Plan{Refused: "empty", Changes: []Change{{Action: Delete}}}}
-	r := h.Record(refused, time.Now(), time.Millisecond)
-	if h.Ready() || r.Result != "refused" || r.Counts["delete"] != 0 {
-		t.Errorf("refused plan: ready=%v report=%+v", h.Ready(), r)
+	if r := runReport(refused, time.Now(), time.Millisecond); r.Result != health.Refused || r.Counts["delete"] != 0 {
+		t.Errorf("refused plan: report=%+v", r)
 	}
 	failed := Outcome{Plan: Plan{Changes: []Change{{Path: "a", Action: Create}, {Path: "b", Action: Create}}},
 		Applied: []Applied{{Change: &Change{Path: "a", Action: Create}}, {Change: &Change{Path: "b", Action: Create}, Err: os.ErrPermission}},
 		Err:     os.ErrPermission}
-	if r := h.Record(failed, time.Now(), time.Millisecond); h.Ready() || r.Counts["create"] != 1 {
-		t.Errorf("failed run: ready=%v counts=%v, want not ready and 1 create done", h.Ready(), r.Counts)
+	if r := runReport(failed, time.Now(), time.Millisecond); r.Result != health.Failed || r.Counts["create"] != 1 {
+		t.Errorf("failed run: report=%+v, want failed and 1 create done", r)
 	}
-	if r := h.Record(Outcome{Plan: Plan{Changes: []Change{{Action: Conflict}}}}, time.Now(), time.Millisecond); !h.Ready() || r.Result != "conflicts" {
-		t.Errorf("conflicts kept: ready=%v result=%s", h.Ready(), r.Result)
+	if r := runReport(Outcome{Plan: Plan{Changes: []Change{{Action: Conflict}}}}, time.Now(), time.Millisecond); r.Result != health.Conflicts {
+		t.Errorf("conflicts kept: result=%s", r.Result)
+	}
+	deferred := Outcome{Plan: Plan{Changes: []Change{{Action: Delete}}}}
+	deferred.Deferred = []*Change{&deferred.Plan.Changes[0]}
+	if r := runReport(deferred, time.Now(), time.Millisecond); r.Result != health.Settling || r.Counts["deferred"] != 1 {
+		t.Errorf("deletes waiting: report=%+v, want settling with 1 deferred", r)
 	}
 }
 
@@ -233,14 +240,14 @@ func TestRunsAreLoggedAtTheirLevelWithoutEmptyKeys(t *testing.T) {
 	h := &levels{}
 	log := slog.New(h)
 	invalid := Outcome{Problems: registry.Problems{{Pos: registry.Position{File: "registry/x.yaml", Line: 3}, Message: "broken"}}}
-	logRun(log, invalid, (&Health{}).Record(invalid, time.Now(), time.Millisecond))
+	logRun(log, invalid, runReport(invalid, time.Now(), time.Millisecond))
 	conflict := Outcome{Planned: true, Plan: Plan{Changes: []Change{{Path: "a", Action: Conflict, Reason: "edited by hand"}}}}
-	logRun(log, conflict, (&Health{}).Record(conflict, time.Now(), time.Millisecond))
+	logRun(log, conflict, runReport(conflict, time.Now(), time.Millisecond))
 	failed := Outcome{Planned: true, Plan: Plan{Changes: []Change{{Path: "b", Action: Create}}}, Err: os.ErrPermission,
 		Applied: []Applied{{Change: &Change{Path: "b", Action: Create}, Err: os.ErrPermission}}}
-	logRun(log, failed, (&Health{}).Record(failed, time.Now(), time.Millisecond))
+	logRun(log, failed, runReport(failed, time.Now(), time.Millisecond))
 	ok := Outcome{Planned: true, Plan: Plan{InSync: []string{"c"}}}
-	logRun(log, ok, (&Health{}).Record(ok, time.Now(), time.Millisecond))
+	logRun(log, ok, runReport(ok, time.Now(), time.Millisecond))
 
 	for prefix, want := range map[string]int{
 		"WARN invalid input, nothing changed file=registry/x.yaml:3": 1,
@@ -271,12 +278,12 @@ func TestRunsAreLoggedAtTheirLevelWithoutEmptyKeys(t *testing.T) {
 func TestWatchRunsOncePerSave(t *testing.T) {
 	root := exampleWorkspace(t)
 	h := &levels{}
-	health := &Health{}
+	tracker := &health.Tracker{}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
 		done <- Watch(ctx, WatchOptions{Request: Request{Root: root, Settle: 2 * time.Second}, Debounce: 50 * time.Millisecond,
-			MaxWait: 500 * time.Millisecond, Health: health, Log: slog.New(h)})
+			MaxWait: 500 * time.Millisecond, Health: tracker, Log: slog.New(h)})
 	}()
 	runs := func() int { return len(h.matching("INFO reconcile finished")) }
 	await(t, func() bool { return runs() == 1 })
@@ -397,7 +404,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 			t.Errorf("registryDirs = %v, lacks %s", got, want)
 		}
 	}
-	if slices.Contains(got, ".") || slices.Contains(got, StateDir) {
+	if slices.Contains(got, ".") || slices.Contains(got, statedir.Dir) {
 		t.Errorf("registryDirs = %v: the root and .skillsync/ count only through their files", got)
 	}
 	in := inputsOf(r, reg)
@@ -421,7 +428,7 @@ func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Watch(ctx, WatchOptions{Request: Request{Root: root, Settle: 500 * time.Millisecond}, Debounce: 20 * time.Millisecond,
-			MaxWait: 200 * time.Millisecond, Health: &Health{}, Log: slog.New(h)})
+			MaxWait: 200 * time.Millisecond, Health: &health.Tracker{}, Log: slog.New(h)})
 	}()
 	await(t, func() bool { return len(h.matching("INFO reconcile finished")) == 1 })
 	stop := make(chan struct{})
@@ -468,7 +475,7 @@ func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
 func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
 	root := exampleWorkspace(t)
 	q := NewQueue(time.Millisecond, time.Millisecond)
-	src, err := newChangeSource(WatchOptions{Request: Request{Root: root, history: &settling{}}, Health: &Health{}, Log: slog.New(&levels{})}, q)
+	src, err := newChangeSource(WatchOptions{Request: Request{Root: root, history: &settling{}}, Health: &health.Tracker{}, Log: slog.New(&levels{})}, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,5 +510,18 @@ func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
 	case <-q.triggers:
 	default:
 		t.Fatal("a file removed before its directory was watched called for no run")
+	}
+}
+
+// The watcher's hints suggest polling by the flag the caller names, and name no
+// flag when it names none.
+func TestPollHintsNameOnlyTheFlagTheCallerGives(t *testing.T) {
+	for _, hint := range []string{noEventsHint(""), watchLimitHint("")} {
+		if strings.Contains(hint, "--") {
+			t.Errorf("hint %q names a flag, though the caller named none", hint)
+		}
+	}
+	if hint := noEventsHint("--poll"); !strings.HasSuffix(hint, "; pass --poll to choose the interval") {
+		t.Errorf("hint %q does not suggest --poll", hint)
 	}
 }

@@ -1,5 +1,8 @@
 package controller
 
 // watchLimitHint says what to do when a directory cannot be watched: inotify
-// watches count against a per-user limit.
-const watchLimitHint = "raise fs.inotify.max_user_watches (see docs/operations.md)"
+// watches count against a per-user limit, and raising it is the way out; polling
+// is what the watcher does meanwhile.
+func watchLimitHint(string) string {
+	return "raise fs.inotify.max_user_watches (see docs/operations.md)"
+}

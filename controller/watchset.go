@@ -15,6 +15,7 @@ import (
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // watchDirs lists the workspace directories whose changes can change what a
@@ -50,7 +51,7 @@ func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 // (see registryDirs).
 func inputDirs(r workspacefs.FS, reg *registry.Registry) []string {
 	set := map[string]bool{}
-	for _, w := range []string{".", StateDir} {
+	for _, w := range []string{".", statedir.Dir} {
 		if d, ok := nearestDir(r, w, true); ok {
 			set[d] = true
 		}
@@ -207,7 +208,7 @@ func outputPath(rel string) bool {
 			return true
 		}
 	}
-	return rel == StateDir || rel == AppliedFile
+	return rel == statedir.Dir || rel == statedir.AppliedFile
 }
 
 // globDirs lists every existing directory a registry glob can match a file under,

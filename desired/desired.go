@@ -118,13 +118,13 @@ func (f File) Content() ([]byte, error) {
 
 // Withheld is a skill that is not projected into a target, and why.
 type Withheld struct {
-	Skill  string `json:"skill"`
-	Owner  string `json:"owner"`
-	Target string `json:"target"`
-	Reason string `json:"reason"`
+	Skill  string
+	Owner  string
+	Target string
+	Reason string
 	// HandWritten are the people's files that hold the skill's name, where that
 	// is why.
-	HandWritten []string `json:"handWritten,omitempty"`
+	HandWritten []string
 }
 
 // State is the desired state: every wanted file by path, and what was held back.

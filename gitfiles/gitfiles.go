@@ -4,10 +4,9 @@
 package gitfiles
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // The files, each in a generated skill's directory, and what they hold after
@@ -26,17 +25,16 @@ const (
 var Names = []string{Ignore, Attributes}
 
 // InWorkTree says dir is inside a git work tree: it or a directory above it holds
-// .git (a directory, or the file a linked worktree or submodule has).
-func InWorkTree(dir string) bool {
+// .git (a directory, or the file a linked worktree or submodule has). It reads
+// through sys, like every other read of the disk.
+func InWorkTree(sys workspacefs.System, dir string) bool {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return false
 	}
 	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		if holdsGit(sys, dir) {
 			return true
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return false
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -44,4 +42,14 @@ func InWorkTree(dir string) bool {
 		}
 		dir = parent
 	}
+}
+
+func holdsGit(sys workspacefs.System, dir string) bool {
+	root, err := sys.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	_, err = root.Lstat(".git")
+	return err == nil
 }

@@ -31,7 +31,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/statedir"
+	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // breakage is one way to break one input file.
@@ -246,7 +247,7 @@ func (s *brokenSuite) once(b breakage, args ...string) {
 // expectNoRemoval notes every path the run removed: a cut may update, never delete.
 func (s *brokenSuite) expectNoRemoval(before, after ownTree, when string) {
 	for p := range before {
-		if _, ok := after[p]; !ok && p != controller.LockFile {
+		if _, ok := after[p]; !ok && p != workspacelock.File {
 			s.problems = append(s.problems, fmt.Sprintf("%s removed %s", when, p))
 		}
 	}
@@ -260,7 +261,7 @@ func (s *brokenSuite) expectSameContent(want, got ownTree, when string) {
 	for _, p := range ownSorted(want) {
 		w, ok := got[p]
 		switch {
-		case p == controller.LockFile || p == controller.AppliedFile:
+		case p == workspacelock.File || p == statedir.AppliedFile:
 		case !ok:
 			changes = append(changes, p+": removed")
 		case w.mode != want[p].mode || w.sum != want[p].sum || w.link != want[p].link:
@@ -301,7 +302,7 @@ func (s *brokenSuite) watch(cuts []breakage) {
 	awaitReady(t, addr)
 	// The watcher writes its pid into the lock file and nothing else.
 	watched := s.snapshot()
-	s.expectSame(except(s.inSync, controller.LockFile), except(watched, controller.LockFile), "by its first run (.skillsync/lock aside)")
+	s.expectSame(except(s.inSync, workspacelock.File), except(watched, workspacelock.File), "by its first run (.skillsync/lock aside)")
 	s.done("a watcher started on the workspace in sync")
 
 	for _, c := range cuts {

@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/bench/workspacegen"
-	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/internal/syncbuffer"
+	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // lockLinks plants a link at .skillsync/lock. skillsync writes its pid into the
@@ -56,7 +56,7 @@ func (s *resSuite) lockLinks(t *testing.T) {
 			resConverge(t, ws)
 			outside := filepath.Join(dir, "outside.txt")
 			must(t, os.WriteFile(outside, []byte("someone else's file\n"), 0o600))
-			lock := filepath.Join(ws, controller.LockFile)
+			lock := filepath.Join(ws, workspacelock.File)
 			if err := os.Remove(lock); err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)
 			}
@@ -71,8 +71,8 @@ func (s *resSuite) lockLinks(t *testing.T) {
 			refused := func(what string, code int, out string) {
 				var f resFindings
 				f.expect(code == 2, "exit %d, want 2", code)
-				f.expect(strings.Contains(out, controller.LockFile) && strings.Contains(out, "remove it"),
-					"does not name %s and say to remove it", controller.LockFile)
+				f.expect(strings.Contains(out, workspacelock.File) && strings.Contains(out, "remove it"),
+					"does not name %s and say to remove it", workspacelock.File)
 				_, err := os.Lstat(missing)
 				f.expect(os.IsNotExist(err), "wrote .claude/skills/intent/SKILL.md")
 				f.expect(resStat(t, linked) == before, "the linked file %s changed (bytes, mode or mtime)", linked)
@@ -125,7 +125,7 @@ func (s *resSuite) lockHeld(t *testing.T) {
 	resDropCapability(t, ws, "intents.withdraw")
 	must(t, workspacegen.Backdate(ws))
 
-	lock, err := os.OpenFile(filepath.Join(ws, controller.LockFile), os.O_RDWR, 0)
+	lock, err := os.OpenFile(filepath.Join(ws, workspacelock.File), os.O_RDWR, 0)
 	must(t, err)
 	defer lock.Close()
 	must(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))

@@ -28,6 +28,7 @@ import (
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // TestOwnershipProperty is the ownership property suite. Each case builds a random workspace
@@ -254,7 +255,7 @@ func ownChanges(before, after ownTree) []string {
 // do may make: recording the registry it applied in .skillsync/last-applied.json,
 // under the lock, in a .skillsync/ it creates with its .gitignore.
 func ownRecordsSources(change string) bool {
-	for _, p := range []string{controller.StateDir + ":", controller.AppliedFile + ":", controller.StateDir + "/lock:", controller.StateDir + "/.gitignore: created"} {
+	for _, p := range []string{statedir.Dir + ":", statedir.AppliedFile + ":", statedir.Dir + "/lock:", statedir.Dir + "/.gitignore: created"} {
 		if strings.HasPrefix(change, p) {
 			return true
 		}
@@ -312,7 +313,7 @@ func (c *ownershipCase) opNames() []string {
 func (c *ownershipCase) classify() error {
 	for _, p := range ownSorted(c.start) {
 		e := c.start[p]
-		if p == controller.StateDir || strings.HasPrefix(p, controller.StateDir+"/") || e.mode.IsDir() {
+		if p == statedir.Dir || strings.HasPrefix(p, statedir.Dir+"/") || e.mode.IsDir() {
 			continue
 		}
 		switch {
@@ -345,7 +346,7 @@ func (c *ownershipCase) classify() error {
 	// directory (docs/ownership.md).
 	for _, p := range ownSorted(c.start) {
 		e := c.start[p]
-		if e.mode.IsDir() && !strings.HasPrefix(p+"/", controller.StateDir+"/") && c.emptyAtStart(p) &&
+		if e.mode.IsDir() && !strings.HasPrefix(p+"/", statedir.Dir+"/") && c.emptyAtStart(p) &&
 			!ownSkillDir(p) && !ownSideDir(p) {
 			c.protect(p, e)
 		}

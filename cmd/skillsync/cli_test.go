@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/workspacelock"
 	"github.com/spf13/cobra"
 )
 
@@ -88,7 +89,7 @@ func TestSummaryCountsWhatHappened(t *testing.T) {
 		Plan:    controller.Plan{Changes: []controller.Change{ok, bad, {Path: "c", Action: controller.None}}},
 		Applied: []controller.Applied{{Change: &ok}, {Change: &bad, Err: errors.New("read-only file system")}},
 	}
-	if got := summary(out, false); !strings.HasPrefix(got, "done: updated 1, failed 1; 1 in sync") {
+	if got := summaryLine(out, false); !strings.HasPrefix(got, "done: updated 1, failed 1; 1 in sync") {
 		t.Errorf("summary = %q", got)
 	}
 }
@@ -99,7 +100,7 @@ func TestOutputOfARunThatAppliedNothingClaimsNothing(t *testing.T) {
 	out := controller.Outcome{
 		Plan:    controller.Plan{Changes: []controller.Change{update}, InSync: []string{"x"}},
 		Planned: true,
-		Err:     &controller.HeldError{PID: 42},
+		Err:     &workspacelock.HeldError{PID: 42},
 	}
 	var buf bytes.Buffer
 	printPlan(&buf, out, false, false)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/statedir"
 	"github.com/spf13/cobra"
 )
 
@@ -24,7 +25,7 @@ func newProfileCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := controller.UseProfile(g.sys, root, args[0]); err != nil {
+			if err := statedir.UseProfile(g.sys, root, args[0]); err != nil {
 				return inputError(g.stderr, err)
 			}
 			fmt.Fprintf(g.stdout, "profile %s is active; a running watcher applies it, otherwise run skillsync reconcile --once\n", args[0])
@@ -78,7 +79,7 @@ reconcile (or the running watcher) then applies it.`,
 			if err != nil {
 				return err
 			}
-			accepted, err := controller.Accept(g.sys, root, args)
+			accepted, err := statedir.Accept(g.sys, root, args)
 			if err != nil {
 				return inputError(g.stderr, err)
 			}

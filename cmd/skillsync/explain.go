@@ -9,6 +9,7 @@ import (
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/observed"
+	"github.com/skillsync/skillsync/summary"
 	"github.com/spf13/cobra"
 )
 
@@ -56,12 +57,12 @@ func newExplainCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, ok := controller.Explain(out, evidence, args[0])
+			e, ok := summary.Explain(out, evidence, args[0])
 			if !ok {
-				return usageError("no skill is called %q: nothing declares it and no one wrote one%s", args[0], didYouMean(args[0], controller.SkillNames(out)))
+				return usageError("no skill is called %q: nothing declares it and no one wrote one%s", args[0], didYouMean(args[0], summary.SkillNames(out)))
 			}
 			if output == "json" {
-				return writeJSON(g.stdout, e)
+				return writeJSON(g.stdout, explanationJSONOf(e))
 			}
 			printExplanation(g, e)
 			return nil
@@ -71,7 +72,7 @@ func newExplainCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-func printExplanation(g *globals, e controller.Explanation) {
+func printExplanation(g *globals, e summary.Explanation) {
 	w := g.stdout
 	fmt.Fprintln(w, e.Name)
 	if len(e.Declarations) == 0 {
@@ -89,7 +90,7 @@ func printExplanation(g *globals, e controller.Explanation) {
 	fmt.Fprintln(w)
 	rows := [][]string{{"  TARGET", "PATH", "STATE", "REASON"}}
 	for _, t := range e.Targets {
-		rows = append(rows, []string{"  " + t.Target, t.Path, t.State, t.Reason})
+		rows = append(rows, []string{"  " + t.Target, t.Path, t.State, withForce(t.Reason, t.Override)})
 	}
 	writeTable(w, rows)
 	if len(e.Clients) == 0 {
@@ -126,13 +127,17 @@ func newListCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var all []controller.Explanation
-			for _, name := range controller.SkillNames(out) {
-				e, _ := controller.Explain(out, evidence, name)
+			var all []summary.Explanation
+			for _, name := range summary.SkillNames(out) {
+				e, _ := summary.Explain(out, evidence, name)
 				all = append(all, e)
 			}
 			if output == "json" {
-				return writeJSON(g.stdout, all)
+				var js []explanationJSON // null for a workspace without a skill, as it always was
+				for _, e := range all {
+					js = append(js, explanationJSONOf(e))
+				}
+				return writeJSON(g.stdout, js)
 			}
 			rows := [][]string{{"NAME", "FROM", "TARGETS"}}
 			for _, e := range all {

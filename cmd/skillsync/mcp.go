@@ -55,7 +55,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 			if len(sources) == 0 {
 				return usageError("spec.mcpSources in %s names no MCP server; see docs/mcp.md", registry.ConfigName)
 			}
-			config, err := readMCPConfig(reg.Root)
+			config, err := readMCPConfig(g, reg.Root)
 			if err != nil {
 				return &exitError{exitInvalid, err}
 			}
@@ -81,8 +81,14 @@ func newMCPCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-func readMCPConfig(root string) ([]byte, error) {
-	data, err := os.ReadFile(root + string(os.PathSeparator) + mcpsource.ConfigFile)
+// readMCPConfig reads the workspace's .mcp.json; nil when there is none.
+func readMCPConfig(g *globals, root string) ([]byte, error) {
+	ws, err := g.readOnly().Open(root)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	data, err := ws.ReadRegular(mcpsource.ConfigFile, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

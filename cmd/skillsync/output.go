@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/skillsync/skillsync/controller"
-	"github.com/skillsync/skillsync/desired"
 )
 
 var pastTense = map[controller.Action]string{
@@ -52,22 +51,23 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 			}
 		}
 	}
-	fmt.Fprintln(w, summary(out, check))
+	fmt.Fprintln(w, summaryLine(out, check))
 }
 
 // fateWords is the verb and note that say what became of a change.
 func fateWords(r controller.Result) (verb, note string) {
+	reason := withForce(r.Reason, r.Override)
 	switch r.Fate {
 	case controller.Proposed:
-		return futureTense[r.Action], r.Reason
+		return futureTense[r.Action], reason
 	case controller.NotReached:
-		return futureTense[r.Action], joinNotes(r.Reason, r.NotDone)
+		return futureTense[r.Action], joinNotes(reason, r.NotDone)
 	case controller.FailedApply:
 		return "failed", fmt.Sprintf("%s: %v", r.Action, r.Err)
 	case controller.LeftUndone:
-		return "kept", joinNotes(r.Reason, r.Kept)
+		return "kept", joinNotes(reason, r.Kept)
 	}
-	return pastTense[r.Action], joinNotes(r.Reason, r.Kept)
+	return pastTense[r.Action], joinNotes(reason, r.Kept)
 }
 
 func joinNotes(notes ...string) string {
@@ -95,9 +95,9 @@ func writeTable(w io.Writer, rows [][]string) {
 	}
 }
 
-// summary is the last line: what was done (or, for --check and a refused plan,
+// summaryLine is the last line: what was done (or, for --check and a refused plan,
 // what would be), what failed and what was not done, then the counts in sync.
-func summary(out controller.Outcome, check bool) string {
+func summaryLine(out controller.Outcome, check bool) string {
 	p := out.Plan
 	tail := fmt.Sprintf("%d in sync, %d withheld (profile %s)", p.Count(controller.None), len(out.Withheld), out.Profile.Label())
 	if p.Pending() == 0 && p.Count(controller.Conflict) == 0 && p.Refused == "" {
@@ -160,7 +160,11 @@ func summary(out controller.Outcome, check bool) string {
 }
 
 type changeReport struct {
-	controller.Change
+	Path        string `json:"path"`
+	Action      string `json:"action"`
+	Owner       string `json:"owner,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	Obstruction bool   `json:"obstruction,omitempty"`
 	// Done says the change was carried out; false for --check, a refused plan, a
 	// failure and a change the run never got to, which NotDone explains.
 	Done    bool   `json:"done"`
@@ -170,35 +174,34 @@ type changeReport struct {
 }
 
 type reconcileJSON struct {
-	Profile  string             `json:"profile"`
-	Check    bool               `json:"check"`
-	ExitCode int                `json:"exitCode"`
-	Changes  []changeReport     `json:"changes"`
-	InSync   int                `json:"inSync"`
-	Refused  string             `json:"refused,omitempty"`
-	Withheld []desired.Withheld `json:"withheld"`
-	Problems []problemReport    `json:"problems"`
-	Error    string             `json:"error,omitempty"`
+	Profile  string          `json:"profile"`
+	Check    bool            `json:"check"`
+	ExitCode int             `json:"exitCode"`
+	Changes  []changeReport  `json:"changes"`
+	InSync   int             `json:"inSync"`
+	Refused  string          `json:"refused,omitempty"`
+	Withheld []withheldJSON  `json:"withheld"`
+	Problems []problemReport `json:"problems"`
+	Error    string          `json:"error,omitempty"`
 }
 
 func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON {
 	r := reconcileJSON{Profile: out.Profile.Name, Check: check, ExitCode: code, Changes: []changeReport{},
-		InSync: out.Plan.Count(controller.None), Refused: out.Plan.Refused, Withheld: out.Withheld, Problems: problemReports(out.Problems)}
-	if r.Withheld == nil {
-		r.Withheld = []desired.Withheld{}
-	}
+		InSync: out.Plan.Count(controller.None), Refused: refusal(out.Plan), Withheld: withheldJSONs(out.Withheld), Problems: problemReports(out.Problems)}
 	for _, res := range out.Results(check) {
 		if res.Fate == controller.InSync {
 			continue
 		}
-		cr := changeReport{Change: *res.Change, Done: res.Fate == controller.Made, Kept: res.Kept, NotDone: res.NotDone}
+		c := res.Change
+		cr := changeReport{Path: c.Path, Action: string(c.Action), Owner: c.Owner, Reason: withForce(c.Reason, c.Override), Obstruction: c.Obstruction,
+			Done: res.Fate == controller.Made, Kept: res.Kept, NotDone: res.NotDone}
 		if res.Err != nil {
 			cr.Error = res.Err.Error()
 		}
 		r.Changes = append(r.Changes, cr)
 	}
 	if out.Err != nil {
-		r.Error = out.Err.Error()
+		r.Error = flagWords(out.Err).Error()
 	}
 	return r
 }

@@ -68,7 +68,7 @@ func newReconcileCommand(g *globals) *cobra.Command {
 				return &exitError{code: code}
 			}
 			printPlan(g.stdout, out, check, diff)
-			return &exitError{code: code, err: out.Failure()}
+			return &exitError{code: code, err: flagWords(out.Failure())}
 		},
 	}
 	f := cmd.Flags()

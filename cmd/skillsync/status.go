@@ -12,6 +12,7 @@ import (
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/observed"
+	"github.com/skillsync/skillsync/summary"
 	"github.com/spf13/cobra"
 )
 
@@ -55,7 +56,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 				return &exitError{exitFailure, err}
 			}
 			defer ws.Close()
-			rows := controller.Status(out, observed.Evidence(ws, exec.LookPath))
+			rows := summary.Status(out, observed.Evidence(ws, exec.LookPath))
 			rec := clients.Recommend(inUse(rows))
 			code := exitOK
 			if exitCode {
@@ -63,7 +64,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 			}
 			if output == "json" {
 				return finish(code, writeJSON(g.stdout, map[string]any{
-					"profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": rows,
+					"profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": clientJSONs(rows),
 					"recommendedTargets": append([]string{}, rec.Targets...), "exitCode": code,
 				}))
 			}
@@ -77,7 +78,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-func printStatus(g *globals, out controller.Outcome, clients []controller.ClientStatus) {
+func printStatus(g *globals, out controller.Outcome, clients []summary.ClientStatus) {
 	source := ""
 	if out.Profile.Source != "" {
 		source = " (from " + out.Profile.Source + ")"
@@ -107,7 +108,7 @@ func printStatus(g *globals, out controller.Outcome, clients []controller.Client
 }
 
 // inUse names the clients with evidence of use.
-func inUse(rows []controller.ClientStatus) []string {
+func inUse(rows []summary.ClientStatus) []string {
 	var names []string
 	for _, r := range rows {
 		if len(r.Evidence) > 0 {
@@ -119,8 +120,8 @@ func inUse(rows []controller.ClientStatus) []string {
 
 // printRecommendation names better targets when a client in use is served by no
 // enabled directory or sees a skill twice, and other targets would do better.
-func printRecommendation(g *globals, out controller.Outcome, rows []controller.ClientStatus, rec clients.Recommendation) {
-	amiss := slices.ContainsFunc(rows, func(r controller.ClientStatus) bool {
+func printRecommendation(g *globals, out controller.Outcome, rows []summary.ClientStatus, rec clients.Recommendation) {
+	amiss := slices.ContainsFunc(rows, func(r summary.ClientStatus) bool {
 		return len(r.Evidence) > 0 && (r.Target == "" || len(r.SeenTwice) > 0)
 	})
 	enabled := slices.Sorted(slices.Values(out.Registry.Targets()))
@@ -137,7 +138,7 @@ func printRecommendation(g *globals, out controller.Outcome, rows []controller.C
 
 // printUnguarded names each client in use that would offer its model skills
 // meant to be kept from it.
-func printUnguarded(g *globals, clients []controller.ClientStatus) {
+func printUnguarded(g *globals, clients []summary.ClientStatus) {
 	var rows [][]string
 	for _, r := range clients {
 		if len(r.Unguarded) > 0 && len(r.Evidence) > 0 {
@@ -153,7 +154,7 @@ func printUnguarded(g *globals, clients []controller.ClientStatus) {
 
 // printSeenTwice names, per client, the skills it finds in two enabled
 // directories, and says how to avoid it.
-func printSeenTwice(g *globals, clients []controller.ClientStatus) {
+func printSeenTwice(g *globals, clients []summary.ClientStatus) {
 	var rows [][]string
 	for _, r := range clients {
 		if len(r.SeenTwice) > 0 {

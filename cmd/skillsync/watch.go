@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // watchFlags are the flags of the long-running controller, and the two that say
@@ -71,7 +73,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		return usageError("--poll and --resync must not be negative")
 	}
 	log := g.logger()
-	lock, err := controller.AcquireLock(req.System, req.Root, 0)
+	lock, err := workspacelock.Acquire(req.System, req.Root, 0)
 	if err != nil {
 		return inputError(g.stderr, err)
 	}
@@ -94,20 +96,20 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		os.Exit(exitChanges)
 	}()
 
-	health := &controller.Health{}
+	tracker := &health.Tracker{}
 	if w.healthAddr != "" {
 		ln, err := net.Listen("tcp", w.healthAddr)
 		if err != nil {
 			return &exitError{exitFailure, fmt.Errorf("--health-addr: %w", err)}
 		}
-		srv := &http.Server{Handler: health.Handler(), ReadHeaderTimeout: 5 * time.Second}
+		srv := &http.Server{Handler: tracker.Handler(), ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(ln)
 		defer srv.Close()
 		log.Info("serving health endpoints", "addr", ln.Addr().String())
 	}
 	log.Info("watching workspace", "root", req.Root, "poll", w.poll.String(), "debounceMs", w.debounce.Milliseconds())
 	err = controller.Watch(ctx, controller.WatchOptions{
-		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, Health: health, Lock: lock, Log: log,
+		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, PollFlag: "--poll", Health: tracker, Lock: lock, Log: log,
 	})
 	if err != nil {
 		return inputError(g.stderr, err)

@@ -27,7 +27,7 @@ var forbidden = map[string][]string{
 
 // productDirs hold the code that runs in the skillsync binary. Test files, the
 // benchmarks, the end-to-end harness and this package itself are not in it.
-var productDirs = []string{"banner", "clients", "cmd", "controller", "desired", "observed", "internal"}
+var productDirs = []string{"adopt", "banner", "clients", "cmd", "controller", "desired", "gitfiles", "health", "mcpsource", "observed", "internal", "starter", "statedir", "summary", "workspacelock"}
 
 // TestTheSeamIsTheOnlyWayToTheDisk fails on any call in the product code, outside
 // internal/workspacefs, that reads or writes files directly.

@@ -1,10 +1,11 @@
-package controller
+package summary
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller"
 )
 
 func clientNamed(t *testing.T, name string) clients.Client {
@@ -21,11 +22,11 @@ func clientNamed(t *testing.T, name string) clients.Client {
 // A client that cannot hide a skill from its model is told which of the skills to
 // keep from it it would offer; one that can is told none.
 func TestUnguarded(t *testing.T) {
-	plan := Plan{
+	plan := controller.Plan{
 		InSync: []string{".agents/skills/write/SKILL.md", ".agents/skills/write/agents/openai.yaml", ".agents/skills/read/SKILL.md"},
-		Changes: []Change{
-			{Path: ".claude/skills/destroy/SKILL.md", Action: Create},
-			{Path: ".claude/skills/gone/SKILL.md", Action: Delete},
+		Changes: []controller.Change{
+			{Path: ".claude/skills/destroy/SKILL.md", Action: controller.Create},
+			{Path: ".claude/skills/gone/SKILL.md", Action: controller.Delete},
 		},
 	}
 	kept := map[string]bool{"write": true, "destroy": true, "gone": true}
@@ -47,13 +48,13 @@ func TestUnguarded(t *testing.T) {
 }
 
 func TestSeenTwice(t *testing.T) {
-	plan := Plan{
+	plan := controller.Plan{
 		InSync: []string{".agents/skills/a/SKILL.md", ".claude/skills/a/SKILL.md", ".agents/skills/c/SKILL.md", ".qwen/skills/a/SKILL.md"},
-		Changes: []Change{
-			{Path: ".agents/skills/b/SKILL.md", Action: Create},
-			{Path: ".claude/skills/b/SKILL.md", Action: Conflict},
-			{Path: ".claude/skills/c/SKILL.md", Action: Delete},
-			{Path: ".claude/skills/d/SKILL.md", Action: Update},
+		Changes: []controller.Change{
+			{Path: ".agents/skills/b/SKILL.md", Action: controller.Create},
+			{Path: ".claude/skills/b/SKILL.md", Action: controller.Conflict},
+			{Path: ".claude/skills/c/SKILL.md", Action: controller.Delete},
+			{Path: ".claude/skills/d/SKILL.md", Action: controller.Update},
 		},
 	}
 	all := map[string]bool{"claude-code": true, "qwen-code": true, "agents": true}

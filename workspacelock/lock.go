@@ -1,4 +1,9 @@
-package controller
+// Package workspacelock keeps one writer per workspace: a watcher holds the lock
+// for as long as it runs, a single pass only while it writes. It is a file in
+// .skillsync/ held with flock(2) (LockFileEx on Windows), so the system releases
+// it when its holder dies, and it records the holder's pid for the message of the
+// next one that finds it held.
+package workspacelock
 
 import (
 	"errors"
@@ -11,18 +16,17 @@ import (
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/statedir"
 )
 
-// LockFile is the one-writer-per-workspace lock. It is held with flock(2)
-// (LockFileEx on Windows), so the system releases it when its holder dies, and it
-// records the holder's pid.
-const LockFile = StateDir + "/lock"
+// File is the lock file, relative to the workspace root.
+const File = statedir.Dir + "/lock"
 
 // HeldError says another process holds the workspace lock.
 type HeldError struct{ PID int }
 
 func (e *HeldError) Error() string {
-	return fmt.Sprintf("another skillsync (pid %d) holds %s; stop it, or wait for it to finish", e.PID, LockFile)
+	return fmt.Sprintf("another skillsync (pid %d) holds %s; stop it, or wait for it to finish", e.PID, File)
 }
 
 // Lock is a held workspace lock.
@@ -33,21 +37,15 @@ type Lock struct {
 	TakenOver int
 }
 
-// AcquireLock takes the workspace lock, waiting up to wait for another holder to let
+// Acquire takes the workspace lock, waiting up to wait for another holder to let
 // go; with wait 0 it tries once.
-func AcquireLock(sys workspacefs.System, root string, wait time.Duration) (*Lock, error) {
+func Acquire(sys workspacefs.System, root string, wait time.Duration) (*Lock, error) {
 	r, err := sys.Open(root)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	if err := checkStateDir(r); err != nil {
-		return nil, err
-	}
-	if err := r.MkdirAll(StateDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", StateDir, workspacefs.Cause(err))
-	}
-	if err := ensureIgnored(r); err != nil {
+	if err := statedir.Make(r); err != nil {
 		return nil, err
 	}
 	f, err := openLockFile(r)
@@ -62,7 +60,7 @@ func AcquireLock(sys workspacefs.System, root string, wait time.Duration) (*Lock
 		}
 		if !errors.Is(err, workspacefs.ErrLockHeld) {
 			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", LockFile, err)
+			return nil, fmt.Errorf("lock %s: %w", File, err)
 		}
 		if !time.Now().Before(deadline) {
 			pid := recordedPID(f)
@@ -90,18 +88,18 @@ func AcquireLock(sys workspacefs.System, root string, wait time.Duration) (*Lock
 // kind: the pid is written into it, so a symlink or a hard link planted there would
 // carry that write to another file.
 func openLockFile(r workspacefs.FS) (*os.File, error) {
-	d, err := r.OpenDir(StateDir)
+	d, err := r.OpenDir(statedir.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", StateDir, workspacefs.Cause(err))
+		return nil, fmt.Errorf("open %s: %w", statedir.Dir, workspacefs.Cause(err))
 	}
 	defer d.Close()
-	f, err := d.OpenFile(path.Base(LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := d.OpenFile(path.Base(File), os.O_RDWR|os.O_CREATE, 0o644)
 	if errors.Is(err, workspacefs.ErrNotRegular) || errors.Is(err, workspacefs.ErrLinked) {
-		return nil, registry.Problems{{Pos: registry.Position{File: LockFile}, Message: "is " + describeLockObstacle(err) + ", not skillsync's own lock file",
+		return nil, registry.Problems{{Pos: registry.Position{File: File}, Message: "is " + describeLockObstacle(err) + ", not skillsync's own lock file",
 			Hint: "remove it; skillsync creates a fresh lock file"}}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", LockFile, workspacefs.Explain(workspacefs.Cause(err)))
+		return nil, fmt.Errorf("open %s: %w", File, workspacefs.Explain(workspacefs.Cause(err)))
 	}
 	return f, nil
 }
@@ -141,13 +139,13 @@ func recordedPID(f *os.File) int {
 	return pid
 }
 
-// ErrLockLost means the lock file was replaced and another process took the new one.
-var ErrLockLost = errors.New("lost the workspace lock")
+// ErrLost means the lock file was replaced and another process took the new one.
+var ErrLost = errors.New("lost the workspace lock")
 
 // Keep makes sure the lock is still the file at .skillsync/lock: removing
 // .skillsync/ (git clean -fdX does) would otherwise let a second writer start. A
 // replaced lock file is taken again; if another process already holds the new one,
-// Keep returns ErrLockLost wrapped in a HeldError message.
+// Keep returns ErrLost wrapped in a HeldError message.
 func (l *Lock) Keep(root string) error {
 	held, err := l.f.Stat()
 	if err != nil {
@@ -157,14 +155,14 @@ func (l *Lock) Keep(root string) error {
 	if err != nil {
 		return err
 	}
-	current, err := r.Lstat(LockFile)
+	current, err := r.Lstat(File)
 	r.Close()
 	if err == nil && os.SameFile(held, current) {
 		return nil
 	}
-	fresh, err := AcquireLock(l.sys, root, 0)
+	fresh, err := Acquire(l.sys, root, 0)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrLockLost, err)
+		return fmt.Errorf("%w: %w", ErrLost, err)
 	}
 	l.Release()
 	l.f = fresh.f

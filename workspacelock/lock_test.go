@@ -1,4 +1,4 @@
-package controller
+package workspacelock
 
 import (
 	"errors"
@@ -11,15 +11,16 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 func TestLockIsExclusiveAndNamesItsHolder(t *testing.T) {
 	root := t.TempDir()
-	first, err := AcquireLock(workspacefs.OS{}, root, 0)
+	first, err := Acquire(workspacefs.OS{}, root, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = AcquireLock(workspacefs.OS{}, root, 0)
+	_, err = Acquire(workspacefs.OS{}, root, 0)
 	var held *HeldError
 	if !errors.As(err, &held) || held.PID != os.Getpid() || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
 		t.Fatalf("second acquire: %v", err)
@@ -33,7 +34,7 @@ func TestLockIsExclusiveAndNamesItsHolder(t *testing.T) {
 		first.Release()
 		close(released)
 	}()
-	second, err := AcquireLock(workspacefs.OS{}, root, time.Minute) // waits for the release
+	second, err := Acquire(workspacefs.OS{}, root, time.Minute) // waits for the release
 	if err != nil {
 		t.Fatalf("waiting acquire: %v", err)
 	}
@@ -44,18 +45,18 @@ func TestLockIsExclusiveAndNamesItsHolder(t *testing.T) {
 // TestLockOfADeadProcessIsTakenOver has a child process take the lock and die.
 func TestLockOfADeadProcessIsTakenOver(t *testing.T) {
 	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, StateDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, statedir.Dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// flock from a child shell that is killed while holding the lock.
-	cmd := exec.Command("sh", "-c", `exec 9>>"$1"; flock -x 9; echo $$ > "$1"; kill -9 $$`, "sh", filepath.Join(root, LockFile))
+	cmd := exec.Command("sh", "-c", `exec 9>>"$1"; flock -x 9; echo $$ > "$1"; kill -9 $$`, "sh", filepath.Join(root, File))
 	out, _ := cmd.CombinedOutput()
-	data, _ := os.ReadFile(filepath.Join(root, LockFile))
+	data, _ := os.ReadFile(filepath.Join(root, File))
 	dead, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 	if dead == 0 {
 		t.Skipf("flock(1) not available to take the lock from a child: %s", out)
 	}
-	l, err := AcquireLock(workspacefs.OS{}, root, 0)
+	l, err := Acquire(workspacefs.OS{}, root, 0)
 	if err != nil {
 		t.Fatalf("lock of dead pid %d not taken over: %v", dead, err)
 	}
@@ -74,24 +75,24 @@ func TestLockNeverWritesThroughALink(t *testing.T) {
 		plant func(t *testing.T, root, victim string)
 	}{
 		{"symlink inside the workspace", func(t *testing.T, root, victim string) {
-			if err := os.Symlink("../registry.yaml", filepath.Join(root, LockFile)); err != nil {
+			if err := os.Symlink("../registry.yaml", filepath.Join(root, File)); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"symlink out of the workspace", func(t *testing.T, root, victim string) {
-			if err := os.Symlink(victim, filepath.Join(root, LockFile)); err != nil {
+			if err := os.Symlink(victim, filepath.Join(root, File)); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"hard link", func(t *testing.T, root, victim string) {
-			if err := os.Link(victim, filepath.Join(root, LockFile)); err != nil {
+			if err := os.Link(victim, filepath.Join(root, File)); err != nil {
 				t.Fatal(err)
 			}
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
-			if err := os.MkdirAll(filepath.Join(root, StateDir), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(root, statedir.Dir), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			victim := filepath.Join(root, "registry.yaml")
@@ -102,13 +103,13 @@ func TestLockNeverWritesThroughALink(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.plant(t, root, victim)
-			lock, err := AcquireLock(workspacefs.OS{}, root, 0)
+			lock, err := Acquire(workspacefs.OS{}, root, 0)
 			if err == nil {
 				lock.Release()
 				t.Fatal("took a lock through a link")
 			}
-			if !strings.Contains(err.Error(), LockFile) || !strings.Contains(err.Error(), "remove it") {
-				t.Errorf("error %q does not name %s and what to do", err, LockFile)
+			if !strings.Contains(err.Error(), File) || !strings.Contains(err.Error(), "remove it") {
+				t.Errorf("error %q does not name %s and what to do", err, File)
 			}
 			if got, _ := os.ReadFile(victim); string(got) != "precious\n" {
 				t.Errorf("the linked file now holds %q", got)

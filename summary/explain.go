@@ -1,4 +1,4 @@
-package controller
+package summary
 
 import (
 	"fmt"
@@ -7,50 +7,54 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 )
 
 // Declaration is where a skill's name is declared.
 type Declaration struct {
-	Owner string            `json:"owner"` // capability/<id> or skill/<name>
-	At    registry.Position `json:"at"`
+	Owner string // capability/<id> or skill/<name>
+	At    registry.Position
 }
 
 // TargetState is what becomes of a skill in one target directory.
 type TargetState struct {
-	Target string `json:"target"`
-	Path   string `json:"path"`
+	Target string
+	Path   string
 	// State is in sync, create, update, delete, conflict, withheld, hand-written or
 	// absent; Reason says why where there is one.
-	State  string `json:"state"`
-	Reason string `json:"reason,omitempty"`
+	State  string
+	Reason string
+	// Override says what controller.Options.Force would do with a file a person
+	// edited.
+	Override controller.Override
 }
 
 // ClientView is a client in use that will find the skill.
 type ClientView struct {
-	Client string   `json:"client"`
-	Paths  []string `json:"paths"`
+	Client string
+	Paths  []string
 	// Offered says the client's model may choose the skill on its own.
-	Offered bool `json:"offered"`
+	Offered bool
 }
 
 // Explanation is everything known about one skill name.
 type Explanation struct {
-	Name         string        `json:"name"`
-	Declarations []Declaration `json:"declarations"`
-	Targets      []TargetState `json:"targets"`
-	Clients      []ClientView  `json:"clients"`
+	Name         string
+	Declarations []Declaration
+	Targets      []TargetState
+	Clients      []ClientView
 	// Description is what a client lists the skill with, for its model to choose.
-	Description string `json:"description"`
+	Description string
 	// KeptFromModel says the skill is meant to run only when a person asks for it.
-	KeptFromModel bool `json:"keptFromModel"`
+	KeptFromModel bool
 }
 
 // Explain tells, from a planned pass, where the skill name comes from, what
 // becomes of it in each target and which clients in use will find it; ok is false
 // when nothing declares the name and no person wrote a skill of it.
-func Explain(out Outcome, evidence map[string][]string, name string) (e Explanation, ok bool) {
+func Explain(out controller.Outcome, evidence map[string][]string, name string) (e Explanation, ok bool) {
 	e = Explanation{Name: name, Declarations: []Declaration{}, Targets: []TargetState{}, Clients: []ClientView{},
 		KeptFromModel: desired.KeptFromModel(out.Registry)[name]}
 	reg := out.Registry
@@ -75,7 +79,7 @@ func Explain(out Outcome, evidence map[string][]string, name string) (e Explanat
 		for _, w := range out.Withheld {
 			switch {
 			case w.Skill != name || w.Target != t.Name:
-			case known && st.State == string(Delete):
+			case known && st.State == string(controller.Delete):
 				st.Reason = "withheld: " + w.Reason // why it is an orphan
 			case !known || st.State == "hand-written":
 				st, known = TargetState{State: "withheld", Reason: w.Reason}, true
@@ -121,7 +125,7 @@ func ownersOf(reg *registry.Registry, name string) []string {
 }
 
 // stateByPath is the state of every SKILL.md a pass knows of.
-func stateByPath(out Outcome) map[string]TargetState {
+func stateByPath(out controller.Outcome) map[string]TargetState {
 	states := map[string]TargetState{}
 	for _, p := range out.Plan.InSync {
 		states[p] = TargetState{State: "in sync"}
@@ -129,10 +133,10 @@ func stateByPath(out Outcome) map[string]TargetState {
 	for _, c := range out.Plan.Changes {
 		if path.Base(c.Path) == desired.SkillFile {
 			state := string(c.Action)
-			if c.Action == None {
+			if c.Action == controller.None {
 				state = "in sync"
 			}
-			states[c.Path] = TargetState{State: state, Reason: c.Reason}
+			states[c.Path] = TargetState{State: state, Reason: c.Reason, Override: c.Override}
 		}
 	}
 	for _, p := range out.HandWritten {
@@ -145,7 +149,7 @@ func stateByPath(out Outcome) map[string]TargetState {
 
 // SkillNames lists every skill name a pass knows: declared, generated or
 // hand-written, sorted.
-func SkillNames(out Outcome) []string {
+func SkillNames(out controller.Outcome) []string {
 	seen := map[string]bool{}
 	for _, c := range out.Registry.Capabilities {
 		if c.Spec.Skill != nil {

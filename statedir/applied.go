@@ -1,4 +1,4 @@
-package controller
+package statedir
 
 import (
 	"crypto/sha256"
@@ -21,17 +21,19 @@ import (
 // AppliedFile keeps the config and registry files as they were when the workspace
 // was last reconciled from them, the way kubectl keeps last-applied-configuration:
 // a later run compares against it to refuse a file cut off in the middle of a save.
-const AppliedFile = StateDir + "/last-applied.json"
+const AppliedFile = Dir + "/last-applied.json"
 
-const maxAppliedSize = 256 << 20
+// MaxRecordSize is the largest record read back, so that a huge file in its
+// place costs an error, not the memory to hold it.
+const MaxRecordSize = 256 << 20
 
 type appliedRecord struct {
 	Files map[string][]byte `json:"files"`
 }
 
-// readApplied returns the recorded sources; nil when nothing was recorded yet.
-func readApplied(r workspacefs.FS) (map[string][]byte, error) {
-	data, err := r.ReadRegular(AppliedFile, maxAppliedSize)
+// ReadApplied returns the recorded sources; nil when nothing was recorded yet.
+func ReadApplied(r workspacefs.FS) (map[string][]byte, error) {
+	data, err := r.ReadRegular(AppliedFile, MaxRecordSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -57,7 +59,7 @@ func readApplied(r workspacefs.FS) (map[string][]byte, error) {
 // megabytes is never held whole to record it. It returns the record's digest.
 func writeApplied(r workspacefs.FS, names []string, read func(name string) ([]byte, error)) ([32]byte, error) {
 	var sum [32]byte
-	if err := makeStateDir(r); err != nil {
+	if err := Make(r); err != nil {
 		return sum, err
 	}
 	h := sha256.New()
@@ -79,7 +81,7 @@ func writeApplied(r workspacefs.FS, names []string, read func(name string) ([]by
 			w.Write(key)
 			io.WriteString(w, `:"`)
 			// encoding/json writes a []byte as standard base64, which is what
-			// readApplied decodes.
+			// ReadApplied decodes.
 			encoder := base64.NewEncoder(base64.StdEncoding, w)
 			encoder.Write(data)
 			encoder.Close()
@@ -92,9 +94,9 @@ func writeApplied(r workspacefs.FS, names []string, read func(name string) ([]by
 	return sum, err
 }
 
-// sourceSums keeps what recordStale needs of a record: a digest per file, not the
+// Sums keeps what a comparison with the record needs: a digest per file, not the
 // bytes (a registry of thousands of capabilities is megabytes).
-func sourceSums(files map[string][]byte) map[string][32]byte {
+func Sums(files map[string][]byte) map[string][32]byte {
 	sums := make(map[string][32]byte, len(files))
 	for f, data := range files {
 		sums[f] = sha256.Sum256(data)
@@ -102,13 +104,23 @@ func sourceSums(files map[string][]byte) map[string][32]byte {
 	return sums
 }
 
-// loadedSums is the digest of every input file as reg was loaded from it.
-func loadedSums(reg *registry.Registry) map[string][32]byte {
-	sums := make(map[string][32]byte, len(reg.Sources))
-	for f, src := range reg.Sources {
-		sums[f] = src.Sum
+// Record records the sources reg was loaded from as the last applied, and returns
+// the digest of what it wrote. Call it under the workspace lock: a temp file in
+// .skillsync/ is then what a killed run left, and goes first. A source saved again
+// since it was loaded is not what was applied: then nothing is recorded (a zero
+// digest), and the next pass, which applies the new version, records it.
+func Record(sys workspacefs.System, reg *registry.Registry) ([32]byte, error) {
+	r, err := sys.Open(reg.Root)
+	if err != nil {
+		return [32]byte{}, err
 	}
-	return sums
+	defer r.Close()
+	removeTemps(r)
+	sum, err := writeApplied(r, slices.Sorted(maps.Keys(reg.Sources)), func(name string) ([]byte, error) { return registry.ReadSource(reg, name) })
+	if errors.Is(err, registry.ErrSourceChanged) {
+		return [32]byte{}, nil
+	}
+	return sum, err
 }
 
 // Accept records files, as they are now, as the versions last applied, so a run no
@@ -127,10 +139,10 @@ func Accept(sys workspacefs.System, root string, files []string) ([]string, erro
 		return nil, err
 	}
 	defer r.Close()
-	if err := checkStateDir(r); err != nil {
+	if err := Check(r); err != nil {
 		return nil, err
 	}
-	record, err := readApplied(r)
+	record, err := ReadApplied(r)
 	if errors.As(err, &problems) {
 		record = nil // a record that cannot be read is replaced
 	} else if err != nil {

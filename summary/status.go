@@ -1,4 +1,8 @@
-package controller
+// Package summary reads a planned pass for people: per client, what it will find
+// and what is amiss (status), and per skill name, where it comes from and what
+// becomes of it in each target (explain, list). It only reads an Outcome; the
+// pass itself is controller's.
+package summary
 
 import (
 	"path"
@@ -6,33 +10,34 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 )
 
 // ClientStatus is one row of `skillsync status`.
 type ClientStatus struct {
-	Client    string   `json:"client"`
-	Target    string   `json:"target"`    // empty when no enabled target serves it
-	Directory string   `json:"directory"` // the target's skill directory
-	Evidence  []string `json:"evidence"`
-	InSync    int      `json:"inSync"`
-	ToChange  int      `json:"toChange"`
-	Conflicts int      `json:"conflicts"`
+	Client    string
+	Target    string // empty when no enabled target serves it
+	Directory string // the target's skill directory
+	Evidence  []string
+	InSync    int
+	ToChange  int
+	Conflicts int
 	// HandWritten counts the skills people wrote in the directory.
-	HandWritten int                `json:"handWritten"`
-	Withheld    []desired.Withheld `json:"withheld"`
+	HandWritten int
+	Withheld    []desired.Withheld
 	// SeenTwice are the skills the client would find in two or more of the
 	// enabled directories it reads, once the plan is carried out.
-	SeenTwice []string `json:"seenTwice"`
+	SeenTwice []string
 	// Unguarded are the skills to keep from the model that the client, which has
 	// no way to, would offer its model: from an enabled directory it shares
 	// with clients that can.
-	Unguarded []string `json:"unguarded"`
+	Unguarded []string
 }
 
 // Status summarises the plan of a pass per client. evidence comes from
 // observed.Evidence.
-func Status(out Outcome, evidence map[string][]string) []ClientStatus {
+func Status(out controller.Outcome, evidence map[string][]string) []ClientStatus {
 	in, plan := out.Inputs, out.Plan
 	enabled := map[string]bool{}
 	for _, t := range in.Registry.Targets() {
@@ -61,11 +66,11 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 					continue
 				}
 				switch ch.Action {
-				case None:
+				case controller.None:
 					row.InSync++
-				case Conflict:
+				case controller.Conflict:
 					row.Conflicts++
-				case Create, Update, Delete:
+				case controller.Create, controller.Update, controller.Delete:
 					row.ToChange++
 				}
 			}
@@ -87,7 +92,7 @@ func Status(out Outcome, evidence map[string][]string) []ClientStatus {
 
 // unguarded lists the skills in kept that c would find in an enabled directory it
 // reads, when c cannot keep a skill from its model.
-func unguarded(c clients.Client, enabled map[string]bool, plan Plan, kept map[string]bool) []string {
+func unguarded(c clients.Client, enabled map[string]bool, plan controller.Plan, kept map[string]bool) []string {
 	out := []string{}
 	if c.CanHide() {
 		return out
@@ -103,7 +108,7 @@ func unguarded(c clients.Client, enabled map[string]bool, plan Plan, kept map[st
 
 // seenTwice lists the skills of which the client would find a copy in more than
 // one enabled directory it reads.
-func seenTwice(c clients.Client, enabled map[string]bool, plan Plan) []string {
+func seenTwice(c clients.Client, enabled map[string]bool, plan controller.Plan) []string {
 	twice := []string{}
 	for name, n := range copiesFound(c, enabled, plan) {
 		if n > 1 {
@@ -117,7 +122,7 @@ func seenTwice(c clients.Client, enabled map[string]bool, plan Plan) []string {
 // copiesFound counts, per skill, the enabled directories c reads that hold it once
 // the plan is carried out: every SKILL.md the plan keeps, makes or leaves in
 // conflict counts, a deleted one does not.
-func copiesFound(c clients.Client, enabled map[string]bool, plan Plan) map[string]int {
+func copiesFound(c clients.Client, enabled map[string]bool, plan controller.Plan) map[string]int {
 	var dirs []string
 	for _, t := range c.Targets() {
 		if enabled[t] {
@@ -136,7 +141,7 @@ func copiesFound(c clients.Client, enabled map[string]bool, plan Plan) map[strin
 		count(p)
 	}
 	for _, ch := range plan.Changes {
-		if ch.Action == Create || ch.Action == Update || ch.Action == Conflict {
+		if ch.Action == controller.Create || ch.Action == controller.Update || ch.Action == controller.Conflict {
 			count(ch.Path)
 		}
 	}

@@ -1,0 +1,38 @@
+package controller
+
+import (
+	"time"
+
+	"github.com/skillsync/skillsync/health"
+)
+
+// results are the names the health endpoints give each verdict.
+var results = map[Verdict]health.Result{
+	Converged: health.Converged, ChangesPending: health.ChangesPending, Conflicted: health.Conflicts,
+	Refused: health.Refused, Failed: health.Failed, Invalid: health.Invalid,
+}
+
+// runReport summarises a run for the health endpoints and the log.
+func runReport(out Outcome, started time.Time, took time.Duration) health.Report {
+	r := health.Report{Time: started.UTC(), DurationMS: float64(took.Microseconds()) / 1000, Result: results[out.Verdict(false)],
+		Counts: map[string]int{string(Create): 0, string(Update): 0, string(Delete): 0, string(Cleanup): 0}}
+	// What was done, not what was planned: a refused or failed change counts nowhere.
+	for _, a := range out.Applied {
+		if a.Done() {
+			r.Counts[string(a.Action)]++
+		}
+	}
+	r.Counts[string(Conflict)] = out.Plan.Count(Conflict)
+	r.Counts[string(None)] = out.Plan.Count(None)
+	r.Counts["deferred"] = len(out.Deferred)
+	if err := out.Failure(); err != nil {
+		r.Error = err.Error()
+	}
+	if len(out.Deferred) > 0 && (r.Result == health.Converged || r.Result == health.Conflicts) {
+		r.Result = health.Settling
+	}
+	if len(out.Problems) > 0 {
+		r.Error = out.Problems.Error()
+	}
+	return r
+}

@@ -1,0 +1,132 @@
+// Package health serves the watch loop's /healthz and /readyz. It knows nothing of
+// a reconcile: the loop hands it a Report of each run, already summarised.
+package health
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Result is what a run came to, as the endpoints name it.
+type Result string
+
+const (
+	Converged      Result = "converged"
+	ChangesPending Result = "changesPending"
+	Conflicts      Result = "conflicts"
+	Refused        Result = "refused"
+	Failed         Result = "failed"
+	Invalid        Result = "invalid"
+	// Settling is a run that put every wanted file in place while its deletes wait
+	// for the inputs to settle.
+	Settling Result = "settling"
+)
+
+// Report is what the endpoints say about the last run.
+type Report struct {
+	Time       time.Time      `json:"time"`
+	DurationMS float64        `json:"durationMs"`
+	Result     Result         `json:"result"`
+	Counts     map[string]int `json:"counts"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// WatchState is how the watcher sees changes: the directories inotify watches and
+// those it polls instead, every PollMS milliseconds.
+type WatchState struct {
+	Inotify int   `json:"inotify"`
+	Polled  int   `json:"polled"`
+	PollMS  int64 `json:"pollMs"`
+}
+
+// Tracker keeps what /healthz and /readyz answer: whether the loop runs, the run in
+// progress and the last one, and how changes are seen.
+type Tracker struct {
+	mu         sync.Mutex
+	alive      bool
+	running    time.Time // start of the run in progress; zero between runs
+	last       *Report
+	watch      *WatchState
+	stuckAfter time.Duration
+}
+
+// StuckAfter is how long a run may take before /healthz reports the loop as stuck
+// (a hung network mount, say), so a liveness probe restarts it.
+const StuckAfter = 10 * time.Minute
+
+// SetWatch records how the watcher now sees changes.
+func (t *Tracker) SetWatch(w WatchState) {
+	t.mu.Lock()
+	t.watch = &w
+	t.mu.Unlock()
+}
+
+// RunStarted marks the start of a run.
+func (t *Tracker) RunStarted(at time.Time) {
+	t.mu.Lock()
+	t.running = at
+	t.mu.Unlock()
+}
+
+// Record stores the report of the run that just ended.
+func (t *Tracker) Record(r Report) {
+	t.mu.Lock()
+	t.last, t.running = &r, time.Time{}
+	t.mu.Unlock()
+}
+
+// SetAlive marks the loop as running or stopped.
+func (t *Tracker) SetAlive(alive bool) {
+	t.mu.Lock()
+	t.alive = alive
+	t.mu.Unlock()
+}
+
+func (t *Tracker) stuckLimit() time.Duration {
+	if t.stuckAfter > 0 {
+		return t.stuckAfter
+	}
+	return StuckAfter
+}
+
+// Ready reports what /readyz would answer.
+func (t *Tracker) Ready() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ready()
+}
+
+// ready is true after a run that converged or kept conflicts as they are: the
+// inputs were valid and every change was made, but for deletes that wait for the
+// inputs to settle (every wanted file is in place).
+func (t *Tracker) ready() bool {
+	return t.last != nil && (t.last.Result == Converged || t.last.Result == Conflicts || t.last.Result == Settling)
+}
+
+// Handler serves /healthz (200 while the loop runs) and /readyz (200 after a
+// successful run, else 503), both with the last run as JSON.
+func (t *Tracker) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		stuck := !t.running.IsZero() && time.Since(t.running) > t.stuckLimit()
+		t.write(w, t.alive && !stuck, "alive")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.write(w, t.ready(), "ready")
+	})
+	return mux
+}
+
+func (t *Tracker) write(w http.ResponseWriter, ok bool, field string) {
+	w.Header().Set("Content-Type", "application/json")
+	if !ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	json.NewEncoder(w).Encode(map[string]any{field: ok, "lastRun": t.last, "watch": t.watch})
+}

@@ -1,0 +1,65 @@
+package health
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+func get(t *testing.T, tr *Tracker, path string) (int, map[string]any) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	tr.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	var body map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatalf("%s: %v: %s", path, err, rec.Body)
+	}
+	return rec.Code, body
+}
+
+// A dev container or pod must stay in service for a conflict a person is entitled
+// to keep, and for deletes that only wait; anything else a run can come to is not
+// ready.
+func TestReadyAfterARunThatMadeEveryChangeItCould(t *testing.T) {
+	tr := &Tracker{}
+	if code, body := get(t, tr, "/readyz"); code != http.StatusServiceUnavailable || body["ready"] != false || body["lastRun"] != nil {
+		t.Errorf("before any run: %d %v", code, body)
+	}
+	for result, ready := range map[Result]bool{
+		Converged: true, Conflicts: true, Settling: true,
+		ChangesPending: false, Refused: false, Failed: false, Invalid: false,
+	} {
+		tr.Record(Report{Result: result, Counts: map[string]int{}})
+		code, body := get(t, tr, "/readyz")
+		if tr.Ready() != ready || (code == http.StatusOK) != ready || body["ready"] != ready {
+			t.Errorf("%s: Ready()=%v, /readyz %d %v; want ready=%v", result, tr.Ready(), code, body, ready)
+		}
+	}
+}
+
+func TestHealthzIsAliveWhileTheLoopRunsAndIsNotStuck(t *testing.T) {
+	tr := &Tracker{stuckAfter: time.Minute}
+	if code, _ := get(t, tr, "/healthz"); code != http.StatusServiceUnavailable {
+		t.Errorf("before the loop starts: %d", code)
+	}
+	tr.SetAlive(true)
+	tr.SetWatch(WatchState{Inotify: 3, Polled: 1, PollMS: 1000})
+	code, body := get(t, tr, "/healthz")
+	if watch, _ := body["watch"].(map[string]any); code != http.StatusOK || body["alive"] != true || watch["polled"] != 1.0 {
+		t.Errorf("running: %d %v", code, body)
+	}
+	tr.RunStarted(time.Now().Add(-2 * time.Minute))
+	if code, _ := get(t, tr, "/healthz"); code != http.StatusServiceUnavailable {
+		t.Errorf("a run started two minutes ago, stuck after one: %d", code)
+	}
+	tr.Record(Report{Result: Converged})
+	if code, _ := get(t, tr, "/healthz"); code != http.StatusOK {
+		t.Errorf("once the run ended: %d", code)
+	}
+	tr.SetAlive(false)
+	if code, _ := get(t, tr, "/healthz"); code != http.StatusServiceUnavailable {
+		t.Errorf("stopped: %d", code)
+	}
+}
