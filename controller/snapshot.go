@@ -36,7 +36,7 @@ func WriteSnapshot(sys workspacefs.System, root, rel string, content []byte, for
 	case f.Ownership == observed.Unowned:
 		return nil, false, fmt.Errorf("%s is not a snapshot skillsync wrote (%s); kept: give the source another snapshot path, or remove the file", rel, f.Reason)
 	case f.Ownership == observed.Modified && !force:
-		return nil, false, fmt.Errorf("%s was edited by hand; kept (--force replaces it; declare an override in another registry file instead)", rel)
+		return nil, false, &EditedSnapshotError{Path: rel}
 	}
 	update := &Change{Path: rel, Action: Update, New: content, OldSum: sha256.Sum256(data)}
 	if errs, _ := writeAll(w, []*Change{update}); errs[0] != nil {
@@ -63,4 +63,12 @@ func RestoreSnapshot(sys workspacefs.System, root, rel string, old, written []by
 		return fmt.Errorf("put back %s: %w", rel, workspacefs.Cause(errs[0]))
 	}
 	return nil
+}
+
+// EditedSnapshotError is a snapshot edited by hand, kept: forcing the write
+// replaces it.
+type EditedSnapshotError struct{ Path string }
+
+func (e *EditedSnapshotError) Error() string {
+	return e.Path + " was edited by hand; kept (declare an override in another registry file instead)"
 }

@@ -40,6 +40,8 @@ func flagWords(err error) error {
 		if e.Emptying {
 			return worded{e, e.Error() + allowEmptyWords}
 		}
+	case *controller.EditedSnapshotError:
+		return worded{e, e.Path + " was edited by hand; kept (--force replaces it; declare an override in another registry file instead)"}
 	case *controller.UnsettledError:
 		msg := fmt.Sprintf("%d delete(s) not applied: %s; deletes wait until the inputs have been unchanged for %s (--settle); run again once they are saved",
 			e.Deletes, e.Why, e.Settle)

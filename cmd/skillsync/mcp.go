@@ -119,7 +119,7 @@ func refreshSource(g *globals, reg *registry.Registry, src registry.MCPSource, c
 	}
 	old, wrote, err := controller.WriteSnapshot(g.sys, reg.Root, path, recorded.Snapshot, force)
 	if err != nil {
-		return err
+		return flagWords(err)
 	}
 	if _, err := controller.LoadInputs(g.readOnly(), reg.Root, g.profile, os.Getenv(desired.ProfileEnv)); err != nil && wrote {
 		if restoreErr := controller.RestoreSnapshot(g.sys, reg.Root, path, old, recorded.Snapshot); restoreErr != nil {
