@@ -132,3 +132,10 @@ func TestServerOf(t *testing.T) {
 		t.Errorf("expand: %q", got)
 	}
 }
+
+func TestSnapshotRefusesATwiceListedTool(t *testing.T) {
+	tool := &mcp.Tool{Name: "same", InputSchema: map[string]any{"type": "object"}}
+	if _, err := Snapshot(registry.MCPSource{Name: "s"}, []*mcp.Tool{tool, tool}, "registry/mcp-s.yaml"); err == nil || !strings.Contains(err.Error(), `"same" twice`) {
+		t.Errorf("err %v", err)
+	}
+}

@@ -33,6 +33,11 @@ func Snapshot(src registry.MCPSource, tools []*mcp.Tool, path string) (Recorded,
 	fmt.Fprintf(&docs, "---\n# Recorded by skillsync mcp refresh from the MCP server %s. Declare a capability for one\n"+
 		"# of these tools in another registry file to override what is recorded here.\n", src.Name)
 	slices.SortFunc(tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	for i := 1; i < len(tools); i++ {
+		if tools[i].Name == tools[i-1].Name {
+			return Recorded{}, fmt.Errorf("the server lists the tool %q twice; nothing was written", tools[i].Name)
+		}
+	}
 	first := true
 	for _, t := range tools {
 		if !selected(src, t.Name) {

@@ -20,7 +20,7 @@ import (
 
 // TestMain lets the test binary act as the skillsync command inside scripts.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"skillsync": main, "mcptestserver": mcpTestServer})
+	testscript.Main(m, map[string]func(){"skillsync": main, "mcptestserver": mcpTestServer, "mcpbadserver": mcpBadServer})
 }
 
 // scriptFixture is the shared example workspace; every script finds a fresh copy of
