@@ -49,6 +49,10 @@ type Explanation struct {
 	Description string
 	// KeptFromModel says the skill is meant to run only when a person asks for it.
 	KeptFromModel bool
+	// Effect is the capability's effect, and EffectFrom where it comes from: a
+	// declaration, or the annotations an MCP server gave; empty for a workflow
+	// skill.
+	Effect, EffectFrom string
 }
 
 // Explain tells, from a planned pass, where the skill name comes from, what
@@ -64,7 +68,11 @@ func Explain(out controller.Outcome, evidence map[string][]string, name string) 
 	}
 	for _, c := range reg.Capabilities {
 		if c.Spec.Skill != nil && c.Spec.Skill.Alias == name && e.Description == "" {
-			e.Description = c.Spec.Title
+			e.Description, e.Effect = c.Spec.Title, c.Spec.Effect
+			e.EffectFrom = "declared at " + c.Pos().File
+			if reg.FromSnapshot(c) {
+				e.EffectFrom = "the annotations of the MCP server " + c.MCPServer(reg.Config) + ", recorded in " + c.Pos().File
+			}
 		}
 	}
 	for _, sk := range reg.Skills {

@@ -84,6 +84,9 @@ func printExplanation(g *globals, e summary.Explanation) {
 	if e.Description != "" {
 		fmt.Fprintf(w, "  listed for the model as: %s\n", e.Description)
 	}
+	if e.Effect != "" {
+		fmt.Fprintf(w, "  effect: %s (%s)\n", e.Effect, e.EffectFrom)
+	}
 	if e.KeptFromModel {
 		fmt.Fprintln(w, "  kept from the model's own choice: a person runs it by name")
 	}

@@ -59,6 +59,8 @@ type explanationJSON struct {
 	Clients       []clientViewJSON  `json:"clients"`
 	Description   string            `json:"description"`
 	KeptFromModel bool              `json:"keptFromModel"`
+	Effect        string            `json:"effect,omitempty"`
+	EffectFrom    string            `json:"effectFrom,omitempty"`
 }
 
 type declarationJSON struct {
@@ -89,7 +91,7 @@ type clientViewJSON struct {
 
 func explanationJSONOf(e summary.Explanation) explanationJSON {
 	j := explanationJSON{Name: e.Name, Declarations: []declarationJSON{}, Targets: []targetJSON{}, Clients: []clientViewJSON{},
-		Description: e.Description, KeptFromModel: e.KeptFromModel}
+		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom}
 	for _, d := range e.Declarations {
 		j.Declarations = append(j.Declarations, declarationJSON{Owner: d.Owner, At: positionJSON{File: d.At.File, Line: d.At.Line, Column: d.At.Column}})
 	}
