@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -71,4 +72,40 @@ type EditedSnapshotError struct{ Path string }
 
 func (e *EditedSnapshotError) Error() string {
 	return e.Path + " was edited by hand; kept (declare an override in another registry file instead)"
+}
+
+// SnapshotRejectedError is a snapshot the registry does not load with: it was
+// put back as it was, and Problems say why.
+type SnapshotRejectedError struct {
+	Path     string
+	Problems registry.Problems
+	Err      error // a failure to load or to put back, when not Problems
+}
+
+func (e *SnapshotRejectedError) Error() string {
+	return "the registry does not load with what the server lists, so " + e.Path + " is as it was"
+}
+
+func (e *SnapshotRejectedError) Unwrap() error { return e.Err }
+
+// RecordSnapshot writes content at rel, as WriteSnapshot does, and keeps it only
+// if the registry loads with it: otherwise what was there is put back and the
+// error is a SnapshotRejectedError.
+func RecordSnapshot(sys workspacefs.System, root, rel string, content []byte, force bool) (wrote bool, err error) {
+	old, wrote, err := WriteSnapshot(sys, root, rel, content, force)
+	if err != nil || !wrote {
+		return wrote, err
+	}
+	_, loadErr := LoadInputs(workspacefs.NewReadOnly(sys), root, "", "")
+	if loadErr == nil {
+		return true, nil
+	}
+	rejected := &SnapshotRejectedError{Path: rel}
+	if !errors.As(loadErr, &rejected.Problems) {
+		rejected.Err = loadErr
+	}
+	if err := RestoreSnapshot(sys, root, rel, old, content); err != nil {
+		rejected.Err = errors.Join(rejected.Err, err)
+	}
+	return false, rejected
 }

@@ -50,6 +50,24 @@ type Tracker struct {
 	last       *Report
 	watch      *WatchState
 	stuckAfter time.Duration
+	// sources are the MCP servers the watcher follows that fail, with why.
+	sources map[string]string
+}
+
+// SetSource records whether the MCP server name answers (err nil) or why not. A
+// server that does not answer makes /readyz 503, naming it: its tools are
+// unavailable input, and the last snapshot of them stays in force.
+func (t *Tracker) SetSource(name string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sources == nil {
+		t.sources = map[string]string{}
+	}
+	if err == nil {
+		delete(t.sources, name)
+		return
+	}
+	t.sources[name] = err.Error()
 }
 
 // StuckAfter is how long a run may take before /healthz reports the loop as stuck
@@ -102,7 +120,7 @@ func (t *Tracker) Ready() bool {
 // inputs were valid and every change was made, but for deletes that wait for the
 // inputs to settle (every wanted file is in place).
 func (t *Tracker) ready() bool {
-	return t.last != nil && (t.last.Result == Converged || t.last.Result == Conflicts || t.last.Result == Settling)
+	return t.last != nil && (t.last.Result == Converged || t.last.Result == Conflicts || t.last.Result == Settling) && len(t.sources) == 0
 }
 
 // Handler serves /healthz (200 while the loop runs) and /readyz (200 after a
@@ -128,5 +146,9 @@ func (t *Tracker) write(w http.ResponseWriter, ok bool, field string) {
 	if !ok {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
-	json.NewEncoder(w).Encode(map[string]any{field: ok, "lastRun": t.last, "watch": t.watch})
+	body := map[string]any{field: ok, "lastRun": t.last, "watch": t.watch}
+	if len(t.sources) > 0 {
+		body["mcpSources"] = t.sources
+	}
+	json.NewEncoder(w).Encode(body)
 }

@@ -2,8 +2,10 @@ package health
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -61,5 +63,27 @@ func TestHealthzIsAliveWhileTheLoopRunsAndIsNotStuck(t *testing.T) {
 	tr.SetAlive(false)
 	if code, _ := get(t, tr, "/healthz"); code != http.StatusServiceUnavailable {
 		t.Errorf("stopped: %d", code)
+	}
+}
+
+// An MCP source that fails keeps the watcher unready, naming it, until it answers.
+func TestSourceFailureMakesItUnready(t *testing.T) {
+	var tr Tracker
+	tr.Record(Report{Result: Converged})
+	if !tr.Ready() {
+		t.Fatal("not ready after a converged run")
+	}
+	tr.SetSource("tracker", errors.New("connect: EOF"))
+	if tr.Ready() {
+		t.Error("ready while an MCP source fails")
+	}
+	rec := httptest.NewRecorder()
+	tr.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	if rec.Code != 503 || !strings.Contains(rec.Body.String(), `"tracker":"connect: EOF"`) {
+		t.Errorf("/readyz: %d %s", rec.Code, rec.Body)
+	}
+	tr.SetSource("tracker", nil)
+	if !tr.Ready() {
+		t.Error("not ready once the source answers again")
 	}
 }

@@ -16,9 +16,11 @@ import (
 // misbehaving, and a snapshot of it would be too large to review.
 const MaxTools = 2000
 
-// Server is how to reach an MCP server: a command serving stdio, or an endpoint.
+// Server is how to reach an MCP server: a command serving stdio, run in Dir (the
+// workspace root, as the clients run a project's servers), or an endpoint.
 type Server struct {
 	Name    string
+	Dir     string
 	Command string
 	Args    []string
 	Env     map[string]string
@@ -31,7 +33,7 @@ func (s Server) Transport(getenv func(string) string) (mcp.Transport, error) {
 	switch {
 	case s.Command != "":
 		cmd := exec.Command(s.Command, s.Args...)
-		cmd.Env = os.Environ()
+		cmd.Dir, cmd.Env = s.Dir, os.Environ()
 		for k, v := range s.Env {
 			cmd.Env = append(cmd.Env, k+"="+expand(v, getenv))
 		}
@@ -73,6 +75,11 @@ func List(ctx context.Context, t mcp.Transport) ([]*mcp.Tool, error) {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	defer session.Close()
+	return listTools(ctx, session)
+}
+
+// listTools lists every tool of the server, page after page, up to MaxTools.
+func listTools(ctx context.Context, session *mcp.ClientSession) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
 	for tool, err := range session.Tools(ctx, nil) {
 		if err != nil {

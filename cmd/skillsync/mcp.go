@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"slices"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/mcpsource"
 	"github.com/spf13/cobra"
 )
@@ -102,6 +104,7 @@ func refreshSource(g *globals, reg *registry.Registry, src registry.MCPSource, c
 	if err != nil {
 		return err
 	}
+	server.Dir = reg.Root
 	transport, err := server.Transport(os.Getenv)
 	if err != nil {
 		return err
@@ -117,19 +120,13 @@ func refreshSource(g *globals, reg *registry.Registry, src registry.MCPSource, c
 	if err != nil {
 		return err
 	}
-	old, wrote, err := controller.WriteSnapshot(g.sys, reg.Root, path, recorded.Snapshot, force)
+	wrote, err := controller.RecordSnapshot(g.sys, reg.Root, path, recorded.Snapshot, force)
+	var rejected *controller.SnapshotRejectedError
+	if errors.As(err, &rejected) && len(rejected.Problems) > 0 {
+		printProblems(g.stderr, rejected.Problems)
+	}
 	if err != nil {
 		return flagWords(err)
-	}
-	if _, err := controller.LoadInputs(g.readOnly(), reg.Root, g.profile, os.Getenv(desired.ProfileEnv)); err != nil && wrote {
-		if restoreErr := controller.RestoreSnapshot(g.sys, reg.Root, path, old, recorded.Snapshot); restoreErr != nil {
-			err = errors.Join(err, restoreErr)
-		}
-		var ps registry.Problems
-		if errors.As(err, &ps) {
-			printProblems(g.stderr, ps)
-		}
-		return fmt.Errorf("the registry does not load with what the server lists, so %s is as it was", path)
 	}
 	verb := "recorded"
 	if !wrote {
@@ -140,4 +137,54 @@ func refreshSource(g *globals, reg *registry.Registry, src registry.MCPSource, c
 		fmt.Fprintf(g.stdout, "  left out %s\n", s)
 	}
 	return nil
+}
+
+// followSources keeps the snapshot of each MCP source of the workspace in step
+// with its live server while the watcher runs: a server that fails makes /readyz
+// name it, and its last snapshot stays in force.
+func followSources(ctx context.Context, g *globals, root string, tracker *health.Tracker, log *slog.Logger) {
+	in, _ := controller.LoadInputs(g.readOnly(), root, "", "")
+	if in.Registry == nil {
+		return // the watcher reports why the workspace does not load
+	}
+	reg := in.Registry
+	config, err := readMCPConfig(g, reg.Root)
+	for _, src := range reg.Config.Spec.MCPSources {
+		server, serverErr := mcpsource.ServerOf(src, config)
+		server.Dir = reg.Root
+		path, ok := reg.SnapshotPath(src)
+		switch {
+		case err != nil:
+			serverErr = err
+		case !ok:
+			serverErr = fmt.Errorf("no registry pattern names a file for its snapshot")
+		}
+		if serverErr != nil {
+			tracker.SetSource(src.Name, serverErr)
+			log.Warn("MCP source not followed", "server", src.Name, "err", serverErr)
+			continue
+		}
+		failing := false
+		follower := mcpsource.Follower{Source: src, Server: server, Path: path, Getenv: os.Getenv,
+			Timeout: 30 * time.Second, Backoff: time.Second, MaxBackoff: 30 * time.Second,
+			Write: func(snapshot []byte) error {
+				wrote, err := controller.RecordSnapshot(g.sys, reg.Root, path, snapshot, false)
+				if wrote {
+					log.Info("MCP tools recorded", "server", src.Name, "snapshot", path)
+				}
+				return flagWords(err)
+			},
+			Report: func(err error) {
+				tracker.SetSource(src.Name, err)
+				switch {
+				case err != nil && !failing:
+					log.Warn("MCP server unavailable; its last snapshot stays in force", "server", src.Name, "err", err)
+				case err == nil && failing:
+					log.Info("MCP server answers again", "server", src.Name)
+				}
+				failing = err != nil
+			},
+		}
+		go follower.Run(ctx)
+	}
 }

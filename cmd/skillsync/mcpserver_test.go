@@ -6,35 +6,63 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // mcpTestServer is the command mcptestserver of the scripts: an MCP server, built
 // with the SDK, serving on stdio the tools listed in the JSON file its argument
-// names (each an MCP Tool object). With the file missing it exits at once, as a
-// server that fails to start does.
+// names (each an MCP Tool object). It reads the file again every 50 ms and adds
+// and removes tools to match, which the SDK announces with tools/list_changed;
+// when the file is gone it exits, as a server that dies does (and one that fails
+// to start, if the file is missing at once).
 func mcpTestServer() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: mcptestserver TOOLS.json")
 		os.Exit(2)
 	}
-	data, err := os.ReadFile(os.Args[1])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	var tools []*mcp.Tool
-	if err := json.Unmarshal(data, &tools); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	file := os.Args[1]
 	server := mcp.NewServer(&mcp.Implementation{Name: "mcptestserver", Version: "1"}, nil)
-	for _, t := range tools {
-		server.AddTool(t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
-		})
+	served := map[string]string{}
+	serve := func() bool {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return false
+		}
+		var tools []*mcp.Tool
+		if json.Unmarshal(data, &tools) != nil {
+			return true // a file being written; read it again next time
+		}
+		listed := map[string]string{}
+		for _, t := range tools {
+			def, _ := json.Marshal(t)
+			listed[t.Name] = string(def)
+			if served[t.Name] != string(def) {
+				server.AddTool(t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+				})
+			}
+		}
+		for name := range served {
+			if _, ok := listed[name]; !ok {
+				server.RemoveTools(name)
+			}
+		}
+		served = listed
+		return true
 	}
+	if !serve() {
+		fmt.Fprintln(os.Stderr, "mcptestserver: no", file)
+		os.Exit(1)
+	}
+	go func() {
+		for range time.Tick(50 * time.Millisecond) {
+			if !serve() {
+				os.Exit(1)
+			}
+		}
+	}()
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

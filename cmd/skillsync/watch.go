@@ -23,16 +23,18 @@ import (
 type watchFlags struct {
 	debounce, maxWait, resync, poll, lockTimeout, settle time.Duration
 	healthAddr                                           string
+	followMCP                                            bool
 }
 
 // watchOnlyFlags make sense only for the watcher; lockTimeout only for one run.
-var watchOnlyFlags = []string{"debounce", "max-wait", "resync", "poll", "health-addr"}
+var watchOnlyFlags = []string{"debounce", "max-wait", "resync", "poll", "health-addr", "follow-mcp"}
 
 func (w *watchFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&w.debounce, "debounce", 100*time.Millisecond, "watch: quiet period after the last change before a run")
 	f.DurationVar(&w.maxWait, "max-wait", time.Second, "watch: longest a run waits for a quiet period")
 	f.DurationVar(&w.resync, "resync", 5*time.Minute, "watch: full reconcile at least this often (0 turns it off)")
 	f.DurationVar(&w.poll, "poll", 0, "watch: poll for changes this often instead of using inotify (network mounts)")
+	f.BoolVar(&w.followMCP, "follow-mcp", true, "watch: keep a session to each MCP source and record its tools as they change (docs/mcp.md)")
 	f.StringVar(&w.healthAddr, "health-addr", os.Getenv("SKILLSYNC_HEALTH_ADDR"), "watch: serve /healthz and /readyz on this address, like :8081 (default $SKILLSYNC_HEALTH_ADDR)")
 	f.DurationVar(&w.lockTimeout, "lock-timeout", 30*time.Second, "--once: how long to wait for another skillsync to release the workspace, and for inputs being saved to settle")
 	f.DurationVar(&w.settle, "settle", 2*time.Second, "apply a delete only once the inputs it follows from have been unchanged this long (0: at once)")
@@ -106,6 +108,9 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		go srv.Serve(ln)
 		defer srv.Close()
 		log.Info("serving health endpoints", "addr", ln.Addr().String())
+	}
+	if w.followMCP {
+		followSources(ctx, g, req.Root, tracker, log)
 	}
 	log.Info("watching workspace", "root", req.Root, "poll", w.poll.String(), "debounceMs", w.debounce.Milliseconds())
 	err = controller.Watch(ctx, controller.WatchOptions{

@@ -1,0 +1,108 @@
+package mcpsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+// Follower keeps one source's snapshot in step with its live server, for the
+// watcher: it lists the tools when it connects and again whenever the server says
+// they changed, and writes the snapshot through Write when it differs. Report
+// hears each failure (nil once the server answers again); the snapshot written
+// last stays in force meanwhile, so a server that goes away prunes nothing.
+type Follower struct {
+	Source registry.MCPSource
+	Server Server
+	Path   string
+	Getenv func(string) string
+	Write  func(snapshot []byte) error
+	Report func(err error)
+	// Timeout bounds each connect and listing; Backoff is the first wait before
+	// connecting again, doubled up to MaxBackoff.
+	Timeout, Backoff, MaxBackoff time.Duration
+}
+
+// Run follows the server until ctx is done.
+func (f Follower) Run(ctx context.Context) {
+	wait := f.Backoff
+	for ctx.Err() == nil {
+		err := f.session(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		f.Report(err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, f.MaxBackoff)
+		if err == nil {
+			wait = f.Backoff
+		}
+	}
+}
+
+// errClosed is a session the server ended.
+var errClosed = errors.New("the server closed the session")
+
+// session connects once and records the tools until the session ends.
+func (f Follower) session(ctx context.Context) error {
+	changed := make(chan struct{}, 1)
+	client := mcp.NewClient(&mcp.Implementation{Name: "skillsync", Version: registry.APIVersion}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+	})
+	transport, err := f.Server.Transport(f.Getenv)
+	if err != nil {
+		return err
+	}
+	connectCtx, cancel := context.WithTimeout(ctx, f.Timeout)
+	session, err := client.Connect(connectCtx, transport, nil)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer session.Close()
+	ended := make(chan error, 1)
+	go func() { ended <- session.Wait() }()
+	for {
+		if err := f.record(ctx, session); err != nil {
+			return err
+		}
+		f.Report(nil)
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-ended:
+			if err == nil {
+				err = errClosed
+			}
+			return err
+		case <-changed:
+		}
+	}
+}
+
+func (f Follower) record(ctx context.Context, session *mcp.ClientSession) error {
+	listCtx, cancel := context.WithTimeout(ctx, f.Timeout)
+	defer cancel()
+	tools, err := listTools(listCtx, session)
+	if err != nil {
+		return err
+	}
+	recorded, err := Snapshot(f.Source, tools, f.Path)
+	if err != nil {
+		return err
+	}
+	return f.Write(recorded.Snapshot)
+}
