@@ -23,8 +23,9 @@ func withheldFrom(out Outcome, skill string) []string {
 }
 
 // Only a skill a person wrote takes a name from the other targets: a generated
-// file that git converted to CRLF, or a copy whose banner names another path, is
-// a conflict where it lies and nothing more.
+// file that git converted to CRLF or an editor gave a byte-order mark, a copy
+// whose banner names another path, or a symlinked skill directory, is a conflict
+// where it lies and nothing more.
 func TestOnlyHandWrittenSkillsTakeANameFromTheOtherTargets(t *testing.T) {
 	root := exampleWorkspace(t)
 	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root}); out.Err != nil {
@@ -44,11 +45,19 @@ func TestOnlyHandWrittenSkillsTakeANameFromTheOtherTargets(t *testing.T) {
 	}
 	write(".qwen/skills/intent/SKILL.md", bytes.ReplaceAll(read(".qwen/skills/intent/SKILL.md"), []byte("\n"), []byte("\r\n")))
 	write(".qwen/skills/note/SKILL.md", read(".claude/skills/note/SKILL.md"))
-	out := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true})
-	if out.Err != nil || out.Plan.Count(Conflict) != 2 {
-		t.Fatalf("err %v, %d conflicts, want the two files", out.Err, out.Plan.Count(Conflict))
+	write(".qwen/skills/find-intent/SKILL.md", append([]byte("\xef\xbb\xbf"), read(".qwen/skills/find-intent/SKILL.md")...))
+	// A symlinked skill directory may lead to skillsync's own output.
+	if err := os.RemoveAll(filepath.Join(root, ".qwen/skills/weekly-report")); err != nil {
+		t.Fatal(err)
 	}
-	for _, skill := range []string{"intent", "note"} {
+	if err := os.Symlink("../../.claude/skills/weekly-report", filepath.Join(root, ".qwen/skills/weekly-report")); err != nil {
+		t.Fatal(err)
+	}
+	out := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true})
+	if out.Err != nil || out.Plan.Count(Conflict) != 4 {
+		t.Fatalf("err %v, %d conflicts, want the four files", out.Err, out.Plan.Count(Conflict))
+	}
+	for _, skill := range []string{"intent", "note", "find-intent", "weekly-report"} {
 		if got := withheldFrom(out, skill); got != nil {
 			t.Errorf("%s withheld from %q for a generated file in disguise", skill, got)
 		}

@@ -61,8 +61,11 @@ type File struct {
 	// write: a directory named SKILL.md, a file where a skill directory belongs.
 	Obstruction bool
 	// Converted marks a file that would carry skillsync's banner but for its line
-	// endings: a generated file git or an editor converted to CRLF.
+	// endings or a byte-order mark: a generated file git or an editor converted.
 	Converted bool
+	// Link marks a symlink where the file or its directory goes: it may lead to
+	// skillsync's own output, so it is no skill a person wrote.
+	Link bool
 }
 
 // HandWrittenSkills lists the SKILL.md files of st that people wrote, sorted.
@@ -78,10 +81,10 @@ func (st State) HandWrittenSkills() []string {
 }
 
 // HandWritten says f is a skill a person wrote: unowned, and no generated file in
-// disguise (a copy whose banner names another path, one converted to CRLF) nor
-// something that is no file.
+// disguise (a copy whose banner names another path, one converted to CRLF or
+// given a byte-order mark), no symlink and nothing that is no file.
 func (f File) HandWritten() bool {
-	return f.Ownership == Unowned && !f.Obstruction && !f.Converted && f.Owner == ""
+	return f.Ownership == Unowned && !f.Obstruction && !f.Converted && !f.Link && f.Owner == ""
 }
 
 // State is everything Scan saw.
@@ -229,7 +232,7 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 			sd.files = append(sd.files, File{Path: path.Join(sd.path, SkillFile), Reason: rel + " differs from " + SkillFile + " only in case, the same file on macOS and Windows"})
 		case e2.Name != SkillFile && !slices.Contains(sideFiles[""], e2.Name):
 		case e2.Type&fs.ModeSymlink != 0:
-			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is a symlink"})
+			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is a symlink", Link: true})
 			sd.links = append(sd.links, rel)
 		case !e2.Type.IsRegular():
 			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is not a regular file", Obstruction: true})
@@ -246,7 +249,7 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 func (sd *skillDir) noFilesIn(dir, reason string, obstruction bool) {
 	for _, p := range generatedPaths(sd.path) {
 		if p == dir || strings.HasPrefix(p, dir+"/") {
-			sd.files = append(sd.files, File{Path: p, Reason: reason, Obstruction: obstruction})
+			sd.files = append(sd.files, File{Path: p, Reason: reason, Obstruction: obstruction, Link: !obstruction})
 		}
 	}
 }
@@ -353,6 +356,8 @@ func Classify(rel string, data []byte) File {
 	switch {
 	case err != nil && bytes.Contains(data, []byte("\r\n")) && !errors.Is(crlfErr(data), banner.ErrNoBanner):
 		f.Reason, f.Converted = "skillsync banner with CRLF line endings (converted by git autocrlf or an editor?)", true
+	case err != nil && bytes.HasPrefix(data, byteOrderMark) && !errors.Is(crlfErr(data[len(byteOrderMark):]), banner.ErrNoBanner):
+		f.Reason, f.Converted = "skillsync banner after a byte-order mark (added by an editor?)", true
 	case err != nil:
 		f.Reason = "no skillsync banner"
 	case mark.Path != rel:
@@ -373,6 +378,9 @@ func (f File) Sum() [32]byte {
 	}
 	return f.Digest
 }
+
+// byteOrderMark is what some editors put at the start of a UTF-8 file.
+var byteOrderMark = []byte("\xef\xbb\xbf")
 
 func crlfErr(data []byte) error {
 	_, _, err := banner.Parse(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")))
