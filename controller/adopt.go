@@ -7,6 +7,7 @@ import (
 	"path"
 
 	"github.com/skillsync/skillsync/adopt"
+	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -31,9 +32,18 @@ func Adopt(sys workspacefs.System, root string, files []NewFile, replaces []adop
 	if err := createAll(w, files); err != nil {
 		return err
 	}
-	if _, err := LoadInputs(sys, root, "", ""); err != nil {
+	in, err := LoadInputs(sys, root, "", "")
+	if err != nil {
 		uncreate(w, files)
 		return fmt.Errorf("the registry does not load with the adopted skills, so nothing was adopted: %w", err)
+	}
+	want := desired.Build(in.Registry, in.Profile)
+	for _, sk := range replaces {
+		if _, ok := want.Files[sk.Path]; !ok {
+			uncreate(w, files)
+			return fmt.Errorf("the registry would not write %s back at %s (the name is disabled, its target is not enabled, or the profile withholds it: see skillsync explain %s), so nothing was adopted",
+				sk.Name, sk.Path, sk.Name)
+		}
 	}
 	for _, sk := range replaces {
 		if err := removeHandWritten(w, sk); err != nil {

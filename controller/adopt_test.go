@@ -74,6 +74,14 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 		{"the registry document exists", func(t *testing.T, root string, files []NewFile) {
 			writeFile(t, root, files[0].Path, []byte("# mine\n"))
 		}, "already exists"},
+		{"the name is disabled, so it would not be written back", func(t *testing.T, root string, _ []NewFile) {
+			config := filepath.Join(root, "skillsync.yaml")
+			data, err := os.ReadFile(config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, root, "skillsync.yaml", []byte(strings.Replace(string(data), "disabled: []", "disabled: [review-pr]", 1)))
+		}, "would not write review-pr back"},
 		{"the registry does not load with it", func(t *testing.T, root string, files []NewFile) {
 			// A capability already has the alias review-pr.
 			writeFile(t, root, "registry/taken.yaml", []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: pr.review}\n"+

@@ -75,7 +75,7 @@ func readHandWritten(g *globals, root string, paths, handWritten []string) ([]ad
 	}
 	defer ws.Close()
 	byName := map[string][]adopt.Skill{}
-	var names []string
+	var names, given []string
 	for _, arg := range paths {
 		rel, err := workspacePath(root, arg)
 		if err != nil {
@@ -84,6 +84,10 @@ func readHandWritten(g *globals, root string, paths, handWritten []string) ([]ad
 		if path.Base(rel) != observed.SkillFile {
 			rel = path.Join(rel, observed.SkillFile)
 		}
+		if slices.Contains(given, rel) {
+			continue
+		}
+		given = append(given, rel)
 		if !slices.Contains(handWritten, rel) {
 			return nil, fmt.Errorf("%s is no skill a person wrote in a target directory (see skillsync list)", rel)
 		}
@@ -104,7 +108,7 @@ func readHandWritten(g *globals, root string, paths, handWritten []string) ([]ad
 	for _, name := range names {
 		copies := byName[name]
 		for _, p := range handWritten {
-			if path.Base(path.Dir(p)) == name && !slices.ContainsFunc(copies, func(sk adopt.Skill) bool { return sk.Path == p }) {
+			if strings.EqualFold(path.Base(path.Dir(p)), name) && !slices.ContainsFunc(copies, func(sk adopt.Skill) bool { return sk.Path == p }) {
 				return nil, fmt.Errorf("%s is another hand-written %s: give it too, or remove it, since a name must mean one thing in every client", p, name)
 			}
 		}
