@@ -31,28 +31,29 @@ type Follower struct {
 func (f Follower) Run(ctx context.Context) {
 	wait := f.Backoff
 	for ctx.Err() == nil {
-		err := f.session(ctx)
+		answered, err := f.session(ctx)
 		if ctx.Err() != nil {
 			return
 		}
 		f.Report(err)
+		if answered {
+			wait = f.Backoff // a server that worked and then failed is tried again soon
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, f.MaxBackoff)
-		if err == nil {
-			wait = f.Backoff
-		}
 	}
 }
 
 // errClosed is a session the server ended.
 var errClosed = errors.New("the server closed the session")
 
-// session connects once and records the tools until the session ends.
-func (f Follower) session(ctx context.Context) error {
+// session connects once and records the tools until the session ends; answered
+// says the server listed its tools at least once.
+func (f Follower) session(ctx context.Context) (answered bool, err error) {
 	changed := make(chan struct{}, 1)
 	client := mcp.NewClient(&mcp.Implementation{Name: "skillsync", Version: registry.APIVersion}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -64,30 +65,31 @@ func (f Follower) session(ctx context.Context) error {
 	})
 	transport, err := f.Server.Transport(f.Getenv)
 	if err != nil {
-		return err
+		return false, err
 	}
 	connectCtx, cancel := context.WithTimeout(ctx, f.Timeout)
 	session, err := client.Connect(connectCtx, transport, nil)
 	cancel()
 	if err != nil {
-		return fmt.Errorf("connect: %w", err)
+		return false, fmt.Errorf("connect: %w", err)
 	}
 	defer session.Close()
 	ended := make(chan error, 1)
 	go func() { ended <- session.Wait() }()
 	for {
 		if err := f.record(ctx, session); err != nil {
-			return err
+			return answered, err
 		}
+		answered = true
 		f.Report(nil)
 		select {
 		case <-ctx.Done():
-			return nil
+			return answered, nil
 		case err := <-ended:
 			if err == nil {
 				err = errClosed
 			}
-			return err
+			return answered, err
 		case <-changed:
 		}
 	}

@@ -48,6 +48,11 @@ func newMCPCommand(g *globals) *cobra.Command {
 				return &exitError{exitFailure, err}
 			}
 			reg := in.Registry
+			// A snapshot that does not load is what a refresh may mend; any other
+			// problem stops it before a server is asked.
+			if outside := problemsOutsideSnapshots(reg, ps); len(outside) > 0 {
+				return inputError(g.stderr, outside)
+			}
 			sources := reg.Config.Spec.MCPSources
 			for _, name := range args {
 				if !slices.ContainsFunc(sources, func(s registry.MCPSource) bool { return s.Name == name }) {
@@ -187,4 +192,22 @@ func followSources(ctx context.Context, g *globals, root string, tracker *health
 		}
 		go follower.Run(ctx)
 	}
+}
+
+// problemsOutsideSnapshots are the problems of ps in files other than the
+// snapshots of reg's MCP sources.
+func problemsOutsideSnapshots(reg *registry.Registry, ps registry.Problems) registry.Problems {
+	snapshots := map[string]bool{}
+	for _, src := range reg.Config.Spec.MCPSources {
+		if p, ok := reg.SnapshotPath(src); ok {
+			snapshots[p] = true
+		}
+	}
+	var outside registry.Problems
+	for _, p := range ps {
+		if !snapshots[p.Pos.File] {
+			outside = append(outside, p)
+		}
+	}
+	return outside
 }

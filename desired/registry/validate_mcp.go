@@ -4,6 +4,9 @@ import (
 	"path"
 	"regexp"
 	"strconv"
+	"strings"
+
+	"github.com/skillsync/skillsync/clients"
 )
 
 // envReference is a value read from the environment when the server is started.
@@ -12,6 +15,7 @@ var envReference = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
 func (v *validator) mcpSources() {
 	cfg := v.reg.config
 	names := map[string]bool{}
+	snapshots := map[string]string{}
 	for i, src := range v.reg.Config.Spec.MCPSources {
 		at := func(keys ...string) place {
 			return cfg.at(append([]string{"spec", "mcpSources", strconv.Itoa(i)}, keys...)...)
@@ -55,9 +59,42 @@ func (v *validator) mcpSources() {
 				v.add(skillAt("argument"), "name the string property of the tool's input that the typed text fills", "skill %q has no argument", sk.Alias)
 			}
 		}
-		if _, ok := v.reg.SnapshotPath(src); !ok {
+		snapshot, ok := v.reg.SnapshotPath(src)
+		switch {
+		case !ok:
 			v.add(at("snapshot"), "give snapshot: a path a registry pattern matches, such as registry/mcp-"+src.Name+".yaml",
 				"no registry pattern names a file for the snapshot of %q", src.Name)
+		case snapshots[snapshot] != "":
+			v.add(at("snapshot"), "give each source a snapshot of its own", "MCP sources %q and %q share the snapshot %s", snapshots[snapshot], src.Name, snapshot)
+		case !v.matchedByRegistry(snapshot):
+			v.add(at("snapshot"), "a snapshot is registry input: name a path one of spec.registry's patterns matches",
+				"the snapshot %s of %q is matched by no registry pattern, so nothing would read it", snapshot, src.Name)
+		case writtenBySkillsync(snapshot):
+			v.add(at("snapshot"), "put it beside the other registry files",
+				"the snapshot %s of %q is where skillsync writes skills or keeps its state", snapshot, src.Name)
+		}
+		snapshots[snapshot] = src.Name
+	}
+}
+
+func (v *validator) matchedByRegistry(rel string) bool {
+	for _, pattern := range v.reg.Config.Spec.Registry {
+		if whole, _ := MatchPattern(pattern, rel); whole {
+			return true
 		}
 	}
+	return false
+}
+
+// writtenBySkillsync says rel is in a target directory or the state directory.
+func writtenBySkillsync(rel string) bool {
+	if strings.HasPrefix(rel, ".skillsync/") || strings.HasPrefix(rel, "../") {
+		return true
+	}
+	for _, t := range clients.Targets {
+		if strings.HasPrefix(strings.ToLower(rel), strings.ToLower(t.Dir)+"/") {
+			return true
+		}
+	}
+	return false
 }
