@@ -3,6 +3,7 @@ package starter
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
@@ -23,7 +24,10 @@ type Start struct {
 	Targets clients.Recommendation
 	// Server is the MCP server the capabilities call: the first of Servers.
 	Server string
-	Files  []File
+	// Unusable are the servers of MCPConfig whose names skillsync cannot take
+	// (letters, digits, _ and - only).
+	Unusable []string
+	Files    []File
 }
 
 // Plan makes the starting workspace for what was found. ref names the schemas'
@@ -39,8 +43,18 @@ func Plan(found Found, ref string) Start {
 		inUse = clients.Measured()
 	}
 	s := Start{Found: found, Targets: clients.Recommend(inUse)}
-	if len(found.Servers) > 0 {
-		s.Server = found.Servers[0]
+	// Only a name skillsync accepts is written into the files, unquoted; others
+	// are left to the person, named in a comment with their escapes.
+	s.Servers = nil
+	for _, name := range found.Servers {
+		if registry.ValidMCPName(name) {
+			s.Servers = append(s.Servers, name)
+		} else {
+			s.Unusable = append(s.Unusable, name)
+		}
+	}
+	if len(s.Servers) > 0 {
+		s.Server = s.Servers[0]
 	}
 	s.Files = []File{
 		{Path: registry.ConfigName, Content: s.config(ref)},
@@ -83,6 +97,9 @@ spec:
   # them (ignore); see docs/workflow.md.
   generatedFiles: commit
 `)
+	for _, name := range s.Unusable {
+		fmt.Fprintf(&b, "  # %s names the server %s, which is no name skillsync takes (letters, digits, _ and -).\n", MCPConfig, strconv.Quote(name))
+	}
 	switch len(s.Servers) {
 	case 0:
 		b.WriteString(`  # The MCP server whose tools the capabilities call, as your clients name it

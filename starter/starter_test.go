@@ -113,3 +113,21 @@ func TestLook(t *testing.T) {
 		t.Errorf("malformed .mcp.json: %v", err)
 	}
 }
+
+// A server name from .mcp.json that skillsync cannot take is never written
+// unquoted: it is named in a comment, escaped, and the workspace still loads.
+func TestUnusableServerNames(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	s := Plan(Found{Servers: []string{"@acme/tools", "bad\nspec: {}", "github"}}, "main")
+	for _, f := range s.Files {
+		files[f.Path] = f.Content
+	}
+	write(t, dir, files)
+	if _, err := registry.LoadFrom(workspacefs.OS{}, dir); err != nil {
+		t.Fatalf("%v\n%s", err, files["skillsync.yaml"])
+	}
+	if s.Server != "github" || !strings.Contains(files["skillsync.yaml"], `# .mcp.json names the server "bad\nspec: {}"`) {
+		t.Errorf("server %q:\n%s", s.Server, files["skillsync.yaml"])
+	}
+}
