@@ -2,6 +2,8 @@ package desired
 
 import (
 	"path"
+	"slices"
+	"strings"
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -27,7 +29,7 @@ func BuildTargetInGit(reg *registry.Registry, profile Profile, git Git, target s
 	active := BuildTarget(reg, profile, target)
 	switch git.Mode {
 	case registry.GeneratedIgnore:
-		return active.beside(active.Files, gitfiles.Ignore, gitfiles.IgnoreContent)
+		return active.beside(active.Files, gitfiles.Ignore, ignoring(active.Files))
 	case registry.GeneratedCommit:
 	default:
 		return active
@@ -39,11 +41,11 @@ func BuildTargetInGit(reg *registry.Registry, profile Profile, git Git, target s
 			extras[p] = f
 		}
 	}
-	st := committed.beside(committed.Files, gitfiles.Attributes, gitfiles.AttributesContent)
+	st := committed.beside(committed.Files, gitfiles.Attributes, attributes)
 	for p, f := range extras {
 		st.Files[p] = f
 	}
-	st = st.beside(extras, gitfiles.Ignore, gitfiles.IgnoreContent)
+	st = st.beside(extras, gitfiles.Ignore, ignoring(extras))
 	st.Profile, st.Withheld = active.Profile, nil
 	for _, w := range active.Withheld {
 		if _, built := st.Files[path.Join(clients.Dir(w.Target), w.Skill, SkillFile)]; !built {
@@ -53,15 +55,35 @@ func BuildTargetInGit(reg *registry.Registry, profile Profile, git Git, target s
 	return st
 }
 
-// beside adds the file name, holding content, to the directory of each SKILL.md
-// of files, owned like it.
-func (st State) beside(files map[string]File, name, content string) State {
+// beside adds the file name to the directory of each SKILL.md of files, owned
+// like it, holding what content gives for that directory.
+func (st State) beside(files map[string]File, name string, content func(dir string) string) State {
 	for p, f := range files {
 		if path.Base(p) != SkillFile {
 			continue
 		}
-		side := path.Join(path.Dir(p), name)
-		st.Files[side] = File{Path: side, Target: f.Target, Skill: f.Skill, Owner: f.Owner, from: f.from, side: content}
+		dir := path.Dir(p)
+		side := path.Join(dir, name)
+		st.Files[side] = File{Path: side, Target: f.Target, Skill: f.Skill, Owner: f.Owner, from: f.from, side: content(dir)}
 	}
 	return st
 }
+
+// ignoring is the .gitignore of each skill directory of files: the files
+// skillsync writes there, itself included, one by one, so that git still sees
+// whatever a person adds beside them.
+func ignoring(files map[string]File) func(dir string) string {
+	return func(dir string) string {
+		names := []string{"/" + gitfiles.Ignore}
+		for p := range files {
+			if rest, ok := strings.CutPrefix(p, dir+"/"); ok {
+				names = append(names, "/"+rest)
+			}
+		}
+		slices.Sort(names)
+		return strings.Join(names, "\n") + "\n"
+	}
+}
+
+// attributes is the .gitattributes of every skill directory.
+func attributes(string) string { return gitfiles.AttributesContent }

@@ -12,9 +12,9 @@ import (
 // The files, each in a generated skill's directory, and what they hold after
 // skillsync's banner. A pattern in them applies to the directory they are in.
 const (
-	// Ignore makes git ignore the skill directory, itself included.
-	Ignore        = ".gitignore"
-	IgnoreContent = "*\n"
+	// Ignore makes git ignore the files skillsync writes in the skill directory,
+	// itself included, each by name (desired writes the list).
+	Ignore = ".gitignore"
 	// Attributes marks every file of the skill directory as generated, which
 	// GitHub and other review tools collapse in diffs.
 	Attributes        = ".gitattributes"
