@@ -44,7 +44,7 @@ func setUpBin(dir string) error {
 	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "skillsync"), "../cmd/skillsync").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	for _, tool := range []string{"sh", "git", "cat", "sed", "grep", "ls", "mkdir", "rm", "cp", "mv", "touch", "chmod", "sha256sum", "printf", "echo"} {
+	for _, tool := range []string{"sh", "git", "cat", "sed", "grep", "ls", "mkdir", "rm", "cp", "mv", "touch", "chmod", "sha256sum", "printf", "echo", "head", "test"} {
 		if p, err := exec.LookPath(tool); err == nil {
 			if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
 				return err
@@ -94,6 +94,7 @@ func run(t *testing.T, doc string) (string, []string) {
 		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z"}
 	var out strings.Builder
 	var mismatches []string
+	inPlain := false
 	lines := strings.SplitAfter(doc, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
@@ -111,7 +112,9 @@ func run(t *testing.T, doc string) (string, []string) {
 		if command, ok := directive(trimmed, "$ "); ok {
 			cmd := exec.Command("sh", "-c", command)
 			cmd.Dir, cmd.Env = dir, env
-			cmd.Run()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				mismatches = append(mismatches, fmt.Sprintf("line %d: the setup %q failed: %v\n%s", i+1, command, err, out))
+			}
 			continue
 		}
 		if dir == "" {
@@ -119,7 +122,16 @@ func run(t *testing.T, doc string) (string, []string) {
 		}
 		indent := line[:len(line)-len(trimmed)]
 		info, fenced := strings.CutPrefix(strings.TrimRight(trimmed, "\n"), "```")
-		if !fenced || info == "" {
+		if !fenced {
+			continue
+		}
+		if info == "" {
+			// A plain block is neither run nor written; one that opens with a
+			// command is a session left out by mistake.
+			if !inPlain && i+1 < len(lines) && strings.HasPrefix(strings.TrimPrefix(lines[i+1], indent), "$ ") {
+				mismatches = append(mismatches, fmt.Sprintf("line %d: a session in a plain block: mark it console to have it run, or text if it cannot be", i+1))
+			}
+			inPlain = !inPlain
 			continue
 		}
 		end := i + 1
