@@ -73,13 +73,14 @@ func (st State) beside(files map[string]File, name string, content func(dir stri
 // skillsync writes there, itself included, one by one, so that git still sees
 // whatever a person adds beside them.
 func ignoring(files map[string]File) func(dir string) string {
-	return func(dir string) string {
-		names := []string{"/" + gitfiles.Ignore}
-		for p := range files {
-			if rest, ok := strings.CutPrefix(p, dir+"/"); ok {
-				names = append(names, "/"+rest)
-			}
+	byDir := map[string][]string{}
+	for p := range files {
+		if dir := clients.SkillDirOf(p); dir != "" {
+			byDir[dir] = append(byDir[dir], "/"+strings.TrimPrefix(p, dir+"/"))
 		}
+	}
+	return func(dir string) string {
+		names := append([]string{"/" + gitfiles.Ignore}, byDir[dir]...)
 		slices.Sort(names)
 		return strings.Join(names, "\n") + "\n"
 	}
