@@ -73,7 +73,7 @@ func TestLook(t *testing.T) {
 	write(t, dir, map[string]string{
 		".mcp.json":                       `{"mcpServers": {"zeta": {}, "alpha": {"command": "a"}}}`,
 		".gemini/skills/mine/SKILL.md":    "---\nname: mine\ndescription: mine\n---\n",
-		".agents/skills/shared/SKILL.md":  "---\nname: shared\ndescription: shared\n---\n",
+		".agents/skills/team-notes/SKILL.md":  "---\nname: team-notes\ndescription: team notes\n---\n",
 		".claude/skills/ours/SKILL.md":    string(ours),
 		".github/copilot-instructions.md": "hi",
 	})
@@ -90,7 +90,7 @@ func TestLook(t *testing.T) {
 	if !slices.Equal(found.Servers, []string{"alpha", "zeta"}) {
 		t.Errorf("servers %q", found.Servers)
 	}
-	if !slices.Equal(found.HandWritten, []string{".agents/skills/shared/SKILL.md", ".gemini/skills/mine/SKILL.md"}) {
+	if !slices.Equal(found.HandWritten, []string{".agents/skills/team-notes/SKILL.md", ".gemini/skills/mine/SKILL.md"}) {
 		t.Errorf("hand-written %q", found.HandWritten)
 	}
 	for client, want := range map[string]string{"Gemini CLI": ".gemini/skills/mine/SKILL.md", "Codex": "codex on PATH",
