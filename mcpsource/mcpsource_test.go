@@ -116,7 +116,10 @@ func TestEffectOf(t *testing.T) {
 }
 
 func TestServerOf(t *testing.T) {
-	config := []byte(`{"mcpServers": {"github": {"command": "gh-mcp", "args": ["stdio"]}, "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}`)
+	config, err := ParseConfig([]byte(`{"mcpServers": {"github": {"command": "gh-mcp", "args": ["stdio"]}, "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}`))
+	if err != nil || !slices.Equal(config.Names(), []string{"github", "remote"}) {
+		t.Fatalf("config %v, %v", config, err)
+	}
 	s, err := ServerOf(registry.MCPSource{Name: "github"}, config)
 	if err != nil || s.Command != "gh-mcp" || !slices.Equal(s.Args, []string{"stdio"}) {
 		t.Errorf("github: %+v %v", s, err)

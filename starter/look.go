@@ -4,34 +4,29 @@
 package starter
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/mcpsource"
 	"github.com/skillsync/skillsync/observed"
 )
-
-// MCPConfig is the project's MCP server configuration that Claude Code, Cursor and
-// others read, and where init takes the server names from.
-const MCPConfig = ".mcp.json"
 
 // Found is what a directory holds that init starts from.
 type Found struct {
 	// InUse are the clients found in use, each with its evidence.
 	InUse map[string][]string
-	// Servers are the MCP servers MCPConfig names, sorted.
+	// Servers are the MCP servers mcpsource.ConfigFile names, sorted.
 	Servers []string
 	// HandWritten are the SKILL.md files people wrote in the target directories.
 	HandWritten []string
 }
 
 // Look reads dir, which need not exist, for what init starts from. lookPath is
-// exec.LookPath in production. A malformed MCPConfig is an error: the servers it
+// exec.LookPath in production. A malformed mcpsource.ConfigFile is an error: the servers it
 // names are what the skills will call.
 func Look(sys workspacefs.System, dir string, lookPath func(string) (string, error)) (Found, error) {
 	found := Found{InUse: map[string][]string{}}
@@ -92,35 +87,11 @@ func onPath(lookPath func(string) (string, error)) map[string][]string {
 }
 
 func servers(root workspacefs.FS) ([]string, error) {
-	data, err := root.ReadRegular(MCPConfig, 1<<20)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	config, err := mcpsource.ReadConfig(root)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", MCPConfig, workspacefs.Cause(err))
+		return nil, fmt.Errorf("%w; init reads the names of your MCP servers from it (fix it, or move it aside and run init again)", err)
 	}
-	var config struct {
-		MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(data, &config); err != nil {
-		return nil, fmt.Errorf("%s: %w; init reads the names of your MCP servers from it (fix it, or move it aside and run init again)", MCPConfig, jsonError(data, err))
-	}
-	names := make([]string, 0, len(config.MCPServers))
-	for name := range config.MCPServers {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names, nil
-}
-
-// jsonError names the line of a JSON syntax error.
-func jsonError(data []byte, err error) error {
-	var syntax *json.SyntaxError
-	if errors.As(err, &syntax) {
-		line := 1 + strings.Count(string(data[:min(int(syntax.Offset), len(data))]), "\n")
-		return fmt.Errorf("line %d: %v", line, err)
-	}
-	return err
+	return config.Names(), nil
 }
 
 func handWritten(sys workspacefs.System, dir string) ([]string, error) {

@@ -71,11 +71,11 @@ func TestLook(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, dir, map[string]string{
-		".mcp.json":                       `{"mcpServers": {"zeta": {}, "alpha": {"command": "a"}}}`,
-		".gemini/skills/mine/SKILL.md":    "---\nname: mine\ndescription: mine\n---\n",
-		".agents/skills/team-notes/SKILL.md":  "---\nname: team-notes\ndescription: team notes\n---\n",
-		".claude/skills/ours/SKILL.md":    string(ours),
-		".github/copilot-instructions.md": "hi",
+		".mcp.json":                          `{"mcpServers": {"zeta": {}, "alpha": {"command": "a"}}}`,
+		".gemini/skills/mine/SKILL.md":       "---\nname: mine\ndescription: mine\n---\n",
+		".agents/skills/team-notes/SKILL.md": "---\nname: team-notes\ndescription: team notes\n---\n",
+		".claude/skills/ours/SKILL.md":       string(ours),
+		".github/copilot-instructions.md":    "hi",
 	})
 	lookPath := func(name string) (string, error) {
 		if name == "codex" {

@@ -7,10 +7,12 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/mcpsource"
 	"github.com/skillsync/skillsync/starter"
-	"github.com/spf13/cobra"
 )
 
 func newInitCommand(g *globals) *cobra.Command {
@@ -104,9 +106,9 @@ func printFound(w io.Writer, s starter.Start) {
 	}
 	switch {
 	case len(s.Servers) == 0:
-		fmt.Fprintf(w, "MCP server: none found (no %s); name yours in skillsync.yaml\n", starter.MCPConfig)
+		fmt.Fprintf(w, "MCP server: none found (no %s); name yours in skillsync.yaml\n", mcpsource.ConfigFile)
 	default:
-		fmt.Fprintf(w, "MCP server: %s (from %s", s.Server, starter.MCPConfig)
+		fmt.Fprintf(w, "MCP server: %s (from %s", s.Server, mcpsource.ConfigFile)
 		if len(s.Servers) > 1 {
 			fmt.Fprintf(w, "; also %s", strings.Join(s.Servers[1:], ", "))
 		}

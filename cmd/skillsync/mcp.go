@@ -4,18 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"slices"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/mcpsource"
-	"github.com/spf13/cobra"
 )
 
 func newMCPCommand(g *globals) *cobra.Command {
@@ -89,22 +89,18 @@ func newMCPCommand(g *globals) *cobra.Command {
 }
 
 // readMCPConfig reads the workspace's .mcp.json; nil when there is none.
-func readMCPConfig(g *globals, root string) ([]byte, error) {
+func readMCPConfig(g *globals, root string) (mcpsource.Config, error) {
 	ws, err := g.readOnly().Open(root)
 	if err != nil {
 		return nil, err
 	}
 	defer ws.Close()
-	data, err := ws.ReadRegular(mcpsource.ConfigFile, 1<<20)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return data, err
+	return mcpsource.ReadConfig(ws)
 }
 
 // refreshSource lists the tools of src and writes its snapshot, put back as it was
 // when the registry does not load with it.
-func refreshSource(g *globals, reg *registry.Registry, src registry.MCPSource, config []byte, force bool, timeout time.Duration) error {
+func refreshSource(g *globals, reg *registry.Registry, src registry.MCPSource, config mcpsource.Config, force bool, timeout time.Duration) error {
 	server, err := mcpsource.ServerOf(src, config)
 	if err != nil {
 		return err
