@@ -50,7 +50,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 			reg := in.Registry
 			// A snapshot that does not load is what a refresh may mend; any other
 			// problem stops it before a server is asked.
-			if outside := problemsOutsideSnapshots(reg, ps); len(outside) > 0 {
+			if outside := reg.OutsideSnapshots(ps); len(outside) > 0 {
 				return inputError(g.stderr, outside)
 			}
 			sources := reg.Config.Spec.MCPSources
@@ -188,22 +188,4 @@ func followSources(ctx context.Context, g *globals, root string, tracker *health
 		}
 		go follower.Run(ctx)
 	}
-}
-
-// problemsOutsideSnapshots are the problems of ps in files other than the
-// snapshots of reg's MCP sources.
-func problemsOutsideSnapshots(reg *registry.Registry, ps registry.Problems) registry.Problems {
-	snapshots := map[string]bool{}
-	for _, src := range reg.Config.Spec.MCPSources {
-		if p, ok := reg.SnapshotPath(src); ok {
-			snapshots[p] = true
-		}
-	}
-	var outside registry.Problems
-	for _, p := range ps {
-		if !snapshots[p.Pos.File] {
-			outside = append(outside, p)
-		}
-	}
-	return outside
 }

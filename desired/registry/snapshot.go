@@ -4,25 +4,19 @@ package registry
 // tool that a capability declared by hand also names: annotations are a server's
 // hints, and what a person declared wins.
 func overridden(reg *Registry) []Capability {
-	snapshots := map[string]bool{}
-	for _, src := range reg.Config.Spec.MCPSources {
-		if p, ok := reg.SnapshotPath(src); ok {
-			snapshots[p] = true
-		}
-	}
-	if len(snapshots) == 0 {
+	if len(reg.Config.Spec.MCPSources) == 0 {
 		return reg.Capabilities
 	}
 	type tool struct{ server, name string }
 	declared := map[tool]bool{}
 	for _, c := range reg.Capabilities {
-		if !snapshots[c.doc.file()] && c.Spec.MCP != nil {
+		if !reg.isSnapshot(c.doc.file()) && c.Spec.MCP != nil {
 			declared[tool{c.MCPServer(reg.Config), c.Spec.MCP.Tool}] = true
 		}
 	}
 	kept := reg.Capabilities[:0:0]
 	for _, c := range reg.Capabilities {
-		if snapshots[c.doc.file()] && c.Spec.MCP != nil && declared[tool{c.MCPServer(reg.Config), c.Spec.MCP.Tool}] {
+		if reg.isSnapshot(c.doc.file()) && c.Spec.MCP != nil && declared[tool{c.MCPServer(reg.Config), c.Spec.MCP.Tool}] {
 			continue
 		}
 		kept = append(kept, c)
@@ -31,9 +25,23 @@ func overridden(reg *Registry) []Capability {
 }
 
 // FromSnapshot says c was recorded by skillsync mcp refresh, not declared by hand.
-func (r *Registry) FromSnapshot(c Capability) bool {
+func (r *Registry) FromSnapshot(c Capability) bool { return r.isSnapshot(c.doc.file()) }
+
+// OutsideSnapshots are the problems of ps in files other than the snapshots of
+// r's MCP sources: those a refresh cannot mend.
+func (r *Registry) OutsideSnapshots(ps Problems) Problems {
+	var outside Problems
+	for _, p := range ps {
+		if !r.isSnapshot(p.Pos.File) {
+			outside = append(outside, p)
+		}
+	}
+	return outside
+}
+
+func (r *Registry) isSnapshot(file string) bool {
 	for _, src := range r.Config.Spec.MCPSources {
-		if p, ok := r.SnapshotPath(src); ok && p == c.doc.file() {
+		if p, ok := r.SnapshotPath(src); ok && p == file {
 			return true
 		}
 	}
