@@ -57,3 +57,17 @@ func TestDocument(t *testing.T) {
 		}
 	}
 }
+
+func TestGroup(t *testing.T) {
+	a, _ := Parse(".claude/skills/review-pr/SKILL.md", []byte("---\nname: review-pr\ndescription: d\n---\nb\n"))
+	b, _ := Parse(".qwen/skills/review-pr/SKILL.md", []byte("---\nname: review-pr\ndescription: other\n---\nb\n"))
+	if got, err := Group([]Skill{a}, []string{a.Path}); err != nil || len(got) != 1 {
+		t.Errorf("one copy: %v %v", got, err)
+	}
+	if _, err := Group([]Skill{a}, []string{a.Path, ".agents/skills/Review-PR/SKILL.md"}); err == nil || !strings.Contains(err.Error(), "another hand-written review-pr") {
+		t.Errorf("a copy differing in case, not given: %v", err)
+	}
+	if _, err := Group([]Skill{a, b}, []string{a.Path, b.Path}); err == nil || !strings.Contains(err.Error(), "differently") {
+		t.Errorf("two copies that differ: %v", err)
+	}
+}

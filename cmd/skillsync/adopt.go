@@ -11,11 +11,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/skillsync/skillsync/adopt"
 	"github.com/skillsync/skillsync/controller"
-	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/observed"
-	"github.com/spf13/cobra"
 )
 
 func newAdoptCommand(g *globals) *cobra.Command {
@@ -74,8 +74,8 @@ func readHandWritten(g *globals, root string, paths, handWritten []string) ([]ad
 		return nil, err
 	}
 	defer ws.Close()
-	byName := map[string][]adopt.Skill{}
-	var names, given []string
+	var given []string
+	var skills []adopt.Skill
 	for _, arg := range paths {
 		rel, err := workspacePath(root, arg)
 		if err != nil {
@@ -99,27 +99,9 @@ func readHandWritten(g *globals, root string, paths, handWritten []string) ([]ad
 		if err != nil {
 			return nil, err
 		}
-		if len(byName[sk.Name]) == 0 {
-			names = append(names, sk.Name)
-		}
-		byName[sk.Name] = append(byName[sk.Name], sk)
+		skills = append(skills, sk)
 	}
-	var out []adopt.Skill
-	for _, name := range names {
-		copies := byName[name]
-		for _, p := range handWritten {
-			if strings.EqualFold(path.Base(path.Dir(p)), name) && !slices.ContainsFunc(copies, func(sk adopt.Skill) bool { return sk.Path == p }) {
-				return nil, fmt.Errorf("%s is another hand-written %s: give it too, or remove it, since a name must mean one thing in every client", p, name)
-			}
-		}
-		for _, c := range copies[1:] {
-			if !adopt.Same(copies[0], c) {
-				return nil, fmt.Errorf("%s and %s both declare %s, differently: make them the same, or remove one", copies[0].Path, c.Path, name)
-			}
-		}
-		out = append(out, copies...)
-	}
-	return out, nil
+	return adopt.Group(skills, handWritten)
 }
 
 // workspacePath is arg relative to the workspace root, slash-separated.
@@ -135,26 +117,15 @@ func workspacePath(root, arg string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// adoptionFiles are the registry documents (and body files) declaring skills,
-// one per name.
+// adoptionFiles are the files adopt creates for skills.
 func adoptionFiles(patterns []string, skills []adopt.Skill, bodyFile bool) ([]controller.NewFile, error) {
-	var files []controller.NewFile
-	seen := map[string]bool{}
-	for _, sk := range skills {
-		if seen[sk.Name] {
-			continue
-		}
-		seen[sk.Name] = true
-		doc, ok := registry.FileFor(patterns, "skill-"+sk.Name)
-		if !ok {
-			return nil, fmt.Errorf("no pattern of spec.registry (%s) names a file adopt can create, such as registry/*.yaml; add one", strings.Join(patterns, ", "))
-		}
-		body := ""
-		if bodyFile {
-			body = "skills/" + sk.Name + ".md"
-			files = append(files, controller.NewFile{Path: path.Join(path.Dir(doc), body), Content: []byte(sk.Spec.Body)})
-		}
-		files = append(files, controller.NewFile{Path: doc, Content: adopt.Document(sk, body)})
+	planned, err := adopt.Files(patterns, skills, bodyFile)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]controller.NewFile, len(planned))
+	for i, f := range planned {
+		files[i] = controller.NewFile(f)
 	}
 	return files, nil
 }
