@@ -46,9 +46,9 @@ func setUpBin(dir string) error {
 	}
 	for _, tool := range []string{"sh", "git", "cat", "sed", "grep", "ls", "mkdir", "rm", "cp", "mv", "touch", "chmod", "sha256sum", "printf", "echo", "head", "test"} {
 		if p, err := exec.LookPath(tool); err == nil {
-			if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
-				return err
-			}
+			// Where links cannot be made (Windows without developer mode) the
+			// tool is left out, and the sessions that need it skip.
+			os.Symlink(p, filepath.Join(dir, tool))
 		}
 	}
 	return nil
@@ -57,6 +57,9 @@ func setUpBin(dir string) error {
 func TestSessions(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(bin, "git")); err != nil {
 		t.Skip("needs git")
+	}
+	if _, err := os.Stat(filepath.Join(bin, "sh")); err != nil {
+		t.Skip("the sessions are POSIX shell sessions")
 	}
 	for _, doc := range sessions {
 		t.Run(filepath.Base(doc), func(t *testing.T) {
