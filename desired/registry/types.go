@@ -113,6 +113,9 @@ type MCPSource struct {
 	Exclude []string `json:"exclude"`
 	// The tools that become skills a person invokes by name.
 	Skills []MCPSkill `json:"skills"`
+	// The skills the server publishes through the MCP skills extension that
+	// become skills of the workspace; none when not set.
+	PublishedSkills *MCPPublishedSkills `json:"publishedSkills"`
 	// Where the snapshot is written, relative to skillsync.yaml; a file a
 	// registry pattern matches. By default the first pattern with a * names it,
 	// as mcp-<name>.
@@ -128,6 +131,20 @@ type MCPSkill struct {
 	Alias string `json:"alias" jsonschema:"required"`
 	// The input property the typed text fills.
 	Argument string `json:"argument" jsonschema:"required"`
+}
+
+// MCPPublishedSkills selects the skills a server publishes, and how they are
+// written.
+type MCPPublishedSkills struct {
+	// Glob patterns of the skill names to record (all when none) and to leave out.
+	Include []string `json:"include"`
+	Exclude []string `json:"exclude"`
+	// Client capabilities (dotted names) the active profile must announce for
+	// these skills to be written.
+	RequiredCapabilities []string `json:"requiredCapabilities"`
+	// Lets the model choose these skills on its own; by default only a person
+	// typing one runs it, as a server's text is untrusted input.
+	ModelInvocable bool `json:"modelInvocable"`
 }
 
 // Values of spec.unguardedClients.

@@ -59,6 +59,7 @@ func (v *validator) mcpSources() {
 				v.add(skillAt("argument"), "name the string property of the tool's input that the typed text fills", "skill %q has no argument", sk.Alias)
 			}
 		}
+		v.publishedSkills(src, at)
 		snapshot, ok := v.reg.SnapshotPath(src)
 		switch {
 		case !ok:
