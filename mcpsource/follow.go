@@ -55,18 +55,23 @@ var errClosed = errors.New("the server closed the session")
 // says the server listed its tools at least once.
 func (f Follower) session(ctx context.Context) (answered bool, err error) {
 	changed := make(chan struct{}, 1)
+	notify := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	// The skills extension defines no notification of its own: a server whose
+	// skills change changes its skill:// resources.
 	client := mcp.NewClient(&mcp.Implementation{Name: "skillsync", Version: registry.APIVersion}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		},
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { notify() },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { notify() },
 	})
 	transport, err := f.Server.Transport(f.Getenv)
 	if err != nil {
 		return false, err
 	}
+	transport, ext := forSource(f.Source, transport)
 	connectCtx, cancel := context.WithTimeout(ctx, f.Timeout)
 	session, err := client.Connect(connectCtx, transport, nil)
 	cancel()
@@ -77,7 +82,7 @@ func (f Follower) session(ctx context.Context) (answered bool, err error) {
 	ended := make(chan error, 1)
 	go func() { ended <- session.Wait() }()
 	for {
-		if err := f.record(ctx, session); err != nil {
+		if err := f.record(ctx, session, ext); err != nil {
 			return answered, err
 		}
 		answered = true
@@ -95,14 +100,14 @@ func (f Follower) session(ctx context.Context) (answered bool, err error) {
 	}
 }
 
-func (f Follower) record(ctx context.Context, session *mcp.ClientSession) error {
+func (f Follower) record(ctx context.Context, session *mcp.ClientSession, ext *extensionTransport) error {
 	listCtx, cancel := context.WithTimeout(ctx, f.Timeout)
 	defer cancel()
-	tools, err := listTools(listCtx, session)
+	listing, err := describe(listCtx, f.Source, session, ext)
 	if err != nil {
 		return err
 	}
-	recorded, err := Snapshot(f.Source, tools, f.Path)
+	recorded, err := Snapshot(f.Source, listing, f.Path)
 	if err != nil {
 		return err
 	}

@@ -67,15 +67,61 @@ func (h withHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
 	return h.next.RoundTrip(req)
 }
 
-// List connects over t and lists every tool of the server, page after page.
-func List(ctx context.Context, t mcp.Transport) ([]*mcp.Tool, error) {
+// Listing is what a server declares: its tools, and the skills it publishes,
+// those src selects with their SKILL.md read and verified.
+type Listing struct {
+	Tools     []*mcp.Tool
+	Publishes bool
+	Skills    []PublishedSkill
+}
+
+// List connects over t and lists what src records of the server.
+func List(ctx context.Context, src registry.MCPSource, t mcp.Transport) (Listing, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "skillsync", Version: registry.APIVersion}, nil)
+	t, ext := forSource(src, t)
 	session, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return Listing{}, fmt.Errorf("connect: %w", err)
 	}
 	defer session.Close()
-	return listTools(ctx, session)
+	return describe(ctx, src, session, ext)
+}
+
+// forSource is t, able to carry the skills extension's requests when src asks
+// for published skills. Only then: the wrapped connection hides what the SDK
+// tells a Streamable HTTP connection of the session.
+func forSource(src registry.MCPSource, t mcp.Transport) (mcp.Transport, *extensionTransport) {
+	if src.PublishedSkills == nil {
+		return t, nil
+	}
+	ext := withExtensions(t)
+	return ext, ext
+}
+
+// describe lists the tools of the server and, when src selects published skills
+// and the server publishes any, its skills, reading the SKILL.md of each one a
+// snapshot would record.
+func describe(ctx context.Context, src registry.MCPSource, session *mcp.ClientSession, ext *extensionTransport) (Listing, error) {
+	tools, err := listTools(ctx, session)
+	if err != nil {
+		return Listing{}, err
+	}
+	l := Listing{Tools: tools, Publishes: publishes(session)}
+	if !l.Publishes || ext == nil {
+		return l, nil
+	}
+	if l.Skills, err = listSkills(ctx, ext.conn); err != nil {
+		return Listing{}, err
+	}
+	for i, sk := range l.Skills {
+		if !selectedSkill(src, sk.Name) || unrecordable(sk, l.Skills) != "" {
+			continue
+		}
+		if l.Skills[i].Content, err = readSkill(ctx, session, sk); err != nil {
+			return Listing{}, err
+		}
+	}
+	return l, nil
 }
 
 // listTools lists every tool of the server, page after page, up to MaxTools.

@@ -41,18 +41,18 @@ func listed(t *testing.T, tools []*mcp.Tool) []*mcp.Tool {
 		t.Fatal(err)
 	}
 	defer session.Close()
-	got, err := List(ctx, clientSide)
+	got, err := List(ctx, registry.MCPSource{Name: "test"}, clientSide)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return got
+	return got.Tools
 }
 
 func TestSnapshot(t *testing.T) {
 	tools := listed(t, testTools)
 	src := registry.MCPSource{Name: "github", Exclude: []string{"delete_*"},
 		Skills: []registry.MCPSkill{{Tool: "create_issue", Alias: "issue", Argument: "title"}, {Tool: "gone", Alias: "gone", Argument: "x"}}}
-	r, err := Snapshot(src, tools, "registry/mcp-github.yaml")
+	r, err := Snapshot(src, Listing{Tools: tools}, "registry/mcp-github.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestServerOf(t *testing.T) {
 
 func TestSnapshotRefusesATwiceListedTool(t *testing.T) {
 	tool := &mcp.Tool{Name: "same", InputSchema: map[string]any{"type": "object"}}
-	if _, err := Snapshot(registry.MCPSource{Name: "s"}, []*mcp.Tool{tool, tool}, "registry/mcp-s.yaml"); err == nil || !strings.Contains(err.Error(), `"same" twice`) {
+	if _, err := Snapshot(registry.MCPSource{Name: "s"}, Listing{Tools: []*mcp.Tool{tool, tool}}, "registry/mcp-s.yaml"); err == nil || !strings.Contains(err.Error(), `"same" twice`) {
 		t.Errorf("err %v", err)
 	}
 }

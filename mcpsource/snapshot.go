@@ -16,18 +16,21 @@ import (
 // Owner is how a snapshot's banner names the server it records.
 func Owner(server string) string { return "mcp/" + server }
 
-// Recorded is what a snapshot holds of a server: each tool it records, and each
-// tool it leaves out with why.
+// Recorded is what a snapshot holds of a server: each tool and published skill
+// it records, and each it leaves out with why.
 type Recorded struct {
 	Snapshot []byte
 	Tools    []string
+	Skills   []string
 	Skipped  []string
 }
 
 // Snapshot records the tools of src that its include and exclude patterns select
-// as capabilities, in a registry file for path, stamped with skillsync's banner.
-// A tool whose name cannot be a capability's is left out, with why.
-func Snapshot(src registry.MCPSource, tools []*mcp.Tool, path string) (Recorded, error) {
+// as capabilities, and the published skills it selects as skills, in a registry
+// file for path, stamped with skillsync's banner. A tool or skill that cannot be
+// recorded is left out, with why.
+func Snapshot(src registry.MCPSource, listing Listing, path string) (Recorded, error) {
+	tools := slices.Clone(listing.Tools)
 	var r Recorded
 	var docs bytes.Buffer
 	fmt.Fprintf(&docs, "---\n# Recorded by skillsync mcp refresh from the MCP server %s. Declare a capability for one\n"+
@@ -64,6 +67,9 @@ func Snapshot(src registry.MCPSource, tools []*mcp.Tool, path string) (Recorded,
 		if !slices.Contains(r.Tools, sk.Tool) {
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: skill %s names a tool the server does not list (or the patterns leave out)", sk.Tool, sk.Alias))
 		}
+	}
+	if err := r.addSkills(src, listing, &docs, &first); err != nil {
+		return Recorded{}, err
 	}
 	stamped, err := banner.Stamp(docs.Bytes(), Owner(src.Name), path)
 	r.Snapshot = stamped

@@ -1,0 +1,183 @@
+// Package skillserver publishes skills from a server built with the MCP Go SDK
+// through the MCP skills extension, which the SDK does not implement: it answers
+// skills/list and skills/get on the server's connection, and serves each file
+// as a resource. skillsync's tests run servers with it; a catalog may be forged
+// to play a server that lies.
+package skillserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Extension is the name a server declares the skills extension by.
+const Extension = "io.modelcontextprotocol/skills"
+
+// Entry is a skill as skills/list and skills/get describe it. Resources is the
+// manifest ([]File) or the string "dynamic".
+type Entry struct {
+	URI         string         `json:"uri"`
+	Frontmatter map[string]any `json:"frontmatter"`
+	Resources   any            `json:"resources"`
+}
+
+// File is one file of a manifest.
+type File struct {
+	URI    string `json:"uri"`
+	Digest string `json:"digest"`
+	Size   int    `json:"size"`
+}
+
+// Catalog is what the server publishes: the entries, and the bytes of every
+// file by URI.
+type Catalog struct {
+	Entries []Entry
+	Files   map[string][]byte
+}
+
+// Honest is the catalog of skills given as files by skill path (like
+// "git-workflow" or "acme/refunds") and file path within the skill: each
+// entry's manifest and frontmatter are those of its files.
+func Honest(skills map[string]map[string]string) (Catalog, error) {
+	c := Catalog{Files: map[string][]byte{}}
+	for _, dir := range slices.Sorted(maps.Keys(skills)) {
+		uri := "skill://" + dir + "/SKILL.md"
+		e := Entry{URI: uri}
+		var manifest []File
+		for _, name := range slices.Sorted(maps.Keys(skills[dir])) {
+			content := []byte(skills[dir][name])
+			fileURI := "skill://" + dir + "/" + name
+			sum := sha256.Sum256(content)
+			manifest = append(manifest, File{URI: fileURI, Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: len(content)})
+			c.Files[fileURI] = content
+		}
+		e.Resources = manifest
+		front, _, _ := strings.Cut(strings.TrimPrefix(skills[dir]["SKILL.md"], "---\n"), "\n---\n")
+		if err := yaml.Unmarshal([]byte(front), &e.Frontmatter); err != nil {
+			return Catalog{}, fmt.Errorf("%s: %v", uri, err)
+		}
+		c.Entries = append(c.Entries, e)
+	}
+	return c, nil
+}
+
+// Publisher serves a catalog from an SDK server; Set replaces it while the
+// server runs, which its clients hear of as a change of the resource list.
+type Publisher struct {
+	server *mcp.Server
+	mu     sync.Mutex
+	cat    Catalog
+}
+
+// Capabilities are the server options' capabilities that declare the extension,
+// and the resources it requires, even before any skill is published.
+func Capabilities() *mcp.ServerCapabilities {
+	caps := &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{ListChanged: true}}
+	caps.AddExtension(Extension, nil)
+	return caps
+}
+
+// Publish serves cat from server, which was made with Capabilities.
+func Publish(server *mcp.Server, cat Catalog) *Publisher {
+	p := &Publisher{server: server}
+	p.Set(cat)
+	return p
+}
+
+// Set publishes cat in place of what was published.
+func (p *Publisher) Set(cat Catalog) {
+	p.mu.Lock()
+	old := p.cat
+	p.cat = cat
+	p.mu.Unlock()
+	for uri := range old.Files {
+		if _, kept := cat.Files[uri]; !kept {
+			p.server.RemoveResources(uri)
+		}
+	}
+	for uri := range cat.Files {
+		if _, had := old.Files[uri]; !had {
+			p.server.AddResource(&mcp.Resource{URI: uri, Name: uri}, p.read)
+		}
+	}
+}
+
+func (p *Publisher) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	p.mu.Lock()
+	content, ok := p.cat.Files[req.Params.URI]
+	p.mu.Unlock()
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/markdown", Text: string(content)}}}, nil
+}
+
+// Transport is the server's side of t, answering the extension's methods.
+func (p *Publisher) Transport(t mcp.Transport) mcp.Transport { return transport{t, p} }
+
+type transport struct {
+	mcp.Transport
+	p *Publisher
+}
+
+func (t transport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return conn{c, t.p}, nil
+}
+
+type conn struct {
+	mcp.Connection
+	p *Publisher
+}
+
+func (c conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		msg, err := c.Connection.Read(ctx)
+		req, ok := msg.(*jsonrpc.Request)
+		if err != nil || !ok || !strings.HasPrefix(req.Method, "skills/") {
+			return msg, err
+		}
+		if err := c.Connection.Write(ctx, c.p.answer(req)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (p *Publisher) answer(req *jsonrpc.Request) *jsonrpc.Response {
+	p.mu.Lock()
+	entries := p.cat.Entries
+	p.mu.Unlock()
+	var result any
+	switch req.Method {
+	case "skills/list":
+		result = map[string]any{"resultType": "complete", "skills": entries, "ttlMs": 0, "cacheScope": "public"}
+	case "skills/get":
+		var params struct {
+			URI string `json:"uri"`
+		}
+		_ = json.Unmarshal(req.Params, &params)
+		i := slices.IndexFunc(entries, func(e Entry) bool { return e.URI == params.URI })
+		if i < 0 {
+			return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no skill is served at " + params.URI}}
+		}
+		result = map[string]any{"resultType": "complete", "skill": entries[i], "ttlMs": 0, "cacheScope": "public"}
+	default:
+		return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: req.Method + " is not a method of the skills extension"}}
+	}
+	raw, _ := json.Marshal(result)
+	return &jsonrpc.Response{ID: req.ID, Result: raw}
+}
