@@ -112,12 +112,12 @@ func refreshSource(g *globals, reg *registry.Registry, src registry.MCPSource, c
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	tools, err := mcpsource.List(ctx, transport)
+	listing, err := mcpsource.List(ctx, src, transport)
 	if err != nil {
 		return fmt.Errorf("%w; nothing was written", err)
 	}
 	path, _ := reg.SnapshotPath(src)
-	recorded, err := mcpsource.Snapshot(src, tools, path)
+	recorded, err := mcpsource.Snapshot(src, listing, path)
 	if err != nil {
 		return err
 	}
@@ -133,11 +133,20 @@ func refreshSource(g *globals, reg *registry.Registry, src registry.MCPSource, c
 	if !wrote {
 		verb = "unchanged:"
 	}
-	fmt.Fprintf(g.stdout, "%s: %s %d of %d tools in %s\n", src.Name, verb, len(recorded.Tools), len(tools), path)
+	fmt.Fprintf(g.stdout, "%s: %s %d of %d tools%s in %s\n", src.Name, verb, len(recorded.Tools), len(listing.Tools), skillCount(src, recorded, listing), path)
 	for _, s := range recorded.Skipped {
 		fmt.Fprintf(g.stdout, "  left out %s\n", s)
 	}
 	return nil
+}
+
+// skillCount says how many of the skills the server publishes were recorded,
+// when the source selects published skills.
+func skillCount(src registry.MCPSource, recorded mcpsource.Recorded, listing mcpsource.Listing) string {
+	if src.PublishedSkills == nil {
+		return ""
+	}
+	return fmt.Sprintf(" and %d of %d published skills", len(recorded.Skills), len(listing.Skills))
 }
 
 // followSources keeps the snapshot of each MCP source of the workspace in step

@@ -5,25 +5,46 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillsync/skillsync/mcpsource/skillserver"
 )
 
 // mcpTestServer is the command mcptestserver of the scripts: an MCP server, built
 // with the SDK, serving on stdio the tools listed in the JSON file its argument
-// names (each an MCP Tool object). It reads the file again every 50 ms and adds
-// and removes tools to match, which the SDK announces with tools/list_changed;
-// when the file is gone it exits, as a server that dies does (and one that fails
-// to start, if the file is missing at once).
+// names (each an MCP Tool object), and, given a directory too, publishing each
+// SKILL.md under it (with the files beside it) through the MCP skills extension.
+// It reads both again every 50 ms and adds and removes tools and skills to
+// match, which the SDK announces with tools/list_changed and
+// resources/list_changed; when the tools file is gone it exits, as a server that
+// dies does (and one that fails to start, if the file is missing at once).
 func mcpTestServer() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: mcptestserver TOOLS.json")
+	if len(os.Args) != 2 && len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: mcptestserver TOOLS.json [SKILLS-DIR]")
 		os.Exit(2)
 	}
 	file := os.Args[1]
-	server := mcp.NewServer(&mcp.Implementation{Name: "mcptestserver", Version: "1"}, nil)
+	var opts *mcp.ServerOptions
+	if len(os.Args) == 3 {
+		opts = &mcp.ServerOptions{Capabilities: skillserver.Capabilities()}
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "mcptestserver", Version: "1"}, opts)
+	var transport mcp.Transport = &mcp.StdioTransport{}
+	if len(os.Args) == 3 {
+		publisher := skillserver.Publish(server, skillserver.Catalog{})
+		transport = publisher.Transport(transport)
+		published := publishSkills(publisher, os.Args[2], "")
+		go func() {
+			for range time.Tick(50 * time.Millisecond) {
+				published = publishSkills(publisher, os.Args[2], published)
+			}
+		}()
+	}
 	served := map[string]string{}
 	serve := func() bool {
 		data, err := os.ReadFile(file)
@@ -63,10 +84,49 @@ func mcpTestServer() {
 			}
 		}
 	}()
-	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	if err := server.Run(context.Background(), transport); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// publishSkills publishes the skills under dir when they differ from what was
+// published, and says what it publishes.
+func publishSkills(p *skillserver.Publisher, dir, published string) string {
+	skills := map[string]map[string]string{}
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		skillDir, name := filepath.ToSlash(filepath.Dir(rel)), filepath.Base(rel)
+		for d := skillDir; d != "."; d = filepath.ToSlash(filepath.Dir(d)) {
+			if _, err := os.Stat(filepath.Join(dir, d, "SKILL.md")); err == nil {
+				name = strings.TrimPrefix(filepath.ToSlash(rel), d+"/")
+				skillDir = d
+				break
+			}
+		}
+		if skills[skillDir] == nil {
+			skills[skillDir] = map[string]string{}
+		}
+		skills[skillDir][name] = string(data)
+		return nil
+	})
+	seen, _ := json.Marshal(skills)
+	if string(seen) == published {
+		return published
+	}
+	cat, err := skillserver.Honest(skills)
+	if err != nil {
+		return published
+	}
+	p.Set(cat)
+	return string(seen)
 }
 
 // mcpBadServer is the command mcpbadserver of the scripts: a stdio server that
