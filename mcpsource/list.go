@@ -3,10 +3,12 @@ package mcpsource
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -64,7 +66,33 @@ func (h withHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range h.headers {
 		req.Header.Set(k, v)
 	}
-	return h.next.RoundTrip(req)
+	resp, err := h.next.RoundTrip(req)
+	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		resp.Body = &boundedBody{resp.Body, MaxMessage}
+	}
+	return resp, err
+}
+
+// MaxMessage bounds one message of a server, over HTTP as the SDK bounds a line
+// over stdio: a larger one is refused before it is read whole.
+const MaxMessage = mcp.DefaultMaxLineLength
+
+// boundedBody fails a read past its bound, where the SDK would read on into memory.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("the server answered with more than %d bytes in one message", MaxMessage)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // Listing is what a server declares: its tools, and the skills it publishes,
