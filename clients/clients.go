@@ -97,6 +97,9 @@ type Client struct {
 	MCPNamespaced bool
 	// MCPServerChars are the characters of a server's name the client shows as "_".
 	MCPServerChars string
+	// MCPConfig is the project file the client reads its MCP servers from, when
+	// it is JSON with the servers by name under one key; nil where not.
+	MCPConfig *MCPConfig
 	// Evidence are workspace-relative files or directories whose presence says the
 	// client is used here; Tools are programs on PATH that say so too.
 	Evidence []string
@@ -106,6 +109,20 @@ type Client struct {
 	// substrings that reserve every name holding them.
 	Reserved     map[string]bool
 	ReservedWith []string
+}
+
+// MCPConfig is a JSON file of MCP servers, and the key that holds them by name.
+type MCPConfig struct{ File, Key string }
+
+// MCPConfigs lists the MCP configuration files of every client, each once.
+func MCPConfigs() []MCPConfig {
+	var out []MCPConfig
+	for _, c := range All {
+		if c.MCPConfig != nil && !slices.Contains(out, *c.MCPConfig) {
+			out = append(out, *c.MCPConfig)
+		}
+	}
+	return out
 }
 
 // CanHide says c has a recorded way to keep a skill from its model's own choice.

@@ -32,6 +32,7 @@ var All = []Client{
 		TextSource:  "the text the user typed after the command, shown below between the markers",
 		Substitutes: claudeSubstitutes,
 		MCPTool:     "mcp__<server>__<tool>",
+		MCPConfig:   &MCPConfig{".mcp.json", "mcpServers"},
 		Evidence:    []string{".claude", "CLAUDE.md"}, Tools: []string{"claude"},
 		Reserved: fields(`
 		add-dir agents autofix-pr background branch btw chrome clear color compact config
@@ -63,6 +64,7 @@ var All = []Client{
 		Keys:       claudeKeys,
 		TextSource: "the text the user gave with this command: it follows this message, after the command name, and again inside <skill-args>",
 		MCPTool:    "mcp__<server>__<tool>",
+		MCPConfig:  &MCPConfig{".qwen/settings.json", "mcpServers"},
 		Evidence:   []string{".qwen", "QWEN.md"}, Tools: []string{"qwen"},
 		Reserved: fields(`
 		status about agents tasks arena choose approval-mode auth login branch fork btw bug
@@ -93,6 +95,7 @@ var All = []Client{
 		Invoke:     "`/name text` interactively; headless only through its `activate_skill` tool; nothing is replaced",
 		Guard:      GuardNone,
 		MCPTool:    "mcp_<server>_<tool>",
+		MCPConfig:  &MCPConfig{".gemini/settings.json", "mcpServers"},
 		Evidence:   []string{".gemini", "GEMINI.md"}, Tools: []string{"gemini"},
 	},
 	{
@@ -106,6 +109,7 @@ var All = []Client{
 		TextSource:  "the text the user typed after the command, shown below between the markers",
 		Substitutes: openCodeSubstitutes,
 		MCPTool:     "<server>_<tool>",
+		MCPConfig:   &MCPConfig{"opencode.json", "mcp"},
 		Evidence:    []string{".opencode", "opencode.json"}, Tools: []string{"opencode"},
 	},
 	{
@@ -117,6 +121,7 @@ var All = []Client{
 		Guard:      GuardFrontMatter,
 		Keys:       []string{"disable-model-invocation"},
 		MCPTool:    "<server>-<tool>",
+		MCPConfig:  &MCPConfig{".mcp.json", "mcpServers"},
 		Evidence:   []string{".github/copilot-instructions.md", ".github/instructions"}, Tools: []string{"copilot"},
 	},
 	{
@@ -142,10 +147,11 @@ var All = []Client{
 	},
 	{
 		Name: "Cursor", Source: "documentation",
-		Reads:    []string{".cursor/skills", ".claude/skills", ".codex/skills"},
-		Guard:    GuardFrontMatter,
-		Keys:     []string{"disable-model-invocation"},
-		Evidence: []string{".cursor", ".cursorrules"}, Tools: []string{"cursor"},
+		Reads:     []string{".cursor/skills", ".claude/skills", ".codex/skills"},
+		Guard:     GuardFrontMatter,
+		Keys:      []string{"disable-model-invocation"},
+		MCPConfig: &MCPConfig{".cursor/mcp.json", "mcpServers"},
+		Evidence:  []string{".cursor", ".cursorrules"}, Tools: []string{"cursor"},
 	},
 	{
 		Name: "Kiro", Source: "documentation",

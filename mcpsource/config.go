@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -73,6 +74,29 @@ func jsonError(data []byte, err error) error {
 		return fmt.Errorf("line %d: %v", line, err)
 	}
 	return err
+}
+
+// Configuring lists, for each MCP server a client configuration of the workspace
+// names, the files that name it. A skill names a tool by its server's name, and
+// a client has the tool only if its configuration names the server so. A file
+// that does not parse names nothing: it is that client's to report.
+func Configuring(root workspacefs.FS) map[string][]string {
+	out := map[string][]string{}
+	for _, c := range clients.MCPConfigs() {
+		data, err := root.ReadRegular(c.File, 1<<20)
+		if err != nil {
+			continue
+		}
+		var file map[string]json.RawMessage
+		var servers map[string]json.RawMessage
+		if json.Unmarshal(data, &file) != nil || json.Unmarshal(file[c.Key], &servers) != nil {
+			continue
+		}
+		for name := range servers {
+			out[name] = append(out[name], c.File)
+		}
+	}
+	return out
 }
 
 // ServerOf is how to reach src: as spec.mcpSources says, else as config (nil

@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -66,6 +68,10 @@ func newMCPCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return &exitError{exitInvalid, err}
 			}
+			configuring, err := configuringClients(g, reg.Root)
+			if err != nil {
+				return &exitError{exitFailure, err}
+			}
 			failed := false
 			for _, src := range sources {
 				if len(args) > 0 && !slices.Contains(args, src.Name) {
@@ -74,6 +80,11 @@ func newMCPCommand(g *globals) *cobra.Command {
 				if err := refreshSource(g, reg, src, config, force, timeout); err != nil {
 					fmt.Fprintf(g.stderr, "skillsync: %s: %v\n", src.Name, err)
 					failed = true
+					continue
+				}
+				if len(configuring[src.Name]) == 0 {
+					fmt.Fprintf(g.stdout, "  note: no client configuration here (%s) names a server %q; the skills name its tools by that name, so configure it under that name\n",
+						strings.Join(configFiles(), ", "), src.Name)
 				}
 			}
 			if failed {
@@ -96,6 +107,24 @@ func readMCPConfig(g *globals, root string) (mcpsource.Config, error) {
 	}
 	defer ws.Close()
 	return mcpsource.ReadConfig(ws)
+}
+
+// configuringClients reads which servers the clients' configurations name.
+func configuringClients(g *globals, root string) (map[string][]string, error) {
+	ws, err := g.readOnly().Open(root)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	return mcpsource.Configuring(ws), nil
+}
+
+func configFiles() []string {
+	var files []string
+	for _, c := range clients.MCPConfigs() {
+		files = append(files, c.File)
+	}
+	return files
 }
 
 // refreshSource lists the tools of src and writes its snapshot, put back as it was
