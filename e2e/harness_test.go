@@ -88,19 +88,26 @@ func npmInstall(t *testing.T, pkg, version string) string {
 	return prefix
 }
 
-func claudeCode(t *testing.T) client {
-	version := envOr("E2E_CLAUDE_VERSION", claudeVersion)
+// installClaudeCode installs the pinned Claude Code and returns its binary.
+func installClaudeCode(t *testing.T) (bin, version string) {
+	version = envOr("E2E_CLAUDE_VERSION", claudeVersion)
 	prefix := npmInstall(t, "@anthropic-ai/claude-code", version)
-	bin := filepath.Join(prefix, "node_modules", "@anthropic-ai", "claude-code-linux-x64", "claude")
+	return filepath.Join(prefix, "node_modules", "@anthropic-ai", "claude-code-linux-x64", "claude"), version
+}
+
+func claudeEnv(mockURL, home string) []string {
+	return []string{"ANTHROPIC_BASE_URL=" + mockURL, "ANTHROPIC_API_KEY=test", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+}
+
+func claudeCode(t *testing.T) client {
+	bin, version := installClaudeCode(t)
 	var mcpConfig string
 	return client{
 		name: "Claude Code", target: "claude-code", version: version,
 		command: func(prompt string) []string {
 			return []string{bin, "--strict-mcp-config", "--mcp-config", mcpConfig, "-p", prompt}
 		},
-		env: func(mockURL, home string) []string {
-			return []string{"ANTHROPIC_BASE_URL=" + mockURL, "ANTHROPIC_API_KEY=test", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
-		},
+		env: claudeEnv,
 		setup: func(t *testing.T, home, mockURL string, servers map[string]string) {
 			mcpConfig = filepath.Join(home, "mcp.json")
 			writeJSON(t, mcpConfig, map[string]any{"mcpServers": mcpServers(servers, true)})

@@ -3,12 +3,16 @@
 package e2e
 
 import (
+	"crypto/rand"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/e2e/mockapi"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -45,7 +49,9 @@ var wantEffects = map[string]string{
 }
 
 // TestMCPSources records the tools of the filesystem and memory reference servers,
-// installed from npm, with skillsync mcp refresh, and checks the effect of each.
+// installed from npm, with skillsync mcp refresh, checks the effect of each, and
+// has the real Claude Code call the filesystem server through the skill made from
+// one of its tools.
 func TestMCPSources(t *testing.T) {
 	version := envOr("E2E_MCP_SERVERS_VERSION", mcpServersVersion)
 	files := npmInstall(t, "@modelcontextprotocol/server-filesystem", version)
@@ -54,6 +60,13 @@ func TestMCPSources(t *testing.T) {
 	if err := os.CopyFS(ws, os.DirFS(filepath.Join(repoRoot(t), "fixtures", "example"))); err != nil {
 		t.Fatal(err)
 	}
+	// files is configured in .mcp.json, which skillsync and Claude Code both read;
+	// memory only in skillsync.yaml.
+	mcpJSON := filepath.Join(ws, ".mcp.json")
+	writeJSON(t, mcpJSON, map[string]any{"mcpServers": map[string]any{"files": map[string]any{
+		"type": "stdio", "command": "node",
+		"args": []string{filepath.Join(files, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), ws},
+	}}})
 	config := `apiVersion: skillsync/v1
 kind: Workspace
 spec:
@@ -63,8 +76,6 @@ spec:
   mcp: {server: majordomus}
   mcpSources:
     - name: files
-      command: node
-      args: [` + filepath.Join(files, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js") + `, ` + ws + `]
       skills:
         - {tool: read_text_file, alias: read-file, argument: path}
     - name: memory
@@ -116,4 +127,88 @@ spec:
 	if err != nil || !strings.Contains(string(skill), "mcp__files__read_text_file") {
 		t.Errorf("the skill of read_text_file does not name the tool as Claude Code has it: %v\n%s", err, skill)
 	}
+	t.Run("Claude Code calls the server through /read-file", func(t *testing.T) { callThroughSkill(t, ws, mcpJSON) })
+}
+
+// callThroughSkill types /read-file and a workspace path in the real Claude Code,
+// configured by mcpJSON alone. The mock's model is told nothing: it calls the
+// tool the loaded body names, with the argument the body names set to the text
+// in it, as a model would. The real server's answer must then hold a token that
+// only the file holds.
+func callThroughSkill(t *testing.T, ws, mcpJSON string) {
+	const typed = "notes/proof.txt"
+	const tool = "mcp__files__read_text_file"
+	token := "proof-" + rand.Text()
+	writeFile(t, filepath.Join(ws, filepath.FromSlash(typed)), "This file holds "+token+".\n")
+	mock, err := mockapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mock.Close()
+	mock.FollowSkill()
+	bin, version := installClaudeCode(t)
+	c := client{
+		name: "Claude Code", target: "claude-code", version: version,
+		// Headless, Claude Code cannot ask before calling a tool: the one tool
+		// is allowed, as a person would allow it.
+		command: func(prompt string) []string {
+			return []string{bin, "--strict-mcp-config", "--mcp-config", mcpJSON, "--allowedTools", tool, "-p", prompt}
+		},
+		// Otherwise Claude Code offers MCP tools only by name, to be loaded through
+		// its ToolSearch first, and the mock's model reads the tools offered.
+		env: func(mockURL, home string) []string {
+			return append(claudeEnv(mockURL, home), "ENABLE_TOOL_SEARCH=false")
+		},
+		setup: func(*testing.T, string, string, map[string]string) {},
+	}
+	out, runErr := runClient(t, c, ws, mock.URL, "/read-file "+typed, nil)
+	reqs := mock.Requests()
+	i := slices.IndexFunc(reqs, func(r mockapi.Request) bool { return r.Call != nil })
+	if i < 0 {
+		t.Fatalf("the mock's model found no offered tool and property named in the loaded body, in %d requests (exit %v):\n%s", len(reqs), runErr, out)
+	}
+	if call := reqs[i].Call; call.Tool != tool || len(call.Args) != 1 || call.Args["path"] != typed {
+		t.Errorf("the loaded body led to the call %s %v, want %s {path: %q}", call.Tool, call.Args, tool, typed)
+	}
+	for _, r := range reqs[:i+1] {
+		if strings.Contains(string(r.Body), token) {
+			t.Fatalf("the token reached the model before the call; it would prove nothing")
+		}
+	}
+	if i+1 >= len(reqs) {
+		t.Fatalf("no request followed the call (exit %v):\n%s", runErr, out)
+	}
+	result, isError, ok := toolResult(reqs[i+1].Body, mockapi.CallID)
+	if !ok || isError || !strings.Contains(result, token) {
+		t.Errorf("the request after the call carries no result of the server reading %s (found %v, error %v):\n%s", typed, ok, isError, result)
+	}
+	if runErr != nil {
+		t.Errorf("Claude Code: %v\n%s", runErr, out)
+	}
+}
+
+// toolResult reads the result of the call id in an Anthropic Messages request:
+// its text, and whether it is an error.
+func toolResult(body []byte, id string) (text string, isError, ok bool) {
+	var req struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(body, &req)
+	for _, m := range req.Messages {
+		var blocks []struct {
+			Type      string          `json:"type"`
+			ToolUseID string          `json:"tool_use_id"`
+			IsError   bool            `json:"is_error"`
+			Content   json.RawMessage `json:"content"`
+		}
+		json.Unmarshal(m.Content, &blocks)
+		for _, b := range blocks {
+			if b.Type == "tool_result" && b.ToolUseID == id {
+				return strings.Join(contentTexts(b.Content), "\n"), b.IsError, true
+			}
+		}
+	}
+	return "", false, false
 }

@@ -1,28 +1,33 @@
 // Package mockapi is a model API on 127.0.0.1 that speaks enough of the Anthropic
 // Messages API, the OpenAI Chat Completions and Responses APIs and the Gemini API
 // for the agent clients to run a prompt against it. It answers every prompt with a
-// short text, or once with a call of the tool that loads a skill (LoadSkill), and
-// records every request so a test can read what the client sent.
+// short text, or once with a tool call: the call that loads a skill (LoadSkill),
+// or the call a loaded skill's body asks for (FollowSkill). It records every
+// request, and the call it answered it with, so a test can read what the client
+// sent.
 package mockapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 )
 
 // Reply is the text every completion answers with.
 const Reply = "ok from the mock"
 
-// Request is one recorded HTTP request.
+// Request is one recorded HTTP request, and the call the mock answered it with.
 type Request struct {
 	Method string
 	Path   string
 	Body   []byte
+	Call   *SkillCall
 }
 
 // Server is a running mock.
@@ -31,11 +36,13 @@ type Server struct {
 	srv      *http.Server
 	mu       sync.Mutex
 	requests []Request
-	load     *SkillCall
+	// caller picks the call to answer a request with; nil answers text.
+	caller func(turn) *SkillCall
 }
 
-// SkillCall is a call of a client's skill-loading tool: the tool, and the
-// arguments it is called with.
+// SkillCall is a tool call the mock's model makes for a skill: the call of a
+// client's skill-loading tool, or the call a loaded skill's body asks for; the
+// tool, and the arguments it is called with.
 type SkillCall struct {
 	Tool string
 	Args map[string]any
@@ -45,25 +52,191 @@ type SkillCall struct {
 // result of a call yet, with that call instead of text; nil stops it. Clients
 // that load a skill only when their model asks are driven this way.
 func (s *Server) LoadSkill(call *SkillCall) {
+	var caller func(turn) *SkillCall
+	if call != nil {
+		caller = func(t turn) *SkillCall {
+			if _, ok := t.tools[call.Tool]; ok {
+				return call
+			}
+			return nil
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.load = call
+	s.caller = caller
 }
 
-// toolCallID marks the call the mock makes, so the request that carries its
-// result is recognised.
-const toolCallID = "call_mock_skill"
-
-// skillCall is the call to answer body with, if any.
-func (s *Server) skillCall(body []byte, offers func(string) bool) *SkillCall {
+// FollowSkill makes the mock's model do what a skill body in the user's last
+// message of a request asks, reading it as a model would and told nothing by the test: the
+// text between a line <<<TEXT and a line TEXT>>> (how skillsync shows the typed
+// text) goes, as the only argument, into the one input property of the one
+// offered tool that the message names in backticks. A message that names no
+// offered tool or property, or more than one, gets text, so a body that points
+// nowhere, or at two places, is not rescued by a guess. LoadSkill stops it.
+func (s *Server) FollowSkill() {
 	s.mu.Lock()
-	call := s.load
-	s.mu.Unlock()
-	if call == nil || !offers(call.Tool) || bytes.Contains(body, []byte(toolCallID)) || bytes.Contains(body, []byte(`"functionResponse"`)) {
+	defer s.mu.Unlock()
+	s.caller = followSkill
+}
+
+const (
+	textBegin = "\n<<<TEXT\n"
+	textEnd   = "\nTEXT>>>\n"
+)
+
+func followSkill(t turn) *SkillCall {
+	_, rest, ok := strings.Cut("\n"+t.last+"\n", textBegin)
+	if !ok {
 		return nil
+	}
+	typed, _, ok := strings.Cut(rest, textEnd)
+	if !ok {
+		return nil
+	}
+	named := func(name string) bool { return strings.Contains(t.last, "`"+name+"`") }
+	var call *SkillCall
+	for tool, props := range t.tools {
+		if !named(tool) {
+			continue
+		}
+		for _, p := range props {
+			if !named(p) {
+				continue
+			}
+			if call != nil {
+				return nil
+			}
+			call = &SkillCall{Tool: tool, Args: map[string]any{p: typed}}
+		}
 	}
 	return call
 }
+
+// CallID is the id of the call the mock makes, by which the request that
+// carries its result is recognised, by the mock and by a test.
+const CallID = "call_mock_skill"
+
+// turn is what the mock's model reads of a request: the tools offered, each with
+// the names of its input properties, and the text of the user's last message.
+type turn struct {
+	tools map[string][]string
+	last  string
+}
+
+// readTurn reads an Anthropic Messages, Chat Completions, Responses or Gemini
+// request body.
+func readTurn(body []byte) turn {
+	type schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	var req struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			InputSchema schema `json:"input_schema"`
+			Parameters  schema `json:"parameters"`
+			Function    struct {
+				Name       string `json:"name"`
+				Parameters schema `json:"parameters"`
+			} `json:"function"`
+			FunctionDeclarations []struct {
+				Name       string `json:"name"`
+				Parameters schema `json:"parameters"`
+			} `json:"functionDeclarations"`
+		} `json:"tools"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	json.Unmarshal(body, &req)
+	t := turn{tools: map[string][]string{}}
+	add := func(name string, schemas ...schema) {
+		if name == "" {
+			return
+		}
+		props := t.tools[name]
+		for _, sc := range schemas {
+			for p := range sc.Properties {
+				props = append(props, p)
+			}
+		}
+		t.tools[name] = props
+	}
+	for _, tool := range req.Tools {
+		add(tool.Name, tool.InputSchema, tool.Parameters)
+		add(tool.Function.Name, tool.Function.Parameters)
+		for _, f := range tool.FunctionDeclarations {
+			add(f.Name, f.Parameters)
+		}
+	}
+	// The user's last message: Claude Code sends its environment after it, as a
+	// system message.
+	var texts []string
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "user" {
+			texts = contentTexts(req.Messages[i].Content)
+			break
+		}
+	}
+	for i := len(req.Contents) - 1; i >= 0; i-- {
+		if req.Contents[i].Role == "user" {
+			for _, p := range req.Contents[i].Parts {
+				texts = append(texts, p.Text)
+			}
+			break
+		}
+	}
+	t.last = strings.Join(texts, "\n")
+	return t
+}
+
+// contentTexts reads a message's content: a string, or a list of blocks.
+func contentTexts(raw json.RawMessage) []string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []string{s}
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(raw, &blocks)
+	var out []string
+	for _, b := range blocks {
+		if b.Text != "" {
+			out = append(out, b.Text)
+		}
+	}
+	return out
+}
+
+// skillCall is the call to answer r, whose body is body, with, if any; it is
+// recorded with the request.
+func (s *Server) skillCall(r *http.Request, body []byte) *SkillCall {
+	s.mu.Lock()
+	caller := s.caller
+	s.mu.Unlock()
+	if caller == nil || bytes.Contains(body, []byte(CallID)) || bytes.Contains(body, []byte(`"functionResponse"`)) {
+		return nil
+	}
+	call := caller(readTurn(body))
+	if i, ok := r.Context().Value(requestIndex{}).(int); ok && call != nil {
+		s.mu.Lock()
+		if i < len(s.requests) {
+			s.requests[i].Call = call
+		}
+		s.mu.Unlock()
+	}
+	return call
+}
+
+// requestIndex keys a request's place in Server.requests in its context.
+type requestIndex struct{}
 
 // Start listens on a random loopback port.
 func Start() (*Server, error) {
@@ -106,8 +279,10 @@ func (s *Server) record(next http.Handler) http.Handler {
 		body, _ := io.ReadAll(r.Body)
 		r.Body.Close()
 		s.mu.Lock()
+		i := len(s.requests)
 		s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Body: body})
 		s.mu.Unlock()
+		r = r.WithContext(context.WithValue(r.Context(), requestIndex{}, i))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	})
@@ -132,13 +307,25 @@ func decodeStream(r *http.Request) streamFlag {
 }
 
 func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	req := decodeStream(r)
 	usage := map[string]int{"input_tokens": 1, "output_tokens": 3}
+	block, stop := map[string]any{"type": "text", "text": Reply}, "end_turn"
+	// Streamed, a block starts empty and gets its text, or its input as JSON, in
+	// one delta.
+	start, delta := map[string]any{"type": "text", "text": ""}, map[string]any{"type": "text_delta", "text": Reply}
+	if call := s.skillCall(r, body); call != nil {
+		input, _ := json.Marshal(call.Args)
+		block = map[string]any{"type": "tool_use", "id": CallID, "name": call.Tool, "input": call.Args}
+		start = map[string]any{"type": "tool_use", "id": CallID, "name": call.Tool, "input": map[string]any{}}
+		delta, stop = map[string]any{"type": "input_json_delta", "partial_json": string(input)}, "tool_use"
+	}
 	if !req.Stream {
 		writeJSON(w, map[string]any{
 			"id": "msg_mock", "type": "message", "role": "assistant", "model": req.Model,
-			"content":     []map[string]any{{"type": "text", "text": Reply}},
-			"stop_reason": "end_turn", "stop_sequence": nil, "usage": usage,
+			"content":     []any{block},
+			"stop_reason": stop, "stop_sequence": nil, "usage": usage,
 		})
 		return
 	}
@@ -146,10 +333,10 @@ func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 	sse.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_mock", "type": "message", "role": "assistant", "model": req.Model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": usage}})
-	sse.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
-	sse.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": Reply}})
+	sse.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": start})
+	sse.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": delta})
 	sse.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
-	sse.event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 3}})
+	sse.event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 3}})
 	sse.event("message_stop", map[string]any{"type": "message_stop"})
 }
 
@@ -157,7 +344,7 @@ func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	req := decodeStream(r)
-	if call := s.skillCall(body, offersTool(body)); call != nil {
+	if call := s.skillCall(r, body); call != nil {
 		s.chatToolCall(w, req, call)
 		return
 	}
@@ -166,7 +353,7 @@ func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) chatToolCall(w http.ResponseWriter, req streamFlag, call *SkillCall) {
 	args, _ := json.Marshal(call.Args)
-	toolCall := map[string]any{"index": 0, "id": toolCallID, "type": "function", "function": map[string]any{"name": call.Tool, "arguments": string(args)}}
+	toolCall := map[string]any{"index": 0, "id": CallID, "type": "function", "function": map[string]any{"name": call.Tool, "arguments": string(args)}}
 	chatAnswer(w, req, map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{toolCall}}, "tool_calls")
 }
 
@@ -200,31 +387,6 @@ func chatAnswer(w http.ResponseWriter, req streamFlag, message map[string]any, f
 	sse.raw("data: [DONE]\n\n")
 }
 
-// offersTool reads the tool names a Chat Completions, Responses or Gemini request
-// offers.
-func offersTool(body []byte) func(string) bool {
-	var req struct {
-		Tools []struct {
-			Name     string `json:"name"`
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-			FunctionDeclarations []struct {
-				Name string `json:"name"`
-			} `json:"functionDeclarations"`
-		} `json:"tools"`
-	}
-	json.Unmarshal(body, &req)
-	names := map[string]bool{}
-	for _, t := range req.Tools {
-		names[t.Name], names[t.Function.Name] = true, true
-		for _, f := range t.FunctionDeclarations {
-			names[f.Name] = true
-		}
-	}
-	return func(name string) bool { return names[name] }
-}
-
 // openAIResponses streams one text answer the way the Responses API does.
 func (s *Server) openAIResponses(w http.ResponseWriter, r *http.Request) {
 	req := decodeStream(r)
@@ -249,7 +411,7 @@ func (s *Server) openAIResponses(w http.ResponseWriter, r *http.Request) {
 func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	part := map[string]any{"text": Reply}
-	if call := s.skillCall(body, offersTool(body)); call != nil {
+	if call := s.skillCall(r, body); call != nil {
 		part = map[string]any{"functionCall": map[string]any{"name": call.Tool, "args": call.Args}}
 	}
 	answer := map[string]any{

@@ -3,6 +3,7 @@ package mockapi
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -105,7 +106,7 @@ func TestLoadSkillCallsTheToolOnce(t *testing.T) {
 	if got := post(t, s.URL+"/v1/chat/completions", `{"stream":true,"tools":[{"function":{"name":"skill"}}]}`); !strings.Contains(got, `"tool_calls"`) || strings.Contains(got, Reply) {
 		t.Errorf("chat stream tool call:\n%s", got)
 	}
-	answered := `{"tools":[{"function":{"name":"skill"}}],"messages":[{"role":"tool","tool_call_id":"` + toolCallID + `","content":"body"}]}`
+	answered := `{"tools":[{"function":{"name":"skill"}}],"messages":[{"role":"tool","tool_call_id":"` + CallID + `","content":"body"}]}`
 	if got := post(t, s.URL+"/v1/chat/completions", answered); !strings.Contains(got, Reply) || strings.Contains(got, "tool_calls\":[") {
 		t.Errorf("after the result, text expected:\n%s", got)
 	}
@@ -122,5 +123,76 @@ func TestLoadSkillCallsTheToolOnce(t *testing.T) {
 	}
 	if got := post(t, s.URL+"/v1/responses", `{"stream":true}`); !strings.Contains(got, "event: response.completed") || !strings.Contains(got, Reply) {
 		t.Errorf("responses stream:\n%s", got)
+	}
+}
+
+// FollowSkill calls the offered tool the user's last message names, with the
+// property it names set to the text between the markers; told nothing else.
+func TestFollowSkillCallsTheToolTheBodyNames(t *testing.T) {
+	s, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.FollowSkill()
+
+	tools := `[{"name":"Read","input_schema":{"properties":{"file_path":{}}}},` +
+		`{"name":"mcp__files__read_text_file","input_schema":{"properties":{"path":{},"head":{}}}},` +
+		`{"name":"mcp__files__write_file","input_schema":{"properties":{"path":{},"content":{}}}}]`
+	body := "Base directory for this skill: /w\n\nUse the text as the `path` input field.\n\n<<<TEXT\nnotes/a b.txt\nTEXT>>>\n\n" +
+		"Call the tool `read_text_file` of the MCP server `files` (in Claude Code: `mcp__files__read_text_file`) with `path` set to that text.\n"
+	// request is a body as Claude Code sends it: the skill's body after the
+	// command, its environment after the user's message, then any messages more.
+	request := func(stream bool, tools, body string, more ...string) string {
+		text, _ := json.Marshal(body)
+		messages := append([]string{`{"role":"user","content":[{"type":"text","text":"<command-name>/read-file</command-name>"},{"type":"text","text":` + string(text) + `}]}`,
+			`{"role":"system","content":"# Environment"}`}, more...)
+		return fmt.Sprintf(`{"stream":%v,"tools":%s,"messages":[%s]}`, stream, tools, strings.Join(messages, ","))
+	}
+
+	var msg struct {
+		Content []struct {
+			Type, ID, Name string
+			Input          map[string]any
+		}
+		StopReason string `json:"stop_reason"`
+	}
+	json.Unmarshal([]byte(post(t, s.URL+"/v1/messages", request(false, tools, body))), &msg)
+	if len(msg.Content) != 1 || msg.Content[0].Type != "tool_use" || msg.Content[0].ID != CallID || msg.Content[0].Name != "mcp__files__read_text_file" ||
+		len(msg.Content[0].Input) != 1 || msg.Content[0].Input["path"] != "notes/a b.txt" || msg.StopReason != "tool_use" {
+		t.Errorf("anthropic tool use = %+v", msg)
+	}
+	if call := s.Requests()[0].Call; call == nil || call.Tool != "mcp__files__read_text_file" || call.Args["path"] != "notes/a b.txt" {
+		t.Errorf("recorded call = %+v", call)
+	}
+	stream := post(t, s.URL+"/v1/messages", request(true, tools, body))
+	for _, want := range []string{`"content_block":{"id":"` + CallID + `","input":{},"name":"mcp__files__read_text_file","type":"tool_use"}`,
+		`"partial_json":"{\"path\":\"notes/a b.txt\"}"`, `"stop_reason":"tool_use"`} {
+		if !strings.Contains(stream, want) {
+			t.Errorf("anthropic stream lacks %s:\n%s", want, stream)
+		}
+	}
+	answered := request(false, tools, body, `{"role":"assistant","content":[{"type":"tool_use","id":"`+CallID+`","name":"mcp__files__read_text_file","input":{}}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+CallID+`","content":"text"}]}`)
+	if got := post(t, s.URL+"/v1/messages", answered); !strings.Contains(got, Reply) || s.Requests()[2].Call != nil {
+		t.Errorf("after the result, text expected:\n%s", got)
+	}
+
+	chatTools := `[{"type":"function","function":{"name":"mcp__files__read_text_file","parameters":{"properties":{"path":{}}}}}]`
+	if got := post(t, s.URL+"/v1/chat/completions", request(false, chatTools, body)); !strings.Contains(got, `"arguments":"{\"path\":\"notes/a b.txt\"}"`) {
+		t.Errorf("chat tool call:\n%s", got)
+	}
+
+	for name, b := range map[string]string{
+		"no markers":                      strings.Replace(body, "<<<TEXT", "<<TEXT", 1),
+		"no offered tool":                 strings.ReplaceAll(body, "mcp__files__read_text_file", "mcp__files__read_txt"),
+		"no property":                     strings.ReplaceAll(body, "`path`", "`file`"),
+		"a property of another tool only": strings.ReplaceAll(body, "`path`", "`file_path`"),
+		"two tools":                       body + "Or `mcp__files__write_file`.\n",
+		"two properties":                  body + "Set `head` too.\n",
+	} {
+		if got := post(t, s.URL+"/v1/messages", request(false, tools, b)); !strings.Contains(got, Reply) {
+			t.Errorf("%s: text expected, not a guess:\n%s", name, got)
+		}
 	}
 }
