@@ -93,3 +93,56 @@ func TestSkillSelectorsAreCheckedAtTheirLines(t *testing.T) {
 		}
 	}
 }
+
+// recordedTool is a capability of the snapshot of tracker, as a refresh records
+// it, with its skill block.
+func recordedTool(tool, input, skill string) string {
+	return "---\napiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: tracker." + tool + "}\nspec:\n  title: " + tool +
+		"\n  effect: write\n  input: " + input + "\n  mcp: {server: tracker, tool: " + tool + "}\n  skill: " + skill + "\n"
+}
+
+// A recorded skill that does not load is changed at the selector that asked for
+// it, so that is where its problems point: at the alias or argument the selector
+// gives, else at its tool. Every command shows that place, and a refresh may
+// still mend them.
+func TestProblemsOfARecordedSkillPointAtItsSelector(t *testing.T) {
+	text := `{type: object, properties: {summary: {type: string}}, required: [summary]}`
+	root := workspace(t, map[string]string{
+		ConfigName: mcpConfig(
+			"{tool: \"open_*\"}",
+			"{tool: close_ticket, alias: help}",
+			"{tool: find_tickets, argument: limit}",
+			"{tool: edit_ticket}",
+			"{tool: move_ticket}",
+		) + "  targets: [claude-code]\n",
+		"registry/team.yaml": "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: open-ticket}\nspec: {description: Team notes, body: Notes.}\n",
+		"registry/mcp-tracker.yaml": recordedTool("open_ticket", text, "{alias: open-ticket, argument: summary}") +
+			recordedTool("close_ticket", text, "{alias: help, argument: summary}") +
+			recordedTool("find_tickets", `{type: object, properties: {limit: {type: integer}}}`, "{alias: find-tickets, argument: limit}") +
+			recordedTool("edit_ticket", `{type: object, properties: {summary: {type: string}, body: {type: string}}, required: [summary, body]}`, "{alias: edit-ticket, argument: summary}") +
+			recordedTool("move_ticket", `{type: object, properties: {to: {type: integer}}, required: [to]}`, "{alias: move-ticket}"),
+	})
+	reg, err := Load(root)
+	var ps Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("load: %v", err)
+	}
+	want := []string{
+		`skillsync.yaml:9:18: tracker.open_ticket (recorded in registry/mcp-tracker.yaml): alias "open-ticket" is taken by skill/open-ticket at registry/team.yaml:3:18 (aliases and skill names share one namespace; a selector of its own naming open_ticket can give its alias and argument)`,
+		`skillsync.yaml:10:39: tracker.close_ticket (recorded in registry/mcp-tracker.yaml): alias "help" is reserved by Claude Code`,
+		`skillsync.yaml:11:42: tracker.find_tickets (recorded in registry/mcp-tracker.yaml): argument "limit" has type integer, not string`,
+		`skillsync.yaml:12:18: tracker.edit_ticket (recorded in registry/mcp-tracker.yaml): input requires body, which the skill cannot supply`,
+		`skillsync.yaml:13:18: tracker.move_ticket (recorded in registry/mcp-tracker.yaml): skill has no argument: its input property "to" has type integer, not string`,
+	}
+	if len(ps) != len(want) {
+		t.Fatalf("problems:\n%v", ps)
+	}
+	for i, p := range ps {
+		if !strings.HasPrefix(p.String(), want[i]) {
+			t.Errorf("problem %d: %s\nwant %s", i, p, want[i])
+		}
+	}
+	if outside := reg.OutsideSnapshots(ps); len(outside) != 0 {
+		t.Errorf("a refresh could not mend %v", outside)
+	}
+}
