@@ -142,3 +142,124 @@ func TestSnapshotRefusesATwiceListedTool(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+func object(properties map[string]any, required ...any) map[string]any {
+	o := map[string]any{"type": "object", "properties": properties}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+var str = map[string]any{"type": "string"}
+
+// skills is the skill block each capability of a snapshot has, by tool.
+func skills(t *testing.T, snapshot []byte) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	dec := yaml.NewDecoder(strings.NewReader(string(snapshot)))
+	for {
+		var doc struct {
+			Spec struct {
+				MCP   struct{ Tool string }
+				Skill *struct{ Alias, Argument string }
+			}
+		}
+		if err := dec.Decode(&doc); err != nil {
+			break
+		}
+		if sk := doc.Spec.Skill; sk != nil {
+			out[doc.Spec.MCP.Tool] = sk.Alias + " " + sk.Argument
+		} else {
+			out[doc.Spec.MCP.Tool] = "-"
+		}
+	}
+	return out
+}
+
+// A selector that gives no alias takes the tool's name, and one that gives no
+// argument the one string the input requires. A tool a pattern takes that does
+// not fit the convention stays a capability, its skill left out with why; a tool
+// named by a selector of its own gets what can be derived, for the load to judge.
+func TestSnapshotDerivesSkillsByConvention(t *testing.T) {
+	tools := listed(t, []*mcp.Tool{
+		{Name: "open_ticket", InputSchema: object(map[string]any{"summary": str, "labels": map[string]any{"type": "array"}}, "summary")},
+		{Name: "close_ticket", InputSchema: object(map[string]any{"id": str, "reason": str}, "id", "reason")},
+		{Name: "find_tickets", InputSchema: object(map[string]any{"query": str})},
+		{Name: "edit_ticket", InputSchema: object(map[string]any{"id": str, "body": str}, "id", "body")},
+		{Name: "list_tickets", InputSchema: object(map[string]any{"team": str})},
+		{Name: "rank_tickets", InputSchema: object(map[string]any{"id": str, "note": str}, "id")},
+		{Name: "status", InputSchema: object(map[string]any{"verbose": map[string]any{"type": "boolean"}})},
+	})
+	src := registry.MCPSource{Name: "tracker", Skills: []registry.MCPSkill{
+		{Tool: "*_ticket"},
+		{Tool: "edit_ticket", Alias: "edit"},
+		{Tool: "find_tickets", Argument: "query"},
+		{Tool: "list_*", Argument: "team"},
+		{Tool: "rank_*", Argument: "note"},
+		{Tool: "status"},
+	}}
+	r, err := Snapshot(src, Listing{Tools: tools}, "registry/mcp-tracker.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"open_ticket":  "open-ticket summary",
+		"close_ticket": "-",
+		"find_tickets": "find-tickets query",
+		"edit_ticket":  "edit ", // named: the load says the argument is missing, at the selector
+		"list_tickets": "list-tickets team",
+		"rank_tickets": "-",
+		"status":       "status ",
+	}
+	got := skills(t, r.Snapshot)
+	for tool, sk := range want {
+		if got[tool] != sk {
+			t.Errorf("%s: skill %q, want %q", tool, got[tool], sk)
+		}
+	}
+	wantSkipped := []string{
+		"close_ticket as a skill: its input requires 2 properties (id, reason), and the typed text fills one (a selector of its own can name the argument)",
+		`rank_tickets as a skill: its input also requires id, which the typed text cannot supply (a selector of its own can name the argument)`,
+	}
+	if !slices.Equal(r.Skipped, wantSkipped) {
+		t.Errorf("left out:\n%s\nwant:\n%s", strings.Join(r.Skipped, "\n"), strings.Join(wantSkipped, "\n"))
+	}
+	if len(r.Tools) != len(tools) {
+		t.Errorf("recorded %q of %d tools: a tool left out of skills stays a capability", r.Tools, len(tools))
+	}
+}
+
+// A name that can be a capability's always gives a valid alias; should the two
+// rules part, a tool a pattern takes is still no skill with an alias that is not.
+func TestADerivedAliasThatIsNotOneLeavesOutTheSkill(t *testing.T) {
+	src := registry.MCPSource{Name: "tracker", Skills: []registry.MCPSkill{{Tool: "*"}}}
+	sk, why := skillOf(src, "tag__ticket", []byte(`{"type":"object","properties":{"tag":{"type":"string"}},"required":["tag"]}`))
+	if sk != nil || why != `"tag--ticket", the alias its name gives, is not a valid skill name (a selector of its own can give one)` {
+		t.Errorf("skill %v, why %q", sk, why)
+	}
+}
+
+// The SDK's client passes on what a server lists as inputSchema unchecked, so a
+// schema that is no JSON Schema reaches the refresh, which refuses the server's
+// tools before anything is written, naming the tool. A tool the patterns leave
+// out is not judged.
+func TestSnapshotRefusesAToolWhoseSchemaIsNoJSONSchema(t *testing.T) {
+	for _, prop := range []any{map[string]any{"type": 5}, map[string]any{"type": "strnig"}, map[string]any{"minLength": "x"}} {
+		tools := listed(t, []*mcp.Tool{
+			{Name: "fine", InputSchema: object(map[string]any{"q": str}, "q")},
+			{Name: "broken", InputSchema: object(map[string]any{"x": prop})},
+		})
+		if len(tools) != 2 {
+			t.Fatalf("the client dropped a tool: %d listed", len(tools))
+		}
+		_, err := Snapshot(registry.MCPSource{Name: "tracker"}, Listing{Tools: tools}, "registry/mcp-tracker.yaml")
+		if err == nil || !strings.Contains(err.Error(), `the tool "broken" has an inputSchema that is not JSON Schema: properties.x`) ||
+			!strings.HasSuffix(err.Error(), "nothing was written") {
+			t.Errorf("%v: err %v", prop, err)
+		}
+		if _, err := Snapshot(registry.MCPSource{Name: "tracker", Exclude: []string{"broken"}}, Listing{Tools: tools}, "registry/mcp-tracker.yaml"); err != nil {
+			t.Errorf("%v, left out: %v", prop, err)
+		}
+	}
+}

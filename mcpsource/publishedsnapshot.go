@@ -3,7 +3,6 @@ package mcpsource
 import (
 	"bytes"
 	"fmt"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,13 +48,7 @@ func (r *Recorded) addSkills(src registry.MCPSource, listing Listing, docs *byte
 
 func selectedSkill(src registry.MCPSource, name string) bool {
 	sel := src.PublishedSkills
-	if sel == nil {
-		return false
-	}
-	match := func(patterns []string) bool {
-		return slices.ContainsFunc(patterns, func(p string) bool { ok, _ := path.Match(p, name); return ok })
-	}
-	return (len(sel.Include) == 0 || match(sel.Include)) && !match(sel.Exclude)
+	return sel != nil && picked(sel.Include, sel.Exclude, name)
 }
 
 // unrecordable says why sk, one of all, cannot become a registry Skill; "" when
@@ -70,7 +63,7 @@ func unrecordable(sk PublishedSkill, all []PublishedSkill) string {
 	switch {
 	case len(twins) > 1:
 		return fmt.Sprintf("the server publishes %d skills named %s (%s); none of them is recorded", len(twins), sk.Name, strings.Join(twins, ", "))
-	case !registry.ValidSkillName(sk.Name):
+	case !registry.ValidAlias(sk.Name):
 		return "the name cannot name a skill (lowercase letters, digits and single hyphens, at most 64 characters)"
 	case sk.Dynamic():
 		return "the server publishes no digests for it (resources: dynamic), so its content cannot be verified"

@@ -2,6 +2,7 @@ package mcpsource
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
@@ -28,7 +29,9 @@ type Recorded struct {
 // Snapshot records the tools of src that its include and exclude patterns select
 // as capabilities, and the published skills it selects as skills, in a registry
 // file for path, stamped with skillsync's banner. A tool or skill that cannot be
-// recorded is left out, with why.
+// recorded is left out, with why, and so is the skill of a tool a pattern
+// selector takes that cannot be one. A tool whose input schema is no JSON Schema
+// is an error: the server is at fault, not the workspace.
 func Snapshot(src registry.MCPSource, listing Listing, path string) (Recorded, error) {
 	tools := slices.Clone(listing.Tools)
 	var r Recorded
@@ -51,7 +54,15 @@ func Snapshot(src registry.MCPSource, listing Listing, path string) (Recorded, e
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: the name cannot name a capability (letters, digits, and single ., _ or - between them)", t.Name))
 			continue
 		}
-		doc, err := capability(src, t, id)
+		input, err := inputOf(t)
+		if err != nil {
+			return Recorded{}, fmt.Errorf("the tool %q has an inputSchema that is not JSON Schema: %v; nothing was written", t.Name, err)
+		}
+		sk, why := skillOf(src, t.Name, input)
+		if why != "" {
+			r.Skipped = append(r.Skipped, fmt.Sprintf("%s as a skill: %s", t.Name, why))
+		}
+		doc, err := capability(src, t, id, input, sk)
 		if err != nil {
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", t.Name, err))
 			continue
@@ -64,8 +75,12 @@ func Snapshot(src registry.MCPSource, listing Listing, path string) (Recorded, e
 		r.Tools = append(r.Tools, t.Name)
 	}
 	for _, sk := range src.Skills {
-		if !slices.Contains(r.Tools, sk.Tool) {
-			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: skill %s names a tool the server does not list (or the patterns leave out)", sk.Tool, sk.Alias))
+		if !registry.IsToolPattern(sk.Tool) && !slices.Contains(r.Tools, sk.Tool) {
+			alias := sk.Alias
+			if alias == "" {
+				alias = registry.DerivedAlias(sk.Tool)
+			}
+			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: skill %s names a tool the server does not list (or the patterns leave out)", sk.Tool, alias))
 		}
 	}
 	if err := r.addSkills(src, listing, &docs, &first); err != nil {
@@ -77,14 +92,70 @@ func Snapshot(src registry.MCPSource, listing Listing, path string) (Recorded, e
 }
 
 func selected(src registry.MCPSource, name string) bool {
+	return picked(src.Include, src.Exclude, name)
+}
+
+// picked says name is one the include patterns (all names when there are none)
+// select and no exclude pattern leaves out.
+func picked(include, exclude []string, name string) bool {
 	match := func(patterns []string) bool {
 		return slices.ContainsFunc(patterns, func(p string) bool { ok, _ := path.Match(p, name); return ok })
 	}
-	return (len(src.Include) == 0 || match(src.Include)) && !match(src.Exclude)
+	return (len(include) == 0 || match(include)) && !match(exclude)
+}
+
+// inputOf is the input schema of t as JSON text, checked as loading the snapshot
+// would check it; a tool that gives none takes any object.
+func inputOf(t *mcp.Tool) (json.RawMessage, error) {
+	if t.InputSchema == nil {
+		return json.RawMessage(`{"type":"object"}`), nil
+	}
+	input, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		return nil, err
+	}
+	return input, registry.CheckInputSchema(input)
+}
+
+// skillOf is the skill block of the tool's capability, from the selector of src
+// that takes the tool, its alias and argument derived where the selector gives
+// none; nil when no selector takes it. why says why a tool a pattern takes is no
+// skill: a pattern is a convention that some tools do not fit, and they stay
+// capabilities. A selector that names the tool gets its skill as far as it can be
+// derived, so that what does not fit is a problem at the selector when the
+// snapshot is loaded.
+func skillOf(src registry.MCPSource, tool string, input json.RawMessage) (sk map[string]string, why string) {
+	j, ok := src.SkillSelector(tool)
+	if !ok {
+		return nil, ""
+	}
+	sel := src.Skills[j]
+	pattern := registry.IsToolPattern(sel.Tool)
+	alias, argument := sel.Alias, sel.Argument
+	if alias == "" {
+		alias = registry.DerivedAlias(tool)
+		if pattern && !registry.ValidAlias(alias) {
+			return nil, fmt.Sprintf("%q, the alias its name gives, is not a valid skill name (a selector of its own can give one)", alias)
+		}
+	}
+	var err error
+	if argument == "" {
+		argument, err = registry.SkillArgument(input)
+	} else if pattern {
+		err = registry.FillableArgument(input, argument)
+	}
+	if pattern && err != nil {
+		return nil, err.Error() + " (a selector of its own can name the argument)"
+	}
+	sk = map[string]string{"alias": alias}
+	if argument != "" {
+		sk["argument"] = argument
+	}
+	return sk, ""
 }
 
 // capability is the registry document of tool t.
-func capability(src registry.MCPSource, t *mcp.Tool, id string) ([]byte, error) {
+func capability(src registry.MCPSource, t *mcp.Tool, id string, input json.RawMessage, sk map[string]string) ([]byte, error) {
 	effect, why := EffectOf(t.Annotations)
 	title := t.Title
 	if title == "" && t.Annotations != nil {
@@ -93,15 +164,13 @@ func capability(src registry.MCPSource, t *mcp.Tool, id string) ([]byte, error) 
 	if title == "" {
 		title = t.Name
 	}
-	input := t.InputSchema
-	if input == nil {
-		input = map[string]any{"type": "object"}
+	var schema any
+	if err := json.Unmarshal(input, &schema); err != nil {
+		return nil, err
 	}
-	spec := map[string]any{"title": title, "effect": effect, "input": input, "mcp": map[string]string{"server": src.Name, "tool": t.Name}}
-	for _, sk := range src.Skills {
-		if sk.Tool == t.Name {
-			spec["skill"] = map[string]string{"alias": sk.Alias, "argument": sk.Argument}
-		}
+	spec := map[string]any{"title": title, "effect": effect, "input": schema, "mcp": map[string]string{"server": src.Name, "tool": t.Name}}
+	if sk != nil {
+		spec["skill"] = sk
 	}
 	var n yaml.Node
 	if err := n.Encode(map[string]any{"apiVersion": registry.APIVersion, "kind": "Capability", "metadata": map[string]string{"name": id}, "spec": spec}); err != nil {

@@ -91,6 +91,17 @@ type place struct {
 	doc  document
 	keys []string
 	item int // -1: the value itself
+	// recorded is set when the place is the skills: selector that made the skill
+	// of a capability a refresh recorded, and the problem is about that skill.
+	recorded *recording
+}
+
+// recording is a capability a refresh recorded in a snapshot, as a problem at the
+// selector that made its skill names it.
+type recording struct {
+	id, tool, snapshot string
+	pattern            bool   // the selector is a pattern
+	hint               string // how to leave the recorded declaration out
 }
 
 // at is the place of the value under keys.

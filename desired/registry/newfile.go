@@ -30,10 +30,5 @@ func (r *Registry) SnapshotPath(src MCPSource) (string, bool) {
 // ValidCapabilityID says id can name a capability.
 func ValidCapabilityID(id string) bool { return capabilityIDPattern.MatchString(id) }
 
-// ValidSkillName says name can name a skill.
-func ValidSkillName(name string) bool {
-	return skillNamePattern.MatchString(name) && len(name) <= MaxNameLength
-}
-
 // ValidMCPName says name can name an MCP server or tool.
 func ValidMCPName(name string) bool { return mcpNamePattern.MatchString(name) }

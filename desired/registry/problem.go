@@ -32,6 +32,10 @@ type Problem struct {
 	// for a reader at a terminal; String leaves it out, so that a problem stays
 	// one line in JSON and logs.
 	Snippet string
+	// snapshot is the MCP snapshot holding what the problem is about, when it
+	// points elsewhere (at the selector that made a recorded skill): a refresh
+	// may mend it.
+	snapshot string
 }
 
 func (p Problem) String() string {

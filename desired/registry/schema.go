@@ -146,3 +146,22 @@ func (v *validator) inputSchema(c Capability) {
 			"%s: %s", field, e.message)
 	}
 }
+
+// CheckInputSchema says how an input schema (JSON text) breaks the metaschema of
+// its dialect, as loading a capability with it would, or nil: a refresh refuses
+// a server's tool for it before anything is written, rather than write a snapshot
+// that cannot load.
+func CheckInputSchema(raw []byte) error {
+	errs := checkSchema(raw)
+	if len(errs) == 0 {
+		return nil
+	}
+	parts := make([]string, len(errs))
+	for i, e := range errs {
+		parts[i] = e.message
+		if len(e.at) > 0 {
+			parts[i] = strings.Join(e.at, ".") + ": " + e.message
+		}
+	}
+	return errors.New(strings.Join(parts, "; "))
+}

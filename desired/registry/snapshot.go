@@ -28,15 +28,32 @@ func overridden(reg *Registry) []Capability {
 func (r *Registry) FromSnapshot(c Capability) bool { return r.isSnapshot(c.doc.file()) }
 
 // OutsideSnapshots are the problems of ps in files other than the snapshots of
-// r's MCP sources: those a refresh cannot mend.
+// r's MCP sources, and not about what a snapshot holds: those a refresh cannot
+// mend.
 func (r *Registry) OutsideSnapshots(ps Problems) Problems {
 	var outside Problems
 	for _, p := range ps {
-		if !r.isSnapshot(p.Pos.File) {
+		if !r.isSnapshot(p.Pos.File) && p.snapshot == "" {
 			outside = append(outside, p)
 		}
 	}
 	return outside
+}
+
+// selectorOf finds the skills: selector that made the skill of c, a capability
+// the snapshot of an MCP source records: the source's index in spec.mcpSources,
+// and the selector's in its skills.
+func (r *Registry) selectorOf(c Capability) (source, selector int, ok bool) {
+	if c.Spec.MCP == nil {
+		return 0, 0, false
+	}
+	for i, src := range r.Config.Spec.MCPSources {
+		if p, ok := r.SnapshotPath(src); ok && p == c.doc.file() {
+			j, ok := src.SkillSelector(c.Spec.MCP.Tool)
+			return i, j, ok
+		}
+	}
+	return 0, 0, false
 }
 
 func (r *Registry) isSnapshot(file string) bool {

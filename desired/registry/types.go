@@ -122,15 +122,19 @@ type MCPSource struct {
 	Snapshot string `json:"snapshot"`
 }
 
-// MCPSkill makes a tool a skill: its alias, and the string property of its input
-// that the text typed after the alias fills.
+// MCPSkill makes a tool, or each tool a pattern matches, a skill: its alias, and
+// the string property of its input that the text typed after the alias fills.
 type MCPSkill struct {
-	// The tool's name on the server.
+	// The tool's name on the server, or a glob pattern of names (*, ? and [ ], as
+	// in include). A selector naming a tool wins over a pattern; of two patterns,
+	// the first.
 	Tool string `json:"tool" jsonschema:"required"`
-	// The skill's name.
-	Alias string `json:"alias" jsonschema:"required"`
-	// The input property the typed text fills.
-	Argument string `json:"argument" jsonschema:"required"`
+	// The skill's name; by default the tool's name, lowercased, with - for _.
+	// Not with a pattern.
+	Alias string `json:"alias"`
+	// The input property the typed text fills; by default the one property the
+	// tool's input requires, when it is a string.
+	Argument string `json:"argument"`
 }
 
 // MCPPublishedSkills selects the skills a server publishes, and how they are

@@ -53,10 +53,29 @@ func Validate(reg *Registry) Problems {
 	v.workspace()
 	v.mcpSources()
 	v.profiles()
+	var recorded []Capability
 	for _, c := range reg.Capabilities {
+		if reg.FromSnapshot(c) {
+			recorded = append(recorded, c)
+			continue
+		}
 		v.capability(c)
 	}
+	var published []Skill
 	for _, s := range reg.Skills {
+		if reg.isSnapshot(s.doc.file()) {
+			published = append(published, s)
+			continue
+		}
+		v.skill(s)
+	}
+	// What a refresh recorded claims its names after what people declared, so
+	// that a name both hold is reported at the selector that made the recorded
+	// skill: that is what changes, the person's file being theirs.
+	for _, c := range recorded {
+		v.capability(c)
+	}
+	for _, s := range published {
 		v.skill(s)
 	}
 	return v.problems.Sorted()
@@ -81,7 +100,49 @@ func (v *validator) add(pos place, hint, format string, args ...any) {
 	if v.reg.malformed[v.doc] {
 		return
 	}
-	v.problems = append(v.problems, Problem{Pos: pos.Position(), Message: fmt.Sprintf(format, args...), Hint: hint})
+	p := Problem{Pos: pos.Position(), Message: fmt.Sprintf(format, args...), Hint: hint}
+	if r := pos.recorded; r != nil {
+		p.Message = fmt.Sprintf("%s (recorded in %s): %s", r.id, r.snapshot, p.Message)
+		if r.pattern {
+			p.Hint += fmt.Sprintf("; a selector of its own naming %s can give its alias and argument", r.tool)
+		}
+		p.Hint += r.hint
+		p.snapshot = r.snapshot
+	}
+	v.problems = append(v.problems, p)
+}
+
+// skillNameAt is where a problem with the name of s points: its document's
+// name, or, for a skill a server published, the publishedSkills of its source in
+// skillsync.yaml, where a person leaves it out.
+func (v *validator) skillNameAt(s Skill) place {
+	for i, src := range v.reg.Config.Spec.MCPSources {
+		if p, ok := v.reg.SnapshotPath(src); ok && p == s.doc.file() && src.PublishedSkills != nil {
+			at := v.reg.config.at("spec", "mcpSources", strconv.Itoa(i), "publishedSkills")
+			at.recorded = &recording{id: SkillOwner(s.Name), snapshot: p, hint: "; or list " + s.Name + " under its exclude"}
+			return at
+		}
+	}
+	return s.doc.at("metadata", "name")
+}
+
+// skillAt is where a problem with the skill of c points: keys in its document,
+// or, for a capability a refresh recorded, the skills: selector in skillsync.yaml
+// that made the skill, since that is where a person changes it: at field (alias
+// or argument) when the selector gives it, else at its tool.
+func (v *validator) skillAt(c Capability, field string, keys ...string) place {
+	i, j, ok := v.reg.selectorOf(c)
+	if !ok {
+		return c.doc.at(keys...)
+	}
+	sel := v.reg.Config.Spec.MCPSources[i].Skills[j]
+	key := "tool"
+	if field == "alias" && sel.Alias != "" || field == "argument" && sel.Argument != "" {
+		key = field
+	}
+	p := v.reg.config.at("spec", "mcpSources", strconv.Itoa(i), "skills", strconv.Itoa(j), key)
+	p.recorded = &recording{id: c.ID, tool: c.Spec.MCP.Tool, snapshot: c.doc.file(), pattern: IsToolPattern(sel.Tool)}
+	return p
 }
 
 // Targets returns the targets the workspace enables; the default ones when none
@@ -216,7 +277,7 @@ func (v *validator) capability(c Capability) {
 
 func (v *validator) capabilitySkill(c Capability) {
 	d, sk := c.doc, c.Spec.Skill
-	v.claimName(sk.Alias, CapabilityOwner(c.ID), d.at("spec", "skill", "alias"), "alias")
+	v.claimName(sk.Alias, CapabilityOwner(c.ID), v.skillAt(c, "alias", "spec", "skill", "alias"), "alias")
 	if c.Spec.MCP == nil && c.Spec.CLI == nil {
 		v.add(d.at("spec", "skill"), "add spec.mcp.tool or spec.cli.command so the agent can reach it", "capability %s has a skill but no way to call it", c.ID)
 	}
@@ -228,9 +289,16 @@ func (v *validator) capabilitySkill(c Capability) {
 
 func (v *validator) argument(c Capability) {
 	d, arg := c.doc, c.Spec.Skill.Argument
-	pos := d.at("spec", "skill", "argument")
+	pos := v.skillAt(c, "argument", "spec", "skill", "argument")
+	recorded := pos.recorded != nil
 	if arg == "" {
-		v.add(d.at("spec", "skill"), "name the input property the typed text fills, like argument: statement", "skill has no argument")
+		// A refresh leaves the argument out when the tool's input has no one
+		// property to derive it from; why is in the input it recorded.
+		why := ""
+		if _, err := SkillArgument(c.Spec.Input); recorded && err != nil {
+			why = ": " + err.Error()
+		}
+		v.add(v.skillAt(c, "argument", "spec", "skill"), "name the input property the typed text fills, like argument: statement", "skill has no argument%s", why)
 		return
 	}
 	if !v.oneLine(pos, "argument", arg) {
@@ -246,7 +314,11 @@ func (v *validator) argument(c Capability) {
 	property, isSchema := jsonMembers(raw)
 	switch typ := jsonValue(property["type"]); {
 	case !declared:
-		v.add(pos, suggest(arg, slices.Sorted(maps.Keys(properties)), "declare it under spec.input.properties"), "argument %q is not a property of input", arg)
+		fallback := "declare it under spec.input.properties"
+		if recorded {
+			fallback = "name a string property of the tool's input"
+		}
+		v.add(pos, suggest(arg, slices.Sorted(maps.Keys(properties)), fallback), "argument %q is not a property of input", arg)
 	case !isSchema:
 		v.add(pos, "write the property as a schema, like "+arg+": {type: string}", "argument %q is a property of input that is no schema", arg)
 	case typ != "string":
@@ -258,9 +330,14 @@ func (v *validator) argument(c Capability) {
 		v.add(d.at("spec", "input", "required"), "write required as a list of property names", "input.required is not a list")
 	}
 	for _, r := range required {
-		if r != arg {
-			v.add(d.at("spec", "input", "required"), fmt.Sprintf("typed text fills only %q; make %v optional or drop the skill", arg, r), "input requires %v, which the skill cannot supply", r)
+		if r == arg {
+			continue
 		}
+		hint := fmt.Sprintf("typed text fills only %q; make %v optional or drop the skill", arg, r)
+		if recorded {
+			hint = fmt.Sprintf("typed text fills only %q, and the server requires %v; drop the selector, or declare the capability by hand", arg, r)
+		}
+		v.add(v.skillAt(c, "argument", "spec", "input", "required"), hint, "input requires %v, which the skill cannot supply", r)
 	}
 }
 
@@ -293,16 +370,18 @@ func (v *validator) representable(c Capability) {
 	}
 	type bodyText struct {
 		keys []string
+		pos  place
 		text string
 	}
-	texts := []bodyText{{[]string{"spec", "skill", "argument"}, c.Spec.Skill.Argument}}
+	argument := []string{"spec", "skill", "argument"}
+	texts := []bodyText{{argument, v.skillAt(c, "argument", argument...), c.Spec.Skill.Argument}}
 	if cli := c.Spec.CLI; cli != nil {
-		texts = append(texts, bodyText{[]string{"spec", "cli"}, strings.Join(append(append([]string{}, cli.Command...), cli.Flag), " ")})
+		texts = append(texts, bodyText{[]string{"spec", "cli"}, v.doc.at("spec", "cli"), strings.Join(append(append([]string{}, cli.Command...), cli.Flag), " ")})
 	}
 	for _, target := range targets {
 		for _, t := range texts {
 			if bad := render.Unrepresentable(target, t.text); bad != "" {
-				v.add(v.doc.at(t.keys...), "leave it out of the command, or leave "+target+" out of spec.skill.targets",
+				v.add(t.pos, "leave it out of the command, or leave "+target+" out of spec.skill.targets",
 					"%s holds %s, which a client reading %s replaces in the skill, and a command must reach the model as written",
 					strings.Join(t.keys[1:], "."), strconv.Quote(bad), clients.Dir(target))
 			}
@@ -313,7 +392,7 @@ func (v *validator) representable(c Capability) {
 func (v *validator) skill(s Skill) {
 	d, spec := s.doc, s.Spec
 	v.doc = d
-	v.claimName(s.Name, SkillOwner(s.Name), d.at("metadata", "name"), "skill name")
+	v.claimName(s.Name, SkillOwner(s.Name), v.skillNameAt(s), "skill name")
 	switch n := utf8.RuneCountInString(spec.Description); {
 	case strings.TrimSpace(spec.Description) == "":
 		v.add(d.at("spec"), "add spec.description: one line saying what the skill is for", "skill %s has no description", s.Name)

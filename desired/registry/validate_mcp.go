@@ -47,18 +47,7 @@ func (v *validator) mcpSources() {
 				v.add(at(key, strconv.Itoa(k)), "use *, ? and [ ] as in shell patterns", "tool pattern %q is not valid", pattern)
 			}
 		}
-		for j, sk := range src.Skills {
-			skillAt := func(key string) place { return at("skills", strconv.Itoa(j), key) }
-			if !mcpNamePattern.MatchString(sk.Tool) {
-				v.add(skillAt("tool"), "name a tool of the server", "tool %q is not a valid MCP tool name", sk.Tool)
-			}
-			if !skillNamePattern.MatchString(sk.Alias) || len(sk.Alias) > MaxNameLength {
-				v.add(skillAt("alias"), "use lowercase letters, digits and single hyphens, at most 64 characters", "alias %q is not a valid skill name", sk.Alias)
-			}
-			if sk.Argument == "" {
-				v.add(skillAt("argument"), "name the string property of the tool's input that the typed text fills", "skill %q has no argument", sk.Alias)
-			}
-		}
+		v.skillSelectors(src, func(j int, key string) place { return at("skills", strconv.Itoa(j), key) })
 		v.publishedSkills(src, at)
 		snapshot, ok := v.reg.SnapshotPath(src)
 		switch {
@@ -75,6 +64,36 @@ func (v *validator) mcpSources() {
 				"the snapshot %s of %q is where skillsync writes skills or keeps its state", snapshot, src.Name)
 		}
 		snapshots[snapshot] = src.Name
+	}
+}
+
+// skillSelectors checks what a refresh cannot: the selectors as written. Whether
+// a tool's input has the argument is known only once the server lists it.
+func (v *validator) skillSelectors(src MCPSource, at func(j int, key string) place) {
+	named := map[string]bool{}
+	for j, sk := range src.Skills {
+		pattern := IsToolPattern(sk.Tool)
+		switch _, err := path.Match(sk.Tool, ""); {
+		case pattern && err != nil:
+			v.add(at(j, "tool"), "use *, ? and [ ] as in shell patterns", "tool pattern %q is not valid", sk.Tool)
+		case !pattern && !mcpNamePattern.MatchString(sk.Tool):
+			v.add(at(j, "tool"), "name a tool of the server, or match names with *, ? and [ ]", "tool %q is not a valid MCP tool name", sk.Tool)
+		case !pattern && named[sk.Tool]:
+			v.add(at(j, "tool"), "give each tool one selector", "tool %q has a selector already", sk.Tool)
+		}
+		if !pattern {
+			named[sk.Tool] = true
+		}
+		switch {
+		case sk.Alias != "" && pattern:
+			v.add(at(j, "alias"), "leave alias out: each tool the pattern matches takes its own name; give a tool that needs another one a selector of its own",
+				"alias %q is given for the pattern %q, which can match more than one tool", sk.Alias, sk.Tool)
+		case sk.Alias != "" && !ValidAlias(sk.Alias):
+			v.add(at(j, "alias"), "use lowercase letters, digits and single hyphens, at most 64 characters", "alias %q is not a valid skill name", sk.Alias)
+		case sk.Alias == "" && !pattern && mcpNamePattern.MatchString(sk.Tool) && !ValidAlias(DerivedAlias(sk.Tool)):
+			v.add(at(j, "tool"), "give the selector an alias: lowercase letters, digits and single hyphens, at most 64 characters",
+				"the alias the tool %q would take, %q, is not a valid skill name", sk.Tool, DerivedAlias(sk.Tool))
+		}
 	}
 }
 
