@@ -69,10 +69,7 @@ func Explain(out controller.Outcome, evidence map[string][]string, name string) 
 	for _, c := range reg.Capabilities {
 		if c.Spec.Skill != nil && c.Spec.Skill.Alias == name && e.Description == "" {
 			e.Description, e.Effect = c.Spec.Title, c.Spec.Effect
-			e.EffectFrom = "declared at " + c.Pos().File
-			if reg.FromSnapshot(c) {
-				e.EffectFrom = "the annotations of the MCP server " + c.MCPServer(reg.Config) + ", recorded in " + c.Pos().File
-			}
+			e.EffectFrom = effectFrom(reg, c)
 		}
 	}
 	for _, sk := range reg.Skills {
@@ -196,4 +193,37 @@ func (e Explanation) Summary() string {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// effectFrom says where the effect of c comes from: a declaration, or the
+// annotations of an MCP server recorded in a snapshot.
+func effectFrom(reg *registry.Registry, c registry.Capability) string {
+	if reg.FromSnapshot(c) {
+		return "the annotations of the MCP server " + c.MCPServer(reg.Config) + ", recorded in " + c.Pos().File
+	}
+	return "declared at " + c.Pos().File
+}
+
+// MCPEffect is the effect of a capability that calls a tool of one of the
+// workspace's MCP sources, and where it comes from.
+type MCPEffect struct {
+	Capability, Server, Tool, Effect, From string
+}
+
+// MCPEffects lists the effect of each capability calling a tool of an MCP source,
+// by capability: the server's annotations are hints, so which ones a declaration
+// overrides is worth seeing at a glance.
+func MCPEffects(reg *registry.Registry) []MCPEffect {
+	sources := map[string]bool{}
+	for _, src := range reg.Config.Spec.MCPSources {
+		sources[src.Name] = true
+	}
+	var out []MCPEffect
+	for _, c := range reg.Capabilities {
+		if server := c.MCPServer(reg.Config); c.Spec.MCP != nil && sources[server] {
+			out = append(out, MCPEffect{Capability: c.ID, Server: server, Tool: c.Spec.MCP.Tool, Effect: c.Spec.Effect, From: effectFrom(reg, c)})
+		}
+	}
+	slices.SortFunc(out, func(a, b MCPEffect) int { return strings.Compare(a.Capability, b.Capability) })
+	return out
 }

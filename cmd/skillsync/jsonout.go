@@ -110,3 +110,20 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// mcpEffectJSON is one entry of status's "mcpEffects".
+type mcpEffectJSON struct {
+	Capability string `json:"capability"`
+	Server     string `json:"server"`
+	Tool       string `json:"tool"`
+	Effect     string `json:"effect"`
+	From       string `json:"from"`
+}
+
+func mcpEffectJSONs(effects []summary.MCPEffect) []mcpEffectJSON {
+	out := make([]mcpEffectJSON, 0, len(effects))
+	for _, e := range effects {
+		out = append(out, mcpEffectJSON{Capability: e.Capability, Server: e.Server, Tool: e.Tool, Effect: e.Effect, From: e.From})
+	}
+	return out
+}

@@ -65,7 +65,8 @@ func newStatusCommand(g *globals) *cobra.Command {
 			if output == "json" {
 				return finish(code, writeJSON(g.stdout, map[string]any{
 					"profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": clientJSONs(rows),
-					"recommendedTargets": append([]string{}, rec.Targets...), "exitCode": code,
+					"recommendedTargets": append([]string{}, rec.Targets...), "mcpEffects": mcpEffectJSONs(summary.MCPEffects(out.Registry)),
+					"exitCode": code,
 				}))
 			}
 			printStatus(g, out, rows)
@@ -93,6 +94,14 @@ func printStatus(g *globals, out controller.Outcome, clients []summary.ClientSta
 	writeTable(g.stdout, rows)
 	printSeenTwice(g, clients)
 	printUnguarded(g, clients)
+	if effects := summary.MCPEffects(out.Registry); len(effects) > 0 {
+		fmt.Fprintln(g.stdout, "\neffects of MCP tools (the servers' annotations are hints; a capability declared by hand wins):")
+		rows = nil
+		for _, e := range effects {
+			rows = append(rows, []string{"  " + e.Capability, e.Effect, e.From})
+		}
+		writeTable(g.stdout, rows)
+	}
 	if len(out.Withheld) > 0 {
 		fmt.Fprintln(g.stdout, "\nwithheld:")
 		rows = nil
