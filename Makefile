@@ -15,7 +15,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # each for a time instead.
 FUZZTIME  ?=
 
-.PHONY: build demo test test-portable schema-check cross dist dist-check e2e bench bench-scaling bench-watch reliability lint fuzz clean
+.PHONY: build demo test test-portable schema-check cross dist dist-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/skillsync
@@ -76,6 +76,10 @@ bench-scaling:
 # Watcher latency, idle CPU and memory (bench/watchlatency); takes a few minutes.
 bench-watch:
 	$(GO) run ./bench/watchlatency
+
+# How soon a tool an MCP server adds is a skill on disk (bench/mcplatency); seconds.
+bench-mcp:
+	$(GO) run ./bench/mcplatency
 
 # The adversarial suites (reliability/): a table of suites, cases and failures.
 # CI runs them with RELIABILITY_CASES=2000; locally the defaults are larger.
