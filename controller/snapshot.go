@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -90,22 +91,35 @@ func (e *SnapshotRejectedError) Unwrap() error { return e.Err }
 
 // RecordSnapshot writes content at rel, as WriteSnapshot does, and keeps it only
 // if the registry loads with it: otherwise what was there is put back and the
-// error is a SnapshotRejectedError.
+// error is a SnapshotRejectedError. Problems that are not the snapshot's (a
+// person's file that does not load) neither keep it out nor are reported here:
+// they are the workspace's, and every other command reports them. A snapshot
+// already as content is checked the same way, so that one that no longer loads
+// (its selector changed) is never called unchanged.
 func RecordSnapshot(sys workspacefs.System, root, rel string, content []byte, force bool) (wrote bool, err error) {
 	old, wrote, err := WriteSnapshot(sys, root, rel, content, force)
-	if err != nil || !wrote {
+	if err != nil {
 		return wrote, err
 	}
-	_, loadErr := LoadInputs(workspacefs.NewReadOnly(sys), root, "", "")
-	if loadErr == nil {
-		return true, nil
-	}
+	in, loadErr := LoadInputs(workspacefs.NewReadOnly(sys), root, "", "")
 	rejected := &SnapshotRejectedError{Path: rel}
-	if !errors.As(loadErr, &rejected.Problems) {
+	var ps registry.Problems
+	switch {
+	case loadErr == nil:
+		return wrote, nil
+	case errors.As(loadErr, &ps) && in.Registry != nil:
+		outside := in.Registry.OutsideSnapshots(ps)
+		if len(outside) == len(ps) {
+			return wrote, nil
+		}
+		rejected.Problems = slices.DeleteFunc(ps, func(p registry.Problem) bool { return slices.Contains(outside, p) })
+	default:
 		rejected.Err = loadErr
 	}
-	if err := RestoreSnapshot(sys, root, rel, old, content); err != nil {
-		rejected.Err = errors.Join(rejected.Err, err)
+	if wrote {
+		if err := RestoreSnapshot(sys, root, rel, old, content); err != nil {
+			rejected.Err = errors.Join(rejected.Err, err)
+		}
 	}
 	return false, rejected
 }

@@ -153,7 +153,7 @@ func refreshSource(g *globals, reg *registry.Registry, src registry.MCPSource, c
 	wrote, err := controller.RecordSnapshot(g.sys, reg.Root, path, recorded.Snapshot, force)
 	var rejected *controller.SnapshotRejectedError
 	if errors.As(err, &rejected) && len(rejected.Problems) > 0 {
-		printProblems(g.stderr, rejected.Problems)
+		printProblemsUnder(g.stderr, fmt.Sprintf("skillsync: %s: the snapshot would not load (%d problem(s)):", src.Name, len(rejected.Problems)), rejected.Problems)
 	}
 	if err != nil {
 		return flagWords(err)

@@ -22,7 +22,12 @@ func inputError(stderr io.Writer, err error) error {
 }
 
 func printProblems(w io.Writer, ps registry.Problems) {
-	fmt.Fprintf(w, "skillsync: invalid input, nothing was written or deleted (%d problem(s)):\n", len(ps))
+	printProblemsUnder(w, fmt.Sprintf("skillsync: invalid input, nothing was written or deleted (%d problem(s)):", len(ps)), ps)
+}
+
+// printProblemsUnder prints ps below the line header.
+func printProblemsUnder(w io.Writer, header string, ps registry.Problems) {
+	fmt.Fprintln(w, header)
 	for _, p := range ps {
 		fmt.Fprintf(w, "  %s\n", p)
 		if p.Snippet != "" {

@@ -45,6 +45,7 @@ const scriptFixture = "../../fixtures/example"
 //	                         #= (length of an array, object or string) or ? (exists).
 //	freeport VAR             set VAR to a free 127.0.0.1:PORT
 //	[!] await PATH           wait until PATH exists (or no longer does)
+//	await-text PATH TEXT     wait until the file at PATH holds TEXT
 //	await-http URL CODE TEXT FILE
 //	                         wait until URL answers CODE with a body holding TEXT; save it
 func TestScripts(t *testing.T) {
@@ -91,6 +92,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"json":       scriptCmdJSON,
 		"freeport":   scriptCmdFreeport,
 		"await":      scriptCmdAwait,
+		"await-text": scriptCmdAwaitText,
 		"await-http": scriptCmdAwaitHTTP,
 	}
 }

@@ -49,6 +49,24 @@ func scriptCmdAwait(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// scriptCmdAwaitText waits until the file at PATH holds TEXT.
+//
+//	await-text PATH TEXT
+func scriptCmdAwaitText(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: await-text PATH TEXT")
+	}
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(awaitLimit); ; time.Sleep(10 * time.Millisecond) {
+		if data, err := os.ReadFile(path); err == nil && strings.Contains(string(data), args[1]) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s: no %q after %s", args[0], args[1], awaitLimit)
+		}
+	}
+}
+
 // scriptCmdAwaitHTTP polls URL until it answers with status CODE and a body holding
 // TEXT, then writes the body to FILE.
 //

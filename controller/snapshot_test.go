@@ -1,0 +1,73 @@
+package controller
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+const snapshotRel = "registry/mcp-tracker.yaml"
+
+// snapshotWorkspace is the example workspace with the MCP source tracker.
+func snapshotWorkspace(t *testing.T) string {
+	t.Helper()
+	root := exampleWorkspace(t)
+	config := "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  profile: cli\n  mcp: {server: majordomus}\n" +
+		"  mcpSources:\n    - name: tracker\n      command: tracker-mcp\n      skills: [{tool: open_ticket, alias: ticket, argument: summary}]\n"
+	writeFile(t, root, "skillsync.yaml", []byte(config))
+	return root
+}
+
+// snapshotOf is a snapshot recording open_ticket with the skill alias.
+func snapshotOf(t *testing.T, alias string) []byte {
+	t.Helper()
+	doc := "---\napiVersion: skillsync/v1\nkind: Capability\nmetadata:\n  name: tracker.open_ticket\nspec:\n  title: Open a ticket\n  effect: write\n" +
+		"  input: {type: object, properties: {summary: {type: string}}, required: [summary]}\n  mcp: {server: tracker, tool: open_ticket}\n" +
+		"  skill: {alias: " + alias + ", argument: summary}\n"
+	stamped, err := banner.Stamp([]byte(doc), "mcp/tracker", snapshotRel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stamped
+}
+
+// A person's file that does not load is theirs to fix: it keeps no tool the
+// server lists out of the snapshot.
+func TestRecordSnapshotIgnoresProblemsNotItsOwn(t *testing.T) {
+	root := snapshotWorkspace(t)
+	writeFile(t, root, "registry/broken.yaml", []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: half.written\n"))
+	wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "ticket"), false)
+	if !wrote || err != nil {
+		t.Fatalf("wrote %v, err %v", wrote, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, snapshotRel)); string(got) != string(snapshotOf(t, "ticket")) {
+		t.Errorf("the snapshot is not what was recorded:\n%s", got)
+	}
+}
+
+// A snapshot that brings a problem of its own is put back, and one already on
+// disk that no longer loads is reported, not called unchanged.
+func TestRecordSnapshotRefusesItsOwnProblems(t *testing.T) {
+	root := snapshotWorkspace(t)
+	var rejected *SnapshotRejectedError
+	wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "intent"), false)
+	if wrote || !errors.As(err, &rejected) || len(rejected.Problems) == 0 {
+		t.Fatalf("an alias another skill holds: wrote %v, err %v", wrote, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, snapshotRel)); !os.IsNotExist(err) {
+		t.Errorf("the rejected snapshot was not taken back: %v", err)
+	}
+
+	if wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "ticket"), false); !wrote || err != nil {
+		t.Fatalf("a snapshot that loads: wrote %v, err %v", wrote, err)
+	}
+	writeFile(t, root, "registry/team.yaml", []byte("apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: ticket}\nspec: {description: Ours, body: Ours.}\n"))
+	wrote, err = RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "ticket"), false)
+	if wrote || !errors.As(err, &rejected) || len(rejected.Problems) != 1 || rejected.Problems[0].Pos.File != "skillsync.yaml" {
+		t.Errorf("the same snapshot, its alias now taken: wrote %v, err %v, problems %v", wrote, err, rejected.Problems)
+	}
+}
