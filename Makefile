@@ -88,6 +88,7 @@ RELIABILITY_KILLS ?= 200
 reliability:
 	cd reliability && RELIABILITY_CASES=$(RELIABILITY_CASES) RELIABILITY_KILLS=$(RELIABILITY_KILLS) \
 	  $(GO) test -tags reliability -count=1 -timeout 60m
+	CACHE_CASES=$(RELIABILITY_CASES) $(GO) test -count=1 -run 'TestCacheProperty' ./desired/registry/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -37,6 +37,9 @@ type Request struct {
 	// history carries what the inputs held, and since when, from pass to pass of
 	// one process; nil for a single pass.
 	history *settling
+	// decoded keeps what each registry file decoded to from pass to pass of one
+	// process, so a pass decodes only the files that changed; nil decodes all.
+	decoded *registry.Cache
 }
 
 func (req Request) system() workspacefs.System {
@@ -135,7 +138,12 @@ type Outcome struct {
 // problem with the inputs comes back as registry.Problems. The files they make are
 // built by desired.Build (or a target at a time by a reconcile).
 func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (Inputs, error) {
-	reg, err := registry.LoadFrom(sys, root)
+	return loadInputs(sys, root, profileFlag, profileEnv, nil)
+}
+
+// loadInputs is LoadInputs decoding only the registry files cache does not hold.
+func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, cache *registry.Cache) (Inputs, error) {
+	reg, err := registry.LoadCached(sys, root, cache)
 	var problems registry.Problems
 	if reg == nil || (err != nil && !errors.As(err, &problems)) {
 		return Inputs{Registry: reg}, err
@@ -206,7 +214,7 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	if loaded != nil {
 		in = *loaded
 	} else {
-		in, err = LoadInputs(req.system(), req.Root, req.ProfileFlag, req.ProfileEnv)
+		in, err = loadInputs(req.system(), req.Root, req.ProfileFlag, req.ProfileEnv, req.decoded)
 	}
 	out.Inputs = in
 	var problems registry.Problems

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/workspacelock"
 )
@@ -34,6 +35,7 @@ const maxBackoff = time.Minute
 // full reconcile as --once. When ctx ends, the run in progress finishes first.
 func Watch(ctx context.Context, o WatchOptions) error {
 	o.history = &settling{}
+	o.decoded = &registry.Cache{}
 	q := NewQueue(o.Debounce, o.MaxWait)
 	src, err := newChangeSource(o, q)
 	if err != nil {

@@ -49,6 +49,13 @@ func Load(root string) (*Registry, error) {
 
 // LoadFrom is Load through sys; the registry reads its files again through it.
 func LoadFrom(sys workspacefs.System, root string) (*Registry, error) {
+	return LoadCached(sys, root, nil)
+}
+
+// LoadCached is LoadFrom decoding only the registry files cache does not hold as
+// they are now, and keeping in it what this load decoded; a nil cache decodes
+// every file.
+func LoadCached(sys workspacefs.System, root string, cache *Cache) (*Registry, error) {
 	real, err := workspacefs.RealPath(root)
 	if workspacefs.OutOfResources(err) {
 		return nil, fmt.Errorf("read the workspace %s: %w", root, workspacefs.Explain(unwrapPath(err)))
@@ -65,8 +72,11 @@ func LoadFrom(sys workspacefs.System, root string) (*Registry, error) {
 		return nil, Problems{{Pos: Position{File: root}, Message: "workspace directory cannot be read: " + unwrapPath(err).Error()}}
 	}
 	defer r.Close()
-	l := &loader{root: real, r: r, sys: sys}
+	l := &loader{root: real, r: r, sys: sys, cache: cache, decoded: map[string]decodedFile{}}
 	reg := l.load()
+	if l.err == nil {
+		cache.keep(l.decoded)
+	}
 	if l.err != nil {
 		return reg, l.err
 	}
@@ -124,6 +134,10 @@ type loader struct {
 	// err is the first failure that is no fault of the inputs (out of open files,
 	// memory, an I/O error): a load that meets one is not a verdict on them.
 	err error
+	// cache holds what files decoded to in an earlier load, and decoded what they
+	// decode to in this one.
+	cache   *Cache
+	decoded map[string]decodedFile
 }
 
 func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }
@@ -225,7 +239,7 @@ func (l *loader) loadFile(reg *Registry, file string) {
 		return
 	}
 	reg.Sources[file] = SourceOf(data)
-	l.addDocuments(reg, file, data)
+	l.decodeFile(reg, file, data)
 }
 
 // rereader reads file again, for a position in it, as long as it still is want.

@@ -1,0 +1,93 @@
+package registry
+
+import "sync"
+
+// Cache keeps what each registry file decoded to, by the file's digest, from one
+// load to the next: a load parses and decodes only the files whose bytes changed,
+// and takes the rest as they were. Validation still sees the whole registry, so
+// a load through a cache gives what a load without one gives. The watcher keeps
+// one for as long as it runs; a zero Cache is empty and ready.
+type Cache struct {
+	mu    sync.Mutex
+	files map[string]decodedFile
+}
+
+// decodedFile is what one file's bytes decoded to. A file declaring a skill with
+// a bodyFile is not kept: the body is another file, read at every load.
+type decodedFile struct {
+	src          Source
+	capabilities []Capability
+	skills       []Skill
+	profiles     []Profile
+	problems     Problems
+	malformed    []document
+}
+
+// lookup is what file decoded to when it held src.
+func (c *Cache) lookup(file string, src Source) (decodedFile, bool) {
+	if c == nil {
+		return decodedFile{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.files[file]
+	return d, ok && d.src == src
+}
+
+// keep replaces the cache's files with those of one load: files no longer read
+// are dropped with it.
+func (c *Cache) keep(files map[string]decodedFile) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.files = files
+	c.mu.Unlock()
+}
+
+// replay adds what a file decoded to, as loading it would.
+func (l *loader) replay(reg *Registry, d decodedFile) {
+	reg.Capabilities = append(reg.Capabilities, d.capabilities...)
+	reg.Skills = append(reg.Skills, d.skills...)
+	reg.Profiles = append(reg.Profiles, d.profiles...)
+	for _, doc := range d.malformed {
+		reg.malformed[doc] = true
+	}
+	l.add(d.problems...)
+}
+
+// decodeFile adds the documents of file to reg, from the cache when it holds the
+// same bytes, and notes what they decoded to for the next load.
+func (l *loader) decodeFile(reg *Registry, file string, data []byte) {
+	src := reg.Sources[file]
+	if d, ok := l.cache.lookup(file, src); ok {
+		l.replay(reg, d)
+		l.decoded[file] = d
+		return
+	}
+	caps, skills, profiles, problems := len(reg.Capabilities), len(reg.Skills), len(reg.Profiles), len(l.problems)
+	l.addDocuments(reg, file, data)
+	d := decodedFile{src: src, capabilities: reg.Capabilities[caps:], skills: reg.Skills[skills:], profiles: reg.Profiles[profiles:],
+		problems: l.problems[problems:]}
+	for _, s := range d.skills {
+		if s.Spec.BodyFile != "" {
+			return
+		}
+	}
+	for doc := range reg.malformed {
+		if doc.file() == file {
+			d.malformed = append(d.malformed, doc)
+		}
+	}
+	d.capabilities, d.skills, d.profiles, d.problems = clone(d.capabilities), clone(d.skills), clone(d.profiles), clone(d.problems)
+	l.decoded[file] = d
+}
+
+// clone copies s, or keeps nil: a slice of an append target must not share its
+// array with what the next append writes.
+func clone[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return append([]T(nil), s...)
+}

@@ -1,0 +1,147 @@
+package registry
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// cacheCases is how many edits the cache property test makes: CACHE_CASES, or a
+// count that keeps make test quick; make reliability runs many more.
+func cacheCases(t *testing.T) int {
+	if v := os.Getenv("CACHE_CASES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("CACHE_CASES=%q", v)
+		}
+		return n
+	}
+	return 300
+}
+
+// A load through a cache kept from load to load gives what a load without one
+// gives, after every edit of a random sequence: files written, rewritten with the
+// same bytes, broken, renamed and deleted, bodyFiles changed, the config changed.
+func TestCacheProperty(t *testing.T) {
+	seed := rand.Uint64()
+	if v := os.Getenv("CACHE_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	rng := rand.New(rand.NewPCG(seed, seed))
+	root := t.TempDir()
+	write := func(rel, content string) {
+		full := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(ConfigName, workspaceConfig(rng))
+	write("registry/profiles.yaml", "apiVersion: skillsync/v1\nkind: Profile\nmetadata: {name: cli}\nspec: {capabilities: [terminal.ansi]}\n")
+	cache := &Cache{}
+	var ops []string
+	for i := range cacheCases(t) {
+		op := edit(rng, root, write)
+		ops = append(ops, op)
+		fresh, freshErr := LoadFrom(workspacefs.OS{}, root)
+		cached, cachedErr := LoadCached(workspacefs.OS{}, root, cache)
+		if got, want := summarize(cached, cachedErr), summarize(fresh, freshErr); got != want {
+			t.Fatalf("after edit %d (%s), the cached load differs from a fresh one (replay: CACHE_SEED=%d CACHE_CASES=%d)\n"+
+				"edits: %s\n--- cached\n%s\n--- fresh\n%s", i, op, seed, i+1, strings.Join(ops, "; "), got, want)
+		}
+	}
+}
+
+func workspaceConfig(rng *rand.Rand) string {
+	profile := ""
+	if rng.IntN(4) > 0 {
+		profile = "  profile: cli\n"
+	}
+	return "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  mcp: {server: tools}\n" + profile
+}
+
+// edit changes the workspace at random and says how.
+func edit(rng *rand.Rand, root string, write func(rel, content string)) string {
+	file := fmt.Sprintf("registry/r%d.yaml", rng.IntN(6))
+	switch rng.IntN(10) {
+	case 0:
+		os.Remove(filepath.Join(root, file))
+		return "delete " + file
+	case 1:
+		to := fmt.Sprintf("registry/r%d.yaml", rng.IntN(6))
+		os.Rename(filepath.Join(root, file), filepath.Join(root, to))
+		return "rename " + file + " " + to
+	case 2:
+		body := fmt.Sprintf("Body %d.\n", rng.IntN(3))
+		write("bodies/b.md", body)
+		return "body " + strconv.Quote(body)
+	case 3:
+		data, _ := os.ReadFile(filepath.Join(root, file))
+		write(file, string(data))
+		return "same bytes " + file
+	case 4:
+		write(ConfigName, workspaceConfig(rng))
+		return "config"
+	}
+	var docs []string
+	for range 1 + rng.IntN(3) {
+		docs = append(docs, document1(rng))
+	}
+	content := strings.Join(docs, "---\n")
+	write(file, content)
+	return "write " + file + " " + strconv.Quote(content)
+}
+
+// document1 is one registry document, valid or not in one of the ways people
+// get them wrong.
+func document1(rng *rand.Rand) string {
+	alias := []string{"intent", "note", "report", "help"}[rng.IntN(4)]
+	id := fmt.Sprintf("tools.c%d", rng.IntN(5))
+	switch rng.IntN(8) {
+	case 0:
+		return fmt.Sprintf("apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: %s}\nspec: {description: A skill, body: \"Do it.\"}\n", alias)
+	case 1:
+		return fmt.Sprintf("apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: %s}\nspec: {description: From a file, bodyFile: ../bodies/b.md}\n", alias)
+	case 2:
+		return "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: broken\n"
+	case 3:
+		return fmt.Sprintf("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: %s}\nspec: {title: T, effect: maybe, unknown: 1}\n", id)
+	case 4:
+		return "apiVersion: skillsync/v1\nkind: Gadget\nmetadata: {name: g}\n"
+	case 5:
+		return fmt.Sprintf("apiVersion: skillsync/v1\nkind: Profile\nmetadata: {name: p%d}\nspec: {capabilities: [chart.svg]}\n", rng.IntN(3))
+	}
+	return fmt.Sprintf("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: %s}\nspec:\n  title: Title %d\n  effect: %s\n"+
+		"  input: {type: object, properties: {text: {type: string}}, required: [text]}\n  mcp: {tool: t%d}\n  skill: {alias: %s, argument: text}\n",
+		id, rng.IntN(3), []string{"read", "write", "destructive"}[rng.IntN(3)], rng.IntN(3), alias)
+}
+
+// summarize is everything a load gave, as text to compare.
+func summarize(reg *Registry, err error) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "error: %v\n", err)
+	if reg == nil {
+		return b.String()
+	}
+	spec := func(v any) string { data, _ := json.Marshal(v); return string(data) }
+	fmt.Fprintf(&b, "files: %v\nsources: %v\n", reg.Files, reg.Sources)
+	for _, c := range reg.Capabilities {
+		fmt.Fprintf(&b, "capability %s at %s: %s\n", c.ID, c.Pos(), spec(c.Spec))
+	}
+	for _, s := range reg.Skills {
+		fmt.Fprintf(&b, "skill %s at %s: %s body %q from %q\n", s.Name, s.Pos(), spec(s.Spec), s.Body, s.BodyPath)
+	}
+	for _, p := range reg.Profiles {
+		fmt.Fprintf(&b, "profile %s: %s\n", p.Name, spec(p.Spec))
+	}
+	return b.String()
+}
