@@ -39,7 +39,9 @@ type Request struct {
 	history *settling
 	// decoded keeps what each registry file decoded to from pass to pass of one
 	// process, so a pass decodes only the files that changed; nil decodes all.
+	// sums keeps the digests of the files rendered from those declarations.
 	decoded *registry.Cache
+	sums    *desired.Sums
 }
 
 func (req Request) system() workspacefs.System {
@@ -303,6 +305,9 @@ func planTargets(req Request, in Inputs, targets []string, first <-chan scanResu
 			scanned = scanAsync(req.system(), req.Root, clients.Dir(target))
 		}
 		want := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, target).WithholdTaken(taken)
+		if req.sums != nil {
+			want = want.WithSums(req.sums)
+		}
 		scan := <-scanned
 		if scan.err != nil {
 			return targetsPlan{}, scan.err

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/workspacelock"
@@ -35,7 +36,7 @@ const maxBackoff = time.Minute
 // full reconcile as --once. When ctx ends, the run in progress finishes first.
 func Watch(ctx context.Context, o WatchOptions) error {
 	o.history = &settling{}
-	o.decoded = &registry.Cache{}
+	o.decoded, o.sums = &registry.Cache{}, &desired.Sums{}
 	q := NewQueue(o.Debounce, o.MaxWait)
 	src, err := newChangeSource(o, q)
 	if err != nil {
@@ -76,6 +77,7 @@ func Watch(ctx context.Context, o WatchOptions) error {
 		started := time.Now()
 		src.runStarting()
 		out := Reconcile(o.Request)
+		o.sums.Sweep()
 		took := time.Since(started)
 		// Watches first: once /readyz says ready, every later change is seen. Inputs
 		// that did not load whole keep every directory watched so far.

@@ -351,12 +351,14 @@ func jsonMembers(raw json.RawMessage) (map[string]json.RawMessage, bool) {
 	return members, true
 }
 
-// jsonValue decodes raw, numbers kept as written; nil when raw is empty or null.
+// jsonValue decodes raw; nil when raw is empty, null or no JSON. It reads a
+// property's type and an input's required list, for every capability of every
+// load, so it is json.Unmarshal: a Decoder would allocate its buffer each time.
 func jsonValue(raw json.RawMessage) any {
 	var v any
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	d.Decode(&v)
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
 	return v
 }
 
