@@ -39,9 +39,11 @@ type Request struct {
 	history *settling
 	// decoded keeps what each registry file decoded to from pass to pass of one
 	// process, so a pass decodes only the files that changed; nil decodes all.
-	// sums keeps the digests of the files rendered from those declarations.
+	// sums keeps the digests of the files rendered from those declarations, and
+	// scanned what skillsync's own files read as, by their stamps.
 	decoded *registry.Cache
 	sums    *desired.Sums
+	scanned *observed.Cache
 }
 
 func (req Request) system() workspacefs.System {
@@ -210,7 +212,7 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	var out Outcome
 	targets := targetsByDir()
 	// The first scan does not depend on the inputs: it runs while they load.
-	firstScan := scanAsync(req.system(), req.Root, clients.Dir(targets[0]))
+	firstScan := scanAsync(req.system(), req.Root, clients.Dir(targets[0]), req.scanned)
 	var in Inputs
 	var err error
 	if loaded != nil {
@@ -302,7 +304,7 @@ func planTargets(req Request, in Inputs, targets []string, first <-chan scanResu
 	for i, target := range targets {
 		scanned := first
 		if i > 0 || first == nil {
-			scanned = scanAsync(req.system(), req.Root, clients.Dir(target))
+			scanned = scanAsync(req.system(), req.Root, clients.Dir(target), req.scanned)
 		}
 		want := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, target).WithholdTaken(taken)
 		if req.sums != nil {
@@ -426,11 +428,12 @@ type scanResult struct {
 	err   error
 }
 
-// scanAsync scans one target directory of the workspace at root in the background.
-func scanAsync(sys workspacefs.System, root, dir string) <-chan scanResult {
+// scanAsync scans one target directory of the workspace at root in the background,
+// reading only the files cache (when not nil) does not know by their stamps.
+func scanAsync(sys workspacefs.System, root, dir string, cache *observed.Cache) <-chan scanResult {
 	scanned := make(chan scanResult, 1)
 	go func() {
-		st, err := scanRoot(sys, root, dir)
+		st, err := scanRoot(sys, root, dir, cache)
 		scanned <- scanResult{st, err}
 	}()
 	return scanned
@@ -438,12 +441,12 @@ func scanAsync(sys workspacefs.System, root, dir string) <-chan scanResult {
 
 // scanRoot scans dir of the workspace at root the way the loader finds it: through
 // its real path, so the two agree on what Root is.
-func scanRoot(sys workspacefs.System, root, dir string) (observed.State, error) {
+func scanRoot(sys workspacefs.System, root, dir string, cache *observed.Cache) (observed.State, error) {
 	real, err := workspacefs.RealPath(root)
 	if err != nil {
 		return observed.State{}, err
 	}
-	return observed.Scan(sys, real, []string{dir})
+	return observed.ScanCached(sys, real, []string{dir}, cache)
 }
 
 // targetsByDir is every known target, enabled or not (so that files generated for a

@@ -24,6 +24,9 @@ type Dir interface {
 	Entries() ([]Entry, error)
 	// Lstat reports the type of name without following a symlink.
 	Lstat(name string) (fs.FileMode, error)
+	// Stamp is what name's metadata says of its content, without following a
+	// symlink.
+	Stamp(name string) (Stamp, error)
 	// ReadRegular reads the regular file name: a symlink is not followed, a FIFO
 	// does not block, and past limit bytes is ErrTooLarge.
 	ReadRegular(name string, limit int64) ([]byte, error)
@@ -66,6 +69,18 @@ func asDir(d *osDir, err error) (Dir, error) {
 
 // Entry is one name in a directory and its type bits (fs.ModeDir, fs.ModeSymlink,
 // 0 for a regular file, fs.ModeIrregular for anything else).
+// Stamp is a file's size, modification and change times and identity: what
+// git's index keeps to know a file unchanged without reading it. A write, a
+// rename onto it and a chmod all change the change time, which no one can set.
+// Valid is false where the system keeps no change time (Windows): such a stamp
+// stands for nothing, and the file must be read.
+type Stamp struct {
+	Size         int64
+	Mtime, Ctime int64 // nanoseconds since the epoch
+	Ino, Dev     uint64
+	Valid        bool
+}
+
 type Entry struct {
 	Name string
 	Type fs.FileMode

@@ -350,6 +350,18 @@ func (d *osDir) Lstat(name string) (fs.FileMode, error) {
 	return modeType(st.Mode), nil
 }
 
+// Stamp reports the metadata of name in d without following a symlink.
+func (d *osDir) Stamp(name string) (Stamp, error) {
+	if err := oneElement(name); err != nil {
+		return Stamp{}, d.fail("lstat", name, err)
+	}
+	var st unix.Stat_t
+	if _, err := retry(func() (int, error) { return 0, unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		return Stamp{}, d.fail("lstat", name, err)
+	}
+	return Stamp{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: uint64(st.Dev), Valid: true}, nil
+}
+
 // retry repeats a system call that a signal interrupted.
 func retry(call func() (int, error)) (int, error) {
 	for {

@@ -315,6 +315,18 @@ func (d *osDir) Lstat(name string) (fs.FileMode, error) {
 	return typeOf(info.Mode()), nil
 }
 
+// Stamp reports the metadata of name in d without following a symlink.
+func (d *osDir) Stamp(name string) (Stamp, error) {
+	if err := oneElement(name); err != nil {
+		return Stamp{}, d.fail("lstat", name, err)
+	}
+	info, err := d.root.Lstat(name)
+	if err != nil {
+		return Stamp{}, d.fail("lstat", name, Cause(err))
+	}
+	return stampOf(info), nil
+}
+
 // Flush has nothing left to do: WriteNew synced every file it wrote.
 func (d *osDir) Flush() error { return nil }
 

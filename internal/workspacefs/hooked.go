@@ -144,6 +144,13 @@ func (d *hookedDir) Lstat(name string) (fs.FileMode, error) {
 	return d.base.Lstat(name)
 }
 
+func (d *hookedDir) Stamp(name string) (Stamp, error) {
+	if err := d.check("Stamp", false, d.rel(name)); err != nil {
+		return Stamp{}, pathError("lstat", d.rel(name), err)
+	}
+	return d.base.Stamp(name)
+}
+
 func (d *hookedDir) ReadRegular(name string, limit int64) ([]byte, error) {
 	if err := d.check("ReadRegular", false, d.rel(name)); err != nil {
 		return nil, pathError("read", d.rel(name), err)
