@@ -3,9 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -54,7 +52,7 @@ type changeSource struct {
 	baseline map[string]string
 	// watchedAs is the directory each inotify watch was added for; only refresh,
 	// on the run loop, uses it.
-	watchedAs map[string]fs.FileInfo
+	watchedAs map[string]dirIdentity
 }
 
 // polledDirs are the directories the poller lists, and which of them hold inputs.
@@ -68,7 +66,7 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]bool{}, watchedAs: map[string]fs.FileInfo{}}
+	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]bool{}, watchedAs: map[string]dirIdentity{}}
 	if s.every <= 0 {
 		s.every = fallbackPoll
 	}
@@ -154,11 +152,13 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 				s.fsw.Remove(p)
 			}
 		}
-		for _, d := range slices.Sorted(maps.Keys(want)) {
+		dirs := slices.Sorted(maps.Keys(want))
+		ids := identities(s.root, dirs)
+		for _, d := range dirs {
 			// A directory removed and made again under its name is another inode: its
 			// watch went with the old one, whatever fsnotify has yet to notice.
-			now, _ := s.root.Stat(d)
-			if active[s.abs(d)] && now != nil && s.watchedAs[d] != nil && os.SameFile(now, s.watchedAs[d]) {
+			now, known := ids[d]
+			if was, ok := s.watchedAs[d]; active[s.abs(d)] && known && ok && now.same(was) {
 				watched[d] = true
 				continue
 			}

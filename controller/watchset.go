@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -30,20 +31,70 @@ func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 	}
 	for _, t := range clients.Targets {
 		dir := t.Dir
-		targets := []string{dir}
+		nearest, ok := nearestDir(r, dir, false)
+		if ok {
+			set[nearest] = true
+		}
 		entries, _ := r.ReadDir(dir)
 		for _, e := range entries {
-			if e.IsDir() {
-				targets = append(targets, path.Join(dir, e.Name()))
+			if !e.IsDir() {
+				continue
 			}
-		}
-		for _, w := range targets {
-			if d, ok := nearestDir(r, path.Clean(w), false); ok {
+			// A directory listed in a target that is a directory itself is one:
+			// the entry's type says so without a stat for each of thousands.
+			w := path.Join(dir, e.Name())
+			if nearest == dir {
+				set[w] = true
+			} else if d, ok := nearestDir(r, w, false); ok {
 				set[d] = true
 			}
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
+}
+
+// dirIdentity is what tells a directory from another made under its name since:
+// its device and inode where the system stamps them, else its FileInfo.
+type dirIdentity struct {
+	stamp workspacefs.Stamp
+	info  fs.FileInfo
+}
+
+func (a dirIdentity) same(b dirIdentity) bool {
+	if a.stamp.Valid && b.stamp.Valid {
+		return a.stamp.Dev == b.stamp.Dev && a.stamp.Ino == b.stamp.Ino
+	}
+	return a.info != nil && b.info != nil && os.SameFile(a.info, b.info)
+}
+
+// identities are the identities of dirs, each directory's parent opened once
+// rather than the path walked again for each of thousands of skill directories;
+// a directory that cannot be stamped is left out.
+func identities(r workspacefs.FS, dirs []string) map[string]dirIdentity {
+	byParent := map[string][]string{}
+	for _, d := range dirs {
+		byParent[path.Dir(d)] = append(byParent[path.Dir(d)], d)
+	}
+	out := make(map[string]dirIdentity, len(dirs))
+	for parent, children := range byParent {
+		pd, err := r.OpenDir(parent)
+		for _, d := range children {
+			var id dirIdentity
+			if err == nil && d != "." {
+				id.stamp, _ = pd.Stamp(path.Base(d))
+			}
+			if !id.stamp.Valid {
+				if id.info, _ = r.Stat(d); id.info == nil {
+					continue
+				}
+			}
+			out[d] = id
+		}
+		if err == nil {
+			pd.Close()
+		}
+	}
+	return out
 }
 
 // inputDirs lists the directories whose entries can change what the inputs are:
