@@ -9,11 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/observed"
 )
 
 // incrementalCases is how many steps the incremental property test takes:
@@ -30,11 +27,11 @@ func incrementalCases(t *testing.T) int {
 	return 150
 }
 
-// A pass through the caches a watcher keeps from pass to pass (decoded registry
-// files, rendered digests, files known by their stamps) plans exactly what a pass from scratch plans, after
-// every step of a random sequence: registry files edited, broken, renamed and
-// deleted, the profile switched, the config changed, generated files edited by
-// hand or deleted, a person's skill written, and passes that apply.
+// A pass through the cache of decoded registry files a watcher keeps from pass
+// to pass plans exactly what a pass from scratch plans, after every step of a
+// random sequence: registry files edited, broken, renamed and deleted, the
+// profile switched, the config changed, generated files edited by hand or
+// deleted, a person's skill written, and passes that apply.
 func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 	seed := rand.Uint64()
 	if v := os.Getenv("INCREMENTAL_SEED"); v != "" {
@@ -42,18 +39,13 @@ func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(seed, seed))
 	root := exampleWorkspace(t)
-	// The scan cache judges stamps by a clock an hour ahead, so that it keeps
-	// every file written in the test, racy or not.
-	cached := Request{Root: root, decoded: &registry.Cache{}, sums: &desired.Sums{},
-		scanned: observed.NewCache(func() time.Time { return time.Now().Add(time.Hour) })}
+	cached := Request{Root: root, decoded: &registry.Cache{}}
 	var steps []string
 	for i := range incrementalCases(t) {
 		steps = append(steps, step(t, rng, root, cached))
 		check := cached
 		check.Check = true
 		got := planSummary(Reconcile(check))
-		cached.sums.Sweep()
-		cached.scanned.Sweep()
 		want := planSummary(Reconcile(Request{Root: root, Check: true}))
 		if got != want {
 			t.Fatalf("after step %d (%s), the cached pass plans otherwise than a pass from scratch (replay: INCREMENTAL_SEED=%d INCREMENTAL_CASES=%d)\n"+
@@ -82,8 +74,6 @@ func step(t *testing.T, rng *rand.Rand, root string, cached Request) string {
 		return "restore " + fixture
 	case 0, 1:
 		out := Reconcile(cached)
-		cached.sums.Sweep()
-		cached.scanned.Sweep()
 		return fmt.Sprintf("apply (%d applied, err %v)", len(out.Applied), out.Err)
 	case 2:
 		data, _ := os.ReadFile(filepath.Join(root, file))

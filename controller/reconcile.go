@@ -39,11 +39,7 @@ type Request struct {
 	history *settling
 	// decoded keeps what each registry file decoded to from pass to pass of one
 	// process, so a pass decodes only the files that changed; nil decodes all.
-	// sums keeps the digests of the files rendered from those declarations, and
-	// scanned what skillsync's own files read as, by their stamps.
 	decoded *registry.Cache
-	sums    *desired.Sums
-	scanned *observed.Cache
 }
 
 func (req Request) system() workspacefs.System {
@@ -212,7 +208,7 @@ func reconcile(req Request, loaded *Inputs) Outcome {
 	var out Outcome
 	targets := targetsByDir()
 	// The first scan does not depend on the inputs: it runs while they load.
-	firstScan := scanAsync(req.system(), req.Root, clients.Dir(targets[0]), req.scanned)
+	firstScan := scanAsync(req.system(), req.Root, clients.Dir(targets[0]))
 	var in Inputs
 	var err error
 	if loaded != nil {
@@ -304,12 +300,9 @@ func planTargets(req Request, in Inputs, targets []string, first <-chan scanResu
 	for i, target := range targets {
 		scanned := first
 		if i > 0 || first == nil {
-			scanned = scanAsync(req.system(), req.Root, clients.Dir(target), req.scanned)
+			scanned = scanAsync(req.system(), req.Root, clients.Dir(target))
 		}
 		want := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, target).WithholdTaken(taken)
-		if req.sums != nil {
-			want = want.WithSums(req.sums)
-		}
 		scan := <-scanned
 		if scan.err != nil {
 			return targetsPlan{}, scan.err
@@ -428,12 +421,11 @@ type scanResult struct {
 	err   error
 }
 
-// scanAsync scans one target directory of the workspace at root in the background,
-// reading only the files cache (when not nil) does not know by their stamps.
-func scanAsync(sys workspacefs.System, root, dir string, cache *observed.Cache) <-chan scanResult {
+// scanAsync scans one target directory of the workspace at root in the background.
+func scanAsync(sys workspacefs.System, root, dir string) <-chan scanResult {
 	scanned := make(chan scanResult, 1)
 	go func() {
-		st, err := scanRoot(sys, root, dir, cache)
+		st, err := scanRoot(sys, root, dir)
 		scanned <- scanResult{st, err}
 	}()
 	return scanned
@@ -441,12 +433,12 @@ func scanAsync(sys workspacefs.System, root, dir string, cache *observed.Cache) 
 
 // scanRoot scans dir of the workspace at root the way the loader finds it: through
 // its real path, so the two agree on what Root is.
-func scanRoot(sys workspacefs.System, root, dir string, cache *observed.Cache) (observed.State, error) {
+func scanRoot(sys workspacefs.System, root, dir string) (observed.State, error) {
 	real, err := workspacefs.RealPath(root)
 	if err != nil {
 		return observed.State{}, err
 	}
-	return observed.ScanCached(sys, real, []string{dir}, cache)
+	return observed.Scan(sys, real, []string{dir})
 }
 
 // targetsByDir is every known target, enabled or not (so that files generated for a

@@ -6,10 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
-	"github.com/skillsync/skillsync/observed"
 	"github.com/skillsync/skillsync/workspacelock"
 )
 
@@ -37,7 +35,7 @@ const maxBackoff = time.Minute
 // full reconcile as --once. When ctx ends, the run in progress finishes first.
 func Watch(ctx context.Context, o WatchOptions) error {
 	o.history = &settling{}
-	o.decoded, o.sums, o.scanned = &registry.Cache{}, &desired.Sums{}, &observed.Cache{}
+	o.decoded = &registry.Cache{}
 	q := NewQueue(o.Debounce, o.MaxWait)
 	src, err := newChangeSource(o, q)
 	if err != nil {
@@ -78,8 +76,6 @@ func Watch(ctx context.Context, o WatchOptions) error {
 		started := time.Now()
 		src.runStarting()
 		out := Reconcile(o.Request)
-		o.sums.Sweep()
-		o.scanned.Sweep()
 		took := time.Since(started)
 		// Watches first: once /readyz says ready, every later change is seen. Inputs
 		// that did not load whole keep every directory watched so far.

@@ -33,8 +33,6 @@ type File struct {
 	// side is the content of a side file a client reads beside SKILL.md; empty
 	// for a SKILL.md.
 	side string
-	// sums, when set, remembers the file's digest from build to build.
-	sums *Sums
 }
 
 // origin is the declaration a file is rendered from, in the registry: a
@@ -44,9 +42,6 @@ type origin struct {
 	capability *registry.Capability
 	config     *registry.Workspace
 	workflow   *registry.Skill
-	// configSource is the workspace config's file as read: what, besides the
-	// declaration, a capability's skill is rendered from.
-	configSource registry.Source
 }
 
 func (o origin) name() string {
@@ -100,17 +95,11 @@ func (o origin) skill() render.Skill {
 // (the zero digest): it matches nothing on disk, so a plan writes it, and the write
 // fails with the error from Content.
 func (f File) Sum() [32]byte {
-	render := func() [32]byte {
-		data, err := f.Content()
-		if err != nil {
-			return [32]byte{}
-		}
-		return sha256.Sum256(data)
+	data, err := f.Content()
+	if err != nil {
+		return [32]byte{}
 	}
-	if f.sums == nil || f.Bytes != nil || f.from == (origin{}) {
-		return render()
-	}
-	return f.sums.sum(f, render)
+	return sha256.Sum256(data)
 }
 
 // Content renders the file.
@@ -167,7 +156,7 @@ func build(reg *registry.Registry, profile Profile, only string) State {
 		if c.Spec.Skill == nil {
 			continue
 		}
-		from := origin{capability: c, config: &reg.Config, configSource: reg.Sources[registry.ConfigName]}
+		from := origin{capability: c, config: &reg.Config}
 		p.project(&st, from, c.Spec.Skill.Targets, c.Spec.Skill.RequiredCapabilities)
 	}
 	for i := range reg.Skills {

@@ -112,12 +112,6 @@ type State struct {
 // skills. It never follows a symlink: a symlinked target directory is blocked and a
 // symlinked skill directory or SKILL.md is a person's.
 func Scan(sys workspacefs.System, root string, dirs []string) (State, error) {
-	return ScanCached(sys, root, dirs, nil)
-}
-
-// ScanCached is Scan reading only the files cache does not know by their stamp,
-// and keeping in it what it read; a nil cache reads every file.
-func ScanCached(sys workspacefs.System, root string, dirs []string, cache *Cache) (State, error) {
 	r, err := sys.Open(root)
 	if err != nil {
 		return State{}, err
@@ -127,7 +121,7 @@ func ScanCached(sys workspacefs.System, root string, dirs []string, cache *Cache
 	sorted := append([]string(nil), dirs...)
 	sort.Strings(sorted)
 	for _, dir := range sorted {
-		if err := st.scanDir(r, dir, cache); err != nil {
+		if err := st.scanDir(r, dir); err != nil {
 			return State{}, err
 		}
 	}
@@ -141,7 +135,7 @@ func ScanCached(sys workspacefs.System, root string, dirs []string, cache *Cache
 // MaxFileSize is the largest SKILL.md read; a larger one was not written by skillsync.
 const MaxFileSize = 4 << 20
 
-func (st *State) scanDir(root workspacefs.FS, dir string, cache *Cache) error {
+func (st *State) scanDir(root workspacefs.FS, dir string) error {
 	exists, link, reason, err := plainDirectory(root, dir)
 	if err != nil || !exists {
 		return err
@@ -165,7 +159,7 @@ func (st *State) scanDir(root workspacefs.FS, dir string, cache *Cache) error {
 	}
 	found := make([]skillDir, len(entries))
 	err = parallel.Each(len(entries), func(i int) error {
-		found[i] = scanSkillDir(target, dir, entries[i], cache)
+		found[i] = scanSkillDir(target, dir, entries[i])
 		return found[i].err
 	})
 	if err != nil {
@@ -196,12 +190,11 @@ type skillDir struct {
 	// emptySubdirs are side-file directories with nothing in them.
 	emptySubdirs []string
 	err          error
-	cache        *Cache
 }
 
 // scanSkillDir reads one entry of the target directory dir, opened as target.
-func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry, cache *Cache) skillDir {
-	sd := skillDir{path: path.Join(dir, e.Name), cache: cache}
+func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skillDir {
+	sd := skillDir{path: path.Join(dir, e.Name)}
 	switch {
 	case e.Type&fs.ModeSymlink != 0:
 		sd.noFilesIn(sd.path, sd.path+" is a symlink", false)
@@ -276,16 +269,6 @@ func generatedPaths(dir string) []string {
 // read reads the file name of dir, which is rel in the workspace, and adds it
 // as found: owned or not, or why it is no file skillsync could have written.
 func (sd *skillDir) read(dir workspacefs.Dir, name, rel string) {
-	// The stamp is taken before the read: a write in between changes it, and
-	// the next scan, meeting another stamp, reads the file again.
-	var stamp workspacefs.Stamp
-	if sd.cache != nil {
-		stamp, _ = dir.Stamp(name)
-		if f, ok := sd.cache.lookup(rel, stamp); ok {
-			sd.files = append(sd.files, f)
-			return
-		}
-	}
 	data, err := dir.ReadRegular(name, MaxFileSize)
 	switch {
 	case errors.Is(err, workspacefs.ErrTooLarge):
@@ -300,7 +283,6 @@ func (sd *skillDir) read(dir workspacefs.Dir, name, rel string) {
 			f.Bytes = nil
 		}
 		sd.files = append(sd.files, f)
-		sd.cache.store(rel, stamp, f)
 	}
 }
 

@@ -91,19 +91,3 @@ func clone[T any](s []T) []T {
 	}
 	return append([]T(nil), s...)
 }
-
-// Declaration names the document a capability or skill was decoded from. Loads
-// that share a Cache give a file's documents the same Declaration for as long as
-// its bytes stay the same, so what is derived from a declaration alone can be
-// kept by it; any other load gives new ones.
-type Declaration struct {
-	src   *source
-	index int
-}
-
-// Declaration is the document c was decoded from.
-func (c Capability) Declaration() Declaration { return Declaration{c.doc.src, c.doc.index} }
-
-// Declaration is the document s was decoded from. A skill whose body is a
-// bodyFile is decoded anew at every load, so its Declaration changes with it.
-func (s Skill) Declaration() Declaration { return Declaration{s.doc.src, s.doc.index} }
