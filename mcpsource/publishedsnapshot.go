@@ -117,11 +117,5 @@ func skillDocument(src registry.MCPSource, sk PublishedSkill) ([]byte, error) {
 		slices.Sort(dropped)
 		n.HeadComment += "\nNot carried from its frontmatter: " + strings.Join(dropped, ", ") + "."
 	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(&n); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), enc.Close()
+	return encode(&n)
 }

@@ -180,10 +180,15 @@ func capability(src registry.MCPSource, t *mcp.Tool, id string, input json.RawMe
 	specNode := valueOf(&n, "spec")
 	order(specNode, "title", "effect", "input", "mcp", "skill")
 	valueOf(specNode, "effect").LineComment = why
+	return encode(&n)
+}
+
+// encode writes the document n as a snapshot writes its documents.
+func encode(n *yaml.Node) ([]byte, error) {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(&n); err != nil {
+	if err := enc.Encode(n); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), enc.Close()
