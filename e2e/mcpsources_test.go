@@ -206,7 +206,7 @@ func toolResult(body []byte, id string) (text string, isError, ok bool) {
 		json.Unmarshal(m.Content, &blocks)
 		for _, b := range blocks {
 			if b.Type == "tool_result" && b.ToolUseID == id {
-				return strings.Join(contentTexts(b.Content), "\n"), b.IsError, true
+				return strings.Join(mockapi.ContentTexts(b.Content), "\n"), b.IsError, true
 			}
 		}
 	}

@@ -37,34 +37,15 @@ func readTranscript(reqs []mockapi.Request) transcript {
 		if json.Unmarshal(r.Body, &body) != nil {
 			continue
 		}
-		tr.texts = append(tr.texts, contentTexts(body.System)...)
+		tr.texts = append(tr.texts, mockapi.ContentTexts(body.System)...)
 		for _, m := range body.Messages {
-			tr.texts = append(tr.texts, contentTexts(m.Content)...)
+			tr.texts = append(tr.texts, mockapi.ContentTexts(m.Content)...)
 		}
 		for _, tool := range body.Tools {
 			tr.tools = append(tr.tools, tool.Name+tool.Function.Name)
 		}
 	}
 	return tr
-}
-
-// contentTexts reads a content field that is either a string or a list of blocks.
-func contentTexts(raw json.RawMessage) []string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return []string{s}
-	}
-	var blocks []struct {
-		Text string `json:"text"`
-	}
-	json.Unmarshal(raw, &blocks)
-	var out []string
-	for _, b := range blocks {
-		if b.Text != "" {
-			out = append(out, b.Text)
-		}
-	}
-	return out
 }
 
 // block returns the first text that starts with prefix.

@@ -180,7 +180,7 @@ func readTurn(body []byte) turn {
 	var texts []string
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		if req.Messages[i].Role == "user" {
-			texts = contentTexts(req.Messages[i].Content)
+			texts = ContentTexts(req.Messages[i].Content)
 			break
 		}
 	}
@@ -196,8 +196,8 @@ func readTurn(body []byte) turn {
 	return t
 }
 
-// contentTexts reads a message's content: a string, or a list of blocks.
-func contentTexts(raw json.RawMessage) []string {
+// ContentTexts reads a message's content: a string, or a list of blocks.
+func ContentTexts(raw json.RawMessage) []string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return []string{s}
