@@ -4,12 +4,23 @@ import "sync"
 
 // Cache keeps what each registry file decoded to, by the file's digest, from one
 // load to the next: a load parses and decodes only the files whose bytes changed,
-// and takes the rest as they were. Validation still sees the whole registry, so
-// a load through a cache gives what a load without one gives. The watcher keeps
-// one for as long as it runs; a zero Cache is empty and ready.
+// and takes the rest as they were. What a declaration's own checks found is kept
+// with it (checkMemo); the rules across declarations (one name, one meaning) are
+// checked again at every load, so a load through a cache gives what a load
+// without one gives. The watcher keeps one for as long as it runs; a zero Cache
+// is empty and ready.
 type Cache struct {
-	mu    sync.Mutex
-	files map[string]decodedFile
+	mu     sync.Mutex
+	files  map[string]decodedFile
+	checks checkMemo
+}
+
+// memo is the cache's memo of checks; nil without a cache.
+func (c *Cache) memo() *checkMemo {
+	if c == nil {
+		return nil
+	}
+	return &c.checks
 }
 
 // decodedFile is what one file's bytes decoded to. A file declaring a skill with

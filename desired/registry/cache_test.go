@@ -104,9 +104,16 @@ func edit(rng *rand.Rand, root string, write func(rel, content string)) string {
 // document1 is one registry document, valid or not in one of the ways people
 // get them wrong.
 func document1(rng *rand.Rand) string {
-	alias := []string{"intent", "note", "report", "help"}[rng.IntN(4)]
+	alias := []string{"intent", "note", "report", "help", "con"}[rng.IntN(5)]
 	id := fmt.Sprintf("tools.c%d", rng.IntN(5))
-	switch rng.IntN(8) {
+	switch rng.IntN(10) {
+	case 8:
+		// Checked against what the profiles announce, which other files declare.
+		return fmt.Sprintf("apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: %s}\nspec: {description: Charts, body: \"Draw.\", requiredCapabilities: [chart.svg]}\n", alias)
+	case 9:
+		// Several problems at one place, and a claim after them.
+		return fmt.Sprintf("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: %s}\nspec:\n  title: \"Two\\nlines\"\n  effect: read\n"+
+			"  input: {type: object, properties: {text: {type: integer}}, required: [text, other]}\n  cli: {command: [\"a b\", \"\"]}\n  skill: {alias: %s, argument: text}\n", id, alias)
 	case 0:
 		return fmt.Sprintf("apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: %s}\nspec: {description: A skill, body: \"Do it.\"}\n", alias)
 	case 1:

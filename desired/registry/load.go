@@ -81,7 +81,7 @@ func LoadCached(sys workspacefs.System, root string, cache *Cache) (*Registry, e
 		return reg, l.err
 	}
 	if reg.config.src != nil {
-		l.add(Validate(reg)...)
+		l.add(validate(reg, cache.memo())...)
 	}
 	if len(l.problems) > 0 {
 		return reg, l.problems.Sorted()

@@ -48,11 +48,26 @@ func Effects() []string { return slices.Clone(effects) }
 // Validate checks every rule of the registry at once and returns all problems found.
 // It reads nothing from disk. Documents that did not decode are not checked again:
 // their decoding problems already say what is wrong with them.
-func Validate(reg *Registry) Problems {
-	v := validator{reg: reg, taken: map[string]claim{}, schemaErrors: checkSchemas(reg.Capabilities)}
+func Validate(reg *Registry) Problems { return validate(reg, nil) }
+
+// validate is Validate taking from memo what the checks of a document that need no
+// other document found in an earlier load, when the workspace context is the same,
+// and leaving in it what this load found; a nil memo checks everything.
+func validate(reg *Registry, memo *checkMemo) Problems {
+	v := validator{reg: reg, taken: map[claimKey]claim{}}
 	v.workspace()
 	v.mcpSources()
 	v.profiles()
+	context := v.context()
+	v.prior = memo.valid(context)
+	v.checked = make(map[document]checked, len(reg.Capabilities)+len(reg.Skills))
+	var unchecked []Capability
+	for _, c := range reg.Capabilities {
+		if _, known := v.prior[c.doc]; !known {
+			unchecked = append(unchecked, c)
+		}
+	}
+	v.schemaErrors = checkSchemas(unchecked)
 	var recorded []Capability
 	for _, c := range reg.Capabilities {
 		if reg.FromSnapshot(c) {
@@ -78,6 +93,7 @@ func Validate(reg *Registry) Problems {
 	for _, s := range published {
 		v.skill(s)
 	}
+	memo.keep(context, v.checked)
 	return v.problems.Sorted()
 }
 
@@ -86,14 +102,24 @@ type claim struct {
 	pos   place
 }
 
+// claimKey is a capability id or a skill name claimed: the two are checked for
+// duplicates apart.
+type claimKey struct {
+	skillName bool
+	name      string
+}
+
 type validator struct {
 	reg       *Registry
 	doc       document // the document being checked
 	problems  Problems
-	taken     map[string]claim
+	taken     map[claimKey]claim
 	announced map[string]bool
 	// schemaErrors holds what checkSchema found, by the schema's JSON text.
 	schemaErrors map[string][]schemaError
+	// prior holds what an earlier load found of the documents it checked, when
+	// the context was the same, and checked what this one found.
+	prior, checked map[document]checked
 }
 
 func (v *validator) add(pos place, hint, format string, args ...any) {
@@ -219,18 +245,40 @@ func (v *validator) profiles() {
 }
 
 func (v *validator) capability(c Capability) {
+	v.doc = c.doc
+	ch, known := v.prior[c.doc]
+	if !known {
+		ch = v.checkCapability(c)
+	}
+	v.checked[c.doc] = ch
+	if ch.claimID {
+		// Each declaration of an id is reported at the one before it.
+		key := claimKey{name: c.ID}
+		if first, dup := v.taken[key]; dup {
+			v.add(c.doc.at("metadata", "name"), "capability ids must be unique", "capability id %q is also declared at %s", c.ID, first.pos.Position())
+		}
+		v.taken[key] = claim{owner: CapabilityOwner(c.ID), pos: c.doc.at("metadata", "name")}
+	}
+	v.problems = append(v.problems, ch.beforeName...)
+	if ch.claimName {
+		v.claimName(c.Spec.Skill.Alias, CapabilityOwner(c.ID), v.skillAt(c, "alias", "spec", "skill", "alias"), "alias")
+	}
+	v.problems = append(v.problems, ch.afterName...)
+}
+
+// checkCapability runs the checks of c that need no other declaration.
+func (v *validator) checkCapability(c Capability) checked {
+	var ch checked
 	d := c.doc
-	v.doc = d
+	outer := v.problems
+	v.problems = nil
 	switch {
 	case c.ID == "":
 		v.add(d.at("metadata"), "set metadata.name to the capability id, like intents.propose", "capability has no id")
 	case !capabilityIDPattern.MatchString(c.ID):
 		v.add(d.at("metadata", "name"), "ids are letters and digits separated by single dots, hyphens or underscores", "capability id %q is not valid", c.ID)
 	default:
-		if first, dup := v.taken["capability:"+c.ID]; dup {
-			v.add(d.at("metadata", "name"), "capability ids must be unique", "capability id %q is also declared at %s", c.ID, first.pos.Position())
-		}
-		v.taken["capability:"+c.ID] = claim{owner: CapabilityOwner(c.ID), pos: d.at("metadata", "name")}
+		ch.claimID = true
 	}
 	spec := c.Spec
 	switch n := utf8.RuneCountInString(spec.Title); {
@@ -270,14 +318,13 @@ func (v *validator) capability(c Capability) {
 			v.add(d.at("spec", "cli", "flag"), "write the flag as it is typed, like --statement", "cli flag %q is not valid", f)
 		}
 	}
-	if spec.Skill != nil {
-		v.capabilitySkill(c)
+	sk := spec.Skill
+	if sk == nil {
+		ch.beforeName, v.problems = v.problems, outer
+		return ch
 	}
-}
-
-func (v *validator) capabilitySkill(c Capability) {
-	d, sk := c.doc, c.Spec.Skill
-	v.claimName(sk.Alias, CapabilityOwner(c.ID), v.skillAt(c, "alias", "spec", "skill", "alias"), "alias")
+	ch.claimName = v.checkName(sk.Alias, v.skillAt(c, "alias", "spec", "skill", "alias"), "alias")
+	ch.beforeName, v.problems = v.problems, nil
 	if c.Spec.MCP == nil && c.Spec.CLI == nil {
 		v.add(d.at("spec", "skill"), "add spec.mcp.tool or spec.cli.command so the agent can reach it", "capability %s has a skill but no way to call it", c.ID)
 	}
@@ -285,6 +332,8 @@ func (v *validator) capabilitySkill(c Capability) {
 	v.representable(c)
 	v.targetList(d, sk.Targets, "spec", "skill", "targets")
 	v.required(d, sk.RequiredCapabilities, "spec", "skill", "requiredCapabilities")
+	ch.afterName, v.problems = v.problems, outer
+	return ch
 }
 
 func (v *validator) argument(c Capability) {
@@ -392,9 +441,26 @@ func (v *validator) representable(c Capability) {
 }
 
 func (v *validator) skill(s Skill) {
+	v.doc = s.doc
+	ch, known := v.prior[s.doc]
+	if !known {
+		ch = v.checkSkill(s)
+	}
+	v.checked[s.doc] = ch
+	v.problems = append(v.problems, ch.beforeName...)
+	if ch.claimName {
+		v.claimName(s.Name, SkillOwner(s.Name), v.skillNameAt(s), "skill name")
+	}
+	v.problems = append(v.problems, ch.afterName...)
+}
+
+// checkSkill runs the checks of s that need no other declaration.
+func (v *validator) checkSkill(s Skill) checked {
 	d, spec := s.doc, s.Spec
-	v.doc = d
-	v.claimName(s.Name, SkillOwner(s.Name), v.skillNameAt(s), "skill name")
+	outer := v.problems
+	v.problems = nil
+	ch := checked{claimName: v.checkName(s.Name, v.skillNameAt(s), "skill name")}
+	ch.beforeName, v.problems = v.problems, nil
 	switch n := utf8.RuneCountInString(spec.Description); {
 	case strings.TrimSpace(spec.Description) == "":
 		v.add(d.at("spec"), "add spec.description: one line saying what the skill is for", "skill %s has no description", s.Name)
@@ -419,19 +485,23 @@ func (v *validator) skill(s Skill) {
 	}
 	v.targetList(d, spec.Targets, "spec", "targets")
 	v.required(d, spec.RequiredCapabilities, "spec", "requiredCapabilities")
+	ch.afterName, v.problems = v.problems, outer
+	return ch
 }
 
-func (v *validator) claimName(name, owner string, pos place, what string) {
+// checkName checks a skill name on its own, and says whether it is one to claim
+// against the others.
+func (v *validator) checkName(name string, pos place, what string) bool {
 	switch {
 	case name == "":
 		v.add(pos, "use "+skillNameRequirements, "%s is empty", what)
-		return
+		return false
 	case len(name) > MaxNameLength:
 		v.add(pos, fmt.Sprintf("shorten it to %d characters", MaxNameLength), "%s %q is %d characters long", what, name, len(name))
-		return
+		return false
 	case !skillNamePattern.MatchString(name):
 		v.add(pos, "use "+skillNameRequirements, "%s %q is not a valid skill name", what, name)
-		return
+		return false
 	}
 	if workspacefs.WindowsDeviceName(name) {
 		v.add(pos, "pick another name; Windows cannot create a file or directory called that", "%s %q is a Windows device name", what, name)
@@ -442,11 +512,18 @@ func (v *validator) claimName(name, owner string, pos place, what string) {
 	if contains(v.reg.Config.Spec.ReservedNames, name) {
 		v.add(pos, "pick another name or remove it from spec.reservedNames", "%s %q is listed in reservedNames of %s", what, name, ConfigName)
 	}
-	if first, dup := v.taken["name:"+name]; dup {
+	return true
+}
+
+// claimName claims a valid skill name for owner, or reports the owner that
+// claimed it first: aliases and skill names share one namespace.
+func (v *validator) claimName(name, owner string, pos place, what string) {
+	key := claimKey{skillName: true, name: name}
+	if first, dup := v.taken[key]; dup {
 		v.add(pos, "aliases and skill names share one namespace", "%s %q is taken by %s at %s", what, name, first.owner, first.pos.Position())
 		return
 	}
-	v.taken["name:"+name] = claim{owner: owner, pos: pos}
+	v.taken[key] = claim{owner: owner, pos: pos}
 }
 
 func (v *validator) targetList(d document, targets []string, keys ...string) {
