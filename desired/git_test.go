@@ -1,6 +1,7 @@
 package desired
 
 import (
+	"fmt"
 	"path"
 	"testing"
 
@@ -62,5 +63,58 @@ func TestBuildTargetInGit(t *testing.T) {
 	}
 	if got := BuildTargetInGit(reg, cli, Git{}, "agents"); len(got.Files) != len(plain.Files) {
 		t.Error("outside git the files differ")
+	}
+}
+
+// Building some skills alone gives exactly their part of the whole target: their
+// files, with the same content, and what is withheld of them, in every git mode
+// and profile.
+func TestBuildSkillsInGitIsTheirPart(t *testing.T) {
+	reg := example(t)
+	cli, _ := ResolveProfile(reg, ProfileSources{Flag: "cli"})
+	web, _ := ResolveProfile(reg, ProfileSources{Flag: "web-shell"})
+	var names []string
+	for _, c := range reg.Capabilities {
+		if c.Spec.Skill != nil {
+			names = append(names, c.Spec.Skill.Alias)
+		}
+	}
+	for _, s := range reg.Skills {
+		names = append(names, s.Name)
+	}
+	gits := []Git{{}, {Mode: registry.GeneratedCommit, Declared: cli}, {Mode: registry.GeneratedIgnore}}
+	for _, git := range gits {
+		for _, profile := range []Profile{cli, web} {
+			for _, target := range []string{"claude-code", "qwen-code", "agents", "cursor"} {
+				whole := BuildTargetInGit(reg, profile, git, target)
+				for i := range names {
+					some := map[string]bool{names[i]: true, names[(i+3)%len(names)]: true}
+					part := BuildSkillsInGit(reg, profile, git, target, some)
+					want := 0
+					for p, f := range whole.Files {
+						if !some[f.Skill] {
+							continue
+						}
+						want++
+						got, ok := part.Files[p]
+						if !ok || got.Owner != f.Owner || got.Sum() != f.Sum() {
+							t.Errorf("%s %s %+v: %s is not built alone as in the whole target", target, profile.Name, git.Mode, p)
+						}
+					}
+					if len(part.Files) != want {
+						t.Errorf("%s %s %+v, skills %v: %d files built alone, %d in the whole target", target, profile.Name, git.Mode, some, len(part.Files), want)
+					}
+					var withheld []Withheld
+					for _, w := range whole.Withheld {
+						if some[w.Skill] {
+							withheld = append(withheld, w)
+						}
+					}
+					if fmt.Sprint(part.Withheld) != fmt.Sprint(withheld) {
+						t.Errorf("%s %s %+v: withheld alone %v, in the whole target %v", target, profile.Name, git.Mode, part.Withheld, withheld)
+					}
+				}
+			}
+		}
 	}
 }

@@ -157,8 +157,14 @@ func (st *State) scanDir(root workspacefs.FS, dir string) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", dir, workspacefs.Cause(err))
 	}
+	return st.scanEntries(target, dir, entries)
+}
+
+// scanEntries scans the entries of the target directory dir, opened as target, a
+// few at a time, and adds what they hold.
+func (st *State) scanEntries(target workspacefs.Dir, dir string, entries []workspacefs.Entry) error {
 	found := make([]skillDir, len(entries))
-	err = parallel.Each(len(entries), func(i int) error {
+	err := parallel.Each(len(entries), func(i int) error {
 		found[i] = scanSkillDir(target, dir, entries[i])
 		return found[i].err
 	})
