@@ -1,16 +1,22 @@
 package controller
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/health"
 )
 
 // incrementalCases is how many steps the incremental property test takes:
@@ -24,14 +30,16 @@ func incrementalCases(t *testing.T) int {
 		}
 		return n
 	}
-	return 150
+	return 200
 }
 
-// A pass through the cache of decoded registry files a watcher keeps from pass
-// to pass plans exactly what a pass from scratch plans, after every step of a
-// random sequence: registry files edited, broken, renamed and deleted, the
-// profile switched, the config changed, generated files edited by hand or
-// deleted, a person's skill written, and passes that apply.
+// A watcher's pass, through the caches it keeps and fed with the events real
+// inotify delivers, plans exactly what a pass from scratch plans, after every
+// step of a random sequence: registry files edited, broken, renamed and deleted,
+// the profile switched, the config changed, generated files edited by hand,
+// deleted or renamed, skill directories removed, renamed to another case,
+// replaced by files or symlinks, temp files and empty directories left, a
+// person's skill written, a target directory removed, and passes that apply.
 func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 	seed := rand.Uint64()
 	if v := os.Getenv("INCREMENTAL_SEED"); v != "" {
@@ -39,93 +47,202 @@ func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(seed, seed))
 	root := exampleWorkspace(t)
-	cached := Request{Root: root, decoded: &registry.Cache{}}
+	outside := t.TempDir()
+	inf := &informer{}
+	req := Request{Root: root, informer: inf, history: &settling{}}
+	src, sync := watchedBy(t, req)
+	check := req
+	check.Check = true
 	var steps []string
+	partial := 0
 	for i := range incrementalCases(t) {
-		steps = append(steps, step(t, rng, root, cached))
-		check := cached
-		check.Check = true
-		got := planSummary(Reconcile(check))
+		steps = append(steps, step(t, rng, root, outside, func() Outcome { return src.pass(inf, req) }))
+		sync()
+		out := src.pass(inf, check)
+		if out.scope != nil && !out.scope.full {
+			partial++
+		}
+		got := planSummary(out)
 		want := planSummary(Reconcile(Request{Root: root, Check: true}))
 		if got != want {
-			t.Fatalf("after step %d (%s), the cached pass plans otherwise than a pass from scratch (replay: INCREMENTAL_SEED=%d INCREMENTAL_CASES=%d)\n"+
-				"steps: %s\n--- cached\n%s\n--- from scratch\n%s", i, steps[i], seed, i+1, strings.Join(steps, "; "), got, want)
+			t.Fatalf("after step %d (%s), the watcher's pass plans otherwise than a pass from scratch (replay: INCREMENTAL_SEED=%d INCREMENTAL_CASES=%d)\n"+
+				"steps: %s\n--- watcher\n%s\n--- from scratch\n%s", i, steps[i], seed, i+1, strings.Join(steps, "; "), got, want)
+		}
+	}
+	// The comparison means something only if most passes read part of the workspace.
+	t.Logf("%d of %d passes read part of the workspace", partial, incrementalCases(t))
+	if n := incrementalCases(t); partial < n/5 {
+		t.Errorf("only %d of %d passes read part of the workspace", partial, n)
+	}
+}
+
+// watchedBy starts a watcher's change source on the workspace of req, feeding
+// req's informer, and returns it with a function that returns once every event of
+// what was changed before it was called has been noted.
+func watchedBy(t *testing.T, req Request) (*changeSource, func()) {
+	t.Helper()
+	o := WatchOptions{Request: req, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Health: &health.Tracker{}}
+	src, err := newChangeSource(o, NewQueue(time.Hour, time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sentinels := make(chan string, 64)
+	src.seen = func(rel string) {
+		if strings.HasPrefix(rel, "sentinel-") {
+			sentinels <- rel
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go src.run(ctx)
+	t.Cleanup(func() {
+		cancel()
+		src.close()
+	})
+	n := 0
+	return src, func() {
+		// Events come in order: once the sentinel's has come, every earlier one has.
+		n++
+		name := fmt.Sprintf("sentinel-%d", n)
+		writeFile(t, req.Root, name, nil)
+		deadline := time.After(30 * time.Second)
+		for {
+			select {
+			case got := <-sentinels:
+				if got == name {
+					os.Remove(filepath.Join(req.Root, name))
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no event for %s", name)
+			}
 		}
 	}
 }
 
-// step changes the workspace at random, or applies a pass through the caches,
-// and says what it did.
-func step(t *testing.T, rng *rand.Rand, root string, cached Request) string {
+// step changes the workspace at random, or applies a pass, and says what it did.
+func step(t *testing.T, rng *rand.Rand, root, outside string, apply func() Outcome) string {
 	t.Helper()
+	at := func(rel string) string { return filepath.Join(root, rel) }
+	// What is in the way (a file where a directory was) makes a write fail: the
+	// step then changes nothing, as a person's editor would.
 	write := func(rel, content string) {
-		writeFile(t, root, rel, []byte(content))
+		if os.MkdirAll(filepath.Dir(at(rel)), 0o755) == nil {
+			os.WriteFile(at(rel), []byte(content), 0o644)
+		}
 	}
-	file := []string{"registry/intents.yaml", "registry/journal.yaml", "registry/extra.yaml"}[rng.IntN(3)]
-	switch rng.IntN(13) {
-	case 11, 12:
-		fixture := []string{"registry/intents.yaml", "registry/journal.yaml", "registry/skills.yaml", registry.ConfigName}[rng.IntN(4)]
+	pick := func(options ...string) string { return options[rng.IntN(len(options))] }
+	file := pick("registry/intents.yaml", "registry/journal.yaml", "registry/extra.yaml")
+	target := pick(".claude/skills", ".agents/skills", ".qwen/skills")
+	skill := pick("intent", "note", "weekly-report", "extra", "find-intent")
+	switch rng.IntN(24) {
+	case 0, 1, 2:
+		out := apply()
+		return fmt.Sprintf("apply (%d applied, err %v)", len(out.Applied), out.Err)
+	case 3:
+		fixture := pick("registry/intents.yaml", "registry/journal.yaml", "registry/skills.yaml", registry.ConfigName)
 		data, err := os.ReadFile(filepath.Join("../fixtures/example", fixture))
 		if err != nil {
 			t.Fatal(err)
 		}
 		write(fixture, string(data))
-		os.Remove(filepath.Join(root, "registry/extra.yaml"))
+		os.Remove(at("registry/extra.yaml"))
 		return "restore " + fixture
-	case 0, 1:
-		out := Reconcile(cached)
-		return fmt.Sprintf("apply (%d applied, err %v)", len(out.Applied), out.Err)
-	case 2:
-		data, _ := os.ReadFile(filepath.Join(root, file))
+	case 4:
+		data, _ := os.ReadFile(at(file))
 		write(file, strings.Replace(string(data), "title: ", fmt.Sprintf("title: Retitled %d ", rng.IntN(3)), 1))
 		return "retitle " + file
-	case 3:
-		data, _ := os.ReadFile(filepath.Join(root, file))
+	case 5:
+		data, _ := os.ReadFile(at(file))
 		write(file, strings.Replace(string(data), "effect: read", "effect: write", 1))
 		return "effect " + file
-	case 4:
-		os.Remove(filepath.Join(root, file))
-		return "delete " + file
-	case 5:
-		to := []string{"registry/intents.yaml", "registry/journal.yaml", "registry/extra.yaml"}[rng.IntN(3)]
-		os.Rename(filepath.Join(root, file), filepath.Join(root, to))
-		return "rename " + file + " " + to
 	case 6:
-		alias := []string{"note", "intent", "extra", "weekly-report"}[rng.IntN(4)]
+		data, _ := os.ReadFile(at(file))
+		write(file, strings.Replace(string(data), "alias: ", "alias: x", 1))
+		return "realias " + file
+	case 7:
+		os.Remove(at(file))
+		return "delete " + file
+	case 8:
+		to := pick("registry/intents.yaml", "registry/journal.yaml", "registry/extra.yaml")
+		os.Rename(at(file), at(to))
+		return "rename " + file + " " + to
+	case 9:
+		alias := pick("note", "intent", "extra", "weekly-report", "other")
 		write("registry/extra.yaml", "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: extra.cap}\nspec:\n  title: Extra\n  effect: read\n"+
 			"  input: {type: object, properties: {text: {type: string}}, required: [text]}\n  mcp: {tool: extra}\n  skill: {alias: "+alias+", argument: text}\n")
 		return "extra as " + alias
-	case 7:
-		profile := []string{"cli", "web-shell", "cli", "web-shell", "undeclared"}[rng.IntN(5)]
+	case 10:
+		profile := pick("cli", "web-shell", "cli", "web-shell", "undeclared")
 		write(".skillsync/profile", profile+"\n")
 		return "profile " + profile
-	case 8:
-		targets := []string{"[claude-code]", "[claude-code, qwen-code, agents]", "[agents]"}[rng.IntN(3)]
-		data, _ := os.ReadFile(filepath.Join(root, registry.ConfigName))
+	case 11:
+		targets := pick("[claude-code]", "[claude-code, qwen-code, agents]", "[agents]")
+		data, _ := os.ReadFile(at(registry.ConfigName))
 		lines := strings.Split(string(data), "\n")
-		server := []string{"majordomus", "butler"}[rng.IntN(2)]
 		for i, l := range lines {
-			switch {
-			case strings.HasPrefix(l, "  targets:"):
+			if strings.HasPrefix(l, "  targets:") {
 				lines[i] = "  targets: " + targets
-			case strings.HasPrefix(l, "  mcp:"):
-				lines[i] = "  mcp: {server: " + server + "}"
 			}
 		}
 		write(registry.ConfigName, strings.Join(lines, "\n"))
-		return "targets " + targets + ", server " + server
-	case 9:
-		skill := []string{".claude/skills/intent/SKILL.md", ".agents/skills/note/SKILL.md", ".qwen/skills/weekly-report/SKILL.md"}[rng.IntN(3)]
-		if data, err := os.ReadFile(filepath.Join(root, skill)); err == nil {
-			write(skill, string(data)+"edited by hand\n")
-			return "hand edit " + skill
+		return "targets " + targets
+	case 12:
+		rel := target + "/" + skill + "/SKILL.md"
+		if data, err := os.ReadFile(at(rel)); err == nil {
+			write(rel, string(data)+"edited by hand\n")
+			return "hand edit " + rel
 		}
-		write(skill, "---\nname: "+filepath.Base(filepath.Dir(skill))+"\ndescription: mine\n---\nMine.\n")
-		return "person's skill " + skill
+		write(rel, "---\nname: "+skill+"\ndescription: mine\n---\nMine.\n")
+		return "person's skill " + rel
+	case 13:
+		rel := target + "/" + skill + "/SKILL.md"
+		os.Remove(at(rel))
+		return "remove " + rel
+	case 14:
+		rel := target + "/" + skill
+		os.RemoveAll(at(rel))
+		return "remove directory " + rel
+	case 15:
+		from, to := target+"/"+skill, target+"/"+pick(strings.ToUpper(skill[:1])+skill[1:], skill+"-moved", "note")
+		os.Rename(at(from), at(to))
+		return "move " + from + " " + to
+	case 16:
+		rel := target + "/" + skill + "/" + banner.NewTempName()
+		os.MkdirAll(filepath.Dir(at(rel)), 0o755)
+		write(rel, "---\n")
+		return "temp file " + rel
+	case 17:
+		rel := target + "/" + pick("empty", skill)
+		os.MkdirAll(at(rel), 0o755)
+		return "directory " + rel
+	case 18:
+		rel := target + "/" + pick("away", skill)
+		os.RemoveAll(at(rel))
+		if err := os.Symlink(pick(outside, "../../registry"), at(rel)); err != nil {
+			return "no symlink " + rel
+		}
+		return "symlink " + rel
+	case 19:
+		rel := target + "/" + skill
+		os.RemoveAll(at(rel))
+		write(rel, "a file where a skill directory goes\n")
+		return "file " + rel
+	case 20:
+		rel := target + "/" + skill + "/skill.md"
+		os.Remove(at(target + "/" + skill + "/SKILL.md"))
+		write(rel, "---\nname: "+skill+"\n---\nlower case\n")
+		return "lower-case " + rel
+	case 21:
+		for _, rel := range []string{target + "/away", target + "/empty", target + "/Intent", target + "/Note"} {
+			os.RemoveAll(at(rel))
+		}
+		return "tidy " + target
+	case 22:
+		os.RemoveAll(at(filepath.Dir(target)))
+		return "remove " + filepath.Dir(target)
 	}
-	skill := []string{".claude/skills/intent/SKILL.md", ".agents/skills/note/SKILL.md"}[rng.IntN(2)]
-	os.Remove(filepath.Join(root, skill))
-	return "remove " + skill
+	out := apply()
+	return fmt.Sprintf("apply (%d applied, err %v)", len(out.Applied), out.Err)
 }
 
 // planSummary is what a pass found and planned, as text to compare.
@@ -137,11 +254,12 @@ func planSummary(out Outcome) string {
 		if c.Action == Conflict || c.Action == Delete {
 			content, err = nil, nil
 		}
-		fmt.Fprintf(&b, "%s %s %s %q old %x new %x %v\n", c.Action, c.Path, c.Owner, c.Reason, c.OldSum[:4], sha256.Sum256(content), err)
+		fmt.Fprintf(&b, "%s %s %s %q old %x new %x %v %v %v\n", c.Action, c.Path, c.Owner, c.Reason, c.OldSum[:4], sha256.Sum256(content), err, c.Obstruction, c.Override)
 	}
 	fmt.Fprintf(&b, "in sync: %v\n", out.Plan.InSync)
 	for _, w := range out.Withheld {
-		fmt.Fprintf(&b, "withheld %s %s: %s\n", w.Skill, w.Target, w.Reason)
+		fmt.Fprintf(&b, "withheld %s %s %s: %s %v\n", w.Skill, w.Owner, w.Target, w.Reason, w.HandWritten)
 	}
+	fmt.Fprintf(&b, "hand-written: %v\n", out.HandWritten)
 	return b.String()
 }

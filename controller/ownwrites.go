@@ -102,8 +102,8 @@ func (s *changeSource) runEnded(out Outcome) {
 	trigger := false
 	for p, want := range own {
 		if want.file.Size >= 0 && !want.stillThere(s.root, p) {
+			s.o.informer.note(p)
 			trigger = true
-			break
 		}
 	}
 	for p := range pending {

@@ -37,9 +37,18 @@ type Request struct {
 	// history carries what the inputs held, and since when, from pass to pass of
 	// one process; nil for a single pass.
 	history *settling
-	// decoded keeps what each registry file decoded to from pass to pass of one
-	// process, so a pass decodes only the files that changed; nil decodes all.
-	decoded *registry.Cache
+	// informer keeps, from pass to pass of a watcher, what the last passes found,
+	// so a pass reads and plans only what changed; nil for a pass from scratch.
+	informer *informer
+}
+
+// decoded is the cache of decoded registry files the request's passes share; nil
+// decodes every file.
+func (req Request) decoded() *registry.Cache {
+	if req.informer == nil {
+		return nil
+	}
+	return &req.informer.decoded
 }
 
 func (req Request) system() workspacefs.System {
@@ -132,6 +141,9 @@ type Outcome struct {
 	// Planned says the pass got as far as a plan: not when its inputs or the
 	// workspace could not be read.
 	Planned bool
+	// scope is what a watcher's pass read of the target directories; nil for a
+	// pass from scratch.
+	scope *passScope
 }
 
 // LoadInputs reads and validates the registry and resolves the active profile. Any
@@ -205,42 +217,64 @@ func Reconcile(req Request) Outcome { return reconcile(req, nil) }
 // It plans one target directory at a time (its desired files built while it is
 // scanned), so a workspace of thousands of skills is never held in memory whole.
 func reconcile(req Request, loaded *Inputs) Outcome {
-	var out Outcome
+	return reconcileKeeping(req, loaded, nil)
+}
+
+// reconcileKeeping is reconcile handing keep, when not nil, each target's part of
+// the plan with the desired and observed states it was made from.
+func reconcileKeeping(req Request, loaded *Inputs, keep func(targetPart)) Outcome {
 	targets := targetsByDir()
 	// The first scan does not depend on the inputs: it runs while they load.
 	firstScan := scanAsync(req.system(), req.Root, clients.Dir(targets[0]))
-	var in Inputs
-	var err error
-	if loaded != nil {
-		in = *loaded
-	} else {
-		in, err = loadInputs(req.system(), req.Root, req.ProfileFlag, req.ProfileEnv, req.decoded)
-	}
-	out.Inputs = in
-	var problems registry.Problems
-	if errors.As(err, &problems) {
-		out.Problems = problems
+	in, out, ok := loadFor(req, loaded)
+	if !ok {
 		return out
 	}
-	if err != nil {
-		out.Err = err
-		return out
-	}
-	if req.history != nil {
-		in.seenSince, in.changedSeen = req.history.observe(inputDigest(in), in.seenSince)
-		out.Inputs = in
-	}
-	targeted, err := planTargets(req, in, targets, firstScan, nil)
+	targeted, err := planTargets(req, in, targets, firstScan, nil, keep)
 	if err == nil && len(targeted.taken) > 0 {
 		// Rare: a person's file holds a skill's name. Plan again, the skill
 		// withheld from every target.
-		targeted, err = planTargets(req, in, targets, nil, targeted.taken)
+		targeted, err = planTargets(req, in, targets, nil, targeted.taken, keep)
 	}
 	if err != nil {
 		// A plan of some targets is no plan: report none.
 		out.Err = err
 		return out
 	}
+	return conclude(req, out, targeted)
+}
+
+// loadFor loads the inputs of a pass, or takes loaded, and notes since when they
+// have been as they are; ok is false, with the outcome to report, when they are
+// invalid or could not be read.
+func loadFor(req Request, loaded *Inputs) (in Inputs, out Outcome, ok bool) {
+	var err error
+	if loaded != nil {
+		in = *loaded
+	} else {
+		in, err = loadInputs(req.system(), req.Root, req.ProfileFlag, req.ProfileEnv, req.decoded())
+	}
+	out.Inputs = in
+	var problems registry.Problems
+	if errors.As(err, &problems) {
+		out.Problems = problems
+		return in, out, false
+	}
+	if err != nil {
+		out.Err = err
+		return in, out, false
+	}
+	if req.history != nil {
+		in.seenSince, in.changedSeen = req.history.observe(inputDigest(in), in.seenSince)
+		out.Inputs = in
+	}
+	return in, out, true
+}
+
+// conclude judges the plan of every target as a whole and, unless the request
+// only checks or the plan is refused, applies it and records the sources.
+func conclude(req Request, out Outcome, targeted targetsPlan) Outcome {
+	in := out.Inputs
 	out.Plan, out.Withheld, out.HandWritten = targeted.plan, targeted.withheld, targeted.handWritten
 	wanted, escapes := targeted.wanted, targeted.escapes
 	desired.SortWithheld(out.Withheld)
@@ -292,10 +326,19 @@ type targetsPlan struct {
 	handWritten []string
 }
 
+// targetPart is one target's part of a plan, with what it was made from.
+type targetPart struct {
+	target string
+	want   desired.State
+	have   observed.State
+	plan   Plan
+}
+
 // planTargets plans each target in turn, its desired files built while it is
 // scanned (first, when not nil, is the scan of targets[0] already under way), the
-// skills in taken withheld from all.
-func planTargets(req Request, in Inputs, targets []string, first <-chan scanResult, taken desired.Taken) (targetsPlan, error) {
+// skills in taken withheld from all; keep, when not nil, is handed each target's
+// part.
+func planTargets(req Request, in Inputs, targets []string, first <-chan scanResult, taken desired.Taken, keep func(targetPart)) (targetsPlan, error) {
 	tp := targetsPlan{taken: desired.Taken{}}
 	for i, target := range targets {
 		scanned := first
@@ -309,7 +352,11 @@ func planTargets(req Request, in Inputs, targets []string, first <-chan scanResu
 		}
 		findTaken(want, scan.state, tp.taken)
 		tp.handWritten = append(tp.handWritten, scan.state.HandWrittenSkills()...)
-		tp.plan.add(planFiles(want, scan.state, req.Options))
+		part := planFiles(want, scan.state, req.Options)
+		if keep != nil {
+			keep(targetPart{target: target, want: want, have: scan.state, plan: part})
+		}
+		tp.plan.add(part)
 		tp.withheld = append(tp.withheld, want.Withheld...)
 		tp.wanted += len(want.Files)
 		tp.escapes = append(tp.escapes, scan.state.Escapes...)
@@ -324,7 +371,11 @@ func findTaken(want desired.State, have observed.State, taken desired.Taken) {
 	mine := map[string]string{}
 	for p, h := range have.Files {
 		if h.HandWritten() && strings.EqualFold(path.Base(p), desired.SkillFile) {
-			mine[strings.ToLower(p)] = p
+			// Of two that differ only in case (Linux holds both), the first by path,
+			// whichever order the map gives.
+			if prev, ok := mine[strings.ToLower(p)]; !ok || p < prev {
+				mine[strings.ToLower(p)] = p
+			}
 		}
 	}
 	if len(mine) == 0 {

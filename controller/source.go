@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -23,7 +24,7 @@ import (
 const fallbackPoll = time.Second
 
 // changeSource turns changes on disk into triggers. Directories are watched with
-// inotify (through fsnotify) and polled, with a cheap fingerprint of their listing,
+// inotify (through fsnotify) and polled, by a cheap summary of their listing,
 // where inotify does not reach: all of them under --poll or when inotify cannot be
 // had at all, and each one a watch could not be added for (the user's inotify
 // watch limit reached), so the watcher is never blind while it reports ready.
@@ -40,6 +41,11 @@ type changeSource struct {
 	watched map[string]bool // directories inotify watches
 	polled  []string        // directories polled, sorted
 	inputs  inputPaths      // which paths are inputs, as of the last refresh
+	// inputFiles are the files the inputs were read from at the last refresh, and
+	// inputsMoved says an event in an input directory came since: either may
+	// move the input directories to watch.
+	inputFiles  []string
+	inputsMoved bool
 	// own is what this process's last run left at each path it wrote; an event
 	// for such a path, which still holds just that, is the run's own.
 	own map[string]ownState
@@ -47,12 +53,15 @@ type changeSource struct {
 	// in pending, to be judged against what the run leaves.
 	running bool
 	pending map[string]bool
-	// baseline is the poller's first fingerprint of each directory, taken before
-	// the first run.
-	baseline map[string]string
+	// baseline is the poller's first listing of each directory, taken before the
+	// first run.
+	baseline map[string]map[string]string
 	// watchedAs is the directory each inotify watch was added for; only refresh,
 	// on the run loop, uses it.
 	watchedAs map[string]dirIdentity
+	// seen, when set, is told the path of every event once it has been noted:
+	// a test waits on it for the events of what it changed.
+	seen func(rel string)
 }
 
 // polledDirs are the directories the poller lists, and which of them hold inputs.
@@ -86,9 +95,9 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 	// files and directories.
 	reg, _ := registry.Load(o.Root)
 	s.refresh(reg)
-	s.baseline = map[string]string{}
+	s.baseline = map[string]map[string]string{}
 	for _, d := range s.polled {
-		s.baseline[d] = fingerprint(r, d)
+		s.baseline[d] = listing(r, d)
 	}
 	return s, nil
 }
@@ -180,7 +189,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	}
 	s.mu.Lock()
 	s.watched, s.polled = watched, polled
-	s.inputs = inputsOf(s.root, reg)
+	s.inputs, s.inputFiles, s.inputsMoved = inputsOf(s.root, reg), inputFilesOf(reg), false
 	s.mu.Unlock()
 	if s.fsw != nil && before == 0 && len(polled) > 0 {
 		s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
@@ -191,8 +200,13 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))
 	}
 	s.o.Health.SetWatch(health.WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
+	s.handPollSet(polled, inputDirs(s.root, reg))
+}
+
+// handPollSet gives the poller the directories to poll, and which hold inputs.
+func (s *changeSource) handPollSet(polled, inputDirs []string) {
 	input := map[string]bool{}
-	for _, d := range inputDirs(s.root, reg) {
+	for _, d := range inputDirs {
 		input[d] = true
 	}
 	select { // replace a set the poller has not taken yet
@@ -219,11 +233,22 @@ func (s *changeSource) run(ctx context.Context) {
 			if !ok {
 				return
 			}
-			rel, ok := s.relevant(ev.Name)
-			if !ok {
+			rel := s.rel(ev.Name)
+			// Even a temp file's event is noted: one a killed writer left is cleaned
+			// up by the next pass that reads its directory.
+			s.o.informer.note(rel)
+			if s.seen != nil {
+				s.seen(rel)
+			}
+			if !relevant(rel) {
 				continue
 			}
 			input, output := s.kind(rel)
+			if input {
+				s.mu.Lock()
+				s.inputsMoved = true
+				s.mu.Unlock()
+			}
 			if (input || output) && s.triggers(rel) {
 				if input {
 					s.o.history.changed(time.Now())
@@ -237,30 +262,33 @@ func (s *changeSource) run(ctx context.Context) {
 			// An overflow means events were lost, of inputs too for all it tells: only a
 			// full run is safe, and deletes wait as after a change.
 			s.o.Log.Error("watcher error, reconciling in full", "overflow", errors.Is(err, fsnotify.ErrEventOverflow), "err", err)
+			s.o.informer.noteAll()
 			s.o.history.changed(time.Now())
 			s.q.Add()
 		}
 	}
 }
 
-// relevant drops events for skillsync's own temp files and lock, and gives the
-// workspace-relative path of the others.
-func (s *changeSource) relevant(name string) (string, bool) {
-	if banner.IsTempName(filepath.Base(name)) {
-		return "", false
-	}
+// rel is the workspace-relative path of an event's name.
+func (s *changeSource) rel(name string) string {
 	rel, err := filepath.Rel(s.o.Root, name)
 	if err != nil {
-		return name, true
+		return name
 	}
-	rel = filepath.ToSlash(rel)
-	return rel, rel != workspacelock.File
+	return filepath.ToSlash(rel)
 }
 
-// poll fingerprints the polled directories every interval and triggers a run when
-// one changes; a change in a directory that holds inputs also makes deletes wait,
-// as an event there would. Under --poll a run's own writes change a fingerprint
-// too: they cause one more run, which finds nothing to do.
+// relevant drops the events of skillsync's own temp files and lock, which call
+// for no pass.
+func relevant(rel string) bool {
+	return !banner.IsTempName(path.Base(rel)) && rel != workspacelock.File
+}
+
+// poll lists the polled directories every interval and triggers a run when an
+// entry of one changes, naming the entry as an event would; a change in a
+// directory that holds inputs also makes deletes wait, as an event there would.
+// Under --poll a run's own writes change an entry too: they cause one more run,
+// which finds nothing to do.
 func (s *changeSource) poll(ctx context.Context) {
 	var set polledDirs
 	last := s.baseline
@@ -275,15 +303,22 @@ func (s *changeSource) poll(ctx context.Context) {
 		case <-tick.C:
 		}
 		changed, inputChanged := false, false
-		now := map[string]string{}
+		now := map[string]map[string]string{}
 		for _, d := range set.dirs {
-			now[d] = fingerprint(s.root, d)
-			if now[d] != last[d] {
+			now[d] = listing(s.root, d)
+			names := changedEntries(last[d], now[d])
+			for _, name := range names {
+				s.o.informer.note(path.Join(d, name))
+			}
+			if len(names) > 0 {
 				changed = true
 				inputChanged = inputChanged || set.input[d]
 			}
 		}
 		if inputChanged {
+			s.mu.Lock()
+			s.inputsMoved = true
+			s.mu.Unlock()
 			s.o.history.changed(time.Now())
 		}
 		if changed {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/workspacelock"
 )
@@ -31,11 +30,14 @@ const maxBackoff = time.Minute
 
 // Watch keeps the workspace converged until ctx ends: every trigger (start, a file
 // event, the resync timer, a watcher overflow or error, a retry, deletes waiting
-// for the inputs to settle) marks the workspace dirty and one worker runs the same
-// full reconcile as --once. When ctx ends, the run in progress finishes first.
+// for the inputs to settle) marks the workspace dirty and one worker runs a pass.
+// A pass reads and plans what the events since the last one named (see informer);
+// the first, the resync's, one after a failure or after an event nothing can be
+// made of are full passes, the same as --once. When ctx ends, the run in progress
+// finishes first.
 func Watch(ctx context.Context, o WatchOptions) error {
 	o.history = &settling{}
-	o.decoded = &registry.Cache{}
+	o.informer = &informer{}
 	q := NewQueue(o.Debounce, o.MaxWait)
 	src, err := newChangeSource(o, q)
 	if err != nil {
@@ -44,7 +46,10 @@ func Watch(ctx context.Context, o WatchOptions) error {
 	defer src.close()
 	go q.Debounce(ctx)
 	go src.run(ctx)
-	go resync(ctx, o.Resync, q)
+	go resync(ctx, o.Resync, func() {
+		o.informer.noteAll()
+		q.Add()
+	})
 	o.Health.SetAlive(true)
 	defer o.Health.SetAlive(false)
 	q.Add() // the start trigger
@@ -74,18 +79,8 @@ func Watch(ctx context.Context, o WatchOptions) error {
 		}
 		o.Health.RunStarted(time.Now())
 		started := time.Now()
-		src.runStarting()
-		out := Reconcile(o.Request)
-		took := time.Since(started)
-		// Watches first: once /readyz says ready, every later change is seen. Inputs
-		// that did not load whole keep every directory watched so far.
-		if out.Planned {
-			src.refresh(out.Registry)
-		} else {
-			src.refresh(nil)
-		}
-		src.runEnded(out)
-		report := runReport(out, started, took)
+		out := src.pass(o.informer, o.Request)
+		report := runReport(out, started, time.Since(started))
 		o.Health.Record(report)
 		logRun(o.Log, out, report)
 		if settle != nil {
@@ -97,7 +92,10 @@ func Watch(ctx context.Context, o WatchOptions) error {
 		}
 		if out.Verdict(false) == Failed {
 			o.Log.Warn("retrying after failure", "backoffMs", backoff.Milliseconds())
-			retry = time.AfterFunc(backoff, q.Add)
+			retry = time.AfterFunc(backoff, func() {
+				o.informer.noteAll()
+				q.Add()
+			})
 			backoff = min(2*backoff, maxBackoff)
 		} else {
 			backoff = time.Second
@@ -161,7 +159,8 @@ func logRun(log *slog.Logger, out Outcome, r health.Report) {
 	log.Log(context.Background(), level, "reconcile finished", attrs...)
 }
 
-func resync(ctx context.Context, every time.Duration, q *Queue) {
+// resync calls trigger every period, with up to 10% jitter, until ctx ends.
+func resync(ctx context.Context, every time.Duration, trigger func()) {
 	if every <= 0 {
 		return
 	}
@@ -171,7 +170,7 @@ func resync(ctx context.Context, every time.Duration, q *Queue) {
 		case <-ctx.Done():
 			return
 		case <-time.After(every + jitter):
-			q.Add()
+			trigger()
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -329,18 +327,38 @@ func nearestDir(r workspacefs.FS, dir string, followLinks bool) (string, bool) {
 	}
 }
 
-// fingerprint summarises the entries of dir (names, types, sizes, mtimes), for
-// polling: any change to a file or directory in it changes it.
-func fingerprint(r workspacefs.FS, dir string) string {
-	h := sha256.New()
+// listing summarises each entry of dir (its type, size and mtime) by name, for
+// polling: any change to a file or directory in it changes its entry. A listing
+// that fails is one entry, under the empty name, holding the error.
+func listing(r workspacefs.FS, dir string) map[string]string {
 	entries, err := r.ReadDir(dir)
-	fmt.Fprintf(h, "%s\x00%v\x00", dir, err)
+	if err != nil {
+		return map[string]string{"": err.Error()}
+	}
+	out := make(map[string]string, len(entries))
 	for _, e := range entries {
 		info, err := e.Info()
 		if err != nil {
 			continue
 		}
-		fmt.Fprintf(h, "%s\x00%v\x00%d\x00%d\x00", e.Name(), info.Mode(), info.Size(), info.ModTime().UnixNano())
+		out[e.Name()] = fmt.Sprintf("%v %d %d", info.Mode(), info.Size(), info.ModTime().UnixNano())
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return out
+}
+
+// changedEntries are the names whose entries differ between two listings of one
+// directory; the empty name when either could not be read.
+func changedEntries(before, now map[string]string) []string {
+	var out []string
+	for name, was := range before {
+		if is, ok := now[name]; !ok || is != was {
+			out = append(out, name)
+		}
+	}
+	for name := range now {
+		if _, ok := before[name]; !ok {
+			out = append(out, name)
+		}
+	}
+	return out
 }

@@ -359,6 +359,12 @@ func (c Capability) MCPServer(ws Workspace) string {
 // Pos is where the capability is declared.
 func (c Capability) Pos() Position { return c.doc.at("metadata", "name").Position() }
 
+// File is the input file that declares c, without reading it again as Pos may.
+func (c Capability) File() string { return c.doc.file() }
+
+// File is the input file that declares s.
+func (s Skill) File() string { return s.doc.file() }
+
 // Pos is where the skill is declared.
 func (s Skill) Pos() Position { return s.doc.at("metadata", "name").Position() }
 

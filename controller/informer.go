@@ -1,0 +1,384 @@
+package controller
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/observed"
+)
+
+// informer keeps what a watcher learned of the workspace from pass to pass, as a
+// Kubernetes informer keeps a cache that watch events keep current: the registry
+// files decoded and checked (registry.Cache) and, for every entry of every target
+// directory, what the last pass planned there (targetCache). A pass loads the
+// inputs as any pass does, each file read and only the changed ones decoded, then
+// reads and plans again only the entries that events named and those of the
+// skills declared in a file that changed. What it cannot attribute (a watcher
+// overflow, a target directory moved, the config or the active profile changed, a
+// person's skill holding a declared name, a failed pass) and the periodic resync
+// make the next pass a full one, which builds the cache again from scratch.
+type informer struct {
+	decoded registry.Cache
+	mu      sync.Mutex
+	dirty   dirtySet  // named by events since the last pass took them
+	last    *baseline // what the last planned pass found; nil: the next pass is a full one
+}
+
+// dirtySet is what events named since the last pass: entries of target
+// directories, or everything.
+type dirtySet struct {
+	all     bool
+	entries map[string]map[string]bool // target directory → names in it
+}
+
+func (d *dirtySet) add(dir, name string) {
+	if d.entries == nil {
+		d.entries = map[string]map[string]bool{}
+	}
+	if d.entries[dir] == nil {
+		d.entries[dir] = map[string]bool{}
+	}
+	d.entries[dir][name] = true
+}
+
+func (d *dirtySet) merge(o dirtySet) {
+	d.all = d.all || o.all
+	for dir, names := range o.entries {
+		for name := range names {
+			d.add(dir, name)
+		}
+	}
+}
+
+// note records that something changed at rel, a workspace-relative path.
+func (inf *informer) note(rel string) {
+	if inf == nil {
+		return
+	}
+	dir, name, whole := outputEntry(rel)
+	if dir == "" && !whole {
+		return
+	}
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if whole {
+		inf.dirty.all = true
+		return
+	}
+	inf.dirty.add(dir, name)
+}
+
+// noteAll makes the next pass a full one.
+func (inf *informer) noteAll() {
+	if inf == nil {
+		return
+	}
+	inf.mu.Lock()
+	inf.dirty.all = true
+	inf.mu.Unlock()
+}
+
+func (inf *informer) take() dirtySet {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	d := inf.dirty
+	inf.dirty = dirtySet{}
+	return d
+}
+
+// putBack returns what a pass took and could not act on, for the next.
+func (inf *informer) putBack(d dirtySet) {
+	inf.mu.Lock()
+	inf.dirty.merge(d)
+	inf.mu.Unlock()
+}
+
+// outputEntry says which entry of which target directory rel is or is in; whole
+// when rel is a target directory, a directory above one or the workspace itself,
+// whose change can touch any entry.
+func outputEntry(rel string) (dir, name string, whole bool) {
+	if rel == "." || rel == "" {
+		return "", "", true
+	}
+	for _, t := range clients.Targets {
+		switch {
+		case rel == t.Dir || strings.HasPrefix(t.Dir, rel+"/"):
+			return "", "", true
+		case strings.HasPrefix(rel, t.Dir+"/"):
+			name, _, _ = strings.Cut(rel[len(t.Dir)+1:], "/")
+			return t.Dir, name, false
+		}
+	}
+	return "", "", false
+}
+
+// baseline is what the last planned pass found: what the inputs made of every
+// skill, and what it planned in every target directory.
+type baseline struct {
+	context [32]byte
+	files   map[string]declared
+	targets []*targetCache // in the order of targetsByDir
+}
+
+// declared is what one registry file declared, as far as the files it makes go.
+type declared struct {
+	sum   [32]byte
+	names []string // the skills it declares, as they made it into the registry
+	// bodies says it declares a skill whose body is another file: it counts as
+	// changed at every pass.
+	bodies bool
+}
+
+// declaredIn is what each registry file of reg declares.
+func declaredIn(reg *registry.Registry) map[string]declared {
+	out := make(map[string]declared, len(reg.Files))
+	for _, f := range reg.Files {
+		out[f] = declared{sum: reg.Sources[f].Sum}
+	}
+	for i := range reg.Capabilities {
+		if c := &reg.Capabilities[i]; c.Spec.Skill != nil {
+			d := out[c.File()]
+			d.names = append(d.names, c.Spec.Skill.Alias)
+			out[c.File()] = d
+		}
+	}
+	for i := range reg.Skills {
+		s := &reg.Skills[i]
+		d := out[s.File()]
+		d.names = append(d.names, s.Name)
+		d.bodies = d.bodies || s.BodyPath != ""
+		out[s.File()] = d
+	}
+	return out
+}
+
+// changedNames are the skills declared, before or now, in a file that changed.
+func changedNames(before, now map[string]declared) map[string]bool {
+	out := map[string]bool{}
+	add := func(d declared) {
+		for _, n := range d.names {
+			out[n] = true
+		}
+	}
+	for f, b := range before {
+		n, ok := now[f]
+		if !ok || n.sum != b.sum || n.bodies || b.bodies || !slices.Equal(n.names, b.names) {
+			add(b)
+			add(n)
+		}
+	}
+	for f, n := range now {
+		if _, ok := before[f]; !ok {
+			add(n)
+		}
+	}
+	return out
+}
+
+// contextOf digests what every skill's files depend on beside its declaration:
+// the config, the active profile and the one git commits, and the options.
+func contextOf(in Inputs, opts Options) [32]byte {
+	h := sha256.New()
+	config := in.Registry.Sources[registry.ConfigName].Sum
+	h.Write(config[:])
+	profile := func(p desired.Profile) {
+		fmt.Fprintf(h, "%q", p.Name)
+		for _, c := range slices.Sorted(maps.Keys(p.Capabilities)) {
+			fmt.Fprintf(h, " %q", c)
+		}
+		h.Write([]byte{0})
+	}
+	profile(in.Profile)
+	fmt.Fprintf(h, "%q\x00", in.Git.Mode)
+	profile(in.Git.Declared)
+	fmt.Fprintf(h, "%v %v", opts.Force, opts.AllowEmpty)
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// reconcile runs one pass through the cache: a full one when it must, else one
+// that reads and plans only what changed.
+func (inf *informer) reconcile(req Request) Outcome {
+	dirty := inf.take()
+	last := inf.last
+	if last == nil || dirty.all {
+		return inf.full(req, nil)
+	}
+	in, out, ok := loadFor(req, nil)
+	if !ok {
+		inf.putBack(dirty)
+		return out
+	}
+	if contextOf(in, req.Options) != last.context {
+		return inf.full(req, &in)
+	}
+	real, err := workspacefs.RealPath(req.Root)
+	if err != nil {
+		inf.putBack(dirty)
+		out.Err = err
+		return out
+	}
+	files := declaredIn(in.Registry)
+	touched := touchedNames(last.targets, changedNames(last.files, files), dirty)
+	// The cache is changed in place: a pass that stops half way drops it.
+	inf.drop()
+	scope := &passScope{}
+	parts := make([]targetPart, len(last.targets))
+	taken := desired.Taken{}
+	for i, tc := range last.targets {
+		if len(touched) == 0 {
+			break
+		}
+		if tc.blocked {
+			return inf.full(req, &in)
+		}
+		have, err := observed.ScanSkillDirs(req.system(), real, tc.dir, slices.Sorted(maps.Keys(touched)))
+		if err != nil {
+			out.Err = err
+			return out
+		}
+		if len(have.Blocked) > 0 {
+			return inf.full(req, &in)
+		}
+		for _, e := range have.Entries {
+			scope.read = append(scope.read, e)
+		}
+		want := desired.BuildSkillsInGit(in.Registry, in.Profile, in.Git, tc.target, touched)
+		findTaken(want, have, taken)
+		parts[i] = targetPart{target: tc.target, want: want, have: have}
+	}
+	for i, tc := range last.targets {
+		if len(touched) == 0 {
+			break
+		}
+		p := parts[i]
+		// A skill a person's file holds in one target is withheld from all, as in
+		// a full pass: every target's entries of its name were read.
+		p.want = p.want.WithholdTaken(taken)
+		p.plan = planFiles(p.want, p.have, req.Options)
+		tc.replace(touched, p)
+	}
+	last.files = files
+	out = conclude(req, out, last.plan())
+	out.scope = scope
+	inf.settle(last, out)
+	return out
+}
+
+// touchedNames are the names of the entries a pass reads and plans again in
+// every target directory: the skills declared in a file that changed, the entries
+// events named, and every entry that differs from one of these only in case. A
+// name is read in all targets at once, since a person's skill of that name in any
+// of them withholds the skill from all.
+func touchedNames(targets []*targetCache, skills map[string]bool, dirty dirtySet) map[string]bool {
+	set := map[string]bool{}
+	for n := range skills {
+		set[n] = true
+	}
+	for _, names := range dirty.entries {
+		for n := range names {
+			set[n] = true
+		}
+	}
+	for n := range set {
+		lower := strings.ToLower(n)
+		set[lower] = true
+		for _, tc := range targets {
+			for _, twin := range tc.folded[lower] {
+				set[twin] = true
+			}
+		}
+	}
+	return set
+}
+
+// full runs a pass from scratch, with the inputs already loaded when loaded is
+// not nil, and keeps what it found as the cache.
+func (inf *informer) full(req Request, loaded *Inputs) Outcome {
+	next := &baseline{}
+	first := targetsByDir()[0]
+	out := reconcileKeeping(req, loaded, func(p targetPart) {
+		if p.target == first {
+			next.targets = nil // planned again, a skill withheld from every target
+		}
+		next.targets = append(next.targets, newTargetCache(p))
+	})
+	out.scope = &passScope{full: true}
+	if !out.Planned {
+		inf.drop()
+		return out
+	}
+	next.context, next.files = contextOf(out.Inputs, req.Options), declaredIn(out.Registry)
+	inf.settle(next, out)
+	return out
+}
+
+// settle keeps next as what the last pass found, unless the pass failed: then
+// the disk may hold anything, and the next pass is a full one. The entries the
+// pass wrote to are read again by the next pass.
+func (inf *informer) settle(next *baseline, out Outcome) {
+	if out.Err != nil {
+		inf.drop()
+		return
+	}
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	inf.last = next
+	for _, a := range out.Applied {
+		if dir, name, whole := outputEntry(a.Path); whole {
+			inf.dirty.all = true
+		} else if dir != "" {
+			inf.dirty.add(dir, name)
+		}
+	}
+}
+
+func (inf *informer) drop() {
+	inf.mu.Lock()
+	inf.last = nil
+	inf.mu.Unlock()
+}
+
+// passScope is what a pass read of the target directories: all of them, or the
+// entries listed.
+type passScope struct {
+	full bool
+	read []string // workspace-relative entries of target directories
+}
+
+// plan puts together the plan of every target from its entries, in the order a
+// full pass plans them.
+func (b *baseline) plan() targetsPlan {
+	var tp targetsPlan
+	for _, tc := range b.targets {
+		var part Plan
+		var handWritten, escapes []string
+		escapes = append(escapes, tc.escapes...)
+		for _, name := range tc.order {
+			e := tc.entries[name]
+			part.Changes = append(part.Changes, e.changes...)
+			part.InSync = append(part.InSync, e.inSync...)
+			handWritten = append(handWritten, e.handWritten...)
+			escapes = append(escapes, e.escapes...)
+			tp.wanted += e.wanted
+		}
+		sort.SliceStable(part.Changes, func(i, j int) bool { return part.Changes[i].Path < part.Changes[j].Path })
+		sort.Strings(handWritten)
+		sort.Strings(escapes)
+		tp.plan.add(part)
+		tp.handWritten = append(tp.handWritten, handWritten...)
+		tp.escapes = append(tp.escapes, escapes...)
+		tp.withheld = append(tp.withheld, tc.withheld...)
+	}
+	return tp
+}

@@ -1,0 +1,151 @@
+package controller
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/desired"
+)
+
+// targetCache is what the last passes planned in one target directory, entry by
+// entry: each skill directory (or whatever a person put in its place) is planned
+// from what is in it and the one skill of its name, and nothing else, so the
+// entries a pass did not read keep the plan they had.
+type targetCache struct {
+	target, dir string
+	entries     map[string]entry
+	order       []string // the names of entries, in the order of their paths
+	// folded are the names of entries that are not in lower case, by their lower
+	// case: such an entry and the skill directory it differs from only in case
+	// are planned together.
+	folded   map[string][]string
+	withheld []desired.Withheld
+	// blocked says the target directory must not be written (a symlink, a file);
+	// escapes are links on the way to it that lead out of the workspace.
+	blocked bool
+	escapes []string
+}
+
+// entry is what one entry of a target directory holds and wants.
+type entry struct {
+	changes     []Change
+	inSync      []string
+	handWritten []string
+	escapes     []string
+	wanted      int  // files desired in it
+	present     bool // it is in the target directory
+}
+
+func (e entry) empty() bool {
+	return len(e.changes) == 0 && len(e.inSync) == 0 && len(e.handWritten) == 0 && len(e.escapes) == 0 && e.wanted == 0 && !e.present
+}
+
+// newTargetCache keeps one target's part of a full pass.
+func newTargetCache(p targetPart) *targetCache {
+	dir := clients.Dir(p.target)
+	tc := &targetCache{target: p.target, dir: dir, entries: map[string]entry{}, folded: map[string][]string{},
+		blocked: len(p.have.Blocked) > 0, withheld: p.want.Withheld}
+	for _, e := range p.have.Escapes {
+		if _, ok := entryName(dir, e); !ok {
+			tc.escapes = append(tc.escapes, e)
+		}
+	}
+	tc.put(entriesOf(dir, p))
+	return tc
+}
+
+// replace plans again the entries called names, from p, which holds them and
+// nothing else.
+func (tc *targetCache) replace(names map[string]bool, p targetPart) {
+	for n := range names {
+		delete(tc.entries, n)
+	}
+	tc.order = slices.DeleteFunc(tc.order, func(n string) bool { return names[n] })
+	for lower, ns := range tc.folded {
+		if kept := slices.DeleteFunc(ns, func(n string) bool { return names[n] }); len(kept) > 0 {
+			tc.folded[lower] = kept
+		} else {
+			delete(tc.folded, lower)
+		}
+	}
+	tc.withheld = slices.DeleteFunc(tc.withheld, func(w desired.Withheld) bool { return names[w.Skill] })
+	tc.withheld = append(tc.withheld, p.want.Withheld...)
+	desired.SortWithheld(tc.withheld)
+	tc.put(entriesOf(tc.dir, p))
+}
+
+// put adds entries, none of which tc holds.
+func (tc *targetCache) put(entries map[string]entry) {
+	for name, e := range entries {
+		if e.empty() {
+			continue
+		}
+		tc.entries[name] = e
+		at, _ := slices.BinarySearchFunc(tc.order, name, entryOrder)
+		tc.order = slices.Insert(tc.order, at, name)
+		if lower := strings.ToLower(name); lower != name && e.present {
+			tc.folded[lower] = append(tc.folded[lower], name)
+		}
+	}
+}
+
+// entriesOf splits the plan of a target, and the states it was made from, by the
+// entry of the target directory dir each path is in.
+func entriesOf(dir string, p targetPart) map[string]entry {
+	out := map[string]entry{}
+	at := func(path string, change func(*entry)) {
+		if name, ok := entryName(dir, path); ok {
+			e := out[name]
+			change(&e)
+			out[name] = e
+		}
+	}
+	for _, c := range p.plan.Changes {
+		at(c.Path, func(e *entry) { e.changes = append(e.changes, c) })
+	}
+	for _, path := range p.plan.InSync {
+		at(path, func(e *entry) { e.inSync = append(e.inSync, path) })
+	}
+	for _, path := range p.have.HandWrittenSkills() {
+		at(path, func(e *entry) { e.handWritten = append(e.handWritten, path) })
+	}
+	for _, path := range p.have.Escapes {
+		at(path, func(e *entry) { e.escapes = append(e.escapes, path) })
+	}
+	for path := range p.want.Files {
+		at(path, func(e *entry) { e.wanted++ })
+	}
+	for _, path := range p.have.Entries {
+		at(path, func(e *entry) { e.present = true })
+	}
+	return out
+}
+
+// entryName is the name of the entry of the target directory dir that path is, or
+// is in.
+func entryName(dir, path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, dir+"/")
+	if !ok || rest == "" {
+		return "", false
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	return name, true
+}
+
+// entryOrder orders entry names as the paths in them sort: a name is followed by
+// a slash in every path it is part of.
+func entryOrder(a, b string) int {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c
+	}
+	switch {
+	case len(a) == len(b):
+		return 0
+	case len(a) < len(b):
+		return cmp.Compare('/', b[n])
+	}
+	return cmp.Compare(a[n], '/')
+}

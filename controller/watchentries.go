@@ -1,0 +1,132 @@
+package controller
+
+import (
+	"maps"
+	"path"
+	"slices"
+
+	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// pass runs one pass of the watcher through inf, then moves the watches to where
+// the pass leaves things, and judges the events that came meanwhile against what
+// it wrote.
+func (s *changeSource) pass(inf *informer, req Request) Outcome {
+	s.runStarting()
+	out := inf.reconcile(req)
+	// Watches first: once /readyz says ready, every later change is seen. Inputs
+	// that did not load whole keep every directory watched so far.
+	switch {
+	case !out.Planned:
+		s.refresh(nil)
+	case out.scope != nil && !out.scope.full:
+		s.refreshEntries(out.Registry, touchedEntries(out))
+	default:
+		s.refresh(out.Registry)
+	}
+	s.runEnded(out)
+	return out
+}
+
+// touchedEntries are the entries of target directories a pass read or wrote.
+func touchedEntries(out Outcome) []string {
+	set := map[string]bool{}
+	if out.scope != nil {
+		for _, e := range out.scope.read {
+			set[e] = true
+		}
+	}
+	for _, a := range out.Applied {
+		if dir, name, _ := outputEntry(a.Path); dir != "" {
+			set[path.Join(dir, name)] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// refreshEntries moves the watches a pass that read only some entries of the
+// target directories can have changed: those entries' (a skill directory made or
+// removed), the target directories' (one made), and the input directories' when
+// the registry's files or an input directory changed since the last refresh. It
+// lists no target directory; the full refresh after a full pass does, and drops
+// the watches nothing needs any more.
+func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) {
+	if s.fsw == nil {
+		s.refresh(reg)
+		return
+	}
+	s.mu.Lock()
+	sameInputs := !s.inputsMoved && slices.Equal(s.inputFiles, inputFilesOf(reg))
+	s.inputsMoved = false
+	s.mu.Unlock()
+	var dirs []string
+	if !sameInputs {
+		dirs = inputDirs(s.root, reg)
+	}
+	for _, t := range clients.Targets {
+		if d, ok := nearestDir(s.root, t.Dir, false); ok {
+			dirs = append(dirs, d)
+		}
+	}
+	// The entries are watched again whatever their identity says: a directory
+	// removed and made again can have its old inode number, and its watch went
+	// with the old one. Adding a watch an inode has is one cheap system call.
+	var again, gone []string
+	for _, e := range entries {
+		if info, err := s.root.Lstat(e); err == nil && info.IsDir() {
+			again = append(again, e)
+		} else {
+			gone = append(gone, e)
+		}
+	}
+	ids := identities(s.root, append(slices.Clone(dirs), again...))
+	s.mu.Lock()
+	for _, e := range gone {
+		if s.watched[e] {
+			s.fsw.Remove(s.abs(e)) // gone with the directory, or a symlink now
+			delete(s.watched, e)
+			delete(s.watchedAs, e)
+		}
+	}
+	before := len(s.polled)
+	var addErr error
+	for i, d := range append(dirs, again...) {
+		now, known := ids[d]
+		if was, ok := s.watchedAs[d]; i < len(dirs) && s.watched[d] && known && ok && now.same(was) {
+			continue
+		}
+		switch err := s.fsw.Add(s.abs(d)); {
+		case err == nil:
+			s.watched[d] = true
+			s.watchedAs[d] = now
+		case workspacefs.OutOfResources(err) && !slices.Contains(s.polled, d):
+			s.polled = append(s.polled, d)
+			addErr = err
+		}
+	}
+	if !sameInputs {
+		s.inputs, s.inputFiles = inputsOf(s.root, reg), inputFilesOf(reg)
+	}
+	slices.Sort(s.polled)
+	polled, watched := slices.Clone(s.polled), len(s.watched)
+	s.mu.Unlock()
+	s.o.Health.SetWatch(health.WatchState{Inotify: watched, Polled: len(polled), PollMS: s.every.Milliseconds()})
+	if len(polled) > before {
+		if before == 0 {
+			s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
+				"err", addErr, "pollMs", s.every.Milliseconds(), "hint", watchLimitHint(s.o.PollFlag))
+		}
+		s.handPollSet(polled, inputDirs(s.root, reg))
+	}
+}
+
+// inputFilesOf are the files the inputs were read from, in a fixed order.
+func inputFilesOf(reg *registry.Registry) []string {
+	if reg == nil {
+		return nil
+	}
+	return append(append(slices.Clone(reg.Files), reg.BodyFiles()...), reg.Config.Spec.Registry...)
+}
