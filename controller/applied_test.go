@@ -41,8 +41,17 @@ func TestReconcileRecordsTheSourcesItApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !maps.Equal(statedir.Sums(record), loadedSums(reg)) || len(record) != len(reg.Files)+1 {
-		t.Fatalf("record holds %d files, want the config and the %d registry files as read", len(record), len(reg.Files))
+	if !maps.Equal(record.Sums(), loadedSums(reg)) || len(record.Files) != len(reg.Files)+1 {
+		t.Fatalf("record holds %d files, want the config and the %d registry files as read", len(record.Files), len(reg.Files))
+	}
+	for name := range record.Files {
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kept := record.In(r).Bytes(name); !bytes.Equal(kept, data) {
+			t.Errorf("the record keeps %d bytes of %s, want the %d applied", len(kept), name, len(data))
+		}
 	}
 }
 
@@ -123,7 +132,7 @@ func TestOnceRecordsANewRegistryEvenWhenNothingElseChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if record, err := statedir.ReadApplied(r); err != nil || !bytes.HasSuffix(record["registry/intents.yaml"], []byte("# reviewed\n")) {
+	if record, err := statedir.ReadApplied(r); err != nil || !bytes.HasSuffix(record.In(r).Bytes("registry/intents.yaml"), []byte("# reviewed\n")) {
 		t.Fatalf("the record does not hold the commented file (%v)", err)
 	}
 }

@@ -98,7 +98,7 @@ func (in Inputs) unchanged() bool {
 	if err != nil || (applied == nil) != (in.applied == nil) {
 		return false
 	}
-	return maps.Equal(statedir.Sums(applied), in.applied)
+	return maps.Equal(applied.Sums(), in.applied)
 }
 
 // recordStale tells whether the sources differ from the record of the last apply.
@@ -172,7 +172,7 @@ func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, ca
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
-	cutOffs := registry.CutOff(applied, reg)
+	cutOffs := registry.CutOff(applied.In(r), reg)
 	if len(problems) > 0 {
 		// A file cut off mid-save is the likely cause of the rest: name it too.
 		for _, cut := range cutOffs {
@@ -188,11 +188,7 @@ func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, ca
 	if problem != nil {
 		return Inputs{Registry: reg}, registry.Problems{*problem}
 	}
-	var sums map[string][32]byte
-	if applied != nil {
-		sums = statedir.Sums(applied)
-	}
-	return Inputs{Registry: reg, Profile: profile, Git: gitOf(reg), applied: sums, profileFile: fileProfile, cutOffs: cutOffs, seenSince: time.Now()}, nil
+	return Inputs{Registry: reg, Profile: profile, Git: gitOf(reg), applied: applied.Sums(), profileFile: fileProfile, cutOffs: cutOffs, seenSince: time.Now()}, nil
 }
 
 // gitOf is what the workspace's git repository makes of generated files: nothing

@@ -2,107 +2,16 @@ package statedir
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"maps"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
-
-// AppliedFile keeps the config and registry files as they were when the workspace
-// was last reconciled from them, the way kubectl keeps last-applied-configuration:
-// a later run compares against it to refuse a file cut off in the middle of a save.
-const AppliedFile = Dir + "/last-applied.json"
-
-// MaxRecordSize is the largest record read back, so that a huge file in its
-// place costs an error, not the memory to hold it.
-const MaxRecordSize = 256 << 20
-
-type appliedRecord struct {
-	Files map[string][]byte `json:"files"`
-}
-
-// ReadApplied returns the recorded sources; nil when nothing was recorded yet.
-func ReadApplied(r workspacefs.FS) (map[string][]byte, error) {
-	data, err := r.ReadRegular(AppliedFile, MaxRecordSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	unreadable := func(why string) error {
-		return registry.Problems{{Pos: registry.Position{File: AppliedFile}, Message: "cannot be read: " + why,
-			Hint: "remove it; the next reconcile records the registry again"}}
-	}
-	if errors.Is(err, workspacefs.ErrNotRegular) || errors.Is(err, workspacefs.ErrTooLarge) {
-		return nil, unreadable(workspacefs.Cause(err).Error())
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", AppliedFile, workspacefs.Cause(err))
-	}
-	var rec appliedRecord
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, unreadable(err.Error())
-	}
-	return rec.Files, nil
-}
-
-// writeApplied replaces the record atomically with the files named, as read gives
-// them: the JSON of an appliedRecord, written one file at a time, so a registry of
-// megabytes is never held whole to record it. It returns the record's digest.
-func writeApplied(r workspacefs.FS, names []string, read func(name string) ([]byte, error)) ([32]byte, error) {
-	var sum [32]byte
-	if err := Make(r); err != nil {
-		return sum, err
-	}
-	h := sha256.New()
-	err := replaceFileWith(r, AppliedFile, func(out io.Writer) error {
-		w := io.MultiWriter(out, h)
-		io.WriteString(w, `{"files":{`)
-		for i, name := range names {
-			data, err := read(name)
-			if err != nil {
-				return err
-			}
-			key, err := json.Marshal(name)
-			if err != nil {
-				return err
-			}
-			if i > 0 {
-				io.WriteString(w, ",")
-			}
-			w.Write(key)
-			io.WriteString(w, `:"`)
-			// encoding/json writes a []byte as standard base64, which is what
-			// ReadApplied decodes.
-			encoder := base64.NewEncoder(base64.StdEncoding, w)
-			encoder.Write(data)
-			encoder.Close()
-			io.WriteString(w, `"`)
-		}
-		_, err := io.WriteString(w, "}}\n")
-		return err
-	})
-	h.Sum(sum[:0])
-	return sum, err
-}
-
-// Sums keeps what a comparison with the record needs: a digest per file, not the
-// bytes (a registry of thousands of capabilities is megabytes).
-func Sums(files map[string][]byte) map[string][32]byte {
-	sums := make(map[string][32]byte, len(files))
-	for f, data := range files {
-		sums[f] = sha256.Sum256(data)
-	}
-	return sums
-}
 
 // Record records the sources reg was loaded from as the last applied, and returns
 // the digest of what it wrote. Call it under the workspace lock: a temp file in
@@ -116,7 +25,11 @@ func Record(sys workspacefs.System, reg *registry.Registry) ([32]byte, error) {
 	}
 	defer r.Close()
 	removeTemps(r)
-	sum, err := writeApplied(r, slices.Sorted(maps.Keys(reg.Sources)), func(name string) ([]byte, error) { return registry.ReadSource(reg, name) })
+	files := make(map[string]Recorded, len(reg.Sources))
+	for name, src := range reg.Sources {
+		files[name] = Recorded{Sum: src.Sum, Size: src.Size}
+	}
+	sum, err := writeApplied(r, files, func(name string) ([]byte, error) { return registry.ReadSource(reg, name) })
 	if errors.Is(err, registry.ErrSourceChanged) {
 		return [32]byte{}, nil
 	}
@@ -148,9 +61,11 @@ func Accept(sys workspacefs.System, root string, files []string) ([]string, erro
 	} else if err != nil {
 		return nil, err
 	}
-	if record == nil {
-		record = map[string][]byte{}
+	recorded := map[string]Recorded{}
+	if record != nil {
+		maps.Copy(recorded, record.Files)
 	}
+	content := map[string][]byte{}
 	var accepted []string
 	for _, f := range files {
 		rel, ok := sourceName(reg, f)
@@ -165,9 +80,14 @@ func Accept(sys workspacefs.System, root string, files []string) ([]string, erro
 		if err != nil {
 			return nil, fmt.Errorf("%w; run accept again once the file is saved", err)
 		}
-		record[name] = data
+		recorded[name], content[name] = Recorded{Sum: sha256.Sum256(data), Size: len(data)}, data
 	}
-	_, err = writeApplied(r, slices.Sorted(maps.Keys(record)), func(name string) ([]byte, error) { return record[name], nil })
+	_, err = writeApplied(r, recorded, func(name string) ([]byte, error) {
+		if data, ok := content[name]; ok {
+			return data, nil
+		}
+		return record.bytes(r, name), nil // nil, and left out, when no longer kept
+	})
 	return accepted, err
 }
 

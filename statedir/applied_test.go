@@ -2,11 +2,13 @@ package statedir
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/skillsync/skillsync/banner"
@@ -23,6 +25,15 @@ func exampleWorkspace(t *testing.T) string {
 	return dir
 }
 
+func loaded(t *testing.T, root string) *registry.Registry {
+	t.Helper()
+	reg, err := registry.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
 func TestAcceptRefusesAFileThatIsNotAnInput(t *testing.T) {
 	root := exampleWorkspace(t)
 	_, err := Accept(workspacefs.OS{}, root, []string{"README.md"})
@@ -33,14 +44,11 @@ func TestAcceptRefusesAFileThatIsNotAnInput(t *testing.T) {
 }
 
 // The record holds what was applied. A registry file saved again between loading
-// and recording is not that, so the record is left as it was, for the next pass.
+// and recording, whose loaded bytes the record does not keep yet, can no longer
+// be read as applied, so the record is left as it was, for the next pass.
 func TestARecordIsNotMadeFromASourceSavedAgainSinceItWasLoaded(t *testing.T) {
 	root := exampleWorkspace(t)
-	reg, err := registry.Load(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Record(workspacefs.OS{}, reg); err != nil {
+	if _, err := Record(workspacefs.OS{}, loaded(t, root)); err != nil {
 		t.Fatal(err)
 	}
 	before, err := os.ReadFile(filepath.Join(root, AppliedFile))
@@ -52,6 +60,10 @@ func TestARecordIsNotMadeFromASourceSavedAgainSinceItWasLoaded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(file, append(data, "# applied\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := loaded(t, root)
 	if err := os.WriteFile(file, append(data, "# saved again\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +85,8 @@ func TestARecordIsNotMadeFromASourceSavedAgainSinceItWasLoaded(t *testing.T) {
 	}
 }
 
-// The record is written a file at a time; it must read back as the files given,
-// whatever their names and contents.
+// The record must read back as the files given, whatever their names and
+// contents; a write that fails leaves the record as it was, and no temp file.
 func TestTheRecordReadsBackAsWritten(t *testing.T) {
 	r, err := workspacefs.OS{}.Open(t.TempDir())
 	if err != nil {
@@ -85,32 +97,123 @@ func TestTheRecordReadsBackAsWritten(t *testing.T) {
 		"skillsync.yaml":           []byte("apiVersion: skillsync/v1\n"),
 		"registry/a<b>&\"c\".yaml": {0, 1, 2, 0xff, '\n'},
 		"registry/empty.yaml":      {},
+		"registry/same.yaml":       []byte("apiVersion: skillsync/v1\n"),
 	}
-	names := slices.Sorted(maps.Keys(files))
-	if _, err := writeApplied(r, names, func(name string) ([]byte, error) { return files[name], nil }); err != nil {
+	record := func(files map[string][]byte) map[string]Recorded {
+		out := map[string]Recorded{}
+		for name, data := range files {
+			out[name] = Recorded{Sum: sha256.Sum256(data), Size: len(data)}
+		}
+		return out
+	}
+	readBack := func() map[string][]byte {
+		t.Helper()
+		back, err := ReadApplied(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]byte{}
+		for name := range back.Files {
+			out[name] = back.In(r).Bytes(name)
+		}
+		return out
+	}
+	if _, err := writeApplied(r, record(files), func(name string) ([]byte, error) { return files[name], nil }); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadApplied(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !maps.EqualFunc(files, back, bytes.Equal) {
+	if back := readBack(); !maps.EqualFunc(files, back, bytes.Equal) {
 		t.Errorf("record read back as %q, want %q", back, files)
 	}
 	failing := errors.New("read failed")
-	if _, err := writeApplied(r, names, func(string) ([]byte, error) { return nil, failing }); !errors.Is(err, failing) {
+	changed := map[string][]byte{"skillsync.yaml": []byte("kind: Workspace\n")}
+	if _, err := writeApplied(r, record(changed), func(string) ([]byte, error) { return nil, failing }); !errors.Is(err, failing) {
 		t.Errorf("writeApplied with a failing read = %v, want it", err)
 	}
-	if again, err := ReadApplied(r); err != nil || !maps.EqualFunc(files, again, bytes.Equal) {
-		t.Errorf("a failed write changed the record: %q, %v", again, err)
+	if back := readBack(); !maps.EqualFunc(files, back, bytes.Equal) {
+		t.Errorf("a failed write changed the record: %q", back)
 	}
-	entries, err := os.ReadDir(filepath.Join(r.Root(), Dir))
+	// Recording one file changed reads only that one, and keeps no bytes nothing
+	// lists.
+	changed = maps.Clone(files)
+	changed["registry/empty.yaml"] = []byte("now something\n")
+	var read []string
+	if _, err := writeApplied(r, record(changed), func(name string) ([]byte, error) {
+		read = append(read, name)
+		return changed[name], nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if back := readBack(); !maps.EqualFunc(changed, back, bytes.Equal) || !slices.Equal(read, []string{"registry/empty.yaml"}) {
+		t.Errorf("after one file changed: read %v, record %q", read, back)
+	}
+	blobs, err := os.ReadDir(filepath.Join(r.Root(), AppliedDir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		if banner.IsTempName(e.Name()) {
-			t.Errorf("a failed write left %s in .skillsync/", e.Name())
+	if len(blobs) != 3 {
+		t.Errorf("%d files in %s, want the 3 distinct contents listed", len(blobs), AppliedDir)
+	}
+	for _, dir := range []string{Dir, AppliedDir} {
+		entries, err := os.ReadDir(filepath.Join(r.Root(), dir))
+		if err != nil {
+			t.Fatal(err)
 		}
+		for _, e := range entries {
+			if banner.IsTempName(e.Name()) {
+				t.Errorf("a write left %s in %s", e.Name(), dir)
+			}
+		}
+	}
+}
+
+// A record of the first format, which held the bytes in the list, still reads.
+func TestARecordOfTheFirstFormatReads(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, Dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, AppliedFile), []byte(`{"files":{"skillsync.yaml":"a2luZDogV29ya3NwYWNlCg=="}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := workspacefs.OS{}.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	a, err := ReadApplied(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.In(r).Bytes("skillsync.yaml"); string(got) != "kind: Workspace\n" || a.Files["skillsync.yaml"].Size != len(got) {
+		t.Errorf("first-format record read as %q, %+v", got, a.Files)
+	}
+}
+
+// A record whose list names a file with no digest is unreadable, and says what to
+// do; one whose kept bytes were removed or changed reads, without them.
+func TestABrokenRecord(t *testing.T) {
+	root := t.TempDir()
+	r, err := workspacefs.OS{}.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	data := []byte("kind: Workspace\n")
+	if _, err := writeApplied(r, map[string]Recorded{"skillsync.yaml": {Sum: sha256.Sum256(data), Size: len(data)}}, func(string) ([]byte, error) { return data, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, blobPath(sha256.Sum256(data))), []byte("kind: Other\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := ReadApplied(r)
+	if err != nil || a.In(r).Bytes("skillsync.yaml") != nil {
+		t.Errorf("a record whose bytes were changed: %v, bytes %q", err, a.In(r).Bytes("skillsync.yaml"))
+	}
+	if err := os.WriteFile(filepath.Join(root, AppliedFile), []byte(`{"version":2,"files":{"skillsync.yaml":{"sha256":"nothex","size":3}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ps registry.Problems
+	if _, err := ReadApplied(r); !errors.As(err, &ps) || !strings.Contains(ps[0].Hint, "remove it") {
+		t.Errorf("a list with no digest: %v, want a problem saying what to do", err)
 	}
 }

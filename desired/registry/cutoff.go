@@ -23,13 +23,29 @@ type Truncation struct {
 	Dropped map[string]bool
 }
 
+// Recorded is the record of the input files last applied, as CutOff reads it.
+type Recorded interface {
+	// Size is the recorded size of file; false when file is not recorded.
+	Size(file string) (int, bool)
+	// Bytes are the recorded bytes of file; nil when they are not kept.
+	Bytes(file string) []byte
+}
+
 // CutOff finds every input file of reg that is a strict prefix of its recorded
-// version in applied.
-func CutOff(applied map[string][]byte, reg *Registry) []Truncation {
+// version in applied. Only a file shorter than recorded has its recorded bytes
+// read.
+func CutOff(applied Recorded, reg *Registry) []Truncation {
+	if applied == nil {
+		return nil
+	}
 	var cuts []Truncation
 	for _, file := range sortedKeys(reg.Sources) {
-		cur, before := reg.Sources[file], applied[file]
-		if before == nil || cur.Size >= len(before) || SourceOf(before[:cur.Size]) != cur {
+		cur := reg.Sources[file]
+		if size, ok := applied.Size(file); !ok || cur.Size >= size {
+			continue
+		}
+		before := applied.Bytes(file)
+		if cur.Size >= len(before) || SourceOf(before[:cur.Size]) != cur {
 			continue
 		}
 		cuts = append(cuts, Truncation{File: file, Line: bytes.Count(before[:cur.Size], []byte("\n")) + 1, Size: cur.Size, Lost: len(before) - cur.Size,

@@ -27,7 +27,7 @@ func TestCutOff(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			reg := &Registry{Sources: map[string]Source{"skillsync.yaml": SourceOf(applied["skillsync.yaml"]), "registry/caps.yaml": SourceOf([]byte(tt.now))}}
-			cuts := CutOff(applied, reg)
+			cuts := CutOff(recordedBytes(applied), reg)
 			if tt.wantLine == 0 {
 				if len(cuts) != 0 {
 					t.Fatalf("CutOff = %v, want nothing", cuts)
@@ -55,7 +55,7 @@ func TestCutOffIgnoresFilesWithoutARecord(t *testing.T) {
 	if ps := CutOff(nil, &Registry{Sources: map[string]Source{"skillsync.yaml": SourceOf(nil)}}); len(ps) != 0 {
 		t.Fatalf("CutOff with no record = %v, want nothing", ps)
 	}
-	if ps := CutOff(map[string][]byte{"gone.yaml": []byte("x")}, &Registry{Sources: map[string]Source{}}); len(ps) != 0 {
+	if ps := CutOff(recordedBytes{"gone.yaml": []byte("x")}, &Registry{Sources: map[string]Source{}}); len(ps) != 0 {
 		t.Fatalf("CutOff of a removed file = %v, want nothing (removal is not a cut)", ps)
 	}
 }
@@ -79,3 +79,13 @@ func TestDroppedBlamesByWhatTheFileDecides(t *testing.T) {
 		}
 	}
 }
+
+// recordedBytes is a record that keeps every file's bytes.
+type recordedBytes map[string][]byte
+
+func (r recordedBytes) Size(file string) (int, bool) {
+	data, ok := r[file]
+	return len(data), ok
+}
+
+func (r recordedBytes) Bytes(file string) []byte { return r[file] }
