@@ -235,6 +235,7 @@ func (inf *informer) reconcile(req Request) Outcome {
 	scope := &passScope{}
 	parts := make([]targetPart, len(last.targets))
 	taken := desired.Taken{}
+	declaring := in.Registry.WithSkillsNamed(touched)
 	for i, tc := range last.targets {
 		if len(touched) == 0 {
 			break
@@ -253,7 +254,7 @@ func (inf *informer) reconcile(req Request) Outcome {
 		for _, e := range have.Entries {
 			scope.read = append(scope.read, e)
 		}
-		want := desired.BuildSkillsInGit(in.Registry, in.Profile, in.Git, tc.target, touched)
+		want := desired.BuildTargetInGit(declaring, in.Profile, in.Git, tc.target)
 		findTaken(want, have, taken)
 		parts[i] = targetPart{target: tc.target, want: want, have: have}
 	}
@@ -360,22 +361,29 @@ type passScope struct {
 // full pass plans them.
 func (b *baseline) plan() targetsPlan {
 	var tp targetsPlan
+	inSync := 0
 	for _, tc := range b.targets {
-		var part Plan
+		for _, e := range tc.entries {
+			inSync += len(e.inSync)
+		}
+	}
+	tp.plan.InSync = make([]string, 0, inSync)
+	for _, tc := range b.targets {
+		var changes []Change
 		var handWritten, escapes []string
 		escapes = append(escapes, tc.escapes...)
 		for _, name := range tc.order {
 			e := tc.entries[name]
-			part.Changes = append(part.Changes, e.changes...)
-			part.InSync = append(part.InSync, e.inSync...)
+			changes = append(changes, e.changes...)
+			tp.plan.InSync = append(tp.plan.InSync, e.inSync...)
 			handWritten = append(handWritten, e.handWritten...)
 			escapes = append(escapes, e.escapes...)
 			tp.wanted += e.wanted
 		}
-		sort.SliceStable(part.Changes, func(i, j int) bool { return part.Changes[i].Path < part.Changes[j].Path })
+		sort.SliceStable(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
 		sort.Strings(handWritten)
 		sort.Strings(escapes)
-		tp.plan.add(part)
+		tp.plan.Changes = append(tp.plan.Changes, changes...)
 		tp.handWritten = append(tp.handWritten, handWritten...)
 		tp.escapes = append(tp.escapes, escapes...)
 		tp.withheld = append(tp.withheld, tc.withheld...)

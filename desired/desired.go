@@ -138,20 +138,18 @@ type State struct {
 // to: the files it makes there, each rendered when its content or digest is asked
 // for. Call it only with a registry that registry.Validate accepted.
 func Build(reg *registry.Registry, profile Profile) State {
-	return build(reg, profile, "", nil)
+	return build(reg, profile, "")
 }
 
 // BuildTarget is Build for one target: its files, and what is withheld from it. A
 // large workspace is planned a target at a time, so its files are never all held.
 func BuildTarget(reg *registry.Registry, profile Profile, target string) State {
-	return build(reg, profile, target, nil)
+	return build(reg, profile, target)
 }
 
-// build projects the skills of reg into the target only (every target when
-// empty), only those called one of names when names is not nil.
-func build(reg *registry.Registry, profile Profile, only string, names map[string]bool) State {
+func build(reg *registry.Registry, profile Profile, only string) State {
 	st := State{Profile: profile.Name, Files: map[string]File{}}
-	p := projection{reg: reg, profile: profile, only: only, names: names, disabled: set(reg.Config.Spec.Disabled), enabled: set(reg.Targets()),
+	p := projection{reg: reg, profile: profile, only: only, disabled: set(reg.Config.Spec.Disabled), enabled: set(reg.Targets()),
 		allowUnguarded: reg.Config.Spec.UnguardedClients == registry.UnguardedAllow}
 	for i := range reg.Capabilities {
 		c := &reg.Capabilities[i]
@@ -220,8 +218,7 @@ func capabilitySkill(c *registry.Capability, ws *registry.Workspace, owner strin
 type projection struct {
 	reg               *registry.Registry
 	profile           Profile
-	only              string          // the one target built, when set
-	names             map[string]bool // the only skills built, when not nil
+	only              string // the one target built, when set
 	disabled, enabled map[string]bool
 	allowUnguarded    bool
 }
@@ -229,11 +226,7 @@ type projection struct {
 // project writes the skill from declares into every target it belongs to (only
 // p.only, when set), or records why it is withheld.
 func (p projection) project(st *State, from origin, skillTargets, required []string) {
-	name := from.name()
-	if p.names != nil && !p.names[name] {
-		return
-	}
-	owner := from.owner()
+	name, owner := from.name(), from.owner()
 	missing := p.profile.Missing(required)
 	targets := p.reg.Targets()
 	if len(skillTargets) > 0 {

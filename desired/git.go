@@ -26,17 +26,7 @@ type Git struct {
 // skills only the active profile makes, each with a .gitignore: a local profile
 // adds skills where git ignores them and never changes a committed file.
 func BuildTargetInGit(reg *registry.Registry, profile Profile, git Git, target string) State {
-	return buildTargetInGit(reg, profile, git, target, nil)
-}
-
-// BuildSkillsInGit is BuildTargetInGit for the skills called one of names alone:
-// each skill's files and what is withheld of it depend on no other skill.
-func BuildSkillsInGit(reg *registry.Registry, profile Profile, git Git, target string, names map[string]bool) State {
-	return buildTargetInGit(reg, profile, git, target, names)
-}
-
-func buildTargetInGit(reg *registry.Registry, profile Profile, git Git, target string, names map[string]bool) State {
-	active := build(reg, profile, target, names)
+	active := BuildTarget(reg, profile, target)
 	switch git.Mode {
 	case registry.GeneratedIgnore:
 		return active.beside(active.Files, gitfiles.Ignore, ignoring(active.Files))
@@ -44,7 +34,7 @@ func buildTargetInGit(reg *registry.Registry, profile Profile, git Git, target s
 	default:
 		return active
 	}
-	committed := build(reg, git.Declared, target, names)
+	committed := BuildTarget(reg, git.Declared, target)
 	extras := map[string]File{}
 	for p, f := range active.Files {
 		if _, ok := committed.Files[p]; !ok {

@@ -66,10 +66,10 @@ func TestBuildTargetInGit(t *testing.T) {
 	}
 }
 
-// Building some skills alone gives exactly their part of the whole target: their
-// files, with the same content, and what is withheld of them, in every git mode
-// and profile.
-func TestBuildSkillsInGitIsTheirPart(t *testing.T) {
+// Building the registry as far as some skills go gives exactly their part of the
+// whole target: their files, with the same content, and what is withheld of
+// them, in every git mode and profile.
+func TestSomeSkillsBuildTheirPart(t *testing.T) {
 	reg := example(t)
 	cli, _ := ResolveProfile(reg, ProfileSources{Flag: "cli"})
 	web, _ := ResolveProfile(reg, ProfileSources{Flag: "web-shell"})
@@ -89,7 +89,7 @@ func TestBuildSkillsInGitIsTheirPart(t *testing.T) {
 				whole := BuildTargetInGit(reg, profile, git, target)
 				for i := range names {
 					some := map[string]bool{names[i]: true, names[(i+3)%len(names)]: true}
-					part := BuildSkillsInGit(reg, profile, git, target, some)
+					part := BuildTargetInGit(reg.WithSkillsNamed(some), profile, git, target)
 					want := 0
 					for p, f := range whole.Files {
 						if !some[f.Skill] {

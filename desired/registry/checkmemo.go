@@ -27,30 +27,63 @@ type checked struct {
 type checkMemo struct {
 	mu      sync.Mutex
 	context [32]byte
-	found   map[document]checked
+	found   map[document]memoEntry
+	pass    uint64
 }
 
-// valid is what the memo holds for context, or nothing.
-func (m *checkMemo) valid(context [32]byte) map[document]checked {
+type memoEntry struct {
+	checked
+	pass uint64 // the last load that had the document
+}
+
+// memoPass is one load's use of a memo: what it holds under the load's context,
+// with the documents of this load marked as seen.
+type memoPass struct {
+	m     *checkMemo
+	found map[document]memoEntry
+	pass  uint64
+}
+
+// begin starts a load's use of the memo, under context: what an earlier load
+// found under another is dropped. A nil memo keeps what this load finds only.
+func (m *checkMemo) begin(context [32]byte) memoPass {
 	if m == nil {
-		return nil
+		return memoPass{found: map[document]memoEntry{}}
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.context != context {
-		return nil
+	if m.found == nil || m.context != context {
+		m.context, m.found = context, map[document]memoEntry{}
 	}
-	return m.found
+	m.pass++
+	return memoPass{m: m, found: m.found, pass: m.pass}
 }
 
-// keep replaces what the memo holds: documents no longer loaded go with it.
-func (m *checkMemo) keep(context [32]byte, found map[document]checked) {
-	if m == nil {
+// end drops what was found of documents this load did not have, and lets the
+// next load begin.
+func (p memoPass) end() {
+	if p.m == nil {
 		return
 	}
-	m.mu.Lock()
-	m.context, m.found = context, found
-	m.mu.Unlock()
+	for doc, e := range p.found {
+		if e.pass != p.pass {
+			delete(p.found, doc)
+		}
+	}
+	p.m.mu.Unlock()
+}
+
+func (p memoPass) holds(doc document) bool {
+	_, ok := p.found[doc]
+	return ok
+}
+
+func (p memoPass) lookup(doc document) (checked, bool) {
+	e, ok := p.found[doc]
+	return e.checked, ok
+}
+
+func (p memoPass) keep(doc document, ch checked) {
+	p.found[doc] = memoEntry{checked: ch, pass: p.pass}
 }
 
 // context digests what a declaration's own checks read beside it: the config as

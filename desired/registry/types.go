@@ -359,6 +359,25 @@ func (c Capability) MCPServer(ws Workspace) string {
 // Pos is where the capability is declared.
 func (c Capability) Pos() Position { return c.doc.at("metadata", "name").Position() }
 
+// WithSkillsNamed is the registry as far as the skills called one of names go:
+// the same config and profiles, and only the declarations of those skills. A pass
+// that plans some skill directories projects only what they need.
+func (r *Registry) WithSkillsNamed(names map[string]bool) *Registry {
+	some := *r
+	some.Capabilities, some.Skills = nil, nil
+	for _, c := range r.Capabilities {
+		if c.Spec.Skill != nil && names[c.Spec.Skill.Alias] {
+			some.Capabilities = append(some.Capabilities, c)
+		}
+	}
+	for _, s := range r.Skills {
+		if names[s.Name] {
+			some.Skills = append(some.Skills, s)
+		}
+	}
+	return &some
+}
+
 // File is the input file that declares c, without reading it again as Pos may.
 func (c Capability) File() string { return c.doc.file() }
 

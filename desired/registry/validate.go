@@ -54,30 +54,31 @@ func Validate(reg *Registry) Problems { return validate(reg, nil) }
 // other document found in an earlier load, when the workspace context is the same,
 // and leaving in it what this load found; a nil memo checks everything.
 func validate(reg *Registry, memo *checkMemo) Problems {
-	v := validator{reg: reg, taken: map[claimKey]claim{}}
+	v := validator{reg: reg, taken: make(map[claimKey]claim, 2*len(reg.Capabilities)+len(reg.Skills))}
 	v.workspace()
 	v.mcpSources()
 	v.profiles()
-	context := v.context()
-	v.prior = memo.valid(context)
-	v.checked = make(map[document]checked, len(reg.Capabilities)+len(reg.Skills))
+	v.checks = memo.begin(v.context())
+	defer v.checks.end()
 	var unchecked []Capability
 	for _, c := range reg.Capabilities {
-		if _, known := v.prior[c.doc]; !known {
+		if !v.checks.holds(c.doc) {
 			unchecked = append(unchecked, c)
 		}
 	}
 	v.schemaErrors = checkSchemas(unchecked)
-	var recorded []Capability
-	for _, c := range reg.Capabilities {
-		if reg.FromSnapshot(c) {
+	var recorded []*Capability
+	for i := range reg.Capabilities {
+		c := &reg.Capabilities[i]
+		if reg.FromSnapshot(*c) {
 			recorded = append(recorded, c)
 			continue
 		}
 		v.capability(c)
 	}
-	var published []Skill
-	for _, s := range reg.Skills {
+	var published []*Skill
+	for i := range reg.Skills {
+		s := &reg.Skills[i]
 		if reg.isSnapshot(s.doc.file()) {
 			published = append(published, s)
 			continue
@@ -93,13 +94,33 @@ func validate(reg *Registry, memo *checkMemo) Problems {
 	for _, s := range published {
 		v.skill(s)
 	}
-	memo.keep(context, v.checked)
 	return v.problems.Sorted()
 }
 
+// claim is a declaration that holds a name: a capability by its id or its alias,
+// or a skill. Its owner and place are worked out only when another claims the
+// same name.
 type claim struct {
-	owner string
-	pos   place
+	capability *Capability
+	skill      *Skill
+	alias      bool
+}
+
+func (cl claim) owner() string {
+	if cl.skill != nil {
+		return SkillOwner(cl.skill.Name)
+	}
+	return CapabilityOwner(cl.capability.ID)
+}
+
+func (v *validator) claimAt(cl claim) place {
+	switch {
+	case cl.skill != nil:
+		return v.skillNameAt(*cl.skill)
+	case cl.alias:
+		return v.skillAt(*cl.capability, "alias", "spec", "skill", "alias")
+	}
+	return cl.capability.doc.at("metadata", "name")
 }
 
 // claimKey is a capability id or a skill name claimed: the two are checked for
@@ -117,9 +138,9 @@ type validator struct {
 	announced map[string]bool
 	// schemaErrors holds what checkSchema found, by the schema's JSON text.
 	schemaErrors map[string][]schemaError
-	// prior holds what an earlier load found of the documents it checked, when
-	// the context was the same, and checked what this one found.
-	prior, checked map[document]checked
+	// checks holds what this load and earlier ones, under the same context,
+	// found of each document's own checks.
+	checks memoPass
 }
 
 func (v *validator) add(pos place, hint, format string, args ...any) {
@@ -244,24 +265,24 @@ func (v *validator) profiles() {
 	}
 }
 
-func (v *validator) capability(c Capability) {
+func (v *validator) capability(c *Capability) {
 	v.doc = c.doc
-	ch, known := v.prior[c.doc]
+	ch, known := v.checks.lookup(c.doc)
 	if !known {
-		ch = v.checkCapability(c)
+		ch = v.checkCapability(*c)
 	}
-	v.checked[c.doc] = ch
+	v.checks.keep(c.doc, ch)
 	if ch.claimID {
 		// Each declaration of an id is reported at the one before it.
 		key := claimKey{name: c.ID}
 		if first, dup := v.taken[key]; dup {
-			v.add(c.doc.at("metadata", "name"), "capability ids must be unique", "capability id %q is also declared at %s", c.ID, first.pos.Position())
+			v.add(c.doc.at("metadata", "name"), "capability ids must be unique", "capability id %q is also declared at %s", c.ID, v.claimAt(first).Position())
 		}
-		v.taken[key] = claim{owner: CapabilityOwner(c.ID), pos: c.doc.at("metadata", "name")}
+		v.taken[key] = claim{capability: c}
 	}
 	v.problems = append(v.problems, ch.beforeName...)
 	if ch.claimName {
-		v.claimName(c.Spec.Skill.Alias, CapabilityOwner(c.ID), v.skillAt(c, "alias", "spec", "skill", "alias"), "alias")
+		v.claimName(c.Spec.Skill.Alias, claim{capability: c, alias: true}, "alias")
 	}
 	v.problems = append(v.problems, ch.afterName...)
 }
@@ -440,16 +461,16 @@ func (v *validator) representable(c Capability) {
 	}
 }
 
-func (v *validator) skill(s Skill) {
+func (v *validator) skill(s *Skill) {
 	v.doc = s.doc
-	ch, known := v.prior[s.doc]
+	ch, known := v.checks.lookup(s.doc)
 	if !known {
-		ch = v.checkSkill(s)
+		ch = v.checkSkill(*s)
 	}
-	v.checked[s.doc] = ch
+	v.checks.keep(s.doc, ch)
 	v.problems = append(v.problems, ch.beforeName...)
 	if ch.claimName {
-		v.claimName(s.Name, SkillOwner(s.Name), v.skillNameAt(s), "skill name")
+		v.claimName(s.Name, claim{skill: s}, "skill name")
 	}
 	v.problems = append(v.problems, ch.afterName...)
 }
@@ -515,15 +536,15 @@ func (v *validator) checkName(name string, pos place, what string) bool {
 	return true
 }
 
-// claimName claims a valid skill name for owner, or reports the owner that
+// claimName claims a valid skill name for cl, or reports the declaration that
 // claimed it first: aliases and skill names share one namespace.
-func (v *validator) claimName(name, owner string, pos place, what string) {
+func (v *validator) claimName(name string, cl claim, what string) {
 	key := claimKey{skillName: true, name: name}
 	if first, dup := v.taken[key]; dup {
-		v.add(pos, "aliases and skill names share one namespace", "%s %q is taken by %s at %s", what, name, first.owner, first.pos.Position())
+		v.add(v.claimAt(cl), "aliases and skill names share one namespace", "%s %q is taken by %s at %s", what, name, first.owner(), v.claimAt(first).Position())
 		return
 	}
-	v.taken[key] = claim{owner: owner, pos: pos}
+	v.taken[key] = cl
 }
 
 func (v *validator) targetList(d document, targets []string, keys ...string) {
