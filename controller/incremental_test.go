@@ -48,7 +48,7 @@ func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed))
 	root := exampleWorkspace(t)
 	outside := t.TempDir()
-	inf := &informer{}
+	inf := newInformer()
 	req := Request{Root: root, informer: inf, history: &settling{}}
 	src, sync := watchedBy(t, req)
 	check := req

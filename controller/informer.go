@@ -33,6 +33,22 @@ type informer struct {
 	last    *baseline // what the last planned pass found; nil: the next pass is a full one
 }
 
+// newInformer is an informer whose registry cache takes the files it was not
+// told of as unchanged.
+func newInformer() *informer {
+	inf := &informer{}
+	inf.decoded.TrustChanges()
+	return inf
+}
+
+// inputChanged records that the input file or directory rel changed; removed says
+// it was removed or renamed away.
+func (inf *informer) inputChanged(rel string, removed bool) {
+	if inf != nil {
+		inf.decoded.Changed(rel, removed)
+	}
+}
+
 // dirtySet is what events named since the last pass: entries of target
 // directories, or everything.
 type dirtySet struct {
@@ -77,11 +93,12 @@ func (inf *informer) note(rel string) {
 	inf.dirty.add(dir, name)
 }
 
-// noteAll makes the next pass a full one.
+// noteAll makes the next pass a full one, which reads every input again.
 func (inf *informer) noteAll() {
 	if inf == nil {
 		return
 	}
+	inf.decoded.ChangedAll()
 	inf.mu.Lock()
 	inf.dirty.all = true
 	inf.mu.Unlock()
@@ -374,11 +391,13 @@ func (b *baseline) plan() targetsPlan {
 		escapes = append(escapes, tc.escapes...)
 		for _, name := range tc.order {
 			e := tc.entries[name]
-			changes = append(changes, e.changes...)
 			tp.plan.InSync = append(tp.plan.InSync, e.inSync...)
-			handWritten = append(handWritten, e.handWritten...)
-			escapes = append(escapes, e.escapes...)
-			tp.wanted += e.wanted
+			tp.wanted += int(e.wanted)
+			if e.rare != nil {
+				changes = append(changes, e.rare.changes...)
+				handWritten = append(handWritten, e.rare.handWritten...)
+				escapes = append(escapes, e.rare.escapes...)
+			}
 		}
 		sort.SliceStable(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
 		sort.Strings(handWritten)

@@ -38,7 +38,9 @@ type changeSource struct {
 	pollSet chan polledDirs   // the polled directories, handed to the poller
 
 	mu      sync.Mutex
-	watched map[string]bool // directories inotify watches
+	// watched are the directories inotify watches, each with the identity of the
+	// directory the watch was added for; only the run loop changes it.
+	watched map[string]dirIdentity
 	polled  []string        // directories polled, sorted
 	inputs  inputPaths      // which paths are inputs, as of the last refresh
 	// inputFiles are the files the inputs were read from at the last refresh, and
@@ -56,9 +58,6 @@ type changeSource struct {
 	// baseline is the poller's first listing of each directory, taken before the
 	// first run.
 	baseline map[string]map[string]string
-	// watchedAs is the directory each inotify watch was added for; only refresh,
-	// on the run loop, uses it.
-	watchedAs map[string]dirIdentity
 	// seen, when set, is told the path of every event once it has been noted:
 	// a test waits on it for the events of what it changed.
 	seen func(rel string)
@@ -75,7 +74,7 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]bool{}, watchedAs: map[string]dirIdentity{}}
+	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]dirIdentity{}}
 	if s.every <= 0 {
 		s.every = fallbackPoll
 	}
@@ -144,7 +143,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	before := len(s.polled)
 	s.mu.Unlock()
 
-	watched := map[string]bool{}
+	watched := map[string]dirIdentity{}
 	var polled []string
 	var addErr error
 	if s.fsw == nil {
@@ -167,15 +166,14 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 			// A directory removed and made again under its name is another inode: its
 			// watch went with the old one, whatever fsnotify has yet to notice.
 			now, known := ids[d]
-			if was, ok := s.watchedAs[d]; active[s.abs(d)] && known && ok && now.same(was) {
-				watched[d] = true
+			if was, ok := s.watched[d]; active[s.abs(d)] && known && ok && now.same(was) {
+				watched[d] = was
 				continue
 			}
 			err := s.fsw.Add(s.abs(d))
 			switch {
 			case err == nil:
-				watched[d] = true
-				s.watchedAs[d] = now
+				watched[d] = now
 			case workspacefs.OutOfResources(err):
 				// The watch limit (ENOSPC) or the instance's memory: poll instead.
 				polled = append(polled, d)
@@ -245,6 +243,7 @@ func (s *changeSource) run(ctx context.Context) {
 			}
 			input, output := s.kind(rel)
 			if input {
+				s.o.informer.inputChanged(rel, ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename))
 				s.mu.Lock()
 				s.inputsMoved = true
 				s.mu.Unlock()
@@ -316,6 +315,7 @@ func (s *changeSource) poll(ctx context.Context) {
 			}
 		}
 		if inputChanged {
+			s.o.informer.inputChanged(".", true) // a listing names no change of content
 			s.mu.Lock()
 			s.inputsMoved = true
 			s.mu.Unlock()

@@ -28,18 +28,31 @@ type targetCache struct {
 	escapes []string
 }
 
-// entry is what one entry of a target directory holds and wants.
+// entry is what one entry of a target directory holds and wants. Most of tens of
+// thousands are a skill directory in sync, so what few have is kept apart.
 type entry struct {
+	inSync  []string
+	rare    *rareEntry
+	wanted  int32 // files desired in it
+	present bool  // it is in the target directory
+}
+
+// rareEntry is what an entry that is not simply in sync has.
+type rareEntry struct {
 	changes     []Change
-	inSync      []string
 	handWritten []string
 	escapes     []string
-	wanted      int  // files desired in it
-	present     bool // it is in the target directory
+}
+
+func (e *entry) more() *rareEntry {
+	if e.rare == nil {
+		e.rare = &rareEntry{}
+	}
+	return e.rare
 }
 
 func (e entry) empty() bool {
-	return len(e.changes) == 0 && len(e.inSync) == 0 && len(e.handWritten) == 0 && len(e.escapes) == 0 && e.wanted == 0 && !e.present
+	return e.rare == nil && len(e.inSync) == 0 && e.wanted == 0 && !e.present
 }
 
 // newTargetCache keeps one target's part of a full pass.
@@ -103,16 +116,16 @@ func entriesOf(dir string, p targetPart) map[string]entry {
 		}
 	}
 	for _, c := range p.plan.Changes {
-		at(c.Path, func(e *entry) { e.changes = append(e.changes, c) })
+		at(c.Path, func(e *entry) { e.more().changes = append(e.more().changes, c) })
 	}
 	for _, path := range p.plan.InSync {
 		at(path, func(e *entry) { e.inSync = append(e.inSync, path) })
 	}
 	for _, path := range p.have.HandWrittenSkills() {
-		at(path, func(e *entry) { e.handWritten = append(e.handWritten, path) })
+		at(path, func(e *entry) { e.more().handWritten = append(e.more().handWritten, path) })
 	}
 	for _, path := range p.have.Escapes {
-		at(path, func(e *entry) { e.escapes = append(e.escapes, path) })
+		at(path, func(e *entry) { e.more().escapes = append(e.more().escapes, path) })
 	}
 	for path := range p.want.Files {
 		at(path, func(e *entry) { e.wanted++ })

@@ -37,7 +37,7 @@ const maxBackoff = time.Minute
 // finishes first.
 func Watch(ctx context.Context, o WatchOptions) error {
 	o.history = &settling{}
-	o.informer = &informer{}
+	o.informer = newInformer()
 	q := NewQueue(o.Debounce, o.MaxWait)
 	src, err := newChangeSource(o, q)
 	if err != nil {
@@ -145,6 +145,11 @@ func logRun(log *slog.Logger, out Outcome, r health.Report) {
 		"deleted", r.Counts["delete"], "conflicts", r.Counts["conflict"], "inSync", r.Counts["none"]}
 	if n := r.Counts["deferred"]; n > 0 {
 		attrs = append(attrs, "deferred", n)
+	}
+	if sc := out.scope; sc != nil && !sc.full {
+		attrs = append(attrs, "entriesRead", len(sc.read))
+	} else if sc != nil {
+		attrs = append(attrs, "full", true)
 	}
 	level := slog.LevelInfo
 	switch r.Result {

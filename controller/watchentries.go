@@ -85,23 +85,21 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	ids := identities(s.root, append(slices.Clone(dirs), again...))
 	s.mu.Lock()
 	for _, e := range gone {
-		if s.watched[e] {
+		if _, ok := s.watched[e]; ok {
 			s.fsw.Remove(s.abs(e)) // gone with the directory, or a symlink now
 			delete(s.watched, e)
-			delete(s.watchedAs, e)
 		}
 	}
 	before := len(s.polled)
 	var addErr error
 	for i, d := range append(dirs, again...) {
 		now, known := ids[d]
-		if was, ok := s.watchedAs[d]; i < len(dirs) && s.watched[d] && known && ok && now.same(was) {
+		if was, ok := s.watched[d]; i < len(dirs) && known && ok && now.same(was) {
 			continue
 		}
 		switch err := s.fsw.Add(s.abs(d)); {
 		case err == nil:
-			s.watched[d] = true
-			s.watchedAs[d] = now
+			s.watched[d] = now
 		case workspacefs.OutOfResources(err) && !slices.Contains(s.polled, d):
 			s.polled = append(s.polled, d)
 			addErr = err

@@ -54,13 +54,13 @@ func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 // dirIdentity is what tells a directory from another made under its name since:
 // its device and inode where the system stamps them, else its FileInfo.
 type dirIdentity struct {
-	stamp workspacefs.Stamp
-	info  fs.FileInfo
+	dev, ino uint64
+	info     fs.FileInfo
 }
 
 func (a dirIdentity) same(b dirIdentity) bool {
-	if a.stamp.Valid && b.stamp.Valid {
-		return a.stamp.Dev == b.stamp.Dev && a.stamp.Ino == b.stamp.Ino
+	if a.info == nil && b.info == nil {
+		return a.ino != 0 && a.dev == b.dev && a.ino == b.ino
 	}
 	return a.info != nil && b.info != nil && os.SameFile(a.info, b.info)
 }
@@ -78,13 +78,14 @@ func identities(r workspacefs.FS, dirs []string) map[string]dirIdentity {
 		pd, err := r.OpenDir(parent)
 		for _, d := range children {
 			var id dirIdentity
+			var stamp workspacefs.Stamp
 			if err == nil && d != "." {
-				id.stamp, _ = pd.Stamp(path.Base(d))
+				stamp, _ = pd.Stamp(path.Base(d))
 			}
-			if !id.stamp.Valid {
-				if id.info, _ = r.Stat(d); id.info == nil {
-					continue
-				}
+			if stamp.Valid {
+				id.dev, id.ino = stamp.Dev, stamp.Ino
+			} else if id.info, _ = r.Stat(d); id.info == nil {
+				continue
 			}
 			out[d] = id
 		}

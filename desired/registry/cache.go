@@ -1,6 +1,9 @@
 package registry
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Cache keeps what each registry file decoded to, by the file's digest, from one
 // load to the next: a load parses and decodes only the files whose bytes changed,
@@ -13,6 +16,99 @@ type Cache struct {
 	mu     sync.Mutex
 	files  map[string]decodedFile
 	checks checkMemo
+	// Once told to trust the changes it is told of, a cache keeps which files
+	// the last load's globs matched, under which config, and which files have
+	// changed since: a load takes every other file as it was, without reading it.
+	// epoch counts the changes that void the listing.
+	trusting bool
+	listing  *listing
+	changed  map[string]bool
+	epoch    uint64
+}
+
+// listing is what the globs of one load matched, under one config.
+type listing struct {
+	config Source
+	files  []string
+}
+
+// TrustChanges makes the cache take every file it holds as unchanged, and the
+// globs as matching the same files, until Changed or ChangedAll says otherwise.
+// A watcher that is told of every change to the inputs uses it, so that a load
+// reads only the files that changed; it calls ChangedAll for any change it cannot
+// pin on one file, and before a load that must read everything.
+func (c *Cache) TrustChanges() {
+	c.mu.Lock()
+	c.trusting = true
+	c.mu.Unlock()
+}
+
+// Changed says that file, workspace-relative, changed; removed says it was
+// removed or renamed away, which changes what the globs match, as a file the
+// last load did not read does.
+func (c *Cache) Changed(file string, removed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.listing != nil && !removed && slices.Contains(c.listing.files, file) {
+		if c.changed == nil {
+			c.changed = map[string]bool{}
+		}
+		c.changed[file] = true
+		return
+	}
+	c.listing = nil
+	c.epoch++
+}
+
+// ChangedAll says anything about the inputs may have changed.
+func (c *Cache) ChangedAll() {
+	c.mu.Lock()
+	c.listing = nil
+	c.epoch++
+	c.mu.Unlock()
+}
+
+// trusted is what a load under config may take as read: the files the globs
+// matched and those of them that changed since, which it reads again; ok is false
+// when it must match the globs and read everything. epoch is for list.
+func (c *Cache) trusted(config Source) (files []string, changed map[string]bool, epoch uint64, ok bool) {
+	if c == nil {
+		return nil, nil, 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	changed, c.changed = c.changed, nil
+	l := c.listing
+	if !c.trusting || l == nil || l.config != config {
+		return nil, nil, c.epoch, false
+	}
+	return l.files, changed, c.epoch, true
+}
+
+// list keeps what a load that began at epoch matched, when it read or took every
+// file whole and nothing voided the listing meanwhile.
+func (c *Cache) list(config Source, files []string, whole bool, epoch uint64) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.trusting || !whole || c.epoch != epoch {
+		c.listing = nil
+		return
+	}
+	c.listing = &listing{config: config, files: files}
+}
+
+// unchanged is what file decoded to, when a trusted load takes it as it was.
+func (c *Cache) unchanged(file string) (decodedFile, bool) {
+	if c == nil {
+		return decodedFile{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.files[file]
+	return d, ok
 }
 
 // memo is the cache's memo of checks; nil without a cache.

@@ -50,7 +50,7 @@ func TestCacheProperty(t *testing.T) {
 	cache := &Cache{}
 	var ops []string
 	for i := range cacheCases(t) {
-		op := edit(rng, root, write)
+		op := edit(rng, root, write, func(string, bool) {})
 		ops = append(ops, op)
 		fresh, freshErr := LoadFrom(workspacefs.OS{}, root)
 		cached, cachedErr := LoadCached(workspacefs.OS{}, root, cache)
@@ -58,6 +58,49 @@ func TestCacheProperty(t *testing.T) {
 			t.Fatalf("after edit %d (%s), the cached load differs from a fresh one (replay: CACHE_SEED=%d CACHE_CASES=%d)\n"+
 				"edits: %s\n--- cached\n%s\n--- fresh\n%s", i, op, seed, i+1, strings.Join(ops, "; "), got, want)
 		}
+	}
+}
+
+// A cache that trusts the changes it is told of, told of each as a watcher is,
+// gives what a load without one gives after every edit, though it reads only the
+// files it was told changed.
+func TestTrustedCacheProperty(t *testing.T) {
+	seed := rand.Uint64()
+	if v := os.Getenv("CACHE_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	rng := rand.New(rand.NewPCG(seed, seed))
+	root := t.TempDir()
+	write := func(rel, content string) {
+		full := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(ConfigName, workspaceConfig(rng))
+	write("registry/profiles.yaml", "apiVersion: skillsync/v1\nkind: Profile\nmetadata: {name: cli}\nspec: {capabilities: [terminal.ansi]}\n")
+	cache := &Cache{}
+	cache.TrustChanges()
+	var ops []string
+	listed := 0
+	for i := range cacheCases(t) {
+		op := edit(rng, root, write, cache.Changed)
+		ops = append(ops, op)
+		if cache.listing != nil {
+			listed++
+		}
+		fresh, freshErr := LoadFrom(workspacefs.OS{}, root)
+		cached, cachedErr := LoadCached(workspacefs.OS{}, root, cache)
+		if got, want := summarize(cached, cachedErr), summarize(fresh, freshErr); got != want {
+			t.Fatalf("after edit %d (%s), the trusting cache's load differs from a fresh one (replay: CACHE_SEED=%d CACHE_CASES=%d)\n"+
+				"edits: %s\n--- cached\n%s\n--- fresh\n%s", i, op, seed, i+1, strings.Join(ops, "; "), got, want)
+		}
+	}
+	if listed < cacheCases(t)/5 {
+		t.Errorf("only %d of %d loads took files as they were", listed, cacheCases(t))
 	}
 }
 
@@ -69,16 +112,25 @@ func workspaceConfig(rng *rand.Rand) string {
 	return "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  mcp: {server: tools}\n" + profile
 }
 
-// edit changes the workspace at random and says how.
-func edit(rng *rand.Rand, root string, write func(rel, content string)) string {
+// edit changes the workspace at random and says how; changed is told each path
+// it changed, as a file event would tell it.
+func edit(rng *rand.Rand, root string, write func(rel, content string), changed func(rel string, removed bool)) string {
 	file := fmt.Sprintf("registry/r%d.yaml", rng.IntN(6))
+	written := write
+	write = func(rel, content string) {
+		written(rel, content)
+		changed(rel, false)
+	}
 	switch rng.IntN(10) {
 	case 0:
 		os.Remove(filepath.Join(root, file))
+		changed(file, true)
 		return "delete " + file
 	case 1:
 		to := fmt.Sprintf("registry/r%d.yaml", rng.IntN(6))
 		os.Rename(filepath.Join(root, file), filepath.Join(root, to))
+		changed(file, true)
+		changed(to, false)
 		return "rename " + file + " " + to
 	case 2:
 		body := fmt.Sprintf("Body %d.\n", rng.IntN(3))

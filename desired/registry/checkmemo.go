@@ -29,6 +29,9 @@ type checkMemo struct {
 	context [32]byte
 	found   map[document]memoEntry
 	pass    uint64
+	// taken is the map of claimed names, kept to be cleared and filled again
+	// rather than grown anew for tens of thousands of names at every load.
+	taken map[claimKey]claim
 }
 
 type memoEntry struct {
@@ -42,24 +45,28 @@ type memoPass struct {
 	m     *checkMemo
 	found map[document]memoEntry
 	pass  uint64
+	taken map[claimKey]claim
 }
 
 // begin starts a load's use of the memo, under context: what an earlier load
 // found under another is dropped. A nil memo keeps what this load finds only.
-func (m *checkMemo) begin(context [32]byte) memoPass {
+func (m *checkMemo) begin(context [32]byte, names int) memoPass {
 	if m == nil {
-		return memoPass{found: map[document]memoEntry{}}
+		return memoPass{found: map[document]memoEntry{}, taken: make(map[claimKey]claim, names)}
 	}
 	m.mu.Lock()
 	if m.found == nil || m.context != context {
 		m.context, m.found = context, map[document]memoEntry{}
 	}
+	if m.taken == nil {
+		m.taken = make(map[claimKey]claim, names)
+	}
 	m.pass++
-	return memoPass{m: m, found: m.found, pass: m.pass}
+	return memoPass{m: m, found: m.found, pass: m.pass, taken: m.taken}
 }
 
-// end drops what was found of documents this load did not have, and lets the
-// next load begin.
+// end drops what was found of documents this load did not have, and the claims,
+// which point into this load's registry, and lets the next load begin.
 func (p memoPass) end() {
 	if p.m == nil {
 		return
@@ -69,6 +76,7 @@ func (p memoPass) end() {
 			delete(p.found, doc)
 		}
 	}
+	clear(p.taken)
 	p.m.mu.Unlock()
 }
 

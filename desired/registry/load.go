@@ -138,6 +138,9 @@ type loader struct {
 	// decode to in this one.
 	cache   *Cache
 	decoded map[string]decodedFile
+	// unlisted says the globs or a file they matched could not be read whole: the
+	// files are no listing for the cache to trust.
+	unlisted bool
 }
 
 func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }
@@ -180,13 +183,41 @@ func (l *loader) load() *Registry {
 	l.decode(reg, docs[0], &reg.Config)
 	l.checkHeader(docs[0], reg.Config.APIVersion, reg.Config.Kind, "Workspace")
 
-	files := l.registryFiles(reg)
+	files, changed, epoch, trusted := l.cache.trusted(reg.Sources[ConfigName])
+	if !trusted {
+		problems := len(l.problems)
+		files = l.registryFiles(reg)
+		l.unlisted = len(l.problems) > problems
+	}
 	reg.Files = files
+	l.presize(reg, files)
 	for _, file := range files {
+		if d, ok := l.cache.unchanged(file); trusted && !changed[file] && ok {
+			reg.Sources[file] = d.src
+			l.replay(reg, d)
+			l.decoded[file] = d
+			continue
+		}
 		l.loadFile(reg, file)
 	}
+	// A load that met a problem with the files themselves (one unreadable, a glob
+	// that matches none) is no listing to trust: the next reads them again.
+	l.cache.list(reg.Sources[ConfigName], files, !l.unlisted && l.err == nil, epoch)
 	reg.Capabilities = overridden(reg)
 	return reg
+}
+
+// presize makes room in reg for the declarations of files the cache holds, so
+// that replaying thousands does not grow the slices again and again.
+func (l *loader) presize(reg *Registry, files []string) {
+	caps, skills := 0, 0
+	for _, file := range files {
+		if d, ok := l.cache.unchanged(file); ok {
+			caps, skills = caps+len(d.capabilities), skills+len(d.skills)
+		}
+	}
+	reg.Capabilities = make([]Capability, 0, caps+caps/8)
+	reg.Skills = make([]Skill, 0, skills+skills/8)
 }
 
 // decode fills out from a document strictly; a document with problems is marked so
@@ -234,6 +265,7 @@ func (l *loader) loadFile(reg *Registry, file string) {
 		return
 	}
 	if err != nil {
+		l.unlisted = true
 		l.add(Problem{Pos: Position{File: file}, Message: "cannot read registry file: " + workspacefs.Cause(err).Error(),
 			Hint: "a registry file is a readable regular file; fix its permissions or narrow the glob"})
 		return

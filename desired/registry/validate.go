@@ -54,12 +54,13 @@ func Validate(reg *Registry) Problems { return validate(reg, nil) }
 // other document found in an earlier load, when the workspace context is the same,
 // and leaving in it what this load found; a nil memo checks everything.
 func validate(reg *Registry, memo *checkMemo) Problems {
-	v := validator{reg: reg, taken: make(map[claimKey]claim, 2*len(reg.Capabilities)+len(reg.Skills))}
+	v := validator{reg: reg}
 	v.workspace()
 	v.mcpSources()
 	v.profiles()
-	v.checks = memo.begin(v.context())
+	v.checks = memo.begin(v.context(), 2*len(reg.Capabilities)+len(reg.Skills))
 	defer v.checks.end()
+	v.taken = v.checks.taken
 	var unchecked []Capability
 	for _, c := range reg.Capabilities {
 		if !v.checks.holds(c.doc) {
