@@ -37,12 +37,12 @@ type changeSource struct {
 	every   time.Duration     // the poll interval
 	pollSet chan polledDirs   // the polled directories, handed to the poller
 
-	mu      sync.Mutex
+	mu sync.Mutex
 	// watched are the directories inotify watches, each with the identity of the
 	// directory the watch was added for; only the run loop changes it.
 	watched map[string]dirIdentity
-	polled  []string        // directories polled, sorted
-	inputs  inputPaths      // which paths are inputs, as of the last refresh
+	polled  []string   // directories polled, sorted
+	inputs  inputPaths // which paths are inputs, as of the last refresh
 	// inputFiles are the files the inputs were read from at the last refresh, and
 	// inputsMoved says an event in an input directory came since: either may
 	// move the input directories to watch.
