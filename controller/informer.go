@@ -14,6 +14,7 @@ import (
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // informer keeps what a watcher learned of the workspace from pass to pass, as a
@@ -28,6 +29,7 @@ import (
 // make the next pass a full one, which builds the cache again from scratch.
 type informer struct {
 	decoded registry.Cache
+	record  statedir.AppliedCache
 	mu      sync.Mutex
 	dirty   dirtySet  // named by events since the last pass took them
 	last    *baseline // what the last planned pass found; nil: the next pass is a full one
@@ -323,6 +325,7 @@ func touchedNames(targets []*targetCache, skills map[string]bool, dirty dirtySet
 // full runs a pass from scratch, with the inputs already loaded when loaded is
 // not nil, and keeps what it found as the cache.
 func (inf *informer) full(req Request, loaded *Inputs) Outcome {
+	inf.drop() // not held beside the cache the pass builds
 	next := &baseline{}
 	first := targetsByDir()[0]
 	out := reconcileKeeping(req, loaded, func(p targetPart) {

@@ -42,15 +42,6 @@ type Request struct {
 	informer *informer
 }
 
-// decoded is the cache of decoded registry files the request's passes share; nil
-// decodes every file.
-func (req Request) decoded() *registry.Cache {
-	if req.informer == nil {
-		return nil
-	}
-	return &req.informer.decoded
-}
-
 func (req Request) system() workspacefs.System {
 	if req.System == nil {
 		return workspacefs.OS{}
@@ -153,8 +144,14 @@ func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (I
 	return loadInputs(sys, root, profileFlag, profileEnv, nil)
 }
 
-// loadInputs is LoadInputs decoding only the registry files cache does not hold.
-func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, cache *registry.Cache) (Inputs, error) {
+// loadInputs is LoadInputs through the caches of inf, when not nil: the registry
+// files it holds are not decoded again, nor the record parsed again.
+func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, inf *informer) (Inputs, error) {
+	var cache *registry.Cache
+	var record *statedir.AppliedCache
+	if inf != nil {
+		cache, record = &inf.decoded, &inf.record
+	}
 	reg, err := registry.LoadCached(sys, root, cache)
 	var problems registry.Problems
 	if reg == nil || (err != nil && !errors.As(err, &problems)) {
@@ -168,7 +165,7 @@ func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, ca
 	if err := statedir.Check(r); err != nil {
 		return Inputs{Registry: reg}, err
 	}
-	applied, err := statedir.ReadApplied(r)
+	applied, err := statedir.ReadAppliedCached(r, record)
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
@@ -248,7 +245,7 @@ func loadFor(req Request, loaded *Inputs) (in Inputs, out Outcome, ok bool) {
 	if loaded != nil {
 		in = *loaded
 	} else {
-		in, err = loadInputs(req.system(), req.Root, req.ProfileFlag, req.ProfileEnv, req.decoded())
+		in, err = loadInputs(req.system(), req.Root, req.ProfileFlag, req.ProfileEnv, req.informer)
 	}
 	out.Inputs = in
 	var problems registry.Problems

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"errors"
-	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -38,11 +37,16 @@ type changeSource struct {
 	pollSet chan polledDirs   // the polled directories, handed to the poller
 
 	mu sync.Mutex
-	// watched are the directories inotify watches, each with the identity of the
-	// directory the watch was added for; only the run loop changes it.
-	watched map[string]dirIdentity
+	// watched are the directories inotify watches; only the run loop changes it.
+	watched map[string]bool
 	polled  []string   // directories polled, sorted
 	inputs  inputPaths // which paths are inputs, as of the last refresh
+	// again are the directories events named as made, removed or renamed since
+	// the last refresh, whose watches are added again: a directory made again
+	// under its name, even with the old inode number, lost its watch with the old
+	// one. againAll says events were lost, and every watch is added again.
+	again    map[string]bool
+	againAll bool
 	// inputFiles are the files the inputs were read from at the last refresh, and
 	// inputsMoved says an event in an input directory came since: either may
 	// move the input directories to watch.
@@ -74,7 +78,7 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]dirIdentity{}}
+	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]bool{}, again: map[string]bool{}}
 	if s.every <= 0 {
 		s.every = fallbackPoll
 	}
@@ -127,53 +131,40 @@ func (s *changeSource) close() {
 // not load (reg is nil), the directories watched so far stay watched, so that fixing
 // them is seen. A directory inotify cannot watch is polled instead.
 func (s *changeSource) refresh(reg *registry.Registry) {
-	want := map[string]bool{}
-	for _, d := range watchDirs(s.root, reg) {
-		want[d] = true
-	}
+	dirs := watchDirs(s.root, reg)
 	s.mu.Lock()
 	if reg == nil {
 		for d := range s.watched {
-			want[d] = true
+			dirs = append(dirs, d)
 		}
-		for _, d := range s.polled {
-			want[d] = true
-		}
+		dirs = append(dirs, s.polled...)
+		slices.Sort(dirs)
+		dirs = slices.Compact(dirs)
 	}
 	before := len(s.polled)
+	again, all := s.takeAgain()
 	s.mu.Unlock()
 
-	watched := map[string]dirIdentity{}
+	watched := make(map[string]bool, len(dirs))
 	var polled []string
 	var addErr error
 	if s.fsw == nil {
-		polled = slices.Sorted(maps.Keys(want))
+		polled = dirs
 	} else {
-		// Ask fsnotify what it watches: a directory deleted or renamed away lost its
-		// watch, and must get a new one when it is back.
-		active := map[string]bool{}
-		for _, p := range s.fsw.WatchList() {
-			active[p] = true
-		}
-		for p := range active {
-			if rel, err := filepath.Rel(s.o.Root, p); err == nil && !want[filepath.ToSlash(rel)] {
-				s.fsw.Remove(p)
+		for d := range s.watched {
+			if _, wanted := slices.BinarySearch(dirs, d); !wanted {
+				s.fsw.Remove(s.abs(d))
 			}
 		}
-		dirs := slices.Sorted(maps.Keys(want))
-		ids := identities(s.root, dirs)
 		for _, d := range dirs {
-			// A directory removed and made again under its name is another inode: its
-			// watch went with the old one, whatever fsnotify has yet to notice.
-			now, known := ids[d]
-			if was, ok := s.watched[d]; active[s.abs(d)] && known && ok && now.same(was) {
-				watched[d] = was
+			if s.watched[d] && !again[d] && !all {
+				watched[d] = true
 				continue
 			}
 			err := s.fsw.Add(s.abs(d))
 			switch {
 			case err == nil:
-				watched[d] = now
+				watched[d] = true
 			case workspacefs.OutOfResources(err):
 				// The watch limit (ENOSPC) or the instance's memory: poll instead.
 				polled = append(polled, d)
@@ -199,6 +190,14 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	}
 	s.o.Health.SetWatch(health.WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
 	s.handPollSet(polled, inputDirs(s.root, reg))
+}
+
+// takeAgain takes the directories whose watches are to be added again, or all;
+// s.mu is held.
+func (s *changeSource) takeAgain() (map[string]bool, bool) {
+	again, all := s.again, s.againAll
+	s.again, s.againAll = map[string]bool{}, false
+	return again, all
 }
 
 // handPollSet gives the poller the directories to poll, and which hold inputs.
@@ -238,15 +237,26 @@ func (s *changeSource) run(ctx context.Context) {
 			if s.seen != nil {
 				s.seen(rel)
 			}
+			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+				s.mu.Lock()
+				s.again[rel] = true
+				s.mu.Unlock()
+			}
 			if !relevant(rel) {
 				continue
 			}
 			input, output := s.kind(rel)
 			if input {
-				s.o.informer.inputChanged(rel, ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename))
+				removed := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
+				s.o.informer.inputChanged(rel, removed)
 				s.mu.Lock()
-				s.inputsMoved = true
+				inputs := s.inputs
 				s.mu.Unlock()
+				if inputs.moves(s.root, rel, removed) {
+					s.mu.Lock()
+					s.inputsMoved = true
+					s.mu.Unlock()
+				}
 			}
 			if (input || output) && s.triggers(rel) {
 				if input {
@@ -262,6 +272,9 @@ func (s *changeSource) run(ctx context.Context) {
 			// full run is safe, and deletes wait as after a change.
 			s.o.Log.Error("watcher error, reconciling in full", "overflow", errors.Is(err, fsnotify.ErrEventOverflow), "err", err)
 			s.o.informer.noteAll()
+			s.mu.Lock()
+			s.againAll = true
+			s.mu.Unlock()
 			s.o.history.changed(time.Now())
 			s.q.Add()
 		}

@@ -58,14 +58,25 @@ func (e entry) empty() bool {
 // newTargetCache keeps one target's part of a full pass.
 func newTargetCache(p targetPart) *targetCache {
 	dir := clients.Dir(p.target)
-	tc := &targetCache{target: p.target, dir: dir, entries: map[string]entry{}, folded: map[string][]string{},
+	tc := &targetCache{target: p.target, dir: dir, entries: entriesOf(dir, p), folded: map[string][]string{},
 		blocked: len(p.have.Blocked) > 0, withheld: p.want.Withheld}
 	for _, e := range p.have.Escapes {
 		if _, ok := entryName(dir, e); !ok {
 			tc.escapes = append(tc.escapes, e)
 		}
 	}
-	tc.put(entriesOf(dir, p))
+	tc.order = make([]string, 0, len(tc.entries))
+	for name, e := range tc.entries {
+		switch {
+		case e.empty():
+			delete(tc.entries, name)
+			continue
+		case e.present && strings.ToLower(name) != name:
+			tc.folded[strings.ToLower(name)] = append(tc.folded[strings.ToLower(name)], name)
+		}
+		tc.order = append(tc.order, name)
+	}
+	slices.SortFunc(tc.order, entryOrder)
 	return tc
 }
 

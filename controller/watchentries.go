@@ -61,7 +61,12 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	s.mu.Lock()
 	sameInputs := !s.inputsMoved && slices.Equal(s.inputFiles, inputFilesOf(reg))
 	s.inputsMoved = false
+	named, all := s.takeAgain()
 	s.mu.Unlock()
+	if all {
+		s.refresh(reg)
+		return
+	}
 	var dirs []string
 	if !sameInputs {
 		dirs = inputDirs(s.root, reg)
@@ -71,9 +76,10 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 			dirs = append(dirs, d)
 		}
 	}
-	// The entries are watched again whatever their identity says: a directory
-	// removed and made again can have its old inode number, and its watch went
-	// with the old one. Adding a watch an inode has is one cheap system call.
+	// The entries are watched again whatever the watch set says, as are the
+	// directories events named: a directory removed and made again lost its watch
+	// with the one before, though it may have its inode number. Adding a watch an
+	// inode has is one cheap system call.
 	var again, gone []string
 	for _, e := range entries {
 		if info, err := s.root.Lstat(e); err == nil && info.IsDir() {
@@ -82,10 +88,9 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 			gone = append(gone, e)
 		}
 	}
-	ids := identities(s.root, append(slices.Clone(dirs), again...))
 	s.mu.Lock()
 	for _, e := range gone {
-		if _, ok := s.watched[e]; ok {
+		if s.watched[e] {
 			s.fsw.Remove(s.abs(e)) // gone with the directory, or a symlink now
 			delete(s.watched, e)
 		}
@@ -93,13 +98,12 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	before := len(s.polled)
 	var addErr error
 	for i, d := range append(dirs, again...) {
-		now, known := ids[d]
-		if was, ok := s.watched[d]; i < len(dirs) && known && ok && now.same(was) {
+		if i < len(dirs) && s.watched[d] && !named[d] {
 			continue
 		}
 		switch err := s.fsw.Add(s.abs(d)); {
 		case err == nil:
-			s.watched[d] = now
+			s.watched[d] = true
 		case workspacefs.OutOfResources(err) && !slices.Contains(s.polled, d):
 			s.polled = append(s.polled, d)
 			addErr = err

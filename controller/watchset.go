@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -49,51 +48,6 @@ func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
-}
-
-// dirIdentity is what tells a directory from another made under its name since:
-// its device and inode where the system stamps them, else its FileInfo.
-type dirIdentity struct {
-	dev, ino uint64
-	info     fs.FileInfo
-}
-
-func (a dirIdentity) same(b dirIdentity) bool {
-	if a.info == nil && b.info == nil {
-		return a.ino != 0 && a.dev == b.dev && a.ino == b.ino
-	}
-	return a.info != nil && b.info != nil && os.SameFile(a.info, b.info)
-}
-
-// identities are the identities of dirs, each directory's parent opened once
-// rather than the path walked again for each of thousands of skill directories;
-// a directory that cannot be stamped is left out.
-func identities(r workspacefs.FS, dirs []string) map[string]dirIdentity {
-	byParent := map[string][]string{}
-	for _, d := range dirs {
-		byParent[path.Dir(d)] = append(byParent[path.Dir(d)], d)
-	}
-	out := make(map[string]dirIdentity, len(dirs))
-	for parent, children := range byParent {
-		pd, err := r.OpenDir(parent)
-		for _, d := range children {
-			var id dirIdentity
-			var stamp workspacefs.Stamp
-			if err == nil && d != "." {
-				stamp, _ = pd.Stamp(path.Base(d))
-			}
-			if stamp.Valid {
-				id.dev, id.ino = stamp.Dev, stamp.Ino
-			} else if id.info, _ = r.Stat(d); id.info == nil {
-				continue
-			}
-			out[d] = id
-		}
-		if err == nil {
-			pd.Close()
-		}
-	}
-	return out
 }
 
 // inputDirs lists the directories whose entries can change what the inputs are:
@@ -213,6 +167,7 @@ func walkLinks(r workspacefs.FS, rel string) (links, dirs []string) {
 type inputPaths struct {
 	any      bool            // the inputs did not load: every path may be one
 	paths    map[string]bool // input files, the directories above them, the links on their way
+	files    map[string]bool // the input files themselves
 	patterns []string        // registry globs: a new match, or a directory one could appear under
 }
 
@@ -221,10 +176,11 @@ func inputsOf(r workspacefs.FS, reg *registry.Registry) inputPaths {
 	if reg == nil {
 		return inputPaths{any: true}
 	}
-	in := inputPaths{paths: map[string]bool{}, patterns: reg.Config.Spec.Registry}
+	in := inputPaths{paths: map[string]bool{}, files: map[string]bool{}, patterns: reg.Config.Spec.Registry}
 	files := append([]string{registry.ConfigName, desired.ProfileFile}, reg.Files...)
 	files = append(files, reg.BodyFiles()...)
 	for _, f := range files {
+		in.files[f] = true
 		for p := f; p != "." && p != "/"; p = path.Dir(p) {
 			in.paths[p] = true
 		}
@@ -234,6 +190,16 @@ func inputsOf(r workspacefs.FS, reg *registry.Registry) inputPaths {
 		}
 	}
 	return in
+}
+
+// moves tells whether an event for rel can move the directories that hold the
+// inputs: any but a change of content of an input file that stays a file.
+func (in inputPaths) moves(r workspacefs.FS, rel string, removed bool) bool {
+	if in.any || removed || !in.files[rel] {
+		return true
+	}
+	info, err := r.Lstat(rel)
+	return err != nil || !info.Mode().IsRegular()
 }
 
 // holds tells whether rel is an input path.

@@ -217,3 +217,42 @@ func TestABrokenRecord(t *testing.T) {
 		t.Errorf("a list with no digest: %v, want a problem saying what to do", err)
 	}
 }
+
+// A cached read parses the record again only when its bytes changed.
+func TestReadAppliedCached(t *testing.T) {
+	root := exampleWorkspace(t)
+	if _, err := Record(workspacefs.OS{}, loaded(t, root)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := workspacefs.OS{}.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var cache AppliedCache
+	first, err := ReadAppliedCached(r, &cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := ReadAppliedCached(r, &cache); err != nil || again != first {
+		t.Errorf("the same record read again: %p, %v, want the one read before, %p", again, err, first)
+	}
+	file := filepath.Join(root, "registry/intents.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, append(data, "# more\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Record(workspacefs.OS{}, loaded(t, root)); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := ReadAppliedCached(r, &cache)
+	if err != nil || changed == first || changed.Files["registry/intents.yaml"].Size != len(data)+len("# more\n") {
+		t.Errorf("a rewritten record read through the cache: %+v, %v", changed, err)
+	}
+	if plain, err := ReadApplied(r); err != nil || !maps.Equal(plain.Sums(), changed.Sums()) {
+		t.Errorf("a read without the cache differs: %v", err)
+	}
+}

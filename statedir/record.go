@@ -10,6 +10,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"sync"
 
 	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -58,10 +59,40 @@ type Applied struct {
 	inline map[string][]byte
 }
 
+// AppliedCache keeps the record last read, so that a watcher reading it at every
+// pass parses it only when its bytes changed.
+type AppliedCache struct {
+	mu  sync.Mutex
+	sum [32]byte
+	a   *Applied
+}
+
 // ReadApplied returns the record of the sources last applied; nil when nothing
 // was recorded yet.
-func ReadApplied(r workspacefs.FS) (*Applied, error) {
+func ReadApplied(r workspacefs.FS) (*Applied, error) { return ReadAppliedCached(r, nil) }
+
+// ReadAppliedCached is ReadApplied taking from cache, when not nil, the record
+// it holds for the same bytes, and leaving in it what it read.
+func ReadAppliedCached(r workspacefs.FS, cache *AppliedCache) (*Applied, error) {
 	data, err := r.ReadRegular(AppliedFile, MaxRecordSize)
+	if err == nil && cache != nil {
+		sum := sha256.Sum256(data)
+		cache.mu.Lock()
+		defer cache.mu.Unlock()
+		if cache.a != nil && cache.sum == sum {
+			return cache.a, nil
+		}
+		a, err := parseApplied(data, err)
+		if err == nil {
+			cache.sum, cache.a = sum, a
+		}
+		return a, err
+	}
+	return parseApplied(data, err)
+}
+
+// parseApplied is the record in data, as read with err.
+func parseApplied(data []byte, err error) (*Applied, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -189,7 +220,7 @@ func writeApplied(r workspacefs.FS, files map[string]Recorded, content func(name
 		}
 	}
 	listed := map[string]bool{}
-	rec := appliedRecord{Version: recordVersion, Files: map[string]json.RawMessage{}}
+	list := fmt.Appendf(nil, `{"version":%d,"files":{`, recordVersion)
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		f := files[name]
 		blob := path.Base(blobPath(f.Sum))
@@ -209,13 +240,16 @@ func writeApplied(r workspacefs.FS, files map[string]Recorded, content func(name
 			}
 		}
 		listed[blob] = true
-		rec.Files[name], _ = json.Marshal(recordedJSON{SHA256: blob, Size: f.Size})
+		key, err := json.Marshal(name)
+		if err != nil {
+			return sum, err
+		}
+		if list[len(list)-1] != '{' {
+			list = append(list, ',')
+		}
+		list = fmt.Appendf(append(list, key...), `:{"sha256":%q,"size":%d}`, blob, f.Size)
 	}
-	list, err := json.Marshal(rec)
-	if err != nil {
-		return sum, err
-	}
-	list = append(list, '\n')
+	list = append(list, "}}\n"...)
 	if err := replaceFile(r, AppliedFile, list); err != nil {
 		return sum, err
 	}

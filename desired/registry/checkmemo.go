@@ -28,15 +28,18 @@ type checkMemo struct {
 	mu      sync.Mutex
 	context [32]byte
 	found   map[document]memoEntry
-	pass    uint64
+	pass    uint32
 	// taken is the map of claimed names, kept to be cleared and filled again
 	// rather than grown anew for tens of thousands of names at every load.
 	taken map[claimKey]claim
 }
 
+// memoEntry is what the memo keeps of one document: most of tens of thousands
+// have no problem, so problems are kept apart.
 type memoEntry struct {
-	checked
-	pass uint64 // the last load that had the document
+	claimID, claimName bool
+	pass               uint32 // the last load that had the document
+	problems           *[2]Problems
 }
 
 // memoPass is one load's use of a memo: what it holds under the load's context,
@@ -44,7 +47,7 @@ type memoEntry struct {
 type memoPass struct {
 	m     *checkMemo
 	found map[document]memoEntry
-	pass  uint64
+	pass  uint32
 	taken map[claimKey]claim
 }
 
@@ -87,11 +90,19 @@ func (p memoPass) holds(doc document) bool {
 
 func (p memoPass) lookup(doc document) (checked, bool) {
 	e, ok := p.found[doc]
-	return e.checked, ok
+	ch := checked{claimID: e.claimID, claimName: e.claimName}
+	if e.problems != nil {
+		ch.beforeName, ch.afterName = e.problems[0], e.problems[1]
+	}
+	return ch, ok
 }
 
 func (p memoPass) keep(doc document, ch checked) {
-	p.found[doc] = memoEntry{checked: ch, pass: p.pass}
+	e := memoEntry{claimID: ch.claimID, claimName: ch.claimName, pass: p.pass}
+	if len(ch.beforeName) > 0 || len(ch.afterName) > 0 {
+		e.problems = &[2]Problems{ch.beforeName, ch.afterName}
+	}
+	p.found[doc] = e
 }
 
 // context digests what a declaration's own checks read beside it: the config as
