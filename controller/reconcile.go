@@ -42,6 +42,15 @@ type Request struct {
 	informer *informer
 }
 
+// record is where a watcher keeps the record it last read or wrote; nil for a
+// pass from scratch.
+func (req Request) record() *statedir.AppliedCache {
+	if req.informer == nil {
+		return nil
+	}
+	return &req.informer.record
+}
+
 func (req Request) system() workspacefs.System {
 	if req.System == nil {
 		return workspacefs.OS{}
@@ -301,7 +310,7 @@ func conclude(req Request, out Outcome, targeted targetsPlan) Outcome {
 		out.Err = err
 	}
 	if out.Err == nil && len(out.Deferred) == 0 && in.recordStale() {
-		out.RecordSum, out.Err = statedir.Record(req.system(), in.Registry)
+		out.RecordSum, out.Err = statedir.RecordCached(req.system(), in.Registry, req.record())
 		out.Recorded = out.Err == nil && out.RecordSum != [32]byte{}
 	}
 	return out

@@ -19,6 +19,12 @@ import (
 // since it was loaded is not what was applied: then nothing is recorded (a zero
 // digest), and the next pass, which applies the new version, records it.
 func Record(sys workspacefs.System, reg *registry.Registry) ([32]byte, error) {
+	return RecordCached(sys, reg, nil)
+}
+
+// RecordCached is Record leaving what it wrote in cache, when not nil, for the
+// next ReadAppliedCached.
+func RecordCached(sys workspacefs.System, reg *registry.Registry, cache *AppliedCache) ([32]byte, error) {
 	r, err := sys.Open(reg.Root)
 	if err != nil {
 		return [32]byte{}, err
@@ -29,7 +35,7 @@ func Record(sys workspacefs.System, reg *registry.Registry) ([32]byte, error) {
 	for name, src := range reg.Sources {
 		files[name] = Recorded{Sum: src.Sum, Size: src.Size}
 	}
-	sum, err := writeApplied(r, files, func(name string) ([]byte, error) { return registry.ReadSource(reg, name) })
+	sum, err := writeApplied(r, files, func(name string) ([]byte, error) { return registry.ReadSource(reg, name) }, cache)
 	if errors.Is(err, registry.ErrSourceChanged) {
 		return [32]byte{}, nil
 	}
@@ -87,7 +93,7 @@ func Accept(sys workspacefs.System, root string, files []string) ([]string, erro
 			return data, nil
 		}
 		return record.bytes(r, name), nil // nil, and left out, when no longer kept
-	})
+	}, nil)
 	return accepted, err
 }
 

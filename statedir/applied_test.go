@@ -118,7 +118,7 @@ func TestTheRecordReadsBackAsWritten(t *testing.T) {
 		}
 		return out
 	}
-	if _, err := writeApplied(r, record(files), func(name string) ([]byte, error) { return files[name], nil }); err != nil {
+	if _, err := writeApplied(r, record(files), func(name string) ([]byte, error) { return files[name], nil }, nil); err != nil {
 		t.Fatal(err)
 	}
 	if back := readBack(); !maps.EqualFunc(files, back, bytes.Equal) {
@@ -126,7 +126,7 @@ func TestTheRecordReadsBackAsWritten(t *testing.T) {
 	}
 	failing := errors.New("read failed")
 	changed := map[string][]byte{"skillsync.yaml": []byte("kind: Workspace\n")}
-	if _, err := writeApplied(r, record(changed), func(string) ([]byte, error) { return nil, failing }); !errors.Is(err, failing) {
+	if _, err := writeApplied(r, record(changed), func(string) ([]byte, error) { return nil, failing }, nil); !errors.Is(err, failing) {
 		t.Errorf("writeApplied with a failing read = %v, want it", err)
 	}
 	if back := readBack(); !maps.EqualFunc(files, back, bytes.Equal) {
@@ -140,7 +140,7 @@ func TestTheRecordReadsBackAsWritten(t *testing.T) {
 	if _, err := writeApplied(r, record(changed), func(name string) ([]byte, error) {
 		read = append(read, name)
 		return changed[name], nil
-	}); err != nil {
+	}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if back := readBack(); !maps.EqualFunc(changed, back, bytes.Equal) || !slices.Equal(read, []string{"registry/empty.yaml"}) {
@@ -199,7 +199,7 @@ func TestABrokenRecord(t *testing.T) {
 	}
 	defer r.Close()
 	data := []byte("kind: Workspace\n")
-	if _, err := writeApplied(r, map[string]Recorded{"skillsync.yaml": {Sum: sha256.Sum256(data), Size: len(data)}}, func(string) ([]byte, error) { return data, nil }); err != nil {
+	if _, err := writeApplied(r, map[string]Recorded{"skillsync.yaml": {Sum: sha256.Sum256(data), Size: len(data)}}, func(string) ([]byte, error) { return data, nil }, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(root, blobPath(sha256.Sum256(data))), []byte("kind: Other\n"), 0o644); err != nil {
@@ -254,5 +254,28 @@ func TestReadAppliedCached(t *testing.T) {
 	}
 	if plain, err := ReadApplied(r); err != nil || !maps.Equal(plain.Sums(), changed.Sums()) {
 		t.Errorf("a read without the cache differs: %v", err)
+	}
+}
+
+// What a cached record wrote is what a read of the record finds, without parsing
+// it again.
+func TestRecordCachedPrimesTheCache(t *testing.T) {
+	root := exampleWorkspace(t)
+	var cache AppliedCache
+	if _, err := RecordCached(workspacefs.OS{}, loaded(t, root), &cache); err != nil {
+		t.Fatal(err)
+	}
+	r, err := workspacefs.OS{}.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	written := cache.a
+	read, err := ReadAppliedCached(r, &cache)
+	if err != nil || read != written || written == nil {
+		t.Fatalf("read %p (%v), want what was written, %p", read, err, written)
+	}
+	if plain, err := ReadApplied(r); err != nil || !maps.Equal(plain.Sums(), read.Sums()) || len(read.Files) == 0 {
+		t.Errorf("the record written differs from the record on disk: %v", err)
 	}
 }

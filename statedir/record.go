@@ -197,8 +197,8 @@ func isBlobName(name string) bool {
 // writeApplied replaces the record with files: first the bytes of each file not
 // kept yet, which content gives, then the list, atomically, then the bytes no file
 // of the list has any more. A file whose content is nil is left out. It returns
-// the digest of the list.
-func writeApplied(r workspacefs.FS, files map[string]Recorded, content func(name string) ([]byte, error)) ([32]byte, error) {
+// the digest of the list, and leaves what it wrote in cache, when not nil.
+func writeApplied(r workspacefs.FS, files map[string]Recorded, content func(name string) ([]byte, error), cache *AppliedCache) ([32]byte, error) {
 	var sum [32]byte
 	if err := Make(r); err != nil {
 		return sum, err
@@ -206,17 +206,22 @@ func writeApplied(r workspacefs.FS, files map[string]Recorded, content func(name
 	if err := r.MkdirAll(AppliedDir, 0o755); err != nil {
 		return sum, fmt.Errorf("create %s: %w", AppliedDir, workspacefs.Cause(err))
 	}
-	entries, err := r.ReadDir(AppliedDir)
+	dir, err := r.OpenDir(AppliedDir)
+	var entries []workspacefs.Entry
+	if err == nil {
+		entries, err = dir.Entries()
+		dir.Close()
+	}
 	if err != nil {
 		return sum, fmt.Errorf("read %s: %w", AppliedDir, workspacefs.Cause(err))
 	}
 	kept := map[string]bool{}
 	for _, e := range entries {
 		switch {
-		case e.Type().IsRegular() && isBlobName(e.Name()):
-			kept[e.Name()] = true
-		case e.Type().IsRegular() && banner.IsTempName(e.Name()):
-			r.Remove(path.Join(AppliedDir, e.Name())) // what a killed run left
+		case e.Type.IsRegular() && isBlobName(e.Name):
+			kept[e.Name] = true
+		case e.Type.IsRegular() && banner.IsTempName(e.Name):
+			r.Remove(path.Join(AppliedDir, e.Name)) // what a killed run left
 		}
 	}
 	listed := map[string]bool{}
@@ -258,5 +263,17 @@ func writeApplied(r workspacefs.FS, files map[string]Recorded, content func(name
 			r.Remove(path.Join(AppliedDir, blob))
 		}
 	}
-	return sha256.Sum256(list), nil
+	sum = sha256.Sum256(list)
+	if cache != nil {
+		written := &Applied{Files: make(map[string]Recorded, len(files))}
+		for name, f := range files {
+			if listed[path.Base(blobPath(f.Sum))] {
+				written.Files[name] = f
+			}
+		}
+		cache.mu.Lock()
+		cache.sum, cache.a = sum, written
+		cache.mu.Unlock()
+	}
+	return sum, nil
 }
