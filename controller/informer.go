@@ -383,8 +383,8 @@ func (b *baseline) plan() targetsPlan {
 	var tp targetsPlan
 	inSync := 0
 	for _, tc := range b.targets {
-		for _, e := range tc.entries {
-			inSync += len(e.inSync)
+		for i := range tc.entries {
+			inSync += len(tc.entries[i].inSync)
 		}
 	}
 	tp.plan.InSync = make([]string, 0, inSync)
@@ -392,8 +392,8 @@ func (b *baseline) plan() targetsPlan {
 		var changes []Change
 		var handWritten, escapes []string
 		escapes = append(escapes, tc.escapes...)
-		for _, name := range tc.order {
-			e := tc.entries[name]
+		for i := range tc.entries {
+			e := &tc.entries[i]
 			tp.plan.InSync = append(tp.plan.InSync, e.inSync...)
 			tp.wanted += int(e.wanted)
 			if e.rare != nil {

@@ -54,7 +54,9 @@ func inputDigest(in Inputs) [32]byte {
 	h := sha256.New()
 	for _, f := range slices.Sorted(maps.Keys(in.Registry.Sources)) {
 		sum := in.Registry.Sources[f].Sum
-		fmt.Fprintf(h, "%s\x00%x\x00", f, sum)
+		h.Write([]byte(f))
+		h.Write([]byte{0}) // no file name holds one
+		h.Write(sum[:])
 	}
 	for _, s := range in.Registry.Skills {
 		if s.BodyPath != "" {

@@ -15,8 +15,7 @@ import (
 // entries a pass did not read keep the plan they had.
 type targetCache struct {
 	target, dir string
-	entries     map[string]entry
-	order       []string // the names of entries, in the order of their paths
+	entries     []entry // in the order of the paths in them (entryOrder)
 	// folded are the names of entries that are not in lower case, by their lower
 	// case: such an entry and the skill directory it differs from only in case
 	// are planned together.
@@ -31,6 +30,7 @@ type targetCache struct {
 // entry is what one entry of a target directory holds and wants. Most of tens of
 // thousands are a skill directory in sync, so what few have is kept apart.
 type entry struct {
+	name    string
 	inSync  []string
 	rare    *rareEntry
 	wanted  int32 // files desired in it
@@ -58,35 +58,20 @@ func (e entry) empty() bool {
 // newTargetCache keeps one target's part of a full pass.
 func newTargetCache(p targetPart) *targetCache {
 	dir := clients.Dir(p.target)
-	tc := &targetCache{target: p.target, dir: dir, entries: entriesOf(dir, p), folded: map[string][]string{},
-		blocked: len(p.have.Blocked) > 0, withheld: p.want.Withheld}
+	tc := &targetCache{target: p.target, dir: dir, folded: map[string][]string{}, blocked: len(p.have.Blocked) > 0, withheld: p.want.Withheld}
 	for _, e := range p.have.Escapes {
 		if _, ok := entryName(dir, e); !ok {
 			tc.escapes = append(tc.escapes, e)
 		}
 	}
-	tc.order = make([]string, 0, len(tc.entries))
-	for name, e := range tc.entries {
-		switch {
-		case e.empty():
-			delete(tc.entries, name)
-			continue
-		case e.present && strings.ToLower(name) != name:
-			tc.folded[strings.ToLower(name)] = append(tc.folded[strings.ToLower(name)], name)
-		}
-		tc.order = append(tc.order, name)
-	}
-	slices.SortFunc(tc.order, entryOrder)
+	tc.entries = tc.found(entriesOf(dir, p))
 	return tc
 }
 
 // replace plans again the entries called names, from p, which holds them and
 // nothing else.
 func (tc *targetCache) replace(names map[string]bool, p targetPart) {
-	for n := range names {
-		delete(tc.entries, n)
-	}
-	tc.order = slices.DeleteFunc(tc.order, func(n string) bool { return names[n] })
+	tc.entries = slices.DeleteFunc(tc.entries, func(e entry) bool { return names[e.name] })
 	for lower, ns := range tc.folded {
 		if kept := slices.DeleteFunc(ns, func(n string) bool { return names[n] }); len(kept) > 0 {
 			tc.folded[lower] = kept
@@ -97,22 +82,28 @@ func (tc *targetCache) replace(names map[string]bool, p targetPart) {
 	tc.withheld = slices.DeleteFunc(tc.withheld, func(w desired.Withheld) bool { return names[w.Skill] })
 	tc.withheld = append(tc.withheld, p.want.Withheld...)
 	desired.SortWithheld(tc.withheld)
-	tc.put(entriesOf(tc.dir, p))
+	for _, e := range tc.found(entriesOf(tc.dir, p)) {
+		at, _ := slices.BinarySearchFunc(tc.entries, e.name, func(e entry, name string) int { return entryOrder(e.name, name) })
+		tc.entries = slices.Insert(tc.entries, at, e)
+	}
 }
 
-// put adds entries, none of which tc holds.
-func (tc *targetCache) put(entries map[string]entry) {
+// found are the entries that hold or want anything, in order, each not in lower
+// case noted in folded.
+func (tc *targetCache) found(entries map[string]entry) []entry {
+	out := make([]entry, 0, len(entries))
 	for name, e := range entries {
 		if e.empty() {
 			continue
 		}
-		tc.entries[name] = e
-		at, _ := slices.BinarySearchFunc(tc.order, name, entryOrder)
-		tc.order = slices.Insert(tc.order, at, name)
 		if lower := strings.ToLower(name); lower != name && e.present {
 			tc.folded[lower] = append(tc.folded[lower], name)
 		}
+		e.name = name
+		out = append(out, e)
 	}
+	slices.SortFunc(out, func(a, b entry) int { return entryOrder(a.name, b.name) })
+	return out
 }
 
 // entriesOf splits the plan of a target, and the states it was made from, by the

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/skillsync/skillsync/banner"
@@ -252,7 +253,9 @@ func writeApplied(r workspacefs.FS, files map[string]Recorded, content func(name
 		if list[len(list)-1] != '{' {
 			list = append(list, ',')
 		}
-		list = fmt.Appendf(append(list, key...), `:{"sha256":%q,"size":%d}`, blob, f.Size)
+		list = append(append(list, key...), `:{"sha256":"`...)
+		list = strconv.AppendInt(append(append(list, blob...), `","size":`...), int64(f.Size), 10)
+		list = append(list, '}')
 	}
 	list = append(list, "}}\n"...)
 	if err := replaceFile(r, AppliedFile, list); err != nil {

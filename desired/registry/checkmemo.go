@@ -31,7 +31,7 @@ type checkMemo struct {
 	pass    uint32
 	// taken is the map of claimed names, kept to be cleared and filled again
 	// rather than grown anew for tens of thousands of names at every load.
-	taken map[claimKey]claim
+	taken claims
 }
 
 // memoEntry is what the memo keeps of one document: most of tens of thousands
@@ -48,21 +48,21 @@ type memoPass struct {
 	m     *checkMemo
 	found map[document]memoEntry
 	pass  uint32
-	taken map[claimKey]claim
+	taken claims
 }
 
 // begin starts a load's use of the memo, under context: what an earlier load
 // found under another is dropped. A nil memo keeps what this load finds only.
 func (m *checkMemo) begin(context [32]byte, names int) memoPass {
 	if m == nil {
-		return memoPass{found: map[document]memoEntry{}, taken: make(map[claimKey]claim, names)}
+		return memoPass{found: map[document]memoEntry{}, taken: newClaims(names)}
 	}
 	m.mu.Lock()
 	if m.found == nil || m.context != context {
 		m.context, m.found = context, map[document]memoEntry{}
 	}
-	if m.taken == nil {
-		m.taken = make(map[claimKey]claim, names)
+	if m.taken.ids == nil {
+		m.taken = newClaims(names)
 	}
 	m.pass++
 	return memoPass{m: m, found: m.found, pass: m.pass, taken: m.taken}
@@ -79,7 +79,8 @@ func (p memoPass) end() {
 			delete(p.found, doc)
 		}
 	}
-	clear(p.taken)
+	clear(p.taken.ids)
+	clear(p.taken.names)
 	p.m.mu.Unlock()
 }
 

@@ -58,7 +58,7 @@ func validate(reg *Registry, memo *checkMemo) Problems {
 	v.workspace()
 	v.mcpSources()
 	v.profiles()
-	v.checks = memo.begin(v.context(), 2*len(reg.Capabilities)+len(reg.Skills))
+	v.checks = memo.begin(v.context(), len(reg.Capabilities)+len(reg.Skills))
 	defer v.checks.end()
 	v.taken = v.checks.taken
 	var unchecked []Capability
@@ -124,18 +124,21 @@ func (v *validator) claimAt(cl claim) place {
 	return cl.capability.doc.at("metadata", "name")
 }
 
-// claimKey is a capability id or a skill name claimed: the two are checked for
-// duplicates apart.
-type claimKey struct {
-	skillName bool
-	name      string
+// claims are the names declarations hold: capability ids, and skill names, which
+// aliases share, checked for duplicates apart.
+type claims struct {
+	ids, names map[string]claim
+}
+
+func newClaims(size int) claims {
+	return claims{ids: make(map[string]claim, size), names: make(map[string]claim, size)}
 }
 
 type validator struct {
 	reg       *Registry
 	doc       document // the document being checked
 	problems  Problems
-	taken     map[claimKey]claim
+	taken     claims
 	announced map[string]bool
 	// schemaErrors holds what checkSchema found, by the schema's JSON text.
 	schemaErrors map[string][]schemaError
@@ -275,11 +278,10 @@ func (v *validator) capability(c *Capability) {
 	v.checks.keep(c.doc, ch)
 	if ch.claimID {
 		// Each declaration of an id is reported at the one before it.
-		key := claimKey{name: c.ID}
-		if first, dup := v.taken[key]; dup {
+		if first, dup := v.taken.ids[c.ID]; dup {
 			v.add(c.doc.at("metadata", "name"), "capability ids must be unique", "capability id %q is also declared at %s", c.ID, v.claimAt(first).Position())
 		}
-		v.taken[key] = claim{capability: c}
+		v.taken.ids[c.ID] = claim{capability: c}
 	}
 	v.problems = append(v.problems, ch.beforeName...)
 	if ch.claimName {
@@ -540,12 +542,11 @@ func (v *validator) checkName(name string, pos place, what string) bool {
 // claimName claims a valid skill name for cl, or reports the declaration that
 // claimed it first: aliases and skill names share one namespace.
 func (v *validator) claimName(name string, cl claim, what string) {
-	key := claimKey{skillName: true, name: name}
-	if first, dup := v.taken[key]; dup {
+	if first, dup := v.taken.names[name]; dup {
 		v.add(v.claimAt(cl), "aliases and skill names share one namespace", "%s %q is taken by %s at %s", what, name, first.owner(), v.claimAt(first).Position())
 		return
 	}
-	v.taken[key] = cl
+	v.taken.names[name] = cl
 }
 
 func (v *validator) targetList(d document, targets []string, keys ...string) {
