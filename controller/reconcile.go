@@ -144,6 +144,9 @@ type Outcome struct {
 	// scope is what a watcher's pass read of the target directories; nil for a
 	// pass from scratch.
 	scope *passScope
+	// indexed says the outcome is the one statedir.IndexFile recorded: nothing
+	// was read but the stamps.
+	indexed bool
 }
 
 // LoadInputs reads and validates the registry and resolves the active profile. Any
@@ -420,8 +423,18 @@ func cutOffProblems(in Inputs, plan Plan) registry.Problems {
 // settle.go), so a file being saved as the pass runs never prunes; deletes still
 // waiting at the end are not applied, and the pass fails saying so.
 func ReconcileOnce(req Request, wait time.Duration) Outcome {
+	if out, ok := fromIndex(req); ok {
+		if req.Log != nil {
+			req.Log.Debug("nothing changed since the last pass that found nothing to do", "index", statedir.IndexFile)
+		}
+		return out
+	}
+	began := time.Now()
+	var seen seenTargets
 	if req.Check {
-		return Reconcile(req)
+		out := reconcileKeeping(req, nil, seen.keep)
+		writeIndex(req, out, &seen, began)
+		return out
 	}
 	deadline := time.Now().Add(wait)
 	req.history = &settling{}
@@ -429,8 +442,10 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	planOnly.Check = true
 	var out Outcome
 	for {
-		out = Reconcile(planOnly)
+		seen = seenTargets{}
+		out = reconcileKeeping(planOnly, nil, seen.keep)
 		if len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || (out.Plan.Pending() == 0 && !out.recordStale()) {
+			writeIndex(req, out, &seen, began)
 			return out
 		}
 		if out.Plan.Count(Delete) == 0 {

@@ -248,7 +248,7 @@ func (s *brokenSuite) once(b breakage, args ...string) {
 func (s *brokenSuite) expectNoRemoval(before, after ownTree, when string) {
 	for p := range before {
 		// The record keeps the bytes only of the files it lists.
-		if _, ok := after[p]; !ok && p != workspacelock.File && !strings.HasPrefix(p, statedir.AppliedDir+"/") {
+		if _, ok := after[p]; !ok && p != workspacelock.File && p != statedir.IndexFile && !strings.HasPrefix(p, statedir.AppliedDir+"/") {
 			s.problems = append(s.problems, fmt.Sprintf("%s removed %s", when, p))
 		}
 	}
@@ -262,7 +262,7 @@ func (s *brokenSuite) expectSameContent(want, got ownTree, when string) {
 	for _, p := range ownSorted(want) {
 		w, ok := got[p]
 		switch {
-		case p == workspacelock.File || p == statedir.AppliedFile || strings.HasPrefix(p, statedir.AppliedDir+"/"):
+		case p == workspacelock.File || p == statedir.AppliedFile || p == statedir.IndexFile || strings.HasPrefix(p, statedir.AppliedDir+"/"):
 		case !ok:
 			changes = append(changes, p+": removed")
 		case w.mode != want[p].mode || w.sum != want[p].sum || w.link != want[p].link:
@@ -270,7 +270,7 @@ func (s *brokenSuite) expectSameContent(want, got ownTree, when string) {
 		}
 	}
 	for _, p := range ownSorted(got) {
-		if _, ok := want[p]; !ok && !strings.HasPrefix(p, statedir.AppliedDir+"/") {
+		if _, ok := want[p]; !ok && p != statedir.IndexFile && !strings.HasPrefix(p, statedir.AppliedDir+"/") {
 			changes = append(changes, p+": created")
 		}
 	}

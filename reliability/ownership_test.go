@@ -254,10 +254,10 @@ func ownChanges(before, after ownTree) []string {
 // ownRecordsSources tells whether a change is the one a pass with nothing else to
 // do may make: recording the registry it applied in .skillsync/last-applied.json
 // and .skillsync/applied/, under the lock, in a .skillsync/ it creates with its
-// .gitignore.
+// .gitignore, or refreshing its cache, .skillsync/index.
 func ownRecordsSources(change string) bool {
 	for _, p := range []string{statedir.Dir + ":", statedir.AppliedFile + ":", statedir.AppliedDir + ":", statedir.AppliedDir + "/",
-		statedir.Dir + "/lock:", statedir.Dir + "/.gitignore: created"} {
+		statedir.IndexFile + ":", statedir.Dir + "/lock:", statedir.Dir + "/.gitignore: created"} {
 		if strings.HasPrefix(change, p) {
 			return true
 		}

@@ -9,11 +9,16 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/skillsync/skillsync/statedir"
 )
 
 // The tree snapshot both the validation table and the scripts use to prove that a
 // run changed nothing: every path's kind, mode, content digest, inode and mtime
-// (directories too, so a temp file created and removed is noticed).
+// (directories too, so a temp file created and removed is noticed). The one
+// exception is the cache a pass that finds nothing to do may refresh, as git
+// status refreshes git's index: .skillsync/index, and with it the modification
+// time of .skillsync/.
 
 type treeEntry struct {
 	Kind   string // "dir", "file", "symlink", "other"
@@ -33,6 +38,9 @@ func readTree(dir string) (map[string]treeEntry, error) {
 		if err != nil {
 			return err
 		}
+		if filepath.ToSlash(rel) == statedir.IndexFile {
+			return nil
+		}
 		info, err := os.Lstat(p)
 		if err != nil {
 			return err
@@ -41,7 +49,9 @@ func readTree(dir string) (map[string]treeEntry, error) {
 		switch {
 		case info.IsDir():
 			e.Kind = "dir"
-			e.MTime = info.ModTime()
+			if filepath.ToSlash(rel) != statedir.Dir {
+				e.MTime = info.ModTime()
+			}
 		case info.Mode().IsRegular():
 			e.Kind = "file"
 			data, err := os.ReadFile(p)

@@ -1,4 +1,4 @@
-//go:build linux && skillsync_portable
+//go:build linux
 
 package workspacefs
 

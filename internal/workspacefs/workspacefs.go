@@ -83,3 +83,7 @@ func Cause(err error) error {
 	}
 	return err
 }
+
+// StampOf is what info says of its file's content, as Dir.Stamp gives it; no
+// stamp (Valid false) where the system keeps no change time.
+func StampOf(info fs.FileInfo) Stamp { return stampOf(info) }

@@ -1,0 +1,220 @@
+package controller
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/statedir"
+)
+
+// indexAsOf runs a pass that plans and writes nothing and records it in the index
+// as a pass that began at began would; it says whether an index was written.
+func indexAsOf(t *testing.T, req Request, began time.Time) bool {
+	t.Helper()
+	check := req
+	check.Check = true
+	var seen seenTargets
+	out := reconcileKeeping(check, nil, seen.keep)
+	os.Remove(filepath.Join(req.Root, statedir.IndexFile))
+	writeIndex(req, out, &seen, began)
+	_, err := os.Stat(filepath.Join(req.Root, statedir.IndexFile))
+	return err == nil
+}
+
+// later is a moment that makes every stamp on disk older than any margin.
+func later() time.Time { return time.Now().Add(3 * time.Second) }
+
+// indexSummary is what an outcome says that the index keeps.
+func indexSummary(out Outcome) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "profile %s from %s\nrefused %q problems %v err %v\nin sync %v\nhand-written %v\n",
+		out.Profile.Name, out.Profile.Source, out.Plan.Refused, out.Problems, out.Err, out.Plan.InSync, out.HandWritten)
+	for _, c := range out.Plan.Changes {
+		fmt.Fprintf(&b, "%s %s %s %q %v %v %x\n", c.Action, c.Path, c.Owner, c.Reason, c.Obstruction, c.Override, c.OldSum)
+	}
+	for _, w := range out.Withheld {
+		fmt.Fprintf(&b, "withheld %s %s %s: %s %v\n", w.Skill, w.Owner, w.Target, w.Reason, w.HandWritten)
+	}
+	return b.String()
+}
+
+// A pass that found nothing to do is answered again from the index, the same, as
+// long as nothing it read changed.
+func TestTheIndexAnswersAPassThatFindsNothingToDo(t *testing.T) {
+	root := exampleWorkspace(t)
+	req := Request{Root: root}
+	if out := ReconcileOnce(req, time.Second); out.Err != nil || len(out.Plan.Changes) == 0 {
+		t.Fatalf("first pass: %v, %d changes", out.Err, len(out.Plan.Changes))
+	}
+	if !indexAsOf(t, req, later()) {
+		t.Fatal("no index written for a pass that found nothing to do")
+	}
+	got, ok := fromIndex(req)
+	if !ok || !got.indexed {
+		t.Fatal("the index does not answer the pass it recorded")
+	}
+	want := Reconcile(Request{Root: root, Check: true})
+	if indexSummary(got) != indexSummary(want) {
+		t.Errorf("answered from the index:\n%s\nfrom scratch:\n%s", indexSummary(got), indexSummary(want))
+	}
+	if out := ReconcileOnce(req, time.Second); !out.indexed {
+		t.Error("ReconcileOnce read the workspace though the index holds")
+	}
+	other := req
+	other.ProfileFlag = "web-shell"
+	if _, ok := fromIndex(other); ok {
+		t.Error("the index answered a pass for another profile")
+	}
+}
+
+// Stamps as new as the pass are racily clean: an edit in the same tick of the
+// clock would leave them as they are, so no index is written with them.
+func TestNoIndexOfRacilyCleanStamps(t *testing.T) {
+	root := exampleWorkspace(t)
+	req := Request{Root: root}
+	ReconcileOnce(req, time.Second)
+	if indexAsOf(t, req, time.Now()) {
+		t.Error("an index was written with stamps no older than the pass")
+	}
+	if !indexAsOf(t, req, later()) {
+		t.Error("no index, though every stamp is older than the margin")
+	}
+}
+
+// indexCases is how many steps the index property test takes: INDEX_CASES, or a
+// count that keeps make test quick.
+func indexCases(t *testing.T) int {
+	if v := os.Getenv("INDEX_CASES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("INDEX_CASES=%q", v)
+		}
+		return n
+	}
+	return 150
+}
+
+// Whatever changes in the workspace, the index answers only a pass whose answer
+// it holds: after every step of a random sequence (the steps of the incremental
+// property test, and edits that keep a file's size and modification time, and
+// chmods), an answer from the index is what a pass from scratch finds.
+func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
+	seed := rand.Uint64()
+	if v := os.Getenv("INDEX_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	rng := rand.New(rand.NewPCG(seed, seed))
+	root := exampleWorkspace(t)
+	outside := t.TempDir()
+	req := Request{Root: root}
+	var steps []string
+	answered, refused := 0, 0
+	for i := range indexCases(t) {
+		if rng.IntN(2) == 0 {
+			ReconcileOnce(req, time.Second)
+			indexAsOf(t, req, later())
+		}
+		switch rng.IntN(5) {
+		case 0:
+			steps = append(steps, "nothing")
+		case 4:
+			steps = append(steps, resetWorkspace(t, root))
+		case 1:
+			steps = append(steps, sameStamp(t, rng, root))
+		default:
+			steps = append(steps, step(t, rng, root, outside, func() Outcome { return ReconcileOnce(req, time.Second) }))
+		}
+		if got, ok := fromIndex(req); ok {
+			answered++
+			want := Reconcile(Request{Root: root, Check: true})
+			if indexSummary(got) != indexSummary(want) {
+				t.Fatalf("after step %d (%s), the index answers otherwise than a pass from scratch (replay: INDEX_SEED=%d INDEX_CASES=%d)\n"+
+					"steps: %s\n--- index\n%s\n--- from scratch\n%s", i, steps[i], seed, i+1, strings.Join(steps, "; "), indexSummary(got), indexSummary(want))
+			}
+		} else {
+			refused++
+		}
+	}
+	// The comparison means something only if both happen often.
+	t.Logf("the index answered %d and refused %d of %d passes", answered, refused, indexCases(t))
+	if n := indexCases(t); answered < n/50 || refused < n/10 {
+		t.Errorf("the index answered %d and refused %d of %d passes", answered, refused, n)
+	}
+}
+
+// resetWorkspace puts the example's inputs back and takes away what the steps
+// leave that keeps a pass from finishing (symlinks out, files and directories in
+// the way), as a person fixing a workspace would.
+func resetWorkspace(t *testing.T, root string) string {
+	t.Helper()
+	for _, f := range []string{"registry/intents.yaml", "registry/journal.yaml", "registry/skills.yaml", "registry/profiles.yaml", "skillsync.yaml"} {
+		data, err := os.ReadFile(filepath.Join("../fixtures/example", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, root, f, data)
+	}
+	os.Remove(filepath.Join(root, "registry/extra.yaml"))
+	os.Remove(filepath.Join(root, ".skillsync/profile"))
+	for _, target := range []string{".claude/skills", ".agents/skills", ".qwen/skills"} {
+		entries, _ := os.ReadDir(filepath.Join(root, target))
+		for _, e := range entries {
+			if !e.IsDir() || e.Name() == "empty" || strings.ToLower(e.Name()) != e.Name() {
+				os.RemoveAll(filepath.Join(root, target, e.Name()))
+			}
+		}
+	}
+	return "reset"
+}
+
+// sameStamp changes a file the way a stamp of size and modification time alone
+// would miss: the same number of bytes, the modification time put back; or only
+// its mode.
+func sameStamp(t *testing.T, rng *rand.Rand, root string) string {
+	t.Helper()
+	files := []string{"registry/intents.yaml", "registry/journal.yaml", "skillsync.yaml",
+		".claude/skills/intent/SKILL.md", ".agents/skills/note/SKILL.md", ".agents/skills/note/agents/openai.yaml", ".qwen/skills/intent/SKILL.md"}
+	rel := files[rng.IntN(len(files))]
+	full := filepath.Join(root, rel)
+	info, err := os.Stat(full)
+	if err != nil {
+		return "nothing at " + rel
+	}
+	if rng.IntN(3) == 0 {
+		os.Chmod(full, info.Mode()^0o100)
+		return "chmod " + rel
+	}
+	data, err := os.ReadFile(full)
+	if err != nil || len(data) == 0 {
+		return "nothing to edit at " + rel
+	}
+	i := rng.IntN(len(data))
+	data[i] ^= 0x01 // one byte, the same length
+	if err := os.WriteFile(full, data, info.Mode()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(full, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	return "same-stamp edit " + rel
+}
+
+// A filesystem that keeps whole seconds is given a margin of two; one that keeps
+// nanoseconds, a fraction of a second, more than its clock's tick.
+func TestRacyMarginFollowsTheTimestamps(t *testing.T) {
+	whole := []stamped{{stamp: workspacefs.Stamp{Valid: true, Mtime: 1_700_000_000 * int64(time.Second), Ctime: 1_700_000_002 * int64(time.Second)}}}
+	if got := racyMargin(whole); got != 2*time.Second {
+		t.Errorf("whole seconds: margin %v, want 2s", got)
+	}
+	fine := append(whole, stamped{stamp: workspacefs.Stamp{Valid: true, Mtime: 1_700_000_000*int64(time.Second) + 123, Ctime: 1_700_000_000 * int64(time.Second)}})
+	if got := racyMargin(fine); got >= time.Second || got < 10*time.Millisecond {
+		t.Errorf("nanoseconds: margin %v, want a fraction of a second above a clock tick", got)
+	}
+}
