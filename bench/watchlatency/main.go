@@ -63,8 +63,10 @@ type row struct {
 	p50, p99, max    time.Duration
 	baseline         time.Duration
 	idleCPU          float64 // percent of one core
-	rssKB, peakRSSKB int
+	idleTicks        int     // clock ticks of CPU over the idle window
+	rssKB, peakRSSKB int     // KiB, as /proc gives them
 	runsDuringSeries int
+	fullDuringSeries int // of those, the passes that read the whole workspace
 }
 
 func measure(bin, ws string, n, saves, baselineRuns int, idle time.Duration) row {
@@ -101,13 +103,16 @@ func measure(bin, ws string, n, saves, baselineRuns int, idle time.Duration) row
 		lat = append(lat, time.Since(start))
 	}
 	r.p50, r.p99, r.max = percentile(lat, 50), percentile(lat, 99), percentile(lat, 100)
-	r.runsDuringSeries = strings.Count(logs.String(), `"msg":"reconcile finished"`)
+	// The watcher's first run, before the saves, is not one of them.
+	r.runsDuringSeries = strings.Count(logs.String(), `"msg":"reconcile finished"`) - 1
+	r.fullDuringSeries = strings.Count(logs.String(), `"full":true`) - 1
 
 	time.Sleep(2 * time.Second) // let the last runs settle before measuring idle
 	before := cpuTicks(watcher.Process.Pid)
 	time.Sleep(idle)
 	after := cpuTicks(watcher.Process.Pid)
-	r.idleCPU = float64(after-before) / 100 / idle.Seconds() * 100 // USER_HZ is 100
+	r.idleTicks = after - before
+	r.idleCPU = float64(r.idleTicks) / 100 / idle.Seconds() * 100 // USER_HZ is 100
 	r.rssKB, r.peakRSSKB = memory(watcher.Process.Pid)
 	return r
 }
@@ -217,14 +222,37 @@ func freeAddr() string {
 
 func print(rows []row, saves int, idle time.Duration) {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "capabilities\tfiles\tsave→disk p50\tp99\tmax\tp50 / first size's\t--check run (median)\tp50 / --check\truns\tidle CPU (%s)\tRSS\tpeak RSS\t\n", idle)
+	fmt.Fprintf(tw, "capabilities\tfiles\tsave→disk p50\tp99\tmax\tp50 / first size's\t--check run (median)\tp50 / --check\truns (full)\tidle CPU (%s)\tRSS MB\tpeak RSS MB\t\n", idle)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%.1f×\t%s\t%.1f×\t%d\t%.2f%%\t%d MiB\t%d MiB\t\n", r.n, 3*r.n, ms(r.p50), ms(r.p99), ms(r.max),
-			float64(r.p50)/float64(rows[0].p50), ms(r.baseline), float64(r.p50)/float64(r.baseline), r.runsDuringSeries, r.idleCPU, r.rssKB/1024, r.peakRSSKB/1024)
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%.2f×\t%s\t%.1f×\t%d (%d)\t%.2f%%\t%.1f\t%.1f\t\n", r.n, 3*r.n, ms(r.p50), ms(r.p99), ms(r.max),
+			float64(r.p50)/float64(rows[0].p50), ms(r.baseline), float64(r.p50)/float64(r.baseline), r.runsDuringSeries, r.fullDuringSeries,
+			r.idleCPU, mb(r.rssKB), mb(r.peakRSSKB))
 	}
 	tw.Flush()
 	fmt.Printf("%d saves per size, each a rename of one registry file changing one title; latency is until all 3 files of that skill hold it.\n", saves)
+	fmt.Printf("RSS in MB of 10^6 bytes; a full run reads the whole workspace, the others only what the events named.\n\n")
+	first, last := rows[0], rows[len(rows)-1]
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "NOT met"
+	}
+	fmt.Println("Targets, as the run judged them:")
+	ratio := float64(last.p50) / float64(first.p50)
+	fmt.Printf("- save → disk p50 at N=%d ≤ 1.5× the p50 at N=%d: %.2f× (%s vs %s): %s.\n", last.n, first.n, ratio, ms(last.p50), ms(first.p50), verdict(ratio <= 1.5))
+	fmt.Printf("- peak RSS at N=%d ≤ 60 MB: %.1f MB: %s.\n", last.n, mb(last.peakRSSKB), verdict(mb(last.peakRSSKB) <= 60))
+	quiet := true
+	var ticks []string
+	for _, r := range rows {
+		quiet = quiet && r.idleTicks == 0
+		ticks = append(ticks, fmt.Sprintf("N=%d: %d", r.n, r.idleTicks))
+	}
+	fmt.Printf("- idle CPU 0 (no clock tick over the %s idle window) at every N (%s): %s.\n", idle, strings.Join(ticks, ", "), verdict(quiet))
 }
+
+// mb is KiB in MB of 10^6 bytes.
+func mb(kib int) float64 { return float64(kib) * 1024 / 1e6 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
