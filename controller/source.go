@@ -304,13 +304,21 @@ func relevant(rel string) bool {
 func (s *changeSource) poll(ctx context.Context) {
 	var set polledDirs
 	last := s.baseline
+	// With nothing to poll the ticker is stopped: an idle watcher wakes for
+	// nothing.
 	tick := time.NewTicker(s.every)
+	tick.Stop()
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case set = <-s.pollSet:
+			if len(set.dirs) > 0 {
+				tick.Reset(s.every)
+			} else {
+				tick.Stop()
+			}
 			continue
 		case <-tick.C:
 		}

@@ -103,11 +103,11 @@ func measure(bin, ws string, n, saves, baselineRuns int, idle time.Duration) row
 		lat = append(lat, time.Since(start))
 	}
 	r.p50, r.p99, r.max = percentile(lat, 50), percentile(lat, 99), percentile(lat, 100)
+
+	time.Sleep(2 * time.Second) // let the last runs settle, and log, before measuring idle
 	// The watcher's first run, before the saves, is not one of them.
 	r.runsDuringSeries = strings.Count(logs.String(), `"msg":"reconcile finished"`) - 1
 	r.fullDuringSeries = strings.Count(logs.String(), `"full":true`) - 1
-
-	time.Sleep(2 * time.Second) // let the last runs settle before measuring idle
 	before := cpuTicks(watcher.Process.Pid)
 	time.Sleep(idle)
 	after := cpuTicks(watcher.Process.Pid)
