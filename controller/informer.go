@@ -270,9 +270,7 @@ func (inf *informer) reconcile(req Request) Outcome {
 		if len(have.Blocked) > 0 {
 			return inf.full(req, &in)
 		}
-		for _, e := range have.Entries {
-			scope.read = append(scope.read, e)
-		}
+		scope.read = append(scope.read, have.Entries...)
 		want := desired.BuildTargetInGit(declaring, in.Profile, in.Git, tc.target)
 		findTaken(want, have, taken)
 		parts[i] = targetPart{target: tc.target, want: want, have: have}
