@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -42,7 +41,7 @@ import (
 // read then has a stamp of that moment or later, unlike the one recorded.
 
 // indexVersion is the version of the index format.
-const indexVersion = "skillsync-index 1"
+const indexVersion = "skillsync-index 2"
 
 // indexedOutcome is what a pass that found nothing to do found, for the index.
 type indexedOutcome struct {
@@ -50,7 +49,6 @@ type indexedOutcome struct {
 	ProfileSource string             `json:"profileSource"`
 	Withheld      []desired.Withheld `json:"withheld"`
 	HandWritten   []string           `json:"handWritten"`
-	InSync        []string           `json:"inSync"`
 	Conflicts     []indexedConflict  `json:"conflicts"`
 	InGit         bool               `json:"inGit"`
 }
@@ -70,6 +68,7 @@ type stamped struct {
 	path   string
 	absent bool
 	stamp  workspacefs.Stamp
+	inSync bool // a generated file the pass found as desired
 }
 
 // seenTargets are the entries and files a pass's scan found in each target.
@@ -103,25 +102,31 @@ func fromIndex(req Request) (Outcome, bool) {
 	if !ok {
 		return Outcome{}, false
 	}
-	found, stamps, ok := parseIndex(data, key)
+	found, lines, ok := indexOutcome(data, key)
 	if !ok || found.InGit != gitfiles.InWorkTree(req.system(), real) {
 		return Outcome{}, false
 	}
-	paths := make([]string, len(stamps))
-	for i, s := range stamps {
-		paths[i] = s.path
-	}
-	same := true
-	stampAll(r, paths, func(i int, now stamped) bool {
-		same = now == stamps[i]
-		return same
-	})
-	if !same {
-		return Outcome{}, false
+	// The stamps are in the order of their paths: each directory is opened once,
+	// and the files in sync come out in the order a plan lists them.
+	w := newStamper(r)
+	defer w.close()
+	var inSync []string
+	var prev stamped
+	for len(lines) > 0 {
+		var line []byte
+		line, lines, _ = bytes.Cut(lines, []byte("\n"))
+		recorded, ok := parseStamp(line, prev)
+		if !ok || w.stamp(recorded.path) != recorded.withoutFlags() {
+			return Outcome{}, false
+		}
+		if recorded.inSync {
+			inSync = append(inSync, recorded.path)
+		}
+		prev = recorded
 	}
 	out := Outcome{Withheld: found.Withheld, HandWritten: found.HandWritten, Planned: true, indexed: true}
 	out.Profile = desired.Profile{Name: found.Profile, Source: found.ProfileSource}
-	out.Plan.InSync = found.InSync
+	out.Plan.InSync = inSync
 	for _, c := range found.Conflicts {
 		out.Plan.Changes = append(out.Plan.Changes, Change{Path: c.Path, Action: Conflict, Owner: c.Owner, Reason: c.Reason,
 			Obstruction: c.Obstruction, Override: c.Override, OldSum: c.OldSum})
@@ -157,11 +162,19 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 		statedir.RemoveIndex(r)
 		return
 	}
+	w := newStamper(r)
 	stamps := make([]stamped, len(paths))
-	stampAll(r, paths, func(i int, s stamped) bool {
-		stamps[i] = s
-		return true
-	})
+	for i, p := range paths {
+		stamps[i] = w.stamp(p)
+	}
+	w.close()
+	inSync := make(map[string]bool, len(out.Plan.InSync))
+	for _, p := range out.Plan.InSync {
+		inSync[p] = true
+	}
+	for i := range stamps {
+		stamps[i].inSync = inSync[stamps[i].path]
+	}
 	trusted := began.Add(-racyMargin(stamps)).UnixNano()
 	for _, s := range stamps {
 		if !s.absent && (!s.stamp.Valid || s.stamp.Mtime >= trusted || s.stamp.Ctime >= trusted) {
@@ -170,7 +183,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 		}
 	}
 	found := indexedOutcome{Profile: in.Profile.Name, ProfileSource: in.Profile.Source, Withheld: out.Withheld,
-		HandWritten: out.HandWritten, InSync: out.Plan.InSync, Conflicts: conflicts, InGit: gitfiles.InWorkTree(req.system(), in.Registry.Root)}
+		HandWritten: out.HandWritten, Conflicts: conflicts, InGit: gitfiles.InWorkTree(req.system(), in.Registry.Root)}
 	data, err := encodeIndex(key, found, stamps)
 	if err != nil {
 		return
@@ -239,59 +252,75 @@ func indexKey(req Request) (string, bool) {
 	return hex.EncodeToString(h.Sum(nil)), true
 }
 
-// stampAll hands each of paths to found with what is there now, never following
-// a symlink in its last element, until found returns false. Each directory is
-// opened once, from the directory above it when that is open: a workspace of
-// thousands of skill directories is stamped with a system call or two for each.
-func stampAll(r workspacefs.FS, paths []string, found func(i int, s stamped) bool) {
-	byParent := map[string][]int{}
-	for i, p := range paths {
-		byParent[path.Dir(p)] = append(byParent[path.Dir(p)], i)
-	}
-	parents := slices.Sorted(maps.Keys(byParent))
-	above := map[string]bool{} // the parents that hold other parents
-	for _, p := range parents {
-		above[path.Dir(p)] = true
-	}
-	open := map[string]workspacefs.Dir{}
-	defer func() {
-		for _, d := range open {
-			d.Close()
-		}
-	}()
-	for _, parent := range parents {
-		var d workspacefs.Dir
-		var err error
-		if up, ok := open[path.Dir(parent)]; ok && parent != "." {
-			d, err = up.Sub(path.Base(parent))
-		} else {
-			d, err = r.OpenDir(parent)
-		}
-		for _, i := range byParent[parent] {
-			if !found(i, stampIn(r, d, err, paths[i])) {
-				return
-			}
-		}
-		switch {
-		case err != nil:
-		case above[parent]:
-			open[parent] = d
-		default:
-			d.Close()
-		}
-	}
+// stamper stamps paths given in the order of their paths, never following a
+// symlink in the last element: the directories from the root to the one it is
+// in are kept open, so that each directory is opened once, in one system call
+// from the nearest one open above it.
+type stamper struct {
+	r    workspacefs.FS
+	open []openDir // from the root down
 }
 
-// stampIn is what is at p, in the directory d opened with err.
-func stampIn(r workspacefs.FS, d workspacefs.Dir, err error, p string) stamped {
+type openDir struct {
+	path string
+	d    workspacefs.Dir
+	err  error
+}
+
+func newStamper(r workspacefs.FS) *stamper { return &stamper{r: r} }
+
+func (w *stamper) close() {
+	for _, o := range w.open {
+		if o.err == nil {
+			o.d.Close()
+		}
+	}
+	w.open = nil
+}
+
+// dir is the directory p, opened.
+func (w *stamper) dir(p string) (workspacefs.Dir, error) {
+	for n := len(w.open); n > 0; n = len(w.open) {
+		top := w.open[n-1]
+		if top.path == p {
+			return top.d, top.err
+		}
+		if top.err == nil && (top.path == "." || strings.HasPrefix(p, top.path+"/")) {
+			rel := strings.TrimPrefix(p, top.path+"/")
+			if top.path == "." {
+				rel = p
+			}
+			d, err := top.d.Beneath(rel)
+			w.open = append(w.open, openDir{path: p, d: d, err: err})
+			return d, err
+		}
+		if top.err == nil {
+			top.d.Close()
+		}
+		w.open = w.open[:n-1]
+	}
+	d, err := w.r.OpenDir(".")
+	w.open = append(w.open, openDir{path: ".", d: d, err: err})
+	if p == "." {
+		return d, err
+	}
+	return w.dir(p)
+}
+
+// stamp is what is at p now.
+func (w *stamper) stamp(p string) stamped {
 	s := stamped{path: p}
+	var err error
 	if p == "." {
 		var info fs.FileInfo
-		if info, err = r.Lstat("."); err == nil {
+		if info, err = w.r.Lstat("."); err == nil {
 			s.stamp = workspacefs.StampOf(info)
 		}
-	} else if err == nil {
-		s.stamp, err = d.Stamp(path.Base(p))
+	} else {
+		var d workspacefs.Dir
+		if d, err = w.dir(path.Dir(p)); err == nil {
+			s.stamp, err = d.Stamp(path.Base(p))
+		}
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, workspacefs.ErrNotOneElement):
@@ -316,74 +345,122 @@ func racyMargin(stamps []stamped) time.Duration {
 }
 
 // encodeIndex writes the index: its version, key and outcome, then a line per
-// stamp.
+// stamp in the order of their paths, each path written as how much of the one
+// before it it shares and the rest, a change time equal to the modification time
+// and a device equal to the line before's as "=".
 func encodeIndex(key string, found indexedOutcome, stamps []stamped) ([]byte, error) {
 	outcome, err := json.Marshal(found)
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\nkey %s\noutcome %s\n", indexVersion, key, outcome)
+	b := fmt.Appendf(nil, "%s\nkey %s\noutcome %s\n", indexVersion, key, outcome)
+	var prev stamped
 	for _, s := range stamps {
-		if s.absent {
-			fmt.Fprintf(&b, "- %s\n", strconv.Quote(s.path))
-			continue
+		shared := 0
+		for shared < len(s.path) && shared < len(prev.path) && s.path[shared] == prev.path[shared] {
+			shared++
 		}
-		st := s.stamp
-		fmt.Fprintf(&b, "s %d %d %d %d %d %s\n", st.Size, st.Mtime, st.Ctime, st.Ino, st.Dev, strconv.Quote(s.path))
+		b = strconv.AppendInt(b, int64(shared), 10)
+		switch {
+		case s.absent:
+			b = append(b, " -"...)
+		case s.inSync:
+			b = append(b, " i"...)
+		default:
+			b = append(b, " s"...)
+		}
+		if !s.absent {
+			st := s.stamp
+			b = strconv.AppendInt(append(b, ' '), st.Size, 10)
+			b = strconv.AppendInt(append(b, ' '), st.Mtime, 10)
+			b = appendOrSame(b, st.Ctime == st.Mtime, func(b []byte) []byte { return strconv.AppendInt(b, st.Ctime, 10) })
+			b = strconv.AppendUint(append(b, ' '), st.Ino, 10)
+			b = appendOrSame(b, prev.path != "" && !prev.absent && st.Dev == prev.stamp.Dev, func(b []byte) []byte { return strconv.AppendUint(b, st.Dev, 10) })
+		}
+		b = strconv.AppendQuote(append(b, ' '), s.path[shared:])
+		b = append(b, '\n')
+		prev = s
 	}
-	return b.Bytes(), nil
+	return b, nil
 }
 
-// parseIndex reads an index written for key; false for any other, or anything
-// it cannot read.
-func parseIndex(data []byte, key string) (indexedOutcome, []stamped, bool) {
+func appendOrSame(b []byte, same bool, value func([]byte) []byte) []byte {
+	if same {
+		return append(b, " ="...)
+	}
+	return value(append(b, ' '))
+}
+
+// indexOutcome reads the head of an index written for key: the outcome, and the
+// lines of stamps after it; false for any other key, or what it cannot read.
+func indexOutcome(data []byte, key string) (indexedOutcome, []byte, bool) {
 	var found indexedOutcome
-	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) < 3 || lines[0] != indexVersion || lines[1] != "key "+key {
+	version, rest, _ := bytes.Cut(data, []byte("\n"))
+	keyLine, rest, _ := bytes.Cut(rest, []byte("\n"))
+	outcome, rest, _ := bytes.Cut(rest, []byte("\n"))
+	if string(version) != indexVersion || string(keyLine) != "key "+key {
 		return found, nil, false
 	}
-	outcome, ok := strings.CutPrefix(lines[2], "outcome ")
-	if !ok || json.Unmarshal([]byte(outcome), &found) != nil {
+	outcome, ok := bytes.CutPrefix(outcome, []byte("outcome "))
+	if !ok || json.Unmarshal(outcome, &found) != nil {
 		return found, nil, false
 	}
-	stamps := make([]stamped, 0, len(lines)-3)
-	for _, line := range lines[3:] {
-		s, ok := parseStamp(line)
-		if !ok {
-			return found, nil, false
-		}
-		stamps = append(stamps, s)
-	}
-	return found, stamps, true
+	return found, rest, true
 }
 
-func parseStamp(line string) (stamped, bool) {
-	kind, rest, _ := strings.Cut(line, " ")
-	if kind == "-" {
-		p, err := strconv.Unquote(rest)
-		return stamped{path: p, absent: true}, err == nil
-	}
-	fields := strings.SplitN(rest, " ", 6)
-	if kind != "s" || len(fields) != 6 {
+// parseStamp reads one line of stamps, after the line that gave prev.
+func parseStamp(line []byte, prev stamped) (stamped, bool) {
+	head := strings.SplitN(string(line), " ", 3)
+	if len(head) != 3 {
 		return stamped{}, false
 	}
-	var n [3]int64
-	var id [2]uint64
-	var err error
-	for i := range n {
-		if n[i], err = strconv.ParseInt(fields[i], 10, 64); err != nil {
+	shared, err := strconv.Atoi(head[0])
+	if err != nil || shared < 0 || shared > len(prev.path) {
+		return stamped{}, false
+	}
+	var s stamped
+	quoted := head[2]
+	switch head[1] {
+	case "-":
+		s.absent = true
+	case "i", "s":
+		fields := strings.SplitN(head[2], " ", 6)
+		if len(fields) != 6 {
 			return stamped{}, false
 		}
-	}
-	for i := range id {
-		if id[i], err = strconv.ParseUint(fields[3+i], 10, 64); err != nil {
+		s.inSync, quoted = head[1] == "i", fields[5]
+		st := &s.stamp
+		st.Valid = true
+		var errs [5]error
+		st.Size, errs[0] = strconv.ParseInt(fields[0], 10, 64)
+		st.Mtime, errs[1] = strconv.ParseInt(fields[1], 10, 64)
+		st.Ctime = st.Mtime
+		if fields[2] != "=" {
+			st.Ctime, errs[2] = strconv.ParseInt(fields[2], 10, 64)
+		}
+		st.Ino, errs[3] = strconv.ParseUint(fields[3], 10, 64)
+		st.Dev = prev.stamp.Dev
+		if fields[4] != "=" {
+			st.Dev, errs[4] = strconv.ParseUint(fields[4], 10, 64)
+		} else if prev.absent || prev.path == "" {
 			return stamped{}, false
 		}
+		if errors.Join(errs[:]...) != nil {
+			return stamped{}, false
+		}
+	default:
+		return stamped{}, false
 	}
-	p, err := strconv.Unquote(fields[5])
+	suffix, err := strconv.Unquote(quoted)
 	if err != nil {
 		return stamped{}, false
 	}
-	return stamped{path: p, stamp: workspacefs.Stamp{Size: n[0], Mtime: n[1], Ctime: n[2], Ino: id[0], Dev: id[1], Valid: true}}, true
+	s.path = prev.path[:shared] + suffix
+	return s, true
+}
+
+// withoutFlags is s as a stamp taken now compares with it.
+func (s stamped) withoutFlags() stamped {
+	s.inSync = false
+	return s
 }

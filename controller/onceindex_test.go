@@ -53,6 +53,10 @@ func TestTheIndexAnswersAPassThatFindsNothingToDo(t *testing.T) {
 	if out := ReconcileOnce(req, time.Second); out.Err != nil || len(out.Plan.Changes) == 0 {
 		t.Fatalf("first pass: %v, %d changes", out.Err, len(out.Plan.Changes))
 	}
+	// People's skills under names the index must write and read back as they are.
+	for _, name := range []string{"with space", "new\nline", `quote"d`, "ü"} {
+		writeFile(t, root, ".claude/skills/"+name+"/SKILL.md", []byte("---\nname: x\ndescription: mine\n---\nMine.\n"))
+	}
 	if !indexAsOf(t, req, later()) {
 		t.Fatal("no index written for a pass that found nothing to do")
 	}
