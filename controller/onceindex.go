@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/skillsync/skillsync/clients"
@@ -317,13 +318,17 @@ func (w *stamper) stamp(p string) stamped {
 			s.stamp = workspacefs.StampOf(info)
 		}
 	} else {
-		var d workspacefs.Dir
-		if d, err = w.dir(path.Dir(p)); err == nil {
-			s.stamp, err = d.Stamp(path.Base(p))
+		d, dirErr := w.dir(path.Dir(p))
+		if dirErr != nil {
+			// Nothing is under what is no directory, or a symlink the scan does not
+			// follow either; that entry's own stamp says when it changes.
+			s.absent = true
+			return s
 		}
+		s.stamp, err = d.Stamp(path.Base(p))
 	}
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, workspacefs.ErrNotOneElement):
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, workspacefs.ErrNotOneElement) || errors.Is(err, syscall.ENOTDIR):
 		s.absent = true
 	case err != nil:
 		s.stamp = workspacefs.Stamp{} // no stamp: matches none
