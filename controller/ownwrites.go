@@ -106,12 +106,9 @@ func (s *changeSource) runEnded(out Outcome) {
 			trigger = true
 		}
 	}
-	for p := range pending {
-		if input, output := s.kind(p); (input || output) && s.triggers(p) {
+	for p, removed := range pending {
+		if s.judge(p, removed) {
 			trigger = true
-			if input {
-				s.o.history.changed(time.Now())
-			}
 		}
 	}
 	if trigger {
@@ -119,19 +116,38 @@ func (s *changeSource) runEnded(out Outcome) {
 	}
 }
 
-// triggers tells whether an event for rel calls for a run. It does not when rel is
-// a path the last run wrote and still holds what that run left there: the event is
-// the run's own. During a run an event waits for the run to end, to be judged then.
-func (s *changeSource) triggers(rel string) bool {
+// judge tells whether an event for rel, removed or renamed away when removed is
+// set, calls for a run, and tells the informer what changed. An event for a path
+// that is neither input nor output calls for none, nor does one for a path the
+// last run wrote that still holds what that run left there: the event is the
+// run's own. During a run an event waits for the run to end, to be judged then
+// against the inputs the run leaves: a file can become an input by it.
+func (s *changeSource) judge(rel string, removed bool) bool {
 	s.mu.Lock()
 	if s.running {
-		s.pending[rel] = true
+		s.pending[rel] = s.pending[rel] || removed
 		s.mu.Unlock()
 		return false
 	}
+	inputs := s.inputs
 	want, wrote := s.own[rel]
 	s.mu.Unlock()
-	return !wrote || !want.same(s.stateOf(rel))
+	input, output := inputs.holds(rel), outputPath(rel)
+	if input {
+		s.o.informer.inputChanged(rel, removed)
+		if inputs.moves(s.root, rel, removed) {
+			s.mu.Lock()
+			s.inputsMoved = true
+			s.mu.Unlock()
+		}
+	}
+	if !input && !output || wrote && want.same(s.stateOf(rel)) {
+		return false
+	}
+	if input {
+		s.o.history.changed(time.Now())
+	}
+	return true
 }
 
 // stateOf reads what is at rel now, never following a symlink.

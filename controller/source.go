@@ -56,7 +56,8 @@ type changeSource struct {
 	// for such a path, which still holds just that, is the run's own.
 	own map[string]ownState
 	// running is set while a run is under way; the paths of events meanwhile wait
-	// in pending, to be judged against what the run leaves.
+	// in pending (true for a removal or rename), to be judged against what the
+	// run leaves.
 	running bool
 	pending map[string]bool
 	// baseline is the poller's first listing of each directory, taken before the
@@ -245,23 +246,7 @@ func (s *changeSource) run(ctx context.Context) {
 			if !relevant(rel) {
 				continue
 			}
-			input, output := s.kind(rel)
-			if input {
-				removed := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
-				s.o.informer.inputChanged(rel, removed)
-				s.mu.Lock()
-				inputs := s.inputs
-				s.mu.Unlock()
-				if inputs.moves(s.root, rel, removed) {
-					s.mu.Lock()
-					s.inputsMoved = true
-					s.mu.Unlock()
-				}
-			}
-			if (input || output) && s.triggers(rel) {
-				if input {
-					s.o.history.changed(time.Now())
-				}
+			if s.judge(rel, ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
 				s.q.Add()
 			}
 		case err, ok := <-s.fsw.Errors:
@@ -347,13 +332,4 @@ func (s *changeSource) poll(ctx context.Context) {
 		}
 		last = now
 	}
-}
-
-// kind says whether rel is an input path (see inputPaths) and whether it is where
-// skillsync writes; an event for a path that is neither is dropped.
-func (s *changeSource) kind(rel string) (input, output bool) {
-	s.mu.Lock()
-	inputs := s.inputs
-	s.mu.Unlock()
-	return inputs.holds(rel), outputPath(rel)
 }

@@ -97,7 +97,9 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	}
 	before := len(s.polled)
 	var addErr error
+	handled := map[string]bool{}
 	for i, d := range append(dirs, again...) {
+		handled[d] = true
 		if i < len(dirs) && s.watched[d] && !named[d] {
 			continue
 		}
@@ -107,6 +109,13 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 		case workspacefs.OutOfResources(err) && !slices.Contains(s.polled, d):
 			s.polled = append(s.polled, d)
 			addErr = err
+		}
+	}
+	// A mark this refresh did not act on is kept for the next, which may be a
+	// full one that would otherwise keep the old watch.
+	for d := range named {
+		if !handled[d] {
+			s.again[d] = true
 		}
 	}
 	if !sameInputs {

@@ -112,13 +112,14 @@ const maxLinkHops = 40
 // it; and a registry file that is a link to a file elsewhere changes where the
 // link leads, not where the link is.
 func linkDirs(r workspacefs.FS, rel string) []string {
-	_, dirs := walkLinks(r, rel)
+	_, dirs, _ := walkLinks(r, rel)
 	return dirs
 }
 
 // walkLinks follows rel through the symlinks on its way, inside the workspace: it
-// returns the links met and the directories linkDirs lists.
-func walkLinks(r workspacefs.FS, rel string) (links, dirs []string) {
+// returns the links met, the directories linkDirs lists and, when a link was met,
+// the path rel leads to.
+func walkLinks(r workspacefs.FS, rel string) (links, dirs []string, at string) {
 	parts := strings.Split(rel, "/")
 	cur := "."
 	for hops := 0; len(parts) > 0; {
@@ -130,7 +131,7 @@ func walkLinks(r workspacefs.FS, rel string) (links, dirs []string) {
 		next := path.Join(cur, part)
 		info, err := r.Lstat(next)
 		if err != nil {
-			return links, dirs
+			return links, dirs, ""
 		}
 		if info.Mode()&fs.ModeSymlink == 0 {
 			cur = next
@@ -138,27 +139,28 @@ func walkLinks(r workspacefs.FS, rel string) (links, dirs []string) {
 		}
 		target, err := r.Readlink(next)
 		if hops++; err != nil || hops > maxLinkHops || filepath.IsAbs(target) || filepath.VolumeName(target) != "" {
-			return links, dirs
+			return links, dirs, ""
 		}
 		// A link target is in the host's form: backslashes on Windows.
 		if target = filepath.ToSlash(target); path.IsAbs(target) {
-			return links, dirs
+			return links, dirs, ""
 		}
 		links, dirs = append(links, next), append(dirs, cur)
 		resolved := path.Join(cur, target)
 		if resolved == ".." || strings.HasPrefix(resolved, "../") {
-			return links, dirs
+			return links, dirs, ""
 		}
 		parts = append(strings.Split(resolved, "/"), parts...)
 		cur = "."
 	}
-	if len(links) > 0 {
-		if info, err := r.Lstat(cur); err == nil && !info.IsDir() {
-			cur = path.Dir(cur)
-		}
-		dirs = append(dirs, cur)
+	if len(links) == 0 {
+		return nil, nil, ""
 	}
-	return links, dirs
+	at = cur
+	if info, err := r.Lstat(cur); err == nil && !info.IsDir() {
+		cur = path.Dir(cur)
+	}
+	return links, append(dirs, cur), at
 }
 
 // inputPaths tells which paths of the watched directories are inputs, or could
@@ -184,9 +186,13 @@ func inputsOf(r workspacefs.FS, reg *registry.Registry) inputPaths {
 		for p := f; p != "." && p != "/"; p = path.Dir(p) {
 			in.paths[p] = true
 		}
-		links, _ := walkLinks(r, f)
+		links, _, at := walkLinks(r, f)
 		for _, l := range links {
 			in.paths[l] = true
+		}
+		// The events of a file reached through a link name where it leads.
+		for p := at; at != "" && p != "." && p != "/"; p = path.Dir(p) {
+			in.paths[p] = true
 		}
 	}
 	return in

@@ -318,6 +318,19 @@ var sideFiles = func() map[string][]string {
 	return out
 }()
 
+// SideDirs are the subdirectories of a skill directory a scan lists for side
+// files.
+func SideDirs() []string {
+	var out []string
+	for sub := range sideFiles {
+		if sub != "" {
+			out = append(out, sub)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // scanSideFiles reads the side files in the subdirectory sub of skill: each is
 // owned or not like a SKILL.md, and what an interrupted write left there is found
 // as in the skill directory. Anything else there is a person's and is left out.

@@ -279,3 +279,41 @@ func TestRecordCachedPrimesTheCache(t *testing.T) {
 		t.Errorf("the record written differs from the record on disk: %v", err)
 	}
 }
+
+// Bytes kept under their digest that a crash cut short are written again by the
+// next record, so a cut of the file they record is found again.
+func TestKeptBytesCutShortAreWrittenAgain(t *testing.T) {
+	root := exampleWorkspace(t)
+	if _, err := Record(workspacefs.OS{}, loaded(t, root)); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, "registry/intents.yaml")
+	data, _ := os.ReadFile(file)
+	blob := filepath.Join(root, blobPath(sha256.Sum256(data)))
+	if err := os.WriteFile(blob, nil, 0o644); err != nil { // empty after a crash
+		t.Fatal(err)
+	}
+	// Another file changes; the next apply records again.
+	journal := filepath.Join(root, "registry/journal.yaml")
+	j, _ := os.ReadFile(journal)
+	os.WriteFile(journal, append(j, "# more\n"...), 0o644)
+	if _, err := Record(workspacefs.OS{}, loaded(t, root)); err != nil {
+		t.Fatal(err)
+	}
+	// Now intents.yaml is cut at the end of a line.
+	cut := data[:len(data)-200]
+	for cut[len(cut)-1] != '\n' {
+		cut = cut[:len(cut)-1]
+	}
+	os.WriteFile(file, cut, 0o644)
+	reg, _ := registry.Load(root)
+	r, _ := workspacefs.OS{}.Open(root)
+	defer r.Close()
+	applied, err := ReadApplied(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cuts := registry.CutOff(applied.In(r), reg); len(cuts) == 0 {
+		t.Fatal("the cut of registry/intents.yaml is not found: its recorded bytes were not written again")
+	}
+}

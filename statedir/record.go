@@ -210,8 +210,8 @@ func writeApplied(r workspacefs.FS, files map[string]Recorded, content func(name
 	dir, err := r.OpenDir(AppliedDir)
 	var entries []workspacefs.Entry
 	if err == nil {
+		defer dir.Close()
 		entries, err = dir.Entries()
-		dir.Close()
 	}
 	if err != nil {
 		return sum, fmt.Errorf("read %s: %w", AppliedDir, workspacefs.Cause(err))
@@ -230,6 +230,13 @@ func writeApplied(r workspacefs.FS, files map[string]Recorded, content func(name
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		f := files[name]
 		blob := path.Base(blobPath(f.Sum))
+		if kept[blob] && !listed[blob] {
+			// Kept bytes of another size were cut short (a crash before they reached
+			// the disk): they are written again.
+			if st, err := dir.Stamp(blob); err != nil || st.Valid && st.Size != int64(f.Size) {
+				kept[blob] = false
+			}
+		}
 		if !kept[blob] && !listed[blob] {
 			data, err := content(name)
 			if err != nil {

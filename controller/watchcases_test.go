@@ -1,0 +1,188 @@
+package controller
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agreeAfter starts a watcher's change source (real inotify) on root and runs a
+// full pass; then, for each change, makes it, waits for its events and compares
+// the watcher's next pass with one from scratch.
+func agreeAfter(t *testing.T, root string, changes ...func()) {
+	t.Helper()
+	inf := newInformer()
+	req := Request{Root: root, informer: inf, history: &settling{}}
+	src, sync := watchedBy(t, req)
+	check := req
+	check.Check = true
+	src.pass(inf, req) // full, applies
+	sync()             // the apply's own events
+	src.pass(inf, check)
+	for i, change := range changes {
+		change()
+		sync()
+		out := src.pass(inf, check)
+		got := planSummary(out)
+		want := planSummary(Reconcile(Request{Root: root, Check: true}))
+		if got != want {
+			full := out.scope != nil && out.scope.full
+			t.Fatalf("after change %d (full pass: %v) the watcher plans otherwise than a pass from scratch\n--- watcher\n%s\n--- from scratch\n%s", i, full, got, want)
+		}
+	}
+}
+
+func replaceIn(t *testing.T, file, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s holds no %q", file, old)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A registry file that is a symlink to a file elsewhere in the workspace: an edit
+// of the file it leads to is an event in a watched directory, and the watcher
+// must see it.
+func TestWatchSeesAnEditWhereARegistryFileLinks(t *testing.T) {
+	root := exampleWorkspace(t)
+	os.MkdirAll(filepath.Join(root, "real"), 0o755)
+	if err := os.Rename(filepath.Join(root, "registry/journal.yaml"), filepath.Join(root, "real/journal.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../real/journal.yaml", filepath.Join(root, "registry/journal.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	agreeAfter(t, root, func() {
+		replaceIn(t, filepath.Join(root, "real/journal.yaml"), "title: Weekly report", "title: Monthly report")
+	})
+}
+
+// The same through a symlinked registry directory (registry -> shared/registry),
+// the file edited where it is.
+func TestWatchSeesAnEditInALinkedRegistryDirectory(t *testing.T) {
+	root := exampleWorkspace(t)
+	os.MkdirAll(filepath.Join(root, "shared"), 0o755)
+	if err := os.Rename(filepath.Join(root, "registry"), filepath.Join(root, "shared/registry")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("shared/registry", filepath.Join(root, "registry")); err != nil {
+		t.Fatal(err)
+	}
+	agreeAfter(t, root, func() {
+		replaceIn(t, filepath.Join(root, "shared/registry/journal.yaml"), "title: Weekly report", "title: Monthly report")
+	})
+}
+
+// A skill directory removed and made again while a pass that does not read it
+// runs, the next pass a full one (a resync): the directory's watch went with the
+// old one, and is added again, so a hand edit in it is seen.
+func TestASkillDirectoryMadeAgainDuringAPassIsWatchedAgain(t *testing.T) {
+	root := exampleWorkspace(t)
+	inf := newInformer()
+	req := Request{Root: root, informer: inf, history: &settling{}}
+	src, sync := watchedBy(t, req)
+	check := req
+	check.Check = true
+	src.pass(inf, req) // full; writes every skill
+	sync()
+	src.pass(inf, check)
+	dir := filepath.Join(root, ".claude/skills/intent")
+	data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A pass P has taken the dirty set (nothing) when the directory is removed
+	// and made again, as `git checkout` or a sync tool does.
+	taken := inf.take()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, ".claude/skills/intent/SKILL.md", data)
+	sync()
+	stash := inf.take()
+	inf.putBack(taken)
+	out := src.pass(inf, check) // P: partial, reads nothing, refreshes some watches
+	if out.scope == nil || out.scope.full {
+		t.Fatalf("P is not a partial pass")
+	}
+	inf.putBack(stash) // what events named during P
+	inf.noteAll()      // and the resync fires
+	if out := src.pass(inf, check); !out.scope.full {
+		t.Fatalf("P2 is not a full pass")
+	}
+	// A hand edit in the directory: its event must arrive.
+	writeFile(t, root, ".claude/skills/intent/SKILL.md", append(data, "edited by hand\n"...))
+	sync()
+	got := planSummary(src.pass(inf, check))
+	want := planSummary(Reconcile(Request{Root: root, Check: true}))
+	if got != want {
+		t.Fatalf("the hand edit in a directory made again was not seen\n--- watcher\n%s\n--- from scratch\n%s", got, want)
+	}
+}
+
+// The config widens a glob; a file only the new glob matches is saved while the
+// pass that first reads it runs. Its event is judged against the inputs that
+// pass leaves, so the file is read again.
+func TestASaveDuringAPassIsJudgedByTheInputsItLeaves(t *testing.T) {
+	root := exampleWorkspace(t)
+	inf := newInformer()
+	req := Request{Root: root, informer: inf, history: &settling{}}
+	src, sync := watchedBy(t, req)
+	check := req
+	check.Check = true
+	src.pass(inf, req)
+	sync()
+	src.pass(inf, check)
+	extra := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: extra.cap}\nspec:\n  title: Extra\n  effect: read\n" +
+		"  input: {type: object, properties: {text: {type: string}}, required: [text]}\n  mcp: {tool: extra}\n  skill: {alias: extra, argument: text}\n"
+	writeFile(t, root, "registry/extra.yml", []byte(extra))
+	replaceIn(t, filepath.Join(root, "skillsync.yaml"), "registry: [registry/*.yaml]", "registry: [registry/*.yaml, registry/*.yml]")
+	sync()
+	// pass(), split where the save lands: after the reconcile read the inputs,
+	// before the watches and inputs are refreshed.
+	src.runStarting()
+	out := inf.reconcile(check)
+	replaceIn(t, filepath.Join(root, "registry/extra.yml"), "title: Extra", "title: Extra retitled")
+	sync()
+	src.refresh(out.Registry)
+	src.runEnded(out)
+	got := planSummary(src.pass(inf, check))
+	want := planSummary(Reconcile(Request{Root: root, Check: true}))
+	if got != want {
+		t.Fatalf("the save during the pass was lost\n--- watcher\n%s\n--- from scratch\n%s", got, want)
+	}
+}
+
+// registry -> a/registry: the link's target sorts before the link.
+func TestWatchSeesAnEditInALinkedRegistryDirectoryThatSortsFirst(t *testing.T) {
+	root := exampleWorkspace(t)
+	os.MkdirAll(filepath.Join(root, "a"), 0o755)
+	if err := os.Rename(filepath.Join(root, "registry"), filepath.Join(root, "a/registry")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a/registry", filepath.Join(root, "registry")); err != nil {
+		t.Fatal(err)
+	}
+	agreeAfter(t, root, func() {
+		replaceIn(t, filepath.Join(root, "a/registry/journal.yaml"), "title: Weekly report", "title: Monthly report")
+	})
+}
+
+// A full pass (a target directory removed) reads every input file again.
+func TestAFullPassReadsALinkedRegistryFileAgain(t *testing.T) {
+	root := exampleWorkspace(t)
+	os.MkdirAll(filepath.Join(root, "real"), 0o755)
+	os.Rename(filepath.Join(root, "registry/journal.yaml"), filepath.Join(root, "real/journal.yaml"))
+	os.Symlink("../real/journal.yaml", filepath.Join(root, "registry/journal.yaml"))
+	agreeAfter(t, root, func() {
+		replaceIn(t, filepath.Join(root, "real/journal.yaml"), "title: Weekly report", "title: Monthly report")
+		os.RemoveAll(filepath.Join(root, ".qwen"))
+	})
+}
