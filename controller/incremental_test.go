@@ -19,19 +19,22 @@ import (
 	"github.com/skillsync/skillsync/health"
 )
 
-// incrementalCases is how many steps the incremental property test takes:
-// INCREMENTAL_CASES, or a count that keeps make test quick; make reliability
-// takes many more.
-func incrementalCases(t *testing.T) int {
-	if v := os.Getenv("INCREMENTAL_CASES"); v != "" {
+// propertyCases is how many steps a property test takes: the count the variable
+// env gives, or def, a count that keeps make test quick; make reliability sets
+// many more.
+func propertyCases(t *testing.T, env string, def int) int {
+	if v := os.Getenv(env); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			t.Fatalf("INCREMENTAL_CASES=%q", v)
+			t.Fatalf("%s=%q", env, v)
 		}
 		return n
 	}
-	return 200
+	return def
 }
+
+// incrementalCases is how many steps the incremental property test takes.
+func incrementalCases(t *testing.T) int { return propertyCases(t, "INCREMENTAL_CASES", 200) }
 
 // A watcher's pass, through the caches it keeps and fed with the events real
 // inotify delivers, plans exactly what a pass from scratch plans, after every

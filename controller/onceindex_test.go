@@ -93,18 +93,8 @@ func TestNoIndexOfRacilyCleanStamps(t *testing.T) {
 	}
 }
 
-// indexCases is how many steps the index property test takes: INDEX_CASES, or a
-// count that keeps make test quick.
-func indexCases(t *testing.T) int {
-	if v := os.Getenv("INDEX_CASES"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			t.Fatalf("INDEX_CASES=%q", v)
-		}
-		return n
-	}
-	return 150
-}
+// indexCases is how many steps the index property test takes.
+func indexCases(t *testing.T) int { return propertyCases(t, "INDEX_CASES", 150) }
 
 // Whatever changes in the workspace, the index answers only a pass whose answer
 // it holds: after every step of a random sequence (the steps of the incremental

@@ -33,6 +33,21 @@ func agreeAfter(t *testing.T, root string, changes ...func()) {
 	}
 }
 
+// behindLink moves the input rel of root to to, and puts a symlink to it, link
+// target as written, in its place.
+func behindLink(t *testing.T, root, rel, to, target string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(root, to)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(root, rel), filepath.Join(root, to)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(root, rel)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func replaceIn(t *testing.T, file, old, new string) {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -52,13 +67,7 @@ func replaceIn(t *testing.T, file, old, new string) {
 // must see it.
 func TestWatchSeesAnEditWhereARegistryFileLinks(t *testing.T) {
 	root := exampleWorkspace(t)
-	os.MkdirAll(filepath.Join(root, "real"), 0o755)
-	if err := os.Rename(filepath.Join(root, "registry/journal.yaml"), filepath.Join(root, "real/journal.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../real/journal.yaml", filepath.Join(root, "registry/journal.yaml")); err != nil {
-		t.Fatal(err)
-	}
+	behindLink(t, root, "registry/journal.yaml", "real/journal.yaml", "../real/journal.yaml")
 	agreeAfter(t, root, func() {
 		replaceIn(t, filepath.Join(root, "real/journal.yaml"), "title: Weekly report", "title: Monthly report")
 	})
@@ -68,13 +77,7 @@ func TestWatchSeesAnEditWhereARegistryFileLinks(t *testing.T) {
 // the file edited where it is.
 func TestWatchSeesAnEditInALinkedRegistryDirectory(t *testing.T) {
 	root := exampleWorkspace(t)
-	os.MkdirAll(filepath.Join(root, "shared"), 0o755)
-	if err := os.Rename(filepath.Join(root, "registry"), filepath.Join(root, "shared/registry")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("shared/registry", filepath.Join(root, "registry")); err != nil {
-		t.Fatal(err)
-	}
+	behindLink(t, root, "registry", "shared/registry", "shared/registry")
 	agreeAfter(t, root, func() {
 		replaceIn(t, filepath.Join(root, "shared/registry/journal.yaml"), "title: Weekly report", "title: Monthly report")
 	})
@@ -163,13 +166,7 @@ func TestASaveDuringAPassIsJudgedByTheInputsItLeaves(t *testing.T) {
 // registry -> a/registry: the link's target sorts before the link.
 func TestWatchSeesAnEditInALinkedRegistryDirectoryThatSortsFirst(t *testing.T) {
 	root := exampleWorkspace(t)
-	os.MkdirAll(filepath.Join(root, "a"), 0o755)
-	if err := os.Rename(filepath.Join(root, "registry"), filepath.Join(root, "a/registry")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("a/registry", filepath.Join(root, "registry")); err != nil {
-		t.Fatal(err)
-	}
+	behindLink(t, root, "registry", "a/registry", "a/registry")
 	agreeAfter(t, root, func() {
 		replaceIn(t, filepath.Join(root, "a/registry/journal.yaml"), "title: Weekly report", "title: Monthly report")
 	})
@@ -178,9 +175,7 @@ func TestWatchSeesAnEditInALinkedRegistryDirectoryThatSortsFirst(t *testing.T) {
 // A full pass (a target directory removed) reads every input file again.
 func TestAFullPassReadsALinkedRegistryFileAgain(t *testing.T) {
 	root := exampleWorkspace(t)
-	os.MkdirAll(filepath.Join(root, "real"), 0o755)
-	os.Rename(filepath.Join(root, "registry/journal.yaml"), filepath.Join(root, "real/journal.yaml"))
-	os.Symlink("../real/journal.yaml", filepath.Join(root, "registry/journal.yaml"))
+	behindLink(t, root, "registry/journal.yaml", "real/journal.yaml", "../real/journal.yaml")
 	agreeAfter(t, root, func() {
 		replaceIn(t, filepath.Join(root, "real/journal.yaml"), "title: Weekly report", "title: Monthly report")
 		os.RemoveAll(filepath.Join(root, ".qwen"))

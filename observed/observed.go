@@ -117,7 +117,7 @@ func Scan(sys workspacefs.System, root string, dirs []string) (State, error) {
 		return State{}, err
 	}
 	defer r.Close()
-	st := State{Files: map[string]File{}, Blocked: map[string]string{}, Obstructed: map[string]bool{}}
+	st := newState()
 	sorted := append([]string(nil), dirs...)
 	sort.Strings(sorted)
 	for _, dir := range sorted {
@@ -125,11 +125,31 @@ func Scan(sys workspacefs.System, root string, dirs []string) (State, error) {
 			return State{}, err
 		}
 	}
+	st.finish(r)
+	return st, nil
+}
+
+func newState() State {
+	return State{Files: map[string]File{}, Blocked: map[string]string{}, Obstructed: map[string]bool{}}
+}
+
+// finish puts what a scan found in order and finds the links among it that lead
+// out of the workspace.
+func (st *State) finish(r workspacefs.FS) {
 	sort.Strings(st.TempFiles)
 	sort.Strings(st.EmptyDirs)
 	sort.Strings(st.Entries)
-	st.Escapes = escapes(r, st)
-	return st, nil
+	st.Escapes = escapes(r, *st)
+}
+
+// block records that the target directory dir must not be used, for reason;
+// link is the symlink on the way to it, when that is the reason.
+func (st *State) block(dir, link, reason string) {
+	st.Blocked[dir] = reason
+	st.Obstructed[dir] = link == ""
+	if link != "" {
+		st.links = append(st.links, link)
+	}
 }
 
 // MaxFileSize is the largest SKILL.md read; a larger one was not written by skillsync.
@@ -141,11 +161,7 @@ func (st *State) scanDir(root workspacefs.FS, dir string) error {
 		return err
 	}
 	if reason != "" {
-		st.Blocked[dir] = reason
-		st.Obstructed[dir] = link == ""
-		if link != "" {
-			st.links = append(st.links, link)
-		}
+		st.block(dir, link, reason)
 		return nil
 	}
 	target, err := root.OpenDir(dir)

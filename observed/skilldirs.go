@@ -19,26 +19,19 @@ func ScanSkillDirs(sys workspacefs.System, root, dir string, names []string) (St
 		return State{}, err
 	}
 	defer r.Close()
-	st := State{Files: map[string]File{}, Blocked: map[string]string{}, Obstructed: map[string]bool{}}
+	st := newState()
 	exists, link, reason, err := plainDirectory(r, dir)
 	switch {
 	case err != nil:
 		return State{}, err
 	case reason != "":
-		st.Blocked[dir] = reason
-		st.Obstructed[dir] = link == ""
-		if link != "" {
-			st.links = append(st.links, link)
-		}
+		st.block(dir, link, reason)
 	case exists:
 		if err := st.scanNamed(r, dir, names); err != nil {
 			return State{}, err
 		}
 	}
-	sort.Strings(st.TempFiles)
-	sort.Strings(st.EmptyDirs)
-	sort.Strings(st.Entries)
-	st.Escapes = escapes(r, st)
+	st.finish(r)
 	return st, nil
 }
 
