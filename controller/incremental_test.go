@@ -33,6 +33,16 @@ func propertyCases(t *testing.T, env string, def int) int {
 	return def
 }
 
+// propertySeed is the seed the variable env gives, to replay a failure, or a new
+// one.
+func propertySeed(env string) uint64 {
+	if v := os.Getenv(env); v != "" {
+		seed, _ := strconv.ParseUint(v, 10, 64)
+		return seed
+	}
+	return rand.Uint64()
+}
+
 // incrementalCases is how many steps the incremental property test takes.
 func incrementalCases(t *testing.T) int { return propertyCases(t, "INCREMENTAL_CASES", 200) }
 
@@ -44,10 +54,7 @@ func incrementalCases(t *testing.T) int { return propertyCases(t, "INCREMENTAL_C
 // replaced by files or symlinks, temp files and empty directories left, a
 // person's skill written, a target directory removed, and passes that apply.
 func TestIncrementalAgreesWithFromScratch(t *testing.T) {
-	seed := rand.Uint64()
-	if v := os.Getenv("INCREMENTAL_SEED"); v != "" {
-		seed, _ = strconv.ParseUint(v, 10, 64)
-	}
+	seed := propertySeed("INCREMENTAL_SEED")
 	rng := rand.New(rand.NewPCG(seed, seed))
 	root := exampleWorkspace(t)
 	outside := t.TempDir()

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,10 +100,7 @@ func indexCases(t *testing.T) int { return propertyCases(t, "INDEX_CASES", 150) 
 // property test, and edits that keep a file's size and modification time, and
 // chmods), an answer from the index is what a pass from scratch finds.
 func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
-	seed := rand.Uint64()
-	if v := os.Getenv("INDEX_SEED"); v != "" {
-		seed, _ = strconv.ParseUint(v, 10, 64)
-	}
+	seed := propertySeed("INDEX_SEED")
 	rng := rand.New(rand.NewPCG(seed, seed))
 	root := exampleWorkspace(t)
 	outside := t.TempDir()

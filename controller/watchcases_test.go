@@ -62,25 +62,33 @@ func replaceIn(t *testing.T, file, old, new string) {
 	}
 }
 
-// A registry file that is a symlink to a file elsewhere in the workspace: an edit
-// of the file it leads to is an event in a watched directory, and the watcher
-// must see it.
-func TestWatchSeesAnEditWhereARegistryFileLinks(t *testing.T) {
-	root := exampleWorkspace(t)
-	behindLink(t, root, "registry/journal.yaml", "real/journal.yaml", "../real/journal.yaml")
-	agreeAfter(t, root, func() {
-		replaceIn(t, filepath.Join(root, "real/journal.yaml"), "title: Weekly report", "title: Monthly report")
-	})
-}
-
-// The same through a symlinked registry directory (registry -> shared/registry),
-// the file edited where it is.
-func TestWatchSeesAnEditInALinkedRegistryDirectory(t *testing.T) {
-	root := exampleWorkspace(t)
-	behindLink(t, root, "registry", "shared/registry", "shared/registry")
-	agreeAfter(t, root, func() {
-		replaceIn(t, filepath.Join(root, "shared/registry/journal.yaml"), "title: Weekly report", "title: Monthly report")
-	})
+// An input behind a symlink inside the workspace: a registry file that links to
+// a file elsewhere, or a registry directory that links to one elsewhere (its
+// target sorting after the link or before it). An edit where the link leads is
+// an event in a watched directory, and the watcher sees it, in a pass that reads
+// what changed and in a full pass (a target directory removed meanwhile) alike.
+func TestWatchSeesAnEditWhereAnInputLinks(t *testing.T) {
+	for _, c := range []struct {
+		name, rel, to, target string
+		full                  bool
+	}{
+		{"file", "registry/journal.yaml", "real/journal.yaml", "../real/journal.yaml", false},
+		{"file, full pass", "registry/journal.yaml", "real/journal.yaml", "../real/journal.yaml", true},
+		{"directory", "registry", "shared/registry", "shared/registry", false},
+		{"directory that sorts first", "registry", "a/registry", "a/registry", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := exampleWorkspace(t)
+			behindLink(t, root, c.rel, c.to, c.target)
+			edited := filepath.Join(root, strings.Replace("registry/journal.yaml", c.rel, c.to, 1))
+			agreeAfter(t, root, func() {
+				replaceIn(t, edited, "title: Weekly report", "title: Monthly report")
+				if c.full {
+					os.RemoveAll(filepath.Join(root, ".qwen"))
+				}
+			})
+		})
+	}
 }
 
 // A skill directory removed and made again while a pass that does not read it
@@ -161,23 +169,4 @@ func TestASaveDuringAPassIsJudgedByTheInputsItLeaves(t *testing.T) {
 	if got != want {
 		t.Fatalf("the save during the pass was lost\n--- watcher\n%s\n--- from scratch\n%s", got, want)
 	}
-}
-
-// registry -> a/registry: the link's target sorts before the link.
-func TestWatchSeesAnEditInALinkedRegistryDirectoryThatSortsFirst(t *testing.T) {
-	root := exampleWorkspace(t)
-	behindLink(t, root, "registry", "a/registry", "a/registry")
-	agreeAfter(t, root, func() {
-		replaceIn(t, filepath.Join(root, "a/registry/journal.yaml"), "title: Weekly report", "title: Monthly report")
-	})
-}
-
-// A full pass (a target directory removed) reads every input file again.
-func TestAFullPassReadsALinkedRegistryFileAgain(t *testing.T) {
-	root := exampleWorkspace(t)
-	behindLink(t, root, "registry/journal.yaml", "real/journal.yaml", "../real/journal.yaml")
-	agreeAfter(t, root, func() {
-		replaceIn(t, filepath.Join(root, "real/journal.yaml"), "title: Weekly report", "title: Monthly report")
-		os.RemoveAll(filepath.Join(root, ".qwen"))
-	})
 }
