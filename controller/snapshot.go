@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -92,7 +91,8 @@ func (e *SnapshotRejectedError) Unwrap() error { return e.Err }
 // RecordSnapshot writes content at rel, as WriteSnapshot does, and keeps it only
 // if the registry loads with it: otherwise what was there is put back and the
 // error is a SnapshotRejectedError. Problems that are not the snapshot's (a
-// person's file that does not load) neither keep it out nor are reported here:
+// person's file that does not load, another source's snapshot) neither keep it
+// out nor are reported here:
 // they are the workspace's, and every other command reports them. A snapshot
 // already as content is checked the same way, so that one that no longer loads
 // (its selector changed) is never called unchanged.
@@ -108,11 +108,10 @@ func RecordSnapshot(sys workspacefs.System, root, rel string, content []byte, fo
 	case loadErr == nil:
 		return wrote, nil
 	case errors.As(loadErr, &ps) && in.Registry != nil:
-		outside := in.Registry.OutsideSnapshots(ps)
-		if len(outside) == len(ps) {
+		rejected.Problems = in.Registry.OfSnapshot(rel, ps)
+		if len(rejected.Problems) == 0 {
 			return wrote, nil
 		}
-		rejected.Problems = slices.DeleteFunc(ps, func(p registry.Problem) bool { return slices.Contains(outside, p) })
 	default:
 		rejected.Err = loadErr
 	}

@@ -49,6 +49,30 @@ func TestRecordSnapshotIgnoresProblemsNotItsOwn(t *testing.T) {
 	}
 }
 
+// Another source's snapshot that does not load is that source's to mend: it
+// keeps no tool of this one out.
+func TestRecordSnapshotIgnoresAnotherSourcesProblems(t *testing.T) {
+	root := snapshotWorkspace(t)
+	config, err := os.ReadFile(filepath.Join(root, "skillsync.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, "skillsync.yaml", append(config, "    - name: other\n      command: other-mcp\n"...))
+	other := "---\napiVersion: skillsync/v1\nkind: Capability\nmetadata:\n  name: other.tool\nspec:\n  title: A tool\n  effect: sometimes\n" +
+		"  mcp: {server: other, tool: tool}\n"
+	stamped, err := banner.Stamp([]byte(other), "mcp/other", "registry/mcp-other.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, "registry/mcp-other.yaml", stamped)
+	if _, err := LoadInputs(workspacefs.OS{}, root, "", ""); err == nil {
+		t.Fatal("the other source's snapshot loads; the test needs one that does not")
+	}
+	if wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "ticket"), false); !wrote || err != nil {
+		t.Fatalf("wrote %v, err %v", wrote, err)
+	}
+}
+
 // A snapshot that brings a problem of its own is put back, and one already on
 // disk that no longer loads is reported, not called unchanged.
 func TestRecordSnapshotRefusesItsOwnProblems(t *testing.T) {

@@ -27,6 +27,19 @@ func overridden(reg *Registry) []Capability {
 // FromSnapshot says c was recorded by skillsync mcp refresh, not declared by hand.
 func (r *Registry) FromSnapshot(c Capability) bool { return r.isSnapshot(c.doc.file()) }
 
+// OfSnapshot are the problems of ps in the snapshot rel, or about what it holds
+// (a name of a skill it records that another holds, at the selector that made
+// it): those recording rel again can bring.
+func (r *Registry) OfSnapshot(rel string, ps Problems) Problems {
+	var of Problems
+	for _, p := range ps {
+		if p.Pos.File == rel || p.snapshot == rel {
+			of = append(of, p)
+		}
+	}
+	return of
+}
+
 // OutsideSnapshots are the problems of ps in files other than the snapshots of
 // r's MCP sources, and not about what a snapshot holds: those a refresh cannot
 // mend.
