@@ -7,23 +7,39 @@ import (
 	"testing"
 )
 
-// agreeAfter starts a watcher's change source (real inotify) on root and runs a
-// full pass; then, for each change, makes it, waits for its events and compares
-// the watcher's next pass with one from scratch.
+// testWatcher is a watcher's informer and change source on a workspace, with
+// the requests it runs and a function that waits for the events so far.
+type testWatcher struct {
+	inf        *informer
+	req, check Request
+	src        *changeSource
+	sync       func()
+}
+
+// convergedWatcher starts a watcher's change source (real inotify) on root and
+// runs a full pass that applies, then one that finds nothing to do.
+func convergedWatcher(t *testing.T, root string) testWatcher {
+	t.Helper()
+	w := testWatcher{inf: newInformer()}
+	w.req = Request{Root: root, informer: w.inf, history: &settling{}}
+	w.src, w.sync = watchedBy(t, w.req)
+	w.check = w.req
+	w.check.Check = true
+	w.src.pass(w.inf, w.req)
+	w.sync() // the events of its own writes
+	w.src.pass(w.inf, w.check)
+	return w
+}
+
+// agreeAfter makes each change on a converged watcher of root, waits for its
+// events and compares the watcher's next pass with one from scratch.
 func agreeAfter(t *testing.T, root string, changes ...func()) {
 	t.Helper()
-	inf := newInformer()
-	req := Request{Root: root, informer: inf, history: &settling{}}
-	src, sync := watchedBy(t, req)
-	check := req
-	check.Check = true
-	src.pass(inf, req) // full, applies
-	sync()             // the apply's own events
-	src.pass(inf, check)
+	w := convergedWatcher(t, root)
 	for i, change := range changes {
 		change()
-		sync()
-		out := src.pass(inf, check)
+		w.sync()
+		out := w.src.pass(w.inf, w.check)
 		got := planSummary(out)
 		want := planSummary(Reconcile(Request{Root: root, Check: true}))
 		if got != want {
@@ -74,7 +90,7 @@ func TestWatchSeesAnEditWhereAnInputLinks(t *testing.T) {
 	}{
 		{"file", "registry/journal.yaml", "real/journal.yaml", "../real/journal.yaml", false},
 		{"file, full pass", "registry/journal.yaml", "real/journal.yaml", "../real/journal.yaml", true},
-		{"directory", "registry", "shared/registry", "shared/registry", false},
+		{"directory", "registry", "linked/registry", "linked/registry", false},
 		{"directory that sorts first", "registry", "a/registry", "a/registry", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -96,14 +112,8 @@ func TestWatchSeesAnEditWhereAnInputLinks(t *testing.T) {
 // old one, and is added again, so a hand edit in it is seen.
 func TestASkillDirectoryMadeAgainDuringAPassIsWatchedAgain(t *testing.T) {
 	root := exampleWorkspace(t)
-	inf := newInformer()
-	req := Request{Root: root, informer: inf, history: &settling{}}
-	src, sync := watchedBy(t, req)
-	check := req
-	check.Check = true
-	src.pass(inf, req) // full; writes every skill
-	sync()
-	src.pass(inf, check)
+	w := convergedWatcher(t, root)
+	inf, src, sync, check := w.inf, w.src, w.sync, w.check
 	dir := filepath.Join(root, ".claude/skills/intent")
 	data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
 	if err != nil {
@@ -143,14 +153,8 @@ func TestASkillDirectoryMadeAgainDuringAPassIsWatchedAgain(t *testing.T) {
 // pass leaves, so the file is read again.
 func TestASaveDuringAPassIsJudgedByTheInputsItLeaves(t *testing.T) {
 	root := exampleWorkspace(t)
-	inf := newInformer()
-	req := Request{Root: root, informer: inf, history: &settling{}}
-	src, sync := watchedBy(t, req)
-	check := req
-	check.Check = true
-	src.pass(inf, req)
-	sync()
-	src.pass(inf, check)
+	w := convergedWatcher(t, root)
+	inf, src, sync, check := w.inf, w.src, w.sync, w.check
 	extra := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: extra.cap}\nspec:\n  title: Extra\n  effect: read\n" +
 		"  input: {type: object, properties: {text: {type: string}}, required: [text]}\n  mcp: {tool: extra}\n  skill: {alias: extra, argument: text}\n"
 	writeFile(t, root, "registry/extra.yml", []byte(extra))
