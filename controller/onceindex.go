@@ -42,8 +42,12 @@ import (
 // than the moment the pass began to read: a file changed while or after it was
 // read then has a stamp of that moment or later, unlike the one recorded.
 
-// indexVersion is the version of the index format.
-const indexVersion = "skillsync-index 2"
+// indexVersion is the version of the index format, and indexEnd begins its last
+// line, which counts its stamps.
+const (
+	indexVersion = "skillsync-index 2"
+	indexEnd     = "end "
+)
 
 // indexedOutcome is what a pass that found nothing to do found, for the index.
 type indexedOutcome struct {
@@ -114,6 +118,13 @@ func fromIndex(req Request) (Outcome, bool) {
 	defer w.close()
 	var inSync []string
 	var prev stamped
+	// The last line counts the stamps: an index that lost whole lines at its end
+	// would check less than its pass read.
+	last := bytes.LastIndexByte(bytes.TrimSuffix(lines, []byte("\n")), '\n') + 1
+	lines, count := lines[:last], lines[last:]
+	if string(count) != fmt.Sprintf("%s%d\n", indexEnd, bytes.Count(lines, []byte("\n"))) {
+		return Outcome{}, false
+	}
 	for len(lines) > 0 {
 		var line []byte
 		line, lines, _ = bytes.Cut(lines, []byte("\n"))
@@ -390,7 +401,7 @@ func encodeIndex(key string, found indexedOutcome, stamps []stamped) ([]byte, er
 		b = append(b, '\n')
 		prev = s
 	}
-	return b, nil
+	return fmt.Appendf(b, "%s%d\n", indexEnd, len(stamps)), nil
 }
 
 func appendOrSame(b []byte, same bool, value func([]byte) []byte) []byte {

@@ -259,3 +259,41 @@ func TestTheIndexSeesASideFileDirectory(t *testing.T) {
 	writeFile(t, root, ".agents/skills/weekly-report/agents/"+banner.NewTempName(), []byte("---\n"))
 	indexAgrees(t, req, "a temp file left in agents/")
 }
+
+// An index that is not one this binary wrote for this request, or that does not
+// parse, answers nothing: the pass reads everything, as without one.
+func TestABrokenIndexAnswersNothing(t *testing.T) {
+	root := exampleWorkspace(t)
+	req := Request{Root: root}
+	ReconcileOnce(req, time.Second)
+	if !indexAsOf(t, req, later()) {
+		t.Fatal("no index written")
+	}
+	good, err := os.ReadFile(filepath.Join(root, statedir.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, rest, _ := strings.Cut(string(good), "\n")
+	for name, data := range map[string]string{
+		"garbage":         "\x00\x01not an index\n",
+		"another version": "skillsync-index 0\n" + rest,
+		"another key":     head + "\nkey 00\n" + rest[strings.Index(rest, "\n")+1:],
+		"a torn line":     strings.TrimSuffix(string(good), "\n")[:len(good)-10],
+		"lines lost":      lostLines(string(good)),
+	} {
+		writeFile(t, root, statedir.IndexFile, []byte(data))
+		if _, ok := fromIndex(req); ok {
+			t.Errorf("%s: the index answered", name)
+		}
+		if out := ReconcileOnce(req, time.Second); out.indexed || out.Err != nil || len(out.Problems) > 0 {
+			t.Errorf("%s: indexed %v, err %v, problems %v", name, out.indexed, out.Err, out.Problems)
+		}
+	}
+}
+
+// lostLines is an index whose last stamp is gone, its count line kept.
+func lostLines(index string) string {
+	lines := strings.SplitAfter(index, "\n")
+	lines = lines[:len(lines)-1] // the empty string after the last line break
+	return strings.Join(append(lines[:len(lines)-2], lines[len(lines)-1]), "")
+}
