@@ -85,10 +85,17 @@ bench-mcp:
 # CI runs them with RELIABILITY_CASES=2000; locally the defaults are larger.
 RELIABILITY_CASES ?= 10000
 RELIABILITY_KILLS ?= 200
+# The property tests of the caches and the one-shot index explore a new seed at
+# each run here (make test runs each with seed 1); a failure prints its seed.
+ifndef PROPERTY_SEED
+PROPERTY_SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+endif
 reliability:
 	cd reliability && RELIABILITY_CASES=$(RELIABILITY_CASES) RELIABILITY_KILLS=$(RELIABILITY_KILLS) \
 	  $(GO) test -tags reliability -count=1 -timeout 60m
-	CACHE_CASES=$(RELIABILITY_CASES) INCREMENTAL_CASES=$(RELIABILITY_CASES) INDEX_CASES=$(RELIABILITY_CASES) $(GO) test -count=1 -timeout 30m \
+	@echo "property tests: seed $(PROPERTY_SEED) (PROPERTY_SEED=$(PROPERTY_SEED) make reliability replays it)"
+	CACHE_CASES=$(RELIABILITY_CASES) INCREMENTAL_CASES=$(RELIABILITY_CASES) INDEX_CASES=$(RELIABILITY_CASES) \
+	  CACHE_SEED=$(PROPERTY_SEED) INCREMENTAL_SEED=$(PROPERTY_SEED) INDEX_SEED=$(PROPERTY_SEED) $(GO) test -count=1 -timeout 30m \
 	  -run 'TestCacheProperty|TestTrustedCacheProperty|TestIncrementalAgreesWithFromScratch|TestTheIndexNeverAnswersAChangedWorkspace' ./desired/registry/ ./controller/
 
 lint:
