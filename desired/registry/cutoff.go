@@ -7,11 +7,15 @@ import (
 )
 
 // Truncation is an input file that is now a strict prefix of the version last
-// applied. That is what an editor that truncates and rewrites in place, a crash in
-// the middle of a save, or a full disk leaves behind, and such a file often still
-// parses: it declares less than its author meant. It matters only when applying it
-// would delete generated files; a deliberate removal of a file's last lines looks
-// the same, so then it is refused until the author accepts the shorter file.
+// applied, cut inside a document. That is what an editor that truncates and
+// rewrites in place, a crash in the middle of a save, or a full disk leaves
+// behind, and such a file often still parses: it declares less than its author
+// meant. It matters only when applying it would delete generated files; a
+// deliberate removal of a document's last lines looks the same, so then it is
+// refused until the author accepts the shorter file. A file that ends where one of
+// its documents ended is not one: removing whole documents, by hand or by a
+// checkout, is an ordinary edit, whose deletes wait for the inputs to settle like
+// any other's.
 type Truncation struct {
 	File string
 	Line int // where the file now ends
@@ -45,13 +49,55 @@ func CutOff(applied Recorded, reg *Registry) []Truncation {
 			continue
 		}
 		before := applied.Bytes(file)
-		if cur.Size >= len(before) || SourceOf(before[:cur.Size]) != cur {
+		if cur.Size >= len(before) || SourceOf(before[:cur.Size]) != cur || atDocumentEnd(file, before[:cur.Size], before[cur.Size:]) {
 			continue
 		}
 		cuts = append(cuts, Truncation{File: file, Line: bytes.Count(before[:cur.Size], []byte("\n")) + 1, Size: cur.Size, Lost: len(before) - cur.Size,
 			Dropped: dropped(file, before, reg)})
 	}
 	return cuts
+}
+
+// atDocumentEnd says a file that is now head, and was head followed by tail, ends
+// where one of its documents ended and the next began, and still declares one: a
+// --- line ends head or begins tail (comments and blank lines before it aside). An
+// emptied file, or one left with comments only, is what a save cut off at its
+// start leaves, not an edit.
+func atDocumentEnd(file string, head, tail []byte) bool {
+	if len(head) > 0 && head[len(head)-1] != '\n' {
+		return false
+	}
+	lines := bytes.Split(bytes.TrimSuffix(head, []byte("\n")), []byte("\n"))
+	if !isDocumentMarker(lines[len(lines)-1]) && !startsWithMarker(tail) {
+		return false
+	}
+	docs, ps := parseDocuments(file, head)
+	return len(ps) == 0 && len(docs) > 0
+}
+
+// startsWithMarker says the first line of text that is neither blank nor a
+// comment marks a document's start or end.
+func startsWithMarker(text []byte) bool {
+	for line := range bytes.Lines(text) {
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 || trimmed[0] == '#' {
+			continue
+		}
+		return isDocumentMarker(line)
+	}
+	return false
+}
+
+// isDocumentMarker says line is YAML's --- or ... marker, alone or followed by a
+// blank (and what may come after it on that line).
+func isDocumentMarker(line []byte) bool {
+	line = bytes.TrimRight(line, "\r\n")
+	for _, m := range []string{"---", "..."} {
+		if rest, ok := bytes.CutPrefix(line, []byte(m)); ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t') {
+			return true
+		}
+	}
+	return false
 }
 
 // Blames tells whether deleting the generated file of owner can follow from the

@@ -89,3 +89,57 @@ func (r recordedBytes) Size(file string) (int, bool) {
 }
 
 func (r recordedBytes) Bytes(file string) []byte { return r[file] }
+
+// A file cut where one of its documents ended still declares whole documents: an
+// edit that removed the others, not a save cut off. One cut inside a document, or
+// left with no document at all, is still a truncation.
+func TestCutOffAtADocumentBoundaryIsAnEdit(t *testing.T) {
+	const first = "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: one}\nspec: {description: One, body: One.}\n"
+	const second = "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: two}\nspec: {description: Two, body: Two.}\n"
+	applied := first + "---\n" + second + "--- # three\n" + strings.ReplaceAll(second, "two", "three")
+	tests := []struct {
+		name     string
+		now      string
+		wantLine int // 0: not cut off
+	}{
+		{"the last document removed, with its ---", first + "---\n" + second, 0},
+		{"the last two documents removed", first, 0},
+		{"the last two documents removed, the --- kept", first + "---\n", 0},
+		{"a --- with a comment kept", first + "---\n" + second + "--- # three\n", 0},
+		{"cut inside the last document, at a line end", first + "---\n" + second + "--- # three\napiVersion: skillsync/v1\nkind: Skill\n", 13},
+		{"cut inside the second document", first + "---\napiVersion: skillsync/v1\n", 7},
+		{"cut mid-line", first[:30], 2},
+		{"emptied", "", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.HasPrefix(applied, tt.now) {
+				t.Fatalf("%q is no prefix of what was applied", tt.now)
+			}
+			reg := &Registry{Sources: map[string]Source{"registry/skills.yaml": SourceOf([]byte(tt.now))}}
+			cuts := CutOff(recordedBytes{"registry/skills.yaml": []byte(applied)}, reg)
+			switch {
+			case tt.wantLine == 0 && len(cuts) != 0:
+				t.Errorf("CutOff = %v, want nothing: the file ends where a document did", cuts)
+			case tt.wantLine != 0 && (len(cuts) != 1 || cuts[0].Line != tt.wantLine):
+				t.Errorf("CutOff = %v, want one truncation at line %d", cuts, tt.wantLine)
+			}
+		})
+	}
+}
+
+// Comments and blank lines between a document and the --- after it are the
+// document's: a file cut before them ends where the document did.
+func TestCutOffBeforeCommentsAndAMarker(t *testing.T) {
+	const doc = "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: one}\nspec: {description: One, body: One.}\n"
+	applied := doc + "\n# the next one\n---\n" + strings.ReplaceAll(doc, "one", "two")
+	reg := &Registry{Sources: map[string]Source{"r.yaml": SourceOf([]byte(doc))}}
+	if cuts := CutOff(recordedBytes{"r.yaml": []byte(applied)}, reg); len(cuts) != 0 {
+		t.Errorf("CutOff = %v, want nothing", cuts)
+	}
+	// Left with its opening comment only, the file declares nothing: cut off.
+	reg = &Registry{Sources: map[string]Source{"r.yaml": SourceOf([]byte("# skills\n"))}}
+	if cuts := CutOff(recordedBytes{"r.yaml": []byte("# skills\n---\n" + doc)}, reg); len(cuts) != 1 {
+		t.Errorf("CutOff of a file left with a comment = %v, want one truncation", cuts)
+	}
+}
