@@ -12,22 +12,28 @@ import (
 
 const snapshotRel = "registry/mcp-tracker.yaml"
 
-// snapshotWorkspace is the example workspace with the MCP source tracker.
+// snapshotWorkspace is the example workspace with the MCP source tracker, whose
+// selector makes open_ticket the skill ticket.
 func snapshotWorkspace(t *testing.T) string {
 	t.Helper()
 	root := exampleWorkspace(t)
-	config := "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  profile: cli\n  mcp: {server: majordomus}\n" +
-		"  mcpSources:\n    - name: tracker\n      command: tracker-mcp\n      skills: [{tool: open_ticket, alias: ticket, argument: summary}]\n"
-	writeFile(t, root, "skillsync.yaml", []byte(config))
+	selectAlias(t, root, "ticket")
 	return root
 }
 
-// snapshotOf is a snapshot recording open_ticket with the skill alias.
-func snapshotOf(t *testing.T, alias string) []byte {
+// selectAlias makes the selector of the source tracker give open_ticket alias.
+func selectAlias(t *testing.T, root, alias string) {
 	t.Helper()
-	doc := "---\napiVersion: skillsync/v1\nkind: Capability\nmetadata:\n  name: tracker.open_ticket\nspec:\n  title: Open a ticket\n  effect: write\n" +
-		"  input: {type: object, properties: {summary: {type: string}}, required: [summary]}\n  mcp: {server: tracker, tool: open_ticket}\n" +
-		"  skill: {alias: " + alias + ", argument: summary}\n"
+	config := "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  profile: cli\n  mcp: {server: majordomus}\n" +
+		"  mcpSources:\n    - name: tracker\n      command: tracker-mcp\n      skills: [{tool: open_ticket, alias: " + alias + ", argument: summary}]\n"
+	writeFile(t, root, "skillsync.yaml", []byte(config))
+}
+
+// snapshotOf is a snapshot recording the tool open_ticket under title.
+func snapshotOf(t *testing.T, title string) []byte {
+	t.Helper()
+	doc := "---\napiVersion: skillsync/v1\nkind: Capability\nmetadata:\n  name: tracker.open_ticket\nspec:\n  title: " + title + "\n  effect: write\n" +
+		"  input: {type: object, properties: {summary: {type: string}}, required: [summary]}\n  mcp: {server: tracker, tool: open_ticket}\n"
 	stamped, err := banner.Stamp([]byte(doc), "mcp/tracker", snapshotRel)
 	if err != nil {
 		t.Fatal(err)
@@ -40,11 +46,11 @@ func snapshotOf(t *testing.T, alias string) []byte {
 func TestRecordSnapshotIgnoresProblemsNotItsOwn(t *testing.T) {
 	root := snapshotWorkspace(t)
 	writeFile(t, root, "registry/broken.yaml", []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: half.written\n"))
-	wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "ticket"), false)
+	wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
 	if !wrote || err != nil {
 		t.Fatalf("wrote %v, err %v", wrote, err)
 	}
-	if got, _ := os.ReadFile(filepath.Join(root, snapshotRel)); string(got) != string(snapshotOf(t, "ticket")) {
+	if got, _ := os.ReadFile(filepath.Join(root, snapshotRel)); string(got) != string(snapshotOf(t, "Open a ticket")) {
 		t.Errorf("the snapshot is not what was recorded:\n%s", got)
 	}
 }
@@ -68,7 +74,7 @@ func TestRecordSnapshotIgnoresAnotherSourcesProblems(t *testing.T) {
 	if _, err := LoadInputs(workspacefs.OS{}, root, "", ""); err == nil {
 		t.Fatal("the other source's snapshot loads; the test needs one that does not")
 	}
-	if wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "ticket"), false); !wrote || err != nil {
+	if wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false); !wrote || err != nil {
 		t.Fatalf("wrote %v, err %v", wrote, err)
 	}
 }
@@ -77,20 +83,22 @@ func TestRecordSnapshotIgnoresAnotherSourcesProblems(t *testing.T) {
 // disk that no longer loads is reported, not called unchanged.
 func TestRecordSnapshotRefusesItsOwnProblems(t *testing.T) {
 	root := snapshotWorkspace(t)
+	selectAlias(t, root, "intent")
 	var rejected *SnapshotRejectedError
-	wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "intent"), false)
+	wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
 	if wrote || !errors.As(err, &rejected) || len(rejected.Problems) == 0 {
-		t.Fatalf("an alias another skill holds: wrote %v, err %v", wrote, err)
+		t.Fatalf("a tool whose selector gives an alias another skill holds: wrote %v, err %v", wrote, err)
 	}
 	if _, err := os.Stat(filepath.Join(root, snapshotRel)); !os.IsNotExist(err) {
 		t.Errorf("the rejected snapshot was not taken back: %v", err)
 	}
 
-	if wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "ticket"), false); !wrote || err != nil {
+	selectAlias(t, root, "ticket")
+	if wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false); !wrote || err != nil {
 		t.Fatalf("a snapshot that loads: wrote %v, err %v", wrote, err)
 	}
 	writeFile(t, root, "registry/team.yaml", []byte("apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: ticket}\nspec: {description: Ours, body: Ours.}\n"))
-	wrote, err = RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "ticket"), false)
+	wrote, err = RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
 	if wrote || !errors.As(err, &rejected) || len(rejected.Problems) != 1 || rejected.Problems[0].Pos.File != "skillsync.yaml" {
 		t.Errorf("the same snapshot, its alias now taken: wrote %v, err %v, problems %v", wrote, err, rejected.Problems)
 	}

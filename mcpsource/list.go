@@ -115,20 +115,16 @@ func List(ctx context.Context, src registry.MCPSource, t mcp.Transport) (Listing
 	return describe(ctx, src, session, ext)
 }
 
-// forSource is t, able to carry the skills extension's requests when src asks
-// for published skills. Only then: the wrapped connection hides what the SDK
-// tells a Streamable HTTP connection of the session.
-func forSource(src registry.MCPSource, t mcp.Transport) (mcp.Transport, *extensionTransport) {
-	if src.PublishedSkills == nil {
-		return t, nil
-	}
+// forSource is t, able to carry the skills extension's requests, which a
+// snapshot makes of every server that declares the extension.
+func forSource(_ registry.MCPSource, t mcp.Transport) (mcp.Transport, *extensionTransport) {
 	ext := withExtensions(t)
 	return ext, ext
 }
 
-// describe lists the tools of the server and, when src selects published skills
-// and the server publishes any, its skills, reading the SKILL.md of each one a
-// snapshot would record.
+// describe lists the tools of the server and, when it publishes any, its skills,
+// reading the SKILL.md of each one a snapshot can record, whether src selects it
+// or not: a snapshot records what the server said.
 func describe(ctx context.Context, src registry.MCPSource, session *mcp.ClientSession, ext *extensionTransport) (Listing, error) {
 	tools, err := listTools(ctx, session)
 	if err != nil {
@@ -141,16 +137,29 @@ func describe(ctx context.Context, src registry.MCPSource, session *mcp.ClientSe
 	if l.Skills, err = listSkills(ctx, ext.conn); err != nil {
 		return Listing{}, err
 	}
+	var total int64
 	for i, sk := range l.Skills {
-		if !selectedSkill(src, sk.Name) || unrecordable(sk, l.Skills) != "" {
+		if unrecordable(sk, l.Skills) != "" {
 			continue
 		}
-		if l.Skills[i].Content, err = readSkill(ctx, session, sk); err != nil {
+		if total += sk.SkillMD().Size; total > MaxPublished {
+			return Listing{}, fmt.Errorf("the skills the server publishes hold more than %d bytes in all, more than skillsync records", MaxPublished)
+		}
+		l.Skills[i].Content, err = readSkill(ctx, session, sk)
+		switch {
+		case err != nil && src.SelectsSkill(sk.Name):
 			return Listing{}, err
+		case err != nil:
+			// One that publishedSkills leaves out keeps none of the others out.
+			l.Skills[i].refused = err
 		}
 	}
 	return l, nil
 }
+
+// MaxPublished bounds the bytes of all the SKILL.md files of one server a
+// snapshot records, as MaxSkillFile bounds one.
+const MaxPublished = 8 << 20
 
 // listTools lists every tool of the server, page after page, up to MaxTools.
 func listTools(ctx context.Context, session *mcp.ClientSession) ([]*mcp.Tool, error) {

@@ -2,6 +2,10 @@ package mcpsource
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -56,7 +60,9 @@ func TestSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(r.Tools, []string{"create_issue", "odd", "search"}) {
+	// It records every tool the server lists; the exclude pattern is the
+	// registry's to apply.
+	if !slices.Equal(r.Tools, []string{"create_issue", "delete_repo", "odd", "search"}) {
 		t.Errorf("recorded %q", r.Tools)
 	}
 	if len(r.Skipped) != 2 || !strings.HasPrefix(r.Skipped[0], "bad__name:") || !strings.HasPrefix(r.Skipped[1], "gone:") {
@@ -74,18 +80,18 @@ func TestSnapshot(t *testing.T) {
 			Spec     struct {
 				Title  string
 				Effect string
-				Skill  *struct{ Alias, Argument string }
+				Skill  any
 			}
 		}
 		if err := dec.Decode(&doc); err != nil {
 			break
 		}
 		effects[doc.Metadata.Name] = doc.Spec.Effect
-		if doc.Metadata.Name == "github.create_issue" && (doc.Spec.Skill == nil || doc.Spec.Skill.Alias != "issue") {
-			t.Errorf("create_issue has no skill: %+v", doc.Spec)
+		if doc.Spec.Skill != nil {
+			t.Errorf("%s records a skill, which is skillsync.yaml's to say: %+v", doc.Metadata.Name, doc.Spec)
 		}
 	}
-	want := map[string]string{"github.search": "read", "github.create_issue": "write", "github.odd": "destructive"}
+	want := map[string]string{"github.search": "read", "github.create_issue": "write", "github.odd": "destructive", "github.delete_repo": "destructive"}
 	for id, effect := range want {
 		if effects[id] != effect {
 			t.Errorf("%s: effect %q, want %q (all: %v)", id, effects[id], effect, effects)
@@ -93,6 +99,9 @@ func TestSnapshot(t *testing.T) {
 	}
 	if !strings.Contains(string(r.Snapshot), "effect: write # no annotations") {
 		t.Errorf("the effect does not say where it came from:\n%s", r.Snapshot)
+	}
+	if got := skills(t, src, r.Snapshot); !maps.Equal(got, map[string]string{"create_issue": "issue title", "odd": "-", "search": "-"}) {
+		t.Errorf("loaded with the source's selectors: %v", got)
 	}
 }
 
@@ -153,25 +162,44 @@ func object(properties map[string]any, required ...any) map[string]any {
 
 var str = map[string]any{"type": "string"}
 
-// skills is the skill block each capability of a snapshot has, by tool.
-func skills(t *testing.T, snapshot []byte) map[string]string {
+// loadWith is the registry of a workspace whose skillsync.yaml declares src and
+// whose registry is the snapshot alone, as loading it gives it, problems and all.
+func loadWith(t *testing.T, src registry.MCPSource, snapshot []byte) *registry.Registry {
 	t.Helper()
+	root := t.TempDir()
+	src.Snapshot = "registry/mcp-" + src.Name + ".yaml"
+	source, err := json.Marshal(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := `{"apiVersion": "skillsync/v1", "kind": "Workspace", "spec": {"registry": ["registry/*.yaml"], "mcpSources": [` + string(source) + `]}}`
+	for rel, data := range map[string][]byte{registry.ConfigName: []byte(config), src.Snapshot: snapshot} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, rel), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg, err := registry.Load(root)
+	if reg == nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// skills is the skill block each capability of a snapshot has, by tool, once
+// the registry loads it with src: "-" for a capability with none; a tool src
+// leaves out is not there.
+func skills(t *testing.T, src registry.MCPSource, snapshot []byte) map[string]string {
+	t.Helper()
+	reg := loadWith(t, src, snapshot)
 	out := map[string]string{}
-	dec := yaml.NewDecoder(strings.NewReader(string(snapshot)))
-	for {
-		var doc struct {
-			Spec struct {
-				MCP   struct{ Tool string }
-				Skill *struct{ Alias, Argument string }
-			}
-		}
-		if err := dec.Decode(&doc); err != nil {
-			break
-		}
-		if sk := doc.Spec.Skill; sk != nil {
-			out[doc.Spec.MCP.Tool] = sk.Alias + " " + sk.Argument
+	for _, c := range reg.Capabilities {
+		if sk := c.Spec.Skill; sk != nil {
+			out[c.Spec.MCP.Tool] = sk.Alias + " " + sk.Argument
 		} else {
-			out[doc.Spec.MCP.Tool] = "-"
+			out[c.Spec.MCP.Tool] = "-"
 		}
 	}
 	return out
@@ -212,7 +240,7 @@ func TestSnapshotDerivesSkillsByConvention(t *testing.T) {
 		"rank_tickets": "-",
 		"status":       "status ",
 	}
-	got := skills(t, r.Snapshot)
+	got := skills(t, src, r.Snapshot)
 	for tool, sk := range want {
 		if got[tool] != sk {
 			t.Errorf("%s: skill %q, want %q", tool, got[tool], sk)
@@ -234,7 +262,7 @@ func TestSnapshotDerivesSkillsByConvention(t *testing.T) {
 // rules part, a tool a pattern takes is still no skill with an alias that is not.
 func TestADerivedAliasThatIsNotOneLeavesOutTheSkill(t *testing.T) {
 	src := registry.MCPSource{Name: "tracker", Skills: []registry.MCPSkill{{Tool: "*"}}}
-	sk, why := skillOf(src, "tag__ticket", []byte(`{"type":"object","properties":{"tag":{"type":"string"}},"required":["tag"]}`))
+	sk, why := src.SkillOf("tag__ticket", []byte(`{"type":"object","properties":{"tag":{"type":"string"}},"required":["tag"]}`))
 	if sk != nil || why != `"tag--ticket", the alias its name gives, is not a valid skill name (a selector of its own can give one)` {
 		t.Errorf("skill %v, why %q", sk, why)
 	}

@@ -37,6 +37,8 @@ type PublishedSkill struct {
 	// content dynamic, so that nothing can be verified.
 	Files   []SkillFile
 	Content []byte
+	// refused is why its SKILL.md could not be read or verified.
+	refused error
 }
 
 // SkillFile is one file of a published skill's manifest.

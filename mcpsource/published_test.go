@@ -2,6 +2,7 @@ package mcpsource
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,10 +71,8 @@ func TestPublishedSkillBecomesARegistrySkill(t *testing.T) {
 		Kind     string
 		Metadata struct{ Name string }
 		Spec     struct {
-			Description            string
-			DisableModelInvocation bool     `yaml:"disableModelInvocation"`
-			RequiredCapabilities   []string `yaml:"requiredCapabilities"`
-			Body                   string
+			Description string
+			Body        string
 		}
 	}
 	dec := yaml.NewDecoder(strings.NewReader(string(r.Snapshot)))
@@ -83,10 +82,6 @@ func TestPublishedSkillBecomesARegistrySkill(t *testing.T) {
 	switch {
 	case skill.Kind != "Skill" || skill.Metadata.Name != "git-workflow" || skill.Spec.Description != "Follow the team's git conventions":
 		t.Errorf("no Skill document for git-workflow:\n%s", text)
-	case !skill.Spec.DisableModelInvocation:
-		t.Errorf("a published skill is left to the model's choice by default:\n%s", text)
-	case len(skill.Spec.RequiredCapabilities) != 1 || skill.Spec.RequiredCapabilities[0] != "git.push":
-		t.Errorf("requiredCapabilities not carried:\n%s", text)
 	case !strings.HasPrefix(skill.Spec.Body, "> Published by the MCP server `docs` as skill://acme/git-workflow/SKILL.md;") ||
 		!strings.HasSuffix(skill.Spec.Body, "Branch from main; squash on merge.\n"):
 		t.Errorf("the body does not say its origin, or lost the text: %q", skill.Spec.Body)
@@ -94,6 +89,22 @@ func TestPublishedSkillBecomesARegistrySkill(t *testing.T) {
 		t.Errorf("allowed-tools is carried, or its dropping unsaid:\n%s", text)
 	case !strings.Contains(text, cat.Entries[0].Resources.([]skillserver.File)[0].Digest):
 		t.Errorf("the snapshot does not record the digest it verified:\n%s", text)
+	case strings.Contains(text, "disableModelInvocation") || strings.Contains(text, "requiredCapabilities"):
+		t.Errorf("the snapshot records what publishedSkills says, which skillsync.yaml keeps:\n%s", text)
+	}
+	// Loaded with the source, the skill is kept from the model's own choice and
+	// needs the capabilities publishedSkills requires.
+	reg := loadWith(t, src, r.Snapshot)
+	if len(reg.Skills) != 1 || !reg.Skills[0].Spec.DisableModelInvocation || !slices.Equal(reg.Skills[0].Spec.RequiredCapabilities, []string{"git.push"}) {
+		t.Errorf("loaded: %+v", reg.Skills)
+	}
+	src.PublishedSkills.ModelInvocable = true
+	if reg := loadWith(t, src, r.Snapshot); len(reg.Skills) != 1 || reg.Skills[0].Spec.DisableModelInvocation {
+		t.Errorf("loaded with modelInvocable: %+v", reg.Skills)
+	}
+	src.PublishedSkills.Exclude = []string{"git-*"}
+	if reg := loadWith(t, src, r.Snapshot); len(reg.Skills) != 0 {
+		t.Errorf("loaded with git-* excluded: %+v", reg.Skills)
 	}
 }
 
@@ -111,7 +122,7 @@ func TestPublishedSkillsLeftOut(t *testing.T) {
 		case "skill://dyn/SKILL.md":
 			cat.Entries[i].Resources = "dynamic"
 		case "skill://not-selected/SKILL.md":
-			cat.Files["skill://not-selected/SKILL.md"] = []byte("forged, but never read as it is not selected")
+			cat.Files["skill://not-selected/SKILL.md"] = []byte("forged, but not selected")
 		}
 	}
 	src := registry.MCPSource{Name: "docs", PublishedSkills: &registry.MCPPublishedSkills{Exclude: []string{"not-*"}}}
@@ -124,13 +135,15 @@ func TestPublishedSkillsLeftOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	skipped := strings.Join(r.Skipped, "\n")
+	// A forged skill publishedSkills leaves out is left out of the snapshot too,
+	// and keeps none of the others out.
 	for _, want := range []string{"skill dyn: the server publishes no digests", "skill twin: the server publishes 2 skills named twin (skill://a/twin/SKILL.md, skill://b/twin/SKILL.md)",
-		"skill with-files: it has 1 supporting files"} {
+		"skill with-files: it has 1 supporting files", "skill not-selected: it was not recorded: the skill skill://not-selected/SKILL.md: its SKILL.md is 24 bytes, its entry says 47"} {
 		if !strings.Contains(skipped, want) {
 			t.Errorf("skipped does not say %q:\n%s", want, skipped)
 		}
 	}
-	if len(r.Skills) != 0 || strings.Contains(skipped, "not-selected") {
+	if len(r.Skills) != 0 || strings.Contains(string(r.Snapshot), "not-selected") {
 		t.Errorf("recorded %q, skipped:\n%s", r.Skills, skipped)
 	}
 
@@ -176,5 +189,48 @@ func TestPublishedSkillsThatLie(t *testing.T) {
 				t.Errorf("err %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A problem in a snapshot that was refused points at what the server said: a
+// line of a published skill's SKILL.md (its frontmatter key, or where its body
+// begins), or a tool; a problem elsewhere is as it was.
+func TestLocatePointsAtWhatTheServerSaid(t *testing.T) {
+	cat := honest(t, map[string]map[string]string{"acme/git-workflow": {"SKILL.md": gitWorkflow}})
+	src := registry.MCPSource{Name: "docs", PublishedSkills: &registry.MCPPublishedSkills{}}
+	listing, err := listPublished(t, cat, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listing.Tools = []*mcp.Tool{{Name: "search", InputSchema: object(map[string]any{"q": str}, "q")}}
+	const path = "registry/mcp-docs.yaml"
+	r, err := Snapshot(src, listing, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lineOf := func(text string) int {
+		before, _, ok := strings.Cut(string(r.Snapshot), text)
+		if !ok {
+			t.Fatalf("no %q in the snapshot:\n%s", text, r.Snapshot)
+		}
+		return strings.Count(before, "\n") + 1
+	}
+	in := registry.Problems{
+		{Pos: registry.Position{File: path, Line: lineOf("  description: Follow"), Column: 16}},
+		{Pos: registry.Position{File: path, Line: lineOf("Branch from main")}},
+		{Pos: registry.Position{File: path, Line: lineOf("  title: search")}},
+		{Pos: registry.Position{File: "skillsync.yaml", Line: 3}},
+	}
+	got := r.Locate(in, path)
+	want := []registry.Position{
+		{File: "skill://acme/git-workflow/SKILL.md", Line: 1 + strings.Count(gitWorkflow[:strings.Index(gitWorkflow, "description:")], "\n")},
+		{File: "skill://acme/git-workflow/SKILL.md", Line: 1 + strings.Count(gitWorkflow[:strings.Index(gitWorkflow, "\n---\n")+5], "\n")},
+		{File: "the tool search of docs"},
+		{File: "skillsync.yaml", Line: 3},
+	}
+	for i := range want {
+		if got[i].Pos != want[i] {
+			t.Errorf("problem %d at %v, want %v", i, got[i].Pos, want[i])
+		}
 	}
 }

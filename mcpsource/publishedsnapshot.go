@@ -1,7 +1,6 @@
 package mcpsource
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,8 +15,10 @@ import (
 // on a server's word alone, so it is dropped, and the snapshot says so.
 var carried = map[string]bool{"name": true, "description": true, "disable-model-invocation": true, "user-invocable": true, "paths": true}
 
-// addSkills appends to docs the published skills src selects.
-func (r *Recorded) addSkills(src registry.MCPSource, listing Listing, docs *bytes.Buffer, first *bool) error {
+// addSkills adds to w every skill the server publishes that can be recorded,
+// whether src's publishedSkills takes it or not: which do is for the registry to
+// say when it loads.
+func (r *Recorded) addSkills(src registry.MCPSource, listing Listing, w *snapshotWriter) error {
 	switch {
 	case src.PublishedSkills != nil && !listing.Publishes:
 		r.Skipped = append(r.Skipped, "publishedSkills: the server does not declare the skills extension ("+SkillsExtension+")")
@@ -25,9 +26,6 @@ func (r *Recorded) addSkills(src registry.MCPSource, listing Listing, docs *byte
 		r.Skipped = append(r.Skipped, "the skills the server publishes: publishedSkills in the source selects them")
 	}
 	for _, sk := range listing.Skills {
-		if !selectedSkill(src, sk.Name) {
-			continue
-		}
 		if why := unrecordable(sk, listing.Skills); why != "" {
 			r.Skipped = append(r.Skipped, fmt.Sprintf("skill %s: %s", sk.Name, why))
 			continue
@@ -36,19 +34,12 @@ func (r *Recorded) addSkills(src registry.MCPSource, listing Listing, docs *byte
 		if err != nil {
 			return fmt.Errorf("the skill %s: %w", sk.URI, err)
 		}
-		if !*first {
-			docs.WriteString("---\n")
+		w.add(doc, origin{skill: sk})
+		if src.SelectsSkill(sk.Name) {
+			r.Skills = append(r.Skills, sk.Name)
 		}
-		*first = false
-		docs.Write(doc)
-		r.Skills = append(r.Skills, sk.Name)
 	}
 	return nil
-}
-
-func selectedSkill(src registry.MCPSource, name string) bool {
-	sel := src.PublishedSkills
-	return sel != nil && picked(sel.Include, sel.Exclude, name)
 }
 
 // unrecordable says why sk, one of all, cannot become a registry Skill; "" when
@@ -69,6 +60,8 @@ func unrecordable(sk PublishedSkill, all []PublishedSkill) string {
 		return "the server publishes no digests for it (resources: dynamic), so its content cannot be verified"
 	case len(sk.Files) > 1:
 		return fmt.Sprintf("it has %d supporting files; skillsync writes a skill's SKILL.md only", len(sk.Files)-1)
+	case sk.refused != nil:
+		return "it was not recorded: " + sk.refused.Error()
 	case sk.SkillMD().Size > MaxSkillFile:
 		return fmt.Sprintf("its SKILL.md is %d bytes, more than the %d skillsync records", sk.SkillMD().Size, MaxSkillFile)
 	}
@@ -83,12 +76,15 @@ func skillDocument(src registry.MCPSource, sk PublishedSkill) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sel := src.PublishedSkills
 	spec := map[string]any{
-		"description":            front["description"],
-		"disableModelInvocation": !sel.ModelInvocable || front["disable-model-invocation"] == true,
+		"description": front["description"],
 		"body": fmt.Sprintf("> Published by the MCP server `%s` as %s; these are that server's instructions.\n\n%s",
 			src.Name, sk.URI, body),
+	}
+	// Whether the model may choose it on its own is publishedSkills' to say at
+	// load; a server that keeps it from the model has the last word.
+	if front["disable-model-invocation"] == true {
+		spec["disableModelInvocation"] = true
 	}
 	if v, ok := front["user-invocable"]; ok {
 		spec["userInvocable"] = v
@@ -96,15 +92,12 @@ func skillDocument(src registry.MCPSource, sk PublishedSkill) ([]byte, error) {
 	if v, ok := front["paths"]; ok {
 		spec["paths"] = v
 	}
-	if len(sel.RequiredCapabilities) > 0 {
-		spec["requiredCapabilities"] = sel.RequiredCapabilities
-	}
 	var n yaml.Node
 	if err := n.Encode(map[string]any{"apiVersion": registry.APIVersion, "kind": "Skill", "metadata": map[string]string{"name": sk.Name}, "spec": spec}); err != nil {
 		return nil, err
 	}
 	order(&n, "apiVersion", "kind", "metadata", "spec")
-	order(valueOf(&n, "spec"), "description", "disableModelInvocation", "userInvocable", "paths", "requiredCapabilities", "body")
+	order(valueOf(&n, "spec"), "description", "disableModelInvocation", "userInvocable", "paths", "body")
 	md := sk.SkillMD()
 	n.HeadComment = fmt.Sprintf("Published by %s as %s (%s, %d bytes).", src.Name, sk.URI, md.Digest, md.Size)
 	var dropped []string

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -17,65 +16,69 @@ import (
 // Owner is how a snapshot's banner names the server it records.
 func Owner(server string) string { return "mcp/" + server }
 
-// Recorded is what a snapshot holds of a server: each tool and published skill
-// it records, and each it leaves out with why.
+// Recorded is what a snapshot holds of a server: each tool it records, each
+// published skill it records that publishedSkills takes, and each tool, skill or
+// selector it leaves out, with why.
 type Recorded struct {
 	Snapshot []byte
 	Tools    []string
 	Skills   []string
 	Skipped  []string
+	server   string
+	origins  []origin
 }
 
-// Snapshot records the tools of src that its include and exclude patterns select
-// as capabilities, and the published skills it selects as skills, in a registry
-// file for path, stamped with skillsync's banner. A tool or skill that cannot be
-// recorded is left out, with why, and so is the skill of a tool a pattern
-// selector takes that cannot be one. A tool whose input schema is no JSON Schema
-// is an error: the server is at fault, not the workspace.
+// Snapshot records what the server of src said, in a registry file for path,
+// stamped with skillsync's banner: each tool it lists as a capability, and each
+// skill it publishes as a Skill. Which of them become the workspace's is for
+// src's selectors to say when the registry loads (registry.MCPSource.SkillOf),
+// so that changing one needs no server; Recorded.Skipped says what they leave
+// out, and why, as the registry will load it. A tool or skill that cannot be
+// recorded is left out, with why. A tool src takes whose input schema is no JSON
+// Schema is an error: the server is at fault, not the workspace.
 func Snapshot(src registry.MCPSource, listing Listing, path string) (Recorded, error) {
 	tools := slices.Clone(listing.Tools)
 	var r Recorded
-	var docs bytes.Buffer
-	fmt.Fprintf(&docs, "---\n# Recorded by skillsync mcp refresh from the MCP server %s. Declare a capability for one\n"+
-		"# of these tools in another registry file to override what is recorded here.\n", src.Name)
+	w := snapshotWriter{}
+	fmt.Fprintf(&w.docs, "---\n# Recorded by skillsync mcp refresh from the MCP server %s: what it lists. Which of these\n"+
+		"# become capabilities and skills is for spec.mcpSources in skillsync.yaml to say. Declare a\n"+
+		"# capability for one of these tools in another registry file to override what is recorded here.\n", src.Name)
 	slices.SortFunc(tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	for i := 1; i < len(tools); i++ {
 		if tools[i].Name == tools[i-1].Name {
 			return Recorded{}, fmt.Errorf("the server lists the tool %q twice; nothing was written", tools[i].Name)
 		}
 	}
-	first := true
 	for _, t := range tools {
-		if !selected(src, t.Name) {
-			continue
-		}
 		id := src.Name + "." + t.Name
 		if !registry.ValidCapabilityID(id) || !registry.ValidMCPName(t.Name) {
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: the name cannot name a capability (letters, digits, and single ., _ or - between them)", t.Name))
 			continue
 		}
 		input, err := inputOf(t)
-		if err != nil {
+		switch {
+		case err != nil && src.SelectsTool(t.Name):
 			return Recorded{}, fmt.Errorf("the tool %q has an inputSchema that is not JSON Schema: %v; nothing was written", t.Name, err)
+		case err != nil:
+			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: its inputSchema is not JSON Schema: %v", t.Name, err))
+			continue
 		}
-		sk, why := skillOf(src, t.Name, input)
-		if why != "" {
-			r.Skipped = append(r.Skipped, fmt.Sprintf("%s as a skill: %s", t.Name, why))
-		}
-		doc, err := capability(src, t, id, input, sk)
+		doc, err := capability(src, t, id, input)
 		if err != nil {
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", t.Name, err))
 			continue
 		}
-		if !first {
-			docs.WriteString("---\n")
-		}
-		first = false
-		docs.Write(doc)
+		w.add(doc, origin{tool: t.Name})
 		r.Tools = append(r.Tools, t.Name)
+		if !src.SelectsTool(t.Name) {
+			continue
+		}
+		if _, why := src.SkillOf(t.Name, input); why != "" {
+			r.Skipped = append(r.Skipped, fmt.Sprintf("%s as a skill: %s", t.Name, why))
+		}
 	}
 	for _, sk := range src.Skills {
-		if !registry.IsToolPattern(sk.Tool) && !slices.Contains(r.Tools, sk.Tool) {
+		if !registry.IsToolPattern(sk.Tool) && (!slices.Contains(r.Tools, sk.Tool) || !src.SelectsTool(sk.Tool)) {
 			alias := sk.Alias
 			if alias == "" {
 				alias = registry.DerivedAlias(sk.Tool)
@@ -83,25 +86,12 @@ func Snapshot(src registry.MCPSource, listing Listing, path string) (Recorded, e
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: skill %s names a tool the server does not list (or the patterns leave out)", sk.Tool, alias))
 		}
 	}
-	if err := r.addSkills(src, listing, &docs, &first); err != nil {
+	if err := r.addSkills(src, listing, &w); err != nil {
 		return Recorded{}, err
 	}
-	stamped, err := banner.Stamp(docs.Bytes(), Owner(src.Name), path)
-	r.Snapshot = stamped
+	stamped, err := banner.Stamp(w.docs.Bytes(), Owner(src.Name), path)
+	r.Snapshot, r.server, r.origins = stamped, src.Name, w.origins
 	return r, err
-}
-
-func selected(src registry.MCPSource, name string) bool {
-	return picked(src.Include, src.Exclude, name)
-}
-
-// picked says name is one the include patterns (all names when there are none)
-// select and no exclude pattern leaves out.
-func picked(include, exclude []string, name string) bool {
-	match := func(patterns []string) bool {
-		return slices.ContainsFunc(patterns, func(p string) bool { ok, _ := path.Match(p, name); return ok })
-	}
-	return (len(include) == 0 || match(include)) && !match(exclude)
 }
 
 // inputOf is the input schema of t as JSON text, checked as loading the snapshot
@@ -117,45 +107,8 @@ func inputOf(t *mcp.Tool) (json.RawMessage, error) {
 	return input, registry.CheckInputSchema(input)
 }
 
-// skillOf is the skill block of the tool's capability, from the selector of src
-// that takes the tool, its alias and argument derived where the selector gives
-// none; nil when no selector takes it. why says why a tool a pattern takes is no
-// skill: a pattern is a convention that some tools do not fit, and they stay
-// capabilities. A selector that names the tool gets its skill as far as it can be
-// derived, so that what does not fit is a problem at the selector when the
-// snapshot is loaded.
-func skillOf(src registry.MCPSource, tool string, input json.RawMessage) (sk map[string]string, why string) {
-	j, ok := src.SkillSelector(tool)
-	if !ok {
-		return nil, ""
-	}
-	sel := src.Skills[j]
-	pattern := registry.IsToolPattern(sel.Tool)
-	alias, argument := sel.Alias, sel.Argument
-	if alias == "" {
-		alias = registry.DerivedAlias(tool)
-		if pattern && !registry.ValidAlias(alias) {
-			return nil, fmt.Sprintf("%q, the alias its name gives, is not a valid skill name (a selector of its own can give one)", alias)
-		}
-	}
-	var err error
-	if argument == "" {
-		argument, err = registry.SkillArgument(input)
-	} else if pattern {
-		err = registry.FillableArgument(input, argument)
-	}
-	if pattern && err != nil {
-		return nil, err.Error() + " (a selector of its own can name the argument)"
-	}
-	sk = map[string]string{"alias": alias}
-	if argument != "" {
-		sk["argument"] = argument
-	}
-	return sk, ""
-}
-
 // capability is the registry document of tool t.
-func capability(src registry.MCPSource, t *mcp.Tool, id string, input json.RawMessage, sk map[string]string) ([]byte, error) {
+func capability(src registry.MCPSource, t *mcp.Tool, id string, input json.RawMessage) ([]byte, error) {
 	effect, why := EffectOf(t.Annotations)
 	title := t.Title
 	if title == "" && t.Annotations != nil {
@@ -169,16 +122,13 @@ func capability(src registry.MCPSource, t *mcp.Tool, id string, input json.RawMe
 		return nil, err
 	}
 	spec := map[string]any{"title": title, "effect": effect, "input": schema, "mcp": map[string]string{"server": src.Name, "tool": t.Name}}
-	if sk != nil {
-		spec["skill"] = sk
-	}
 	var n yaml.Node
 	if err := n.Encode(map[string]any{"apiVersion": registry.APIVersion, "kind": "Capability", "metadata": map[string]string{"name": id}, "spec": spec}); err != nil {
 		return nil, err
 	}
 	order(&n, "apiVersion", "kind", "metadata", "spec")
 	specNode := valueOf(&n, "spec")
-	order(specNode, "title", "effect", "input", "mcp", "skill")
+	order(specNode, "title", "effect", "input", "mcp")
 	valueOf(specNode, "effect").LineComment = why
 	return encode(&n)
 }

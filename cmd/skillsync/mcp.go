@@ -153,7 +153,10 @@ func refreshSource(g *globals, reg *registry.Registry, src registry.MCPSource, c
 	wrote, err := controller.RecordSnapshot(g.sys, reg.Root, path, recorded.Snapshot, force)
 	var rejected *controller.SnapshotRejectedError
 	if errors.As(err, &rejected) && len(rejected.Problems) > 0 {
-		printProblemsUnder(g.stderr, fmt.Sprintf("skillsync: %s: the snapshot would not load (%d problem(s)):", src.Name, len(rejected.Problems)), rejected.Problems)
+		// The snapshot's lines are nowhere once it is put back: its problems point
+		// at what the server said.
+		printProblemsUnder(g.stderr, fmt.Sprintf("skillsync: %s: the snapshot would not load (%d problem(s)):", src.Name, len(rejected.Problems)),
+			recorded.Locate(rejected.Problems, path))
 	}
 	if err != nil {
 		return flagWords(err)

@@ -203,6 +203,7 @@ func (l *loader) load() *Registry {
 	// A load that met a problem with the files themselves (one unreadable, a glob
 	// that matches none) is no listing to trust: the next reads them again.
 	l.cache.list(reg.Sources[ConfigName], files, !l.unlisted && l.err == nil, epoch)
+	selectRecorded(reg)
 	reg.Capabilities = overridden(reg)
 	return reg
 }

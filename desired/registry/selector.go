@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -31,6 +32,15 @@ func (src MCPSource) SkillSelector(tool string) (int, bool) {
 		}
 	}
 	return pattern, pattern >= 0
+}
+
+// picked says name is one the include patterns (all names when there are none)
+// select and no exclude pattern leaves out.
+func picked(include, exclude []string, name string) bool {
+	match := func(patterns []string) bool {
+		return slices.ContainsFunc(patterns, func(p string) bool { ok, _ := path.Match(p, name); return ok })
+	}
+	return (len(include) == 0 || match(include)) && !match(exclude)
 }
 
 // DerivedAlias is the alias of a tool whose selector gives none, as the tool is

@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -95,10 +96,10 @@ func TestSkillSelectorsAreCheckedAtTheirLines(t *testing.T) {
 }
 
 // recordedTool is a capability of the snapshot of tracker, as a refresh records
-// it, with its skill block.
-func recordedTool(tool, input, skill string) string {
+// it: what the server lists, and no skill, which the selectors give.
+func recordedTool(tool, input string) string {
 	return "---\napiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: tracker." + tool + "}\nspec:\n  title: " + tool +
-		"\n  effect: write\n  input: " + input + "\n  mcp: {server: tracker, tool: " + tool + "}\n  skill: " + skill + "\n"
+		"\n  effect: write\n  input: " + input + "\n  mcp: {server: tracker, tool: " + tool + "}\n"
 }
 
 // A recorded skill that does not load is changed at the selector that asked for
@@ -116,11 +117,11 @@ func TestProblemsOfARecordedSkillPointAtItsSelector(t *testing.T) {
 			"{tool: move_ticket}",
 		) + "  targets: [claude-code]\n",
 		"registry/team.yaml": "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: open-ticket}\nspec: {description: Team notes, body: Notes.}\n",
-		"registry/mcp-tracker.yaml": recordedTool("open_ticket", text, "{alias: open-ticket, argument: summary}") +
-			recordedTool("close_ticket", text, "{alias: help, argument: summary}") +
-			recordedTool("find_tickets", `{type: object, properties: {limit: {type: integer}}}`, "{alias: find-tickets, argument: limit}") +
-			recordedTool("edit_ticket", `{type: object, properties: {summary: {type: string}, body: {type: string}}, required: [summary, body]}`, "{alias: edit-ticket, argument: summary}") +
-			recordedTool("move_ticket", `{type: object, properties: {to: {type: integer}}, required: [to]}`, "{alias: move-ticket}"),
+		"registry/mcp-tracker.yaml": recordedTool("open_ticket", text) +
+			recordedTool("close_ticket", text) +
+			recordedTool("find_tickets", `{type: object, properties: {limit: {type: integer}}}`) +
+			recordedTool("edit_ticket", `{type: object, properties: {summary: {type: string}, body: {type: string}}, required: [summary, body]}`) +
+			recordedTool("move_ticket", `{type: object, properties: {to: {type: integer}}, required: [to]}`),
 	})
 	reg, err := Load(root)
 	var ps Problems
@@ -131,7 +132,7 @@ func TestProblemsOfARecordedSkillPointAtItsSelector(t *testing.T) {
 		`skillsync.yaml:9:18: tracker.open_ticket (recorded in registry/mcp-tracker.yaml): alias "open-ticket" is taken by skill/open-ticket at registry/team.yaml:3:18 (aliases and skill names share one namespace; a selector of its own naming open_ticket can give its alias and argument)`,
 		`skillsync.yaml:10:39: tracker.close_ticket (recorded in registry/mcp-tracker.yaml): alias "help" is reserved by Claude Code`,
 		`skillsync.yaml:11:42: tracker.find_tickets (recorded in registry/mcp-tracker.yaml): argument "limit" has type integer, not string`,
-		`skillsync.yaml:12:18: tracker.edit_ticket (recorded in registry/mcp-tracker.yaml): input requires body, which the skill cannot supply`,
+		`skillsync.yaml:12:18: tracker.edit_ticket (recorded in registry/mcp-tracker.yaml): skill has no argument: its input requires 2 properties (summary, body), and the typed text fills one`,
 		`skillsync.yaml:13:18: tracker.move_ticket (recorded in registry/mcp-tracker.yaml): skill has no argument: its input property "to" has type integer, not string`,
 	}
 	if len(ps) != len(want) {
@@ -144,5 +145,65 @@ func TestProblemsOfARecordedSkillPointAtItsSelector(t *testing.T) {
 	}
 	if outside := reg.OutsideSnapshots(ps); len(outside) != 0 {
 		t.Errorf("a refresh could not mend %v", outside)
+	}
+}
+
+// A snapshot records what the server lists; skillsync.yaml decides, at every
+// load, which tools are capabilities and which are skills: a changed alias, an
+// excluded tool or a new selector takes effect without the server.
+func TestSelectorsApplyToASnapshotAtLoad(t *testing.T) {
+	text := `{type: object, properties: {summary: {type: string}}, required: [summary]}`
+	snapshot := recordedTool("open_ticket", text) + recordedTool("close_ticket", text) + recordedTool("drop_ticket", text)
+	loaded := func(selectors ...string) map[string]string {
+		t.Helper()
+		root := workspace(t, map[string]string{
+			ConfigName:                  strings.Replace(mcpConfig(selectors...), "      skills:", "      exclude: [drop_*]\n      skills:", 1),
+			"registry/mcp-tracker.yaml": snapshot,
+		})
+		reg, err := Load(root)
+		if err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		got := map[string]string{}
+		for _, c := range reg.Capabilities {
+			got[c.ID] = "-"
+			if c.Spec.Skill != nil {
+				got[c.ID] = c.Spec.Skill.Alias + " " + c.Spec.Skill.Argument
+			}
+		}
+		return got
+	}
+	if got := loaded("{tool: open_ticket}"); !maps.Equal(got, map[string]string{"tracker.open_ticket": "open-ticket summary", "tracker.close_ticket": "-"}) {
+		t.Errorf("loaded %v", got)
+	}
+	if got := loaded("{tool: open_ticket, alias: open}", "{tool: \"close_*\"}"); !maps.Equal(got, map[string]string{"tracker.open_ticket": "open summary", "tracker.close_ticket": "close-ticket summary"}) {
+		t.Errorf("with an alias and a pattern: loaded %v", got)
+	}
+}
+
+// A selector naming a tool the snapshot records but exclude leaves out says two
+// things of one tool: a problem at the selector, which no refresh mends. One
+// naming a tool the snapshot does not record waits for the server to list it.
+func TestASelectorOfAToolLeftOutIsAProblem(t *testing.T) {
+	text := `{type: object, properties: {summary: {type: string}}, required: [summary]}`
+	root := workspace(t, map[string]string{
+		ConfigName: strings.Replace(mcpConfig("{tool: open_ticket}", "{tool: new_ticket}", "{tool: drop_ticket}"),
+			"      skills:", "      exclude: [drop_*]\n      skills:", 1),
+		"registry/mcp-tracker.yaml": recordedTool("open_ticket", text) + recordedTool("drop_ticket", text),
+	})
+	reg, err := Load(root)
+	var ps Problems
+	if !errors.As(err, &ps) || len(ps) != 1 {
+		t.Fatalf("load: %v", err)
+	}
+	want := `skillsync.yaml:12:18: tool "drop_ticket" is left out by the include and exclude patterns of tracker (take it in include, or drop the selector)`
+	if ps[0].String() != want {
+		t.Errorf("problem: %s\nwant %s", ps[0], want)
+	}
+	if outside := reg.OutsideSnapshots(ps); len(outside) != 1 {
+		t.Errorf("a refresh could mend %v", ps)
+	}
+	if len(reg.Capabilities) != 1 || reg.Capabilities[0].ID != "tracker.open_ticket" {
+		t.Errorf("capabilities %v", reg.Capabilities)
 	}
 }

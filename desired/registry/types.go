@@ -92,8 +92,10 @@ type WorkspaceSpec struct {
 	MCPSources []MCPSource `json:"mcpSources"`
 }
 
-// MCPSource is an MCP server whose tools skillsync mcp refresh records as
-// capabilities, in a snapshot file of the registry.
+// MCPSource is an MCP server whose tools and published skills skillsync mcp
+// refresh records in a snapshot file of the registry; what the workspace takes of
+// them is for the source's include, exclude, skills and publishedSkills to say, at
+// every load.
 type MCPSource struct {
 	// The server's name, as the clients' configuration (.mcp.json) names it;
 	// skill bodies name its tools by it.
@@ -108,13 +110,14 @@ type MCPSource struct {
 	// must be a ${VAR} read from the environment, so no secret is in a file.
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
-	// Glob patterns of the tool names to record (all when none) and to leave out.
+	// Glob patterns of the tool names that are capabilities (all when none) and
+	// of those left out.
 	Include []string `json:"include"`
 	Exclude []string `json:"exclude"`
 	// The tools that become skills a person invokes by name.
 	Skills []MCPSkill `json:"skills"`
 	// The skills the server publishes through the MCP skills extension that
-	// become skills of the workspace; none when not set.
+	// are skills of the workspace; none when not set.
 	PublishedSkills *MCPPublishedSkills `json:"publishedSkills"`
 	// Where the snapshot is written, relative to skillsync.yaml; a file a
 	// registry pattern matches. By default the first pattern with a * names it,
@@ -140,7 +143,8 @@ type MCPSkill struct {
 // MCPPublishedSkills selects the skills a server publishes, and how they are
 // written.
 type MCPPublishedSkills struct {
-	// Glob patterns of the skill names to record (all when none) and to leave out.
+	// Glob patterns of the skill names taken (all when none) and of those left
+	// out.
 	Include []string `json:"include"`
 	Exclude []string `json:"exclude"`
 	// Client capabilities (dotted names) the active profile must announce for
@@ -290,8 +294,11 @@ type Registry struct {
 	Skills       []Skill
 	Profiles     []Profile
 	config       document
-	malformed    map[document]bool  // documents that did not decode cleanly
-	sys          workspacefs.System // what it was loaded through, and is read again through
+	malformed    map[document]bool // documents that did not decode cleanly
+	// recordedTools are, by MCP source, the tools its snapshot records; nil
+	// when no snapshot was read.
+	recordedTools map[string]map[string]bool
+	sys           workspacefs.System // what it was loaded through, and is read again through
 }
 
 // System is what the registry was loaded through: the real disk unless LoadFrom

@@ -50,6 +50,7 @@ func (v *validator) mcpSources() {
 		v.skillSelectors(src, func(j int, key string) place { return at("skills", strconv.Itoa(j), key) })
 		v.publishedSkills(src, at)
 		snapshot, ok := v.reg.SnapshotPath(src)
+		v.selectedTools(src, func(j int) place { return at("skills", strconv.Itoa(j), "tool") })
 		switch {
 		case !ok:
 			v.add(at("snapshot"), "give snapshot: a path a registry pattern matches, such as registry/mcp-"+src.Name+".yaml",
@@ -94,6 +95,19 @@ func (v *validator) skillSelectors(src MCPSource, at func(j int, key string) pla
 			v.add(at(j, "tool"), "give the selector an alias: lowercase letters, digits and single hyphens, at most 64 characters",
 				"the alias the tool %q would take, %q, is not a valid skill name", sk.Tool, DerivedAlias(sk.Tool))
 		}
+	}
+}
+
+// selectedTools checks that no selector names a tool the snapshot records that
+// include and exclude leave out: the source would say two things of it. A tool
+// the snapshot does not record has no skill until a refresh records it, as a
+// selector may wait for a tool the server is yet to list.
+func (v *validator) selectedTools(src MCPSource, at func(j int) place) {
+	for j, sk := range src.Skills {
+		if IsToolPattern(sk.Tool) || !v.reg.RecordsTool(src.Name, sk.Tool) || src.SelectsTool(sk.Tool) {
+			continue
+		}
+		v.add(at(j), "take it in include, or drop the selector", "tool %q is left out by the include and exclude patterns of %s", sk.Tool, src.Name)
 	}
 }
 
