@@ -77,13 +77,15 @@ type stamped struct {
 	inSync bool // a generated file the pass found as desired
 }
 
-// seenTargets are the entries and files a pass's scan found in each target.
+// seenTargets are the entries and files a pass's scan found in each target, and
+// the symlinks it met there.
 type seenTargets struct {
-	entries, files []string
+	entries, files, links []string
 }
 
 func (s *seenTargets) keep(p targetPart) {
 	s.entries = append(s.entries, p.have.Entries...)
+	s.links = append(s.links, p.have.Links()...)
 	for f := range p.have.Files {
 		s.files = append(s.files, f)
 	}
@@ -104,7 +106,7 @@ func fromIndex(req Request) (Outcome, bool) {
 	if data == nil {
 		return Outcome{}, false
 	}
-	key, ok := indexKey(req)
+	key, ok := indexKey(req, real)
 	if !ok {
 		return Outcome{}, false
 	}
@@ -148,9 +150,9 @@ func fromIndex(req Request) (Outcome, bool) {
 }
 
 // writeIndex records out, a pass that found nothing to do but keep conflicts,
-// with the stamps of
-// what it read, when every stamp is older than began by racyMargin and the
-// inputs are plain files; else it removes any index, which no longer holds.
+// with the stamps of what it read, when every stamp is older than began by
+// racyMargin and no symlink is on the way to an input; else it removes any
+// index, which no longer holds.
 func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	in := out.Inputs
 	if !out.Planned || len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || out.Plan.Pending() > 0 ||
@@ -170,7 +172,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	}
 	defer r.Close()
 	paths, ok := indexedPaths(r, in.Registry, seen)
-	key, keyed := indexKey(req)
+	key, keyed := indexKey(req, in.Registry.Root)
 	if !ok || !keyed {
 		statedir.RemoveIndex(r)
 		return
@@ -205,8 +207,10 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 }
 
 // indexedPaths are the paths a pass that planned reg, and whose scan found seen,
-// read or listed; false when an input is reached through a symlink, whose target
-// a stamp of the link does not follow.
+// read or listed, and every path on the way of each symlink the scan met (see
+// linkWay); false when an input is reached through a symlink, whose target a
+// stamp of the link does not follow, or when the way of a link the scan met
+// leaves the workspace.
 func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) ([]string, bool) {
 	inputs := append([]string{registry.ConfigName, desired.ProfileFile, statedir.AppliedFile}, reg.Files...)
 	inputs = append(inputs, reg.BodyFiles()...)
@@ -239,13 +243,25 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 		}
 	}
 	paths = append(paths, seen.files...)
+	realRoot, err := r.EvalSymlinks(".")
+	if err != nil {
+		return nil, false
+	}
+	for _, l := range seen.links {
+		way, ok := linkWay(r, realRoot, l)
+		if !ok {
+			return nil, false
+		}
+		paths = append(paths, way...)
+	}
 	slices.Sort(paths)
 	return slices.Compact(paths), true
 }
 
 // indexKey digests what a pass's outcome depends on beside the files: the binary
-// that made it and the request.
-func indexKey(req Request) (string, bool) {
+// that made it, the request, and where the workspace really is (realRoot), which
+// decides where an absolute symlink in it leads.
+func indexKey(req Request, realRoot string) (string, bool) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", false
@@ -264,7 +280,7 @@ func indexKey(req Request) (string, bool) {
 		return "", false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%+v\x00%q\x00%q\x00%v\x00%v", indexVersion, stamp, req.ProfileFlag, req.ProfileEnv, req.Force, req.AllowEmpty)
+	fmt.Fprintf(h, "%s\x00%+v\x00%q\x00%q\x00%v\x00%v\x00%q", indexVersion, stamp, req.ProfileFlag, req.ProfileEnv, req.Force, req.AllowEmpty, realRoot)
 	return hex.EncodeToString(h.Sum(nil)), true
 }
 
