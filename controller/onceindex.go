@@ -38,7 +38,7 @@ import (
 //
 // An edit within the timestamp granularity of the filesystem keeps a stamp as
 // it was: git's racily clean entries. So the index is written only when every
-// stamp is older, by more than a tick of the filesystem's clock (racyMargin),
+// stamp is older, by more than a tick of the clock that made it (racyMargin),
 // than the moment the pass began to read: a file changed while or after it was
 // read then has a stamp of that moment or later, unlike the one recorded.
 
@@ -150,7 +150,7 @@ func fromIndex(req Request) (Outcome, bool) {
 }
 
 // writeIndex records out, a pass that found nothing to do but keep conflicts,
-// with the stamps of what it read, when every stamp is older than began by
+// with the stamps of what it read, when every stamp is older than began by its
 // racyMargin and no symlink is on the way to an input; else it removes any
 // index, which no longer holds.
 func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
@@ -190,9 +190,8 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	for i := range stamps {
 		stamps[i].inSync = inSync[stamps[i].path]
 	}
-	trusted := began.Add(-racyMargin(stamps)).UnixNano()
 	for _, s := range stamps {
-		if !s.absent && (!s.stamp.Valid || s.stamp.Mtime >= trusted || s.stamp.Ctime >= trusted) {
+		if !s.absent && (!s.stamp.Valid || racilyClean(s.stamp, began)) {
 			statedir.RemoveIndex(r) // racily clean, or no stamp to trust
 			return
 		}
@@ -367,17 +366,25 @@ func (w *stamper) stamp(p string) stamped {
 	return s
 }
 
-// racyMargin is how much older than the pass a stamp must be to be trusted: more
-// than a tick of the clock that stamps files. A filesystem that keeps whole
-// seconds only (FAT keeps two) gives every time in whole seconds; any other, times
-// to the nanosecond, stamped from a clock that ticks every few milliseconds.
-func racyMargin(stamps []stamped) time.Duration {
-	for _, s := range stamps {
-		if s.stamp.Valid && (s.stamp.Mtime%int64(time.Second) != 0 || s.stamp.Ctime%int64(time.Second) != 0) {
-			return 100 * time.Millisecond
-		}
+// racilyClean tells whether s is too new to stand for what the pass that began
+// at began read: an edit within a tick of the clock that made it could leave it
+// as it is.
+func racilyClean(s workspacefs.Stamp, began time.Time) bool {
+	trusted := began.Add(-racyMargin(s)).UnixNano()
+	return s.Mtime >= trusted || s.Ctime >= trusted
+}
+
+// racyMargin is how much older than the pass s must be to be trusted: more than
+// a tick of the clock that made it. A filesystem that keeps whole seconds only
+// (ext4 with small inodes, HFS+; FAT keeps two) gives both times in whole
+// seconds; any other, times to the nanosecond (or 100 ns), from a clock that
+// ticks every few milliseconds. Each stamp has its own: a target directory may be
+// a mount of another filesystem than the workspace's.
+func racyMargin(s workspacefs.Stamp) time.Duration {
+	if s.Mtime%int64(time.Second) == 0 && s.Ctime%int64(time.Second) == 0 {
+		return 2 * time.Second
 	}
-	return 2 * time.Second
+	return 100 * time.Millisecond
 }
 
 // encodeIndex writes the index: its version, key and outcome, then a line per
