@@ -40,7 +40,9 @@ import (
 // it was: git's racily clean entries. So the index is written only when every
 // stamp is older, by more than a tick of the clock that made it (racyMargin),
 // than the moment the pass began to read: a file changed while or after it was
-// read then has a stamp of that moment or later, unlike the one recorded.
+// read then has a stamp of that moment or later, unlike the one recorded. And
+// only when every stamp is on a filesystem whose change time is known to move
+// (workspacefs.StampsHold): on FAT a rewrite keeps it.
 
 // indexVersion is the version of the index format, and indexEnd begins its last
 // line, which counts its stamps.
@@ -151,8 +153,8 @@ func fromIndex(req Request) (Outcome, bool) {
 
 // writeIndex records out, a pass that found nothing to do but keep conflicts,
 // with the stamps of what it read, when every stamp is older than began by its
-// racyMargin and no symlink is on the way to an input; else it removes any
-// index, which no longer holds.
+// racyMargin and on a filesystem where stamps hold, and no symlink is on the way
+// to an input; else it removes any index, which no longer holds.
 func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	in := out.Inputs
 	if !out.Planned || len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || out.Plan.Pending() > 0 ||
@@ -179,10 +181,16 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	}
 	w := newStamper(r)
 	stamps := make([]stamped, len(paths))
+	held := true
 	for i, p := range paths {
 		stamps[i] = w.stamp(p)
+		held = held && w.holds(stamps[i])
 	}
 	w.close()
+	if !held {
+		statedir.RemoveIndex(r) // a stamp there may stay as it is through a change
+		return
+	}
 	inSync := make(map[string]bool, len(out.Plan.InSync))
 	for _, p := range out.Plan.InSync {
 		inSync[p] = true
@@ -290,6 +298,8 @@ func indexKey(req Request, realRoot string) (string, bool) {
 type stamper struct {
 	r    workspacefs.FS
 	open []openDir // from the root down
+	// held says, by device, whether stamps hold on its filesystem.
+	held map[uint64]bool
 }
 
 type openDir struct {
@@ -298,7 +308,7 @@ type openDir struct {
 	err  error
 }
 
-func newStamper(r workspacefs.FS) *stamper { return &stamper{r: r} }
+func newStamper(r workspacefs.FS) *stamper { return &stamper{r: r, held: map[uint64]bool{}} }
 
 func (w *stamper) close() {
 	for _, o := range w.open {
@@ -364,6 +374,24 @@ func (w *stamper) stamp(p string) stamped {
 		s.stamp = workspacefs.Stamp{} // no stamp: matches none
 	}
 	return s
+}
+
+// holds tells whether s was taken on a filesystem whose stamps hold
+// (workspacefs.StampsHold), asking once for each device; what is absent has no
+// filesystem, and a stamp that is no stamp is refused as such.
+func (w *stamper) holds(s stamped) bool {
+	if s.absent || !s.stamp.Valid {
+		return true
+	}
+	held, asked := w.held[s.stamp.Dev]
+	if !asked {
+		if d, err := w.dir(path.Dir(s.path)); err == nil {
+			kind, err := d.Filesystem(path.Base(s.path))
+			held = err == nil && workspacefs.StampsHold(kind)
+		}
+		w.held[s.stamp.Dev] = held
+	}
+	return held
 }
 
 // racilyClean tells whether s is too new to stand for what the pass that began

@@ -114,3 +114,62 @@ func TestTheIndexSeesAnEditInTheSecondOfAPassOnAWholeSecondTarget(t *testing.T) 
 	}
 	t.Fatal("no try wrote, passed and edited within one second")
 }
+
+// A target or an input on a filesystem not known to move its change time on
+// every change (ramfs stands for FAT, exFAT, FUSE and network filesystems here):
+// no index is written, and a change there that keeps a file's size and
+// modification time is seen.
+func TestNoIndexOnAFilesystemWhereStampsMayNotHold(t *testing.T) {
+	for _, c := range []struct{ dir, edited, old, new string }{
+		{".claude/skills", ".claude/skills/intent/SKILL.md", "intent", "intenT"},
+		{"registry", "registry/intents.yaml", "Propose an intent", "Propose an Intent"},
+	} {
+		t.Run(c.dir, func(t *testing.T) {
+			root := exampleWorkspace(t)
+			full := filepath.Join(root, c.dir)
+			// What the directory holds is put back on the filesystem mounted over it.
+			saved := t.TempDir()
+			os.CopyFS(saved, os.DirFS(full))
+			mount(t, full, "-t", "ramfs", "ramfs")
+			if err := os.CopyFS(full, os.DirFS(saved)); err != nil {
+				t.Fatal(err)
+			}
+			req := Request{Root: root}
+			if out := ReconcileOnce(req, time.Second); out.Err != nil || len(out.Problems) > 0 {
+				t.Fatalf("first pass: %v %v", out.Err, out.Problems)
+			}
+			if indexAsOf(t, req, later()) {
+				t.Errorf("an index was written with %s on ramfs", c.dir)
+			}
+			before := Reconcile(Request{Root: root, Check: true})
+			editKeepingTimes(t, filepath.Join(root, c.edited), c.old, c.new)
+			if out := ReconcileOnce(req, time.Second); out.indexed || indexSummary(out) == indexSummary(before) {
+				t.Errorf("an edit of %s on ramfs is not seen: answered from the index %v\n%s", c.edited, out.indexed, indexSummary(out))
+			}
+		})
+	}
+}
+
+// editKeepingTimes replaces the first old in the file at full with new, of the
+// same length, and puts its modification time back.
+func editKeepingTimes(t *testing.T, full, old, new string) {
+	t.Helper()
+	info, err := os.Stat(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), old, new, 1)
+	if edited == string(data) || len(edited) != len(data) {
+		t.Fatalf("%s: no %q to replace with %q of its length", full, old, new)
+	}
+	if err := os.WriteFile(full, []byte(edited), info.Mode()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(full, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+}
