@@ -38,9 +38,11 @@ import (
 //
 // An edit within the timestamp granularity of the filesystem keeps a stamp as
 // it was: git's racily clean entries. So the index is written only when every
-// stamp is older, by more than a tick of the filesystem's clock (racyMargin),
+// stamp is older, by more than a tick of the clock that made it (racyMargin),
 // than the moment the pass began to read: a file changed while or after it was
-// read then has a stamp of that moment or later, unlike the one recorded.
+// read then has a stamp of that moment or later, unlike the one recorded. And
+// only when every stamp is on a filesystem whose change time is known to move
+// (workspacefs.StampsHold): on FAT a rewrite keeps it.
 
 // indexVersion is the version of the index format, and indexEnd begins its last
 // line, which counts its stamps.
@@ -77,13 +79,15 @@ type stamped struct {
 	inSync bool // a generated file the pass found as desired
 }
 
-// seenTargets are the entries and files a pass's scan found in each target.
+// seenTargets are the entries and files a pass's scan found in each target, and
+// the symlinks it met there.
 type seenTargets struct {
-	entries, files []string
+	entries, files, links []string
 }
 
 func (s *seenTargets) keep(p targetPart) {
 	s.entries = append(s.entries, p.have.Entries...)
+	s.links = append(s.links, p.have.Links()...)
 	for f := range p.have.Files {
 		s.files = append(s.files, f)
 	}
@@ -104,7 +108,7 @@ func fromIndex(req Request) (Outcome, bool) {
 	if data == nil {
 		return Outcome{}, false
 	}
-	key, ok := indexKey(req)
+	key, ok := indexKey(req, real)
 	if !ok {
 		return Outcome{}, false
 	}
@@ -148,9 +152,9 @@ func fromIndex(req Request) (Outcome, bool) {
 }
 
 // writeIndex records out, a pass that found nothing to do but keep conflicts,
-// with the stamps of
-// what it read, when every stamp is older than began by racyMargin and the
-// inputs are plain files; else it removes any index, which no longer holds.
+// with the stamps of what it read, when every stamp is older than began by its
+// racyMargin and on a filesystem where stamps hold, and no symlink is on the way
+// to an input; else it removes any index, which no longer holds.
 func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	in := out.Inputs
 	if !out.Planned || len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || out.Plan.Pending() > 0 ||
@@ -170,17 +174,23 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	}
 	defer r.Close()
 	paths, ok := indexedPaths(r, in.Registry, seen)
-	key, keyed := indexKey(req)
+	key, keyed := indexKey(req, in.Registry.Root)
 	if !ok || !keyed {
 		statedir.RemoveIndex(r)
 		return
 	}
 	w := newStamper(r)
 	stamps := make([]stamped, len(paths))
+	held := true
 	for i, p := range paths {
 		stamps[i] = w.stamp(p)
+		held = held && w.holds(stamps[i])
 	}
 	w.close()
+	if !held {
+		statedir.RemoveIndex(r) // a stamp there may stay as it is through a change
+		return
+	}
 	inSync := make(map[string]bool, len(out.Plan.InSync))
 	for _, p := range out.Plan.InSync {
 		inSync[p] = true
@@ -188,9 +198,8 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	for i := range stamps {
 		stamps[i].inSync = inSync[stamps[i].path]
 	}
-	trusted := began.Add(-racyMargin(stamps)).UnixNano()
 	for _, s := range stamps {
-		if !s.absent && (!s.stamp.Valid || s.stamp.Mtime >= trusted || s.stamp.Ctime >= trusted) {
+		if !s.absent && (!s.stamp.Valid || racilyClean(s.stamp, began)) {
 			statedir.RemoveIndex(r) // racily clean, or no stamp to trust
 			return
 		}
@@ -205,8 +214,10 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 }
 
 // indexedPaths are the paths a pass that planned reg, and whose scan found seen,
-// read or listed; false when an input is reached through a symlink, whose target
-// a stamp of the link does not follow.
+// read or listed, and every path on the way of each symlink the scan met (see
+// linkWay); false when an input is reached through a symlink, whose target a
+// stamp of the link does not follow, or when the way of a link the scan met
+// leaves the workspace.
 func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) ([]string, bool) {
 	inputs := append([]string{registry.ConfigName, desired.ProfileFile, statedir.AppliedFile}, reg.Files...)
 	inputs = append(inputs, reg.BodyFiles()...)
@@ -239,13 +250,25 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 		}
 	}
 	paths = append(paths, seen.files...)
+	realRoot, err := r.EvalSymlinks(".")
+	if err != nil {
+		return nil, false
+	}
+	for _, l := range seen.links {
+		way, ok := linkWay(r, realRoot, l)
+		if !ok {
+			return nil, false
+		}
+		paths = append(paths, way...)
+	}
 	slices.Sort(paths)
 	return slices.Compact(paths), true
 }
 
 // indexKey digests what a pass's outcome depends on beside the files: the binary
-// that made it and the request.
-func indexKey(req Request) (string, bool) {
+// that made it, the request, and where the workspace really is (realRoot), which
+// decides where an absolute symlink in it leads.
+func indexKey(req Request, realRoot string) (string, bool) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", false
@@ -264,7 +287,7 @@ func indexKey(req Request) (string, bool) {
 		return "", false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%+v\x00%q\x00%q\x00%v\x00%v", indexVersion, stamp, req.ProfileFlag, req.ProfileEnv, req.Force, req.AllowEmpty)
+	fmt.Fprintf(h, "%s\x00%+v\x00%q\x00%q\x00%v\x00%v\x00%q", indexVersion, stamp, req.ProfileFlag, req.ProfileEnv, req.Force, req.AllowEmpty, realRoot)
 	return hex.EncodeToString(h.Sum(nil)), true
 }
 
@@ -275,6 +298,8 @@ func indexKey(req Request) (string, bool) {
 type stamper struct {
 	r    workspacefs.FS
 	open []openDir // from the root down
+	// held says, by device, whether stamps hold on its filesystem.
+	held map[uint64]bool
 }
 
 type openDir struct {
@@ -283,7 +308,7 @@ type openDir struct {
 	err  error
 }
 
-func newStamper(r workspacefs.FS) *stamper { return &stamper{r: r} }
+func newStamper(r workspacefs.FS) *stamper { return &stamper{r: r, held: map[uint64]bool{}} }
 
 func (w *stamper) close() {
 	for _, o := range w.open {
@@ -351,17 +376,43 @@ func (w *stamper) stamp(p string) stamped {
 	return s
 }
 
-// racyMargin is how much older than the pass a stamp must be to be trusted: more
-// than a tick of the clock that stamps files. A filesystem that keeps whole
-// seconds only (FAT keeps two) gives every time in whole seconds; any other, times
-// to the nanosecond, stamped from a clock that ticks every few milliseconds.
-func racyMargin(stamps []stamped) time.Duration {
-	for _, s := range stamps {
-		if s.stamp.Valid && (s.stamp.Mtime%int64(time.Second) != 0 || s.stamp.Ctime%int64(time.Second) != 0) {
-			return 100 * time.Millisecond
-		}
+// holds tells whether s was taken on a filesystem whose stamps hold
+// (workspacefs.StampsHold), asking once for each device; what is absent has no
+// filesystem, and a stamp that is no stamp is refused as such.
+func (w *stamper) holds(s stamped) bool {
+	if s.absent || !s.stamp.Valid {
+		return true
 	}
-	return 2 * time.Second
+	held, asked := w.held[s.stamp.Dev]
+	if !asked {
+		if d, err := w.dir(path.Dir(s.path)); err == nil {
+			kind, err := d.Filesystem(path.Base(s.path))
+			held = err == nil && workspacefs.StampsHold(kind)
+		}
+		w.held[s.stamp.Dev] = held
+	}
+	return held
+}
+
+// racilyClean tells whether s is too new to stand for what the pass that began
+// at began read: an edit within a tick of the clock that made it could leave it
+// as it is.
+func racilyClean(s workspacefs.Stamp, began time.Time) bool {
+	trusted := began.Add(-racyMargin(s)).UnixNano()
+	return s.Mtime >= trusted || s.Ctime >= trusted
+}
+
+// racyMargin is how much older than the pass s must be to be trusted: more than
+// a tick of the clock that made it. A filesystem that keeps whole seconds only
+// (ext4 with small inodes, HFS+; FAT keeps two) gives both times in whole
+// seconds; any other, times to the nanosecond (or 100 ns), from a clock that
+// ticks every few milliseconds. Each stamp has its own: a target directory may be
+// a mount of another filesystem than the workspace's.
+func racyMargin(s workspacefs.Stamp) time.Duration {
+	if s.Mtime%int64(time.Second) == 0 && s.Ctime%int64(time.Second) == 0 {
+		return 2 * time.Second
+	}
+	return 100 * time.Millisecond
 }
 
 // encodeIndex writes the index: its version, key and outcome, then a line per

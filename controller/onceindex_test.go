@@ -97,13 +97,15 @@ func indexCases(t *testing.T) int { return propertyCases(t, "INDEX_CASES", 150) 
 
 // Whatever changes in the workspace, the index answers only a pass whose answer
 // it holds: after every step of a random sequence (the steps of the incremental
-// property test, and edits that keep a file's size and modification time, and
-// chmods), an answer from the index is what a pass from scratch finds.
+// property test, edits that keep a file's size and modification time, chmods,
+// and links along a chain pointed elsewhere), an answer from the index is what a
+// pass from scratch finds.
 func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
 	seed := propertySeed(t, "INDEX_SEED")
 	rng := rand.New(rand.NewPCG(seed, seed))
 	root := exampleWorkspace(t)
 	outside := t.TempDir()
+	chainOfLinks(t, root, outside)
 	req := Request{Root: root}
 	var steps []string
 	answered, refused := 0, 0
@@ -112,13 +114,15 @@ func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
 			ReconcileOnce(req, time.Second)
 			indexAsOf(t, req, later())
 		}
-		switch rng.IntN(5) {
+		switch rng.IntN(7) {
 		case 0:
 			steps = append(steps, "nothing")
 		case 4:
 			steps = append(steps, resetWorkspace(t, root))
 		case 1:
 			steps = append(steps, sameStamp(t, rng, root))
+		case 5, 6:
+			steps = append(steps, relink(t, rng, root, outside))
 		default:
 			steps = append(steps, step(t, rng, root, outside, func() Outcome { return ReconcileOnce(req, time.Second) }))
 		}
@@ -214,16 +218,63 @@ func sameStamp(t *testing.T, rng *rand.Rand, root string) string {
 	return "same-stamp edit " + rel
 }
 
-// A filesystem that keeps whole seconds is given a margin of two; one that keeps
-// nanoseconds, a fraction of a second, more than its clock's tick.
-func TestRacyMarginFollowsTheTimestamps(t *testing.T) {
-	whole := []stamped{{stamp: workspacefs.Stamp{Valid: true, Mtime: 1_700_000_000 * int64(time.Second), Ctime: 1_700_000_002 * int64(time.Second)}}}
+// chainOfLinks lays out what relink points: a/hop leads to hops/in, whose
+// links lead inside the workspace, or hops/out, whose links lead outside.
+func chainOfLinks(t *testing.T, root, outside string) {
+	t.Helper()
+	for _, skill := range chainSkills {
+		symlink(t, root, "../../registry", "hops/in/"+skill)
+		symlink(t, root, outside, "hops/out/"+skill)
+	}
+	symlink(t, root, "../hops/in", "a/hop")
+}
+
+// chainSkills are the names relink makes skill directories of: one the registry
+// declares, one it does not.
+var chainSkills = []string{"intent", "x"}
+
+// relink makes a skill directory a link along the chain (to a/hop/<skill>, see
+// chainOfLinks), or points one link of the chain elsewhere. Each link of the
+// chain is in a directory no pass reads, so only the index's stamps of the
+// chain can see it change.
+func relink(t *testing.T, rng *rand.Rand, root, outside string) string {
+	t.Helper()
+	pick := func(options ...string) string { return options[rng.IntN(len(options))] }
+	skill := chainSkills[rng.IntN(len(chainSkills))]
+	var rel, to string
+	switch rng.IntN(3) {
+	case 0:
+		rel, to = pick(".claude/skills", ".agents/skills")+"/"+skill, "../../a/hop/"+skill
+		os.RemoveAll(filepath.Join(root, rel))
+	case 1:
+		rel, to = "a/hop", pick("../hops/in", "../hops/out")
+	default:
+		rel, to = pick("hops/in", "hops/out")+"/"+skill, pick(outside, "../../registry", "../../nowhere")
+	}
+	symlink(t, root, to, rel)
+	return "link " + rel + " to " + to
+}
+
+// Each stamp is given the margin of its own clock: two seconds where its times are
+// whole seconds, a fraction of a second where they are finer, whatever the other
+// stamps are. A whole-second stamp in the second a pass began is racily clean,
+// beside a nanosecond one that is not.
+func TestRacyMarginIsEachStamps(t *testing.T) {
+	second := int64(time.Second)
+	whole := workspacefs.Stamp{Valid: true, Mtime: 1_700_000_000 * second, Ctime: 1_700_000_002 * second}
 	if got := racyMargin(whole); got != 2*time.Second {
 		t.Errorf("whole seconds: margin %v, want 2s", got)
 	}
-	fine := append(whole, stamped{stamp: workspacefs.Stamp{Valid: true, Mtime: 1_700_000_000*int64(time.Second) + 123, Ctime: 1_700_000_000 * int64(time.Second)}})
+	fine := workspacefs.Stamp{Valid: true, Mtime: 1_700_000_000*second + 123, Ctime: 1_700_000_000 * second}
 	if got := racyMargin(fine); got >= time.Second || got < 10*time.Millisecond {
 		t.Errorf("nanoseconds: margin %v, want a fraction of a second above a clock tick", got)
+	}
+	began := time.Unix(1_700_000_002, 300_000_000)
+	if !racilyClean(whole, began) {
+		t.Error("a whole-second stamp of the second the pass began in is taken as clean")
+	}
+	if racilyClean(fine, began) {
+		t.Error("a nanosecond stamp two seconds older than the pass is taken as racily clean")
 	}
 }
 

@@ -108,6 +108,11 @@ type State struct {
 	links   []string // every symlink met, to check for escapes
 }
 
+// Links are the symlinks the scan met (a target directory or one above it, a
+// skill directory, a file or a side-file directory in one), in the order met:
+// those the escape check resolves (see Escapes).
+func (st State) Links() []string { return st.links }
+
 // Scan reads each target directory one level deep, the way the clients discover
 // skills. It never follows a symlink: a symlinked target directory is blocked and a
 // symlinked skill directory or SKILL.md is a person's.

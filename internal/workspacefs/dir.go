@@ -27,6 +27,10 @@ type Dir interface {
 	// Stamp is what name's metadata says of its content, without following a
 	// symlink.
 	Stamp(name string) (Stamp, error)
+	// Filesystem names the type of the filesystem name is on ("." for the
+	// directory itself), without following a symlink: "ext4", "apfs", "msdos"…
+	// (see StampsHold).
+	Filesystem(name string) (string, error)
 	// ReadRegular reads the regular file name: a symlink is not followed, a FIFO
 	// does not block, and past limit bytes is ErrTooLarge.
 	ReadRegular(name string, limit int64) ([]byte, error)

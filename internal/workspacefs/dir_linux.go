@@ -362,6 +362,26 @@ func (d *osDir) Stamp(name string) (Stamp, error) {
 	return Stamp{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: uint64(st.Dev), Valid: true}, nil
 }
 
+// Filesystem names the type of the filesystem name in d is on, opened without
+// following a symlink and without reading it (O_PATH): a directory or a file
+// mounted there is on its own.
+func (d *osDir) Filesystem(name string) (string, error) {
+	if name == "." {
+		kind, err := filesystemType(uintptr(d.fd))
+		return kind, d.fail("statfs", name, err)
+	}
+	if err := oneElement(name); err != nil {
+		return "", d.fail("statfs", name, err)
+	}
+	fd, err := retry(func() (int, error) { return unix.Openat(d.fd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0) })
+	if err != nil {
+		return "", d.fail("open", name, err)
+	}
+	defer unix.Close(fd)
+	kind, err := filesystemType(uintptr(fd))
+	return kind, d.fail("statfs", name, err)
+}
+
 // retry repeats a system call that a signal interrupted.
 func retry(call func() (int, error)) (int, error) {
 	for {

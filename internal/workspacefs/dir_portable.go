@@ -327,6 +327,44 @@ func (d *osDir) Stamp(name string) (Stamp, error) {
 	return stampOf(info), nil
 }
 
+// Filesystem names the type of the filesystem name in d is on. A directory or
+// a regular file is opened (a filesystem may be mounted on either); a symlink,
+// which nothing is mounted on, and anything else, which opening could block or
+// act on, are taken to be on d's.
+func (d *osDir) Filesystem(name string) (string, error) {
+	held := d
+	var f *os.File
+	var err error
+	if name != "." {
+		if err := oneElement(name); err != nil {
+			return "", d.fail("statfs", name, err)
+		}
+		info, lerr := d.root.Lstat(name)
+		if lerr != nil {
+			return "", d.fail("lstat", name, Cause(lerr))
+		}
+		switch typeOf(info.Mode()) {
+		case fs.ModeDir:
+			if held, err = d.sub(name); err != nil {
+				return "", err
+			}
+			defer held.Close()
+		case 0:
+			if f, err = d.openRegular(name, os.O_RDONLY, 0, "statfs"); err != nil {
+				return "", err
+			}
+		}
+	}
+	if f == nil {
+		if f, err = held.root.Open("."); err != nil {
+			return "", d.fail("open", name, Cause(err))
+		}
+	}
+	defer f.Close()
+	kind, err := filesystemType(f.Fd())
+	return kind, d.fail("statfs", name, err)
+}
+
 // Flush has nothing left to do: WriteNew synced every file it wrote.
 func (d *osDir) Flush() error { return nil }
 

@@ -151,6 +151,13 @@ func (d *hookedDir) Stamp(name string) (Stamp, error) {
 	return d.base.Stamp(name)
 }
 
+func (d *hookedDir) Filesystem(name string) (string, error) {
+	if err := d.check("Filesystem", false, d.rel(name)); err != nil {
+		return "", pathError("statfs", d.rel(name), err)
+	}
+	return d.base.Filesystem(name)
+}
+
 func (d *hookedDir) ReadRegular(name string, limit int64) ([]byte, error) {
 	if err := d.check("ReadRegular", false, d.rel(name)); err != nil {
 		return nil, pathError("read", d.rel(name), err)
