@@ -508,7 +508,11 @@ func (v *validator) checkSkill(s Skill) checked {
 		}
 	}
 	v.targetList(d, spec.Targets, "spec", "targets")
-	v.required(d, spec.RequiredCapabilities, "spec", "requiredCapabilities")
+	// A published skill's are its source's publishedSkills', checked at their
+	// line in skillsync.yaml.
+	if !v.reg.isSnapshot(d.file()) {
+		v.required(d, spec.RequiredCapabilities, "spec", "requiredCapabilities")
+	}
 	ch.afterName, v.problems = v.problems, outer
 	return ch
 }
