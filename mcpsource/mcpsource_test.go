@@ -41,7 +41,7 @@ func listed(t *testing.T, tools []*mcp.Tool) []*mcp.Tool {
 		t.Fatal(err)
 	}
 	defer session.Close()
-	got, err := List(ctx, registry.MCPSource{Name: "test"}, clientSide)
+	got, err := List(ctx, registry.MCPSource{Name: "test"}, Over(clientSide))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,19 +120,20 @@ func TestServerOf(t *testing.T) {
 	if err != nil || !slices.Equal(config.Names(), []string{"github", "remote"}) {
 		t.Fatalf("config %v, %v", config, err)
 	}
-	s, err := ServerOf(registry.MCPSource{Name: "github"}, config)
+	s, err := ServerOf(nil, registry.MCPSource{Name: "github"}, config)
 	if err != nil || s.Command != "gh-mcp" || !slices.Equal(s.Args, []string{"stdio"}) {
 		t.Errorf("github: %+v %v", s, err)
 	}
-	if _, err := ServerOf(registry.MCPSource{Name: "missing"}, config); err == nil || !strings.Contains(err.Error(), "not in .mcp.json") {
+	if _, err := ServerOf(nil, registry.MCPSource{Name: "missing"}, config); err == nil || !strings.Contains(err.Error(), "not in .mcp.json") {
 		t.Errorf("missing: %v", err)
 	}
-	inline, err := ServerOf(registry.MCPSource{Name: "x", URL: "https://a"}, nil)
+	inline, err := ServerOf(nil, registry.MCPSource{Name: "x", URL: "https://a"}, nil)
 	if err != nil || inline.URL != "https://a" {
 		t.Errorf("inline: %+v %v", inline, err)
 	}
-	if got := expand("Bearer ${TOKEN}", func(string) string { return "s3cret" }); got != "Bearer s3cret" {
-		t.Errorf("expand: %q", got)
+	var found secrets
+	if got, err := inline.expand("Bearer ${TOKEN}", func(string) (string, bool) { return "s3cret-token", true }, &found, "headers", "Authorization"); err != nil || got != "Bearer s3cret-token" {
+		t.Errorf("expand: %q %v", got, err)
 	}
 }
 

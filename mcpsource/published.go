@@ -71,10 +71,12 @@ func publishes(session *mcp.ClientSession) bool {
 
 var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
-// listSkills lists every skill the server publishes, page after page, and
-// refuses an entry the extension does not allow.
+// listSkills lists every skill the server publishes, page after page, up to
+// MaxSkills, MaxPages and MaxListing, and refuses an entry the extension does
+// not allow.
 func listSkills(ctx context.Context, conn *extensionConn) ([]PublishedSkill, error) {
 	var skills []PublishedSkill
+	var pages pager
 	cursor := ""
 	for {
 		params := map[string]any{}
@@ -88,6 +90,13 @@ func listSkills(ctx context.Context, conn *extensionConn) ([]PublishedSkill, err
 		if err := conn.call(ctx, "skills/list", params, &page); err != nil {
 			return nil, err
 		}
+		size := 0
+		for _, raw := range page.Skills {
+			size += len(raw)
+		}
+		if err := pages.add(size); err != nil {
+			return nil, fmt.Errorf("skills/list: %w", err)
+		}
 		for _, raw := range page.Skills {
 			if len(skills) == MaxSkills {
 				return nil, fmt.Errorf("skills/list: more than %d skills", MaxSkills)
@@ -98,7 +107,7 @@ func listSkills(ctx context.Context, conn *extensionConn) ([]PublishedSkill, err
 			}
 			skills = append(skills, sk)
 		}
-		if page.NextCursor == "" || page.NextCursor == cursor {
+		if page.NextCursor == "" {
 			return skills, nil
 		}
 		cursor = page.NextCursor

@@ -37,7 +37,7 @@ func listPublished(t *testing.T, cat *skillserver.Catalog, src registry.MCPSourc
 		t.Fatal(err)
 	}
 	defer session.Close()
-	return List(ctx, src, clientSide)
+	return List(ctx, src, Over(clientSide))
 }
 
 func honest(t *testing.T, skills map[string]map[string]string) *skillserver.Catalog {
@@ -167,6 +167,7 @@ func TestPublishedSkillsThatLie(t *testing.T) {
 			files := c.Entries[0].Resources.([]skillserver.File)
 			c.Entries[0].Resources = append(files, skillserver.File{URI: "skill://elsewhere/x.md", Digest: files[0].Digest, Size: 1})
 		}, "a file outside it"},
+		{"pages without end", func(c *skillserver.Catalog) { c.Endless = true }, "skills/list: the server gave more than 100 pages"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cat := honest(t, map[string]map[string]string{"git-workflow": {"SKILL.md": gitWorkflow}})
