@@ -264,3 +264,32 @@ func TestSnapshotRefusesAToolWhoseSchemaIsNoJSONSchema(t *testing.T) {
 		}
 	}
 }
+
+// A tool is recorded under any name MCP allows a tool (1 to 128 letters, digits,
+// _, - and .); one left out says exactly what is refused: a name MCP does not
+// allow, or a capability id it cannot make.
+func TestSnapshotTakesEveryToolNameMCPAllows(t *testing.T) {
+	var tools []*mcp.Tool
+	for _, name := range []string{"get.item", "Admin.tools-v2_list", strings.Repeat("x", 128), "drop__all", "a b", strings.Repeat("y", 129), ".hidden"} {
+		tools = append(tools, &mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}})
+	}
+	r, err := Snapshot(registry.MCPSource{Name: "tracker"}, Listing{Tools: tools}, "registry/mcp-tracker.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Admin.tools-v2_list", "get.item", strings.Repeat("x", 128)}; !slices.Equal(r.Tools, want) {
+		t.Errorf("recorded %q, want %q", r.Tools, want)
+	}
+	want := []string{
+		".hidden: the capability id it would make, tracker..hidden, is not valid: ids are letters and digits in runs separated by single ., _ or -",
+		"a b: not a tool name MCP allows (1 to 128 letters, digits, _, - and .)",
+		"drop__all: the capability id it would make, tracker.drop__all, is not valid: ids are letters and digits in runs separated by single ., _ or -",
+		strings.Repeat("y", 129) + ": not a tool name MCP allows (1 to 128 letters, digits, _, - and .)",
+	}
+	if !slices.Equal(r.Skipped, want) {
+		t.Errorf("left out:\n%s\nwant:\n%s", strings.Join(r.Skipped, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(string(r.Snapshot), "    tool: get.item\n") {
+		t.Errorf("get.item is not recorded as the tool it is:\n%s", r.Snapshot)
+	}
+}
