@@ -74,15 +74,20 @@ func (e *EditedSnapshotError) Error() string {
 	return e.Path + " was edited by hand; kept (declare an override in another registry file instead)"
 }
 
-// SnapshotRejectedError is a snapshot the registry does not load with: it was
-// put back as it was, and Problems say why.
+// SnapshotRejectedError is a snapshot the registry does not load with: what was
+// there was put back as it was, or, where there was nothing, nothing was
+// written; Problems say why.
 type SnapshotRejectedError struct {
 	Path     string
+	New      bool // there was no snapshot at Path
 	Problems registry.Problems
 	Err      error // a failure to load or to put back, when not Problems
 }
 
 func (e *SnapshotRejectedError) Error() string {
+	if e.New {
+		return "the registry does not load with what the server lists, so " + e.Path + " was not written"
+	}
 	return "the registry does not load with what the server lists, so " + e.Path + " is as it was"
 }
 
@@ -102,7 +107,7 @@ func RecordSnapshot(sys workspacefs.System, root, rel string, content []byte, fo
 		return wrote, err
 	}
 	in, loadErr := LoadInputs(workspacefs.NewReadOnly(sys), root, "", "")
-	rejected := &SnapshotRejectedError{Path: rel}
+	rejected := &SnapshotRejectedError{Path: rel, New: wrote && old == nil}
 	var ps registry.Problems
 	switch {
 	case loadErr == nil:

@@ -99,11 +99,17 @@ func Configuring(root workspacefs.FS) map[string][]string {
 	return out
 }
 
-// ServerOf is how to reach src: as spec.mcpSources says, else as config (nil
-// when there is no ConfigFile) configures the server by name.
-func ServerOf(src registry.MCPSource, config Config) (Server, error) {
+// ServerOf is how to reach src, one of reg's sources: as spec.mcpSources says,
+// else as config (nil when there is no ConfigFile) configures the server by name.
+func ServerOf(reg *registry.Registry, src registry.MCPSource, config Config) (Server, error) {
 	if src.Command != "" || src.URL != "" {
-		return Server{Name: src.Name, Command: src.Command, Args: src.Args, Env: src.Env, URL: src.URL, Headers: src.Headers}, nil
+		where := func(keys ...string) string {
+			if reg == nil {
+				return registry.ConfigName + " (spec.mcpSources " + src.Name + " " + strings.Join(keys, " ") + ")"
+			}
+			return reg.MCPSourceAt(src.Name, keys...).String()
+		}
+		return Server{Name: src.Name, Command: src.Command, Args: src.Args, Env: src.Env, URL: src.URL, Headers: src.Headers, Where: where}, nil
 	}
 	if config == nil {
 		return Server{}, fmt.Errorf("MCP server %q: no %s here, and spec.mcpSources gives no command or url for it", src.Name, ConfigFile)

@@ -14,6 +14,8 @@ import (
 // extensionTransport lets a client session also carry requests the SDK has no
 // method for, such as those of the skills extension: they travel on the same
 // connection, with ids of their own, and their responses never reach the SDK.
+// The wrapped connection hides from the SDK what it tells its own Streamable
+// HTTP connection, so over HTTP it carries a session of its own (Transport.connect).
 type extensionTransport struct {
 	mcp.Transport
 	conn *extensionConn

@@ -13,13 +13,15 @@ import (
 // Follower keeps one source's snapshot in step with its live server, for the
 // watcher: it lists the tools when it connects and again whenever the server says
 // they changed, and writes the snapshot through Write when it differs. Report
-// hears each failure (nil once the server answers again); the snapshot written
-// last stays in force meanwhile, so a server that goes away prunes nothing.
+// hears each failure (nil once the server answers again), with every secret of the
+// server's configuration redacted; the snapshot written last stays in force
+// meanwhile, so a server that goes away prunes nothing.
 type Follower struct {
 	Source registry.MCPSource
 	Server Server
 	Path   string
-	Getenv func(string) string
+	// Lookup reads the environment, as os.LookupEnv does.
+	Lookup func(string) (string, bool)
 	Write  func(snapshot []byte) error
 	Report func(err error)
 	// Timeout bounds each connect and listing; Backoff is the first wait before
@@ -54,6 +56,11 @@ var errClosed = errors.New("the server closed the session")
 // session connects once and records the tools until the session ends; answered
 // says the server listed its tools at least once.
 func (f Follower) session(ctx context.Context) (answered bool, err error) {
+	transport, err := f.Server.Transport(f.Lookup)
+	if err != nil {
+		return false, err
+	}
+	defer func() { err = transport.explain(err) }() // once the session is closed
 	changed := make(chan struct{}, 1)
 	notify := func() {
 		select {
@@ -63,18 +70,11 @@ func (f Follower) session(ctx context.Context) (answered bool, err error) {
 	}
 	// The skills extension defines no notification of its own: a server whose
 	// skills change changes its skill:// resources.
-	client := mcp.NewClient(&mcp.Implementation{Name: "skillsync", Version: registry.APIVersion}, &mcp.ClientOptions{
+	client := newClient(&mcp.ClientOptions{
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { notify() },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { notify() },
 	})
-	transport, err := f.Server.Transport(f.Getenv)
-	if err != nil {
-		return false, err
-	}
-	transport, ext := forSource(f.Source, transport)
-	connectCtx, cancel := context.WithTimeout(ctx, f.Timeout)
-	session, err := client.Connect(connectCtx, transport, nil)
-	cancel()
+	session, skills, err := f.connect(ctx, client, transport)
 	if err != nil {
 		return false, fmt.Errorf("connect: %w", err)
 	}
@@ -82,7 +82,7 @@ func (f Follower) session(ctx context.Context) (answered bool, err error) {
 	ended := make(chan error, 1)
 	go func() { ended <- session.Wait() }()
 	for {
-		if err := f.record(ctx, session, ext); err != nil {
+		if err := f.record(ctx, session, skills, transport); err != nil {
 			return answered, err
 		}
 		answered = true
@@ -100,10 +100,28 @@ func (f Follower) session(ctx context.Context) (answered bool, err error) {
 	}
 }
 
-func (f Follower) record(ctx context.Context, session *mcp.ClientSession, ext *extensionTransport) error {
-	listCtx, cancel := context.WithTimeout(ctx, f.Timeout)
+// connect connects within Timeout; a server that takes longer is killed.
+func (f Follower) connect(ctx context.Context, client *mcp.Client, t *Transport) (*mcp.ClientSession, skillLister, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.Timeout)
 	defer cancel()
-	listing, err := describe(listCtx, f.Source, session, ext)
+	stop := t.killWhenDone(ctx)
+	session, skills, err := t.connect(ctx, client)
+	if err == nil {
+		stop()
+	}
+	return session, skills, err
+}
+
+// record lists what the server declares, within Timeout, and writes the
+// snapshot it makes; a server that takes longer is killed.
+func (f Follower) record(ctx context.Context, session *mcp.ClientSession, skills skillLister, t *Transport) error {
+	ctx, cancel := context.WithTimeout(ctx, f.Timeout)
+	defer cancel()
+	defer t.killWhenDone(ctx)()
+	listing, err := describe(ctx, f.Source, session, skills)
+	if err == nil {
+		err = t.secrets.echoed(listing)
+	}
 	if err != nil {
 		return err
 	}

@@ -2,13 +2,9 @@ package mcpsource
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"os/exec"
-	"regexp"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -18,123 +14,97 @@ import (
 // misbehaving, and a snapshot of it would be too large to review.
 const MaxTools = 2000
 
-// Server is how to reach an MCP server: a command serving stdio, run in Dir (the
-// workspace root, as the clients run a project's servers), or an endpoint.
-type Server struct {
-	Name    string
-	Dir     string
-	Command string
-	Args    []string
-	Env     map[string]string
-	URL     string
-	Headers map[string]string
-}
-
-// Transport connects to s; ${VAR} in an env or header value is read from getenv.
-func (s Server) Transport(getenv func(string) string) (mcp.Transport, error) {
-	switch {
-	case s.Command != "":
-		cmd := exec.Command(s.Command, s.Args...)
-		cmd.Dir, cmd.Env = s.Dir, os.Environ()
-		for k, v := range s.Env {
-			cmd.Env = append(cmd.Env, k+"="+expand(v, getenv))
-		}
-		return &mcp.CommandTransport{Command: cmd}, nil
-	case s.URL != "":
-		headers := map[string]string{}
-		for k, v := range s.Headers {
-			headers[k] = expand(v, getenv)
-		}
-		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{Transport: withHeaders{headers, http.DefaultTransport}}}, nil
-	}
-	return nil, fmt.Errorf("MCP server %q has neither a command nor a url: configure it in .mcp.json or in spec.mcpSources", s.Name)
-}
-
-var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
-func expand(v string, getenv func(string) string) string {
-	return reference.ReplaceAllStringFunc(v, func(ref string) string { return getenv(reference.FindStringSubmatch(ref)[1]) })
-}
-
-type withHeaders struct {
-	headers map[string]string
-	next    http.RoundTripper
-}
-
-func (h withHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range h.headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := h.next.RoundTrip(req)
-	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		resp.Body = &boundedBody{resp.Body, MaxMessage}
-	}
-	return resp, err
-}
-
-// MaxMessage bounds one message of a server, over HTTP as the SDK bounds a line
-// over stdio: a larger one is refused before it is read whole.
-const MaxMessage = mcp.DefaultMaxLineLength
-
-// boundedBody fails a read past its bound, where the SDK would read on into memory.
-type boundedBody struct {
-	io.ReadCloser
-	left int64
-}
-
-func (b *boundedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		return 0, fmt.Errorf("the server answered with more than %d bytes in one message", MaxMessage)
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
+// MaxPages and MaxListing bound one listing of tools, or of published skills: a
+// server that pages on and on is refused, not waited out.
+const (
+	MaxPages   = 100
+	MaxListing = 32 << 20
+)
 
 // Listing is what a server declares: its tools, and the skills it publishes,
-// those src selects with their SKILL.md read and verified.
+// with the SKILL.md of each one a snapshot can record read and verified.
 type Listing struct {
 	Tools     []*mcp.Tool
 	Publishes bool
 	Skills    []PublishedSkill
 }
 
-// List connects over t and lists what src records of the server.
-func List(ctx context.Context, src registry.MCPSource, t mcp.Transport) (Listing, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "skillsync", Version: registry.APIVersion}, nil)
-	t, ext := forSource(src, t)
-	session, err := client.Connect(ctx, t, nil)
-	if err != nil {
-		return Listing{}, fmt.Errorf("connect: %w", err)
-	}
-	defer session.Close()
-	return describe(ctx, src, session, ext)
+func newClient(opts *mcp.ClientOptions) *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "skillsync", Version: registry.APIVersion}, opts)
 }
 
-// forSource is t, able to carry the skills extension's requests, which a
-// snapshot makes of every server that declares the extension.
-func forSource(_ registry.MCPSource, t mcp.Transport) (mcp.Transport, *extensionTransport) {
-	ext := withExtensions(t)
-	return ext, ext
+// List connects over t and lists what src records of the server. A command is
+// killed when ctx is done, even while it is being stopped. An answer that holds
+// a secret of the server's configuration is an *EchoError, and no error holds one.
+func List(ctx context.Context, src registry.MCPSource, t *Transport) (l Listing, err error) {
+	defer func() { err = t.explain(err) }() // once the session is closed and the process reaped
+	defer t.killWhenDone(ctx)()
+	session, skills, err := t.connect(ctx, newClient(nil))
+	if err != nil {
+		return Listing{}, fmt.Errorf("connect: %w", expired(ctx, err))
+	}
+	defer session.Close()
+	if l, err = describe(ctx, src, session, skills); err != nil {
+		return Listing{}, expired(ctx, err)
+	}
+	return l, t.secrets.echoed(l)
 }
+
+// expired is err, a failure while ctx was done, wrapping why ctx is done, so
+// that a caller can tell a server that ran out of time from one that failed.
+// It is taken when the failure is, not once the session is closed, which may
+// take until the deadline however it failed.
+func expired(ctx context.Context, err error) error {
+	if cause := ctx.Err(); cause != nil && !errors.Is(err, cause) {
+		return fmt.Errorf("%w (%w)", err, cause)
+	}
+	return err
+}
+
+// connect opens a session for client, and the way to list the skills the
+// server publishes, which a snapshot records of every server that declares the
+// extension. The skills extension's requests travel on a connection skillsync
+// wraps, which hides from the SDK's Streamable HTTP connection that the session
+// is initialised, and with it the stream the server's notifications come on: over
+// HTTP they take a short session of their own, and the session that listens is
+// the SDK's alone (docs/decisions.md).
+func (t *Transport) connect(ctx context.Context, client *mcp.Client) (*mcp.ClientSession, skillLister, error) {
+	if _, ok := t.sdk.(*mcp.StreamableClientTransport); ok {
+		session, err := client.Connect(ctx, t.sdk, nil)
+		return session, t.listSkillsApart, err
+	}
+	ext := withExtensions(t.sdk)
+	session, err := client.Connect(ctx, ext, nil)
+	return session, func(ctx context.Context) ([]PublishedSkill, error) { return listSkills(ctx, ext.conn) }, err
+}
+
+// listSkillsApart lists the published skills on a session of their own.
+func (t *Transport) listSkillsApart(ctx context.Context) ([]PublishedSkill, error) {
+	ext := withExtensions(t.sdk)
+	session, err := newClient(nil).Connect(ctx, ext, nil)
+	if err != nil {
+		return nil, fmt.Errorf("skills/list: connect: %w", err)
+	}
+	defer session.Close()
+	return listSkills(ctx, ext.conn)
+}
+
+// skillLister lists the skills a server publishes.
+type skillLister func(context.Context) ([]PublishedSkill, error)
 
 // describe lists the tools of the server and, when it publishes any, its skills,
 // reading the SKILL.md of each one a snapshot can record, whether src selects it
 // or not: a snapshot records what the server said.
-func describe(ctx context.Context, src registry.MCPSource, session *mcp.ClientSession, ext *extensionTransport) (Listing, error) {
+func describe(ctx context.Context, src registry.MCPSource, session *mcp.ClientSession, skills skillLister) (Listing, error) {
 	tools, err := listTools(ctx, session)
 	if err != nil {
 		return Listing{}, err
 	}
 	l := Listing{Tools: tools, Publishes: publishes(session)}
-	if !l.Publishes || ext == nil {
+	if !l.Publishes || skills == nil {
 		return l, nil
 	}
-	if l.Skills, err = listSkills(ctx, ext.conn); err != nil {
+	if l.Skills, err = skills(ctx); err != nil {
 		return Listing{}, err
 	}
 	var total int64
@@ -161,17 +131,42 @@ func describe(ctx context.Context, src registry.MCPSource, session *mcp.ClientSe
 // snapshot records, as MaxSkillFile bounds one.
 const MaxPublished = 8 << 20
 
-// listTools lists every tool of the server, page after page, up to MaxTools.
+// listTools lists every tool of the server, page after page, up to MaxTools,
+// MaxPages and MaxListing.
 func listTools(ctx context.Context, session *mcp.ClientSession) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
-	for tool, err := range session.Tools(ctx, nil) {
+	var pages pager
+	params := &mcp.ListToolsParams{}
+	for {
+		res, err := session.ListTools(ctx, params)
 		if err != nil {
 			return nil, fmt.Errorf("tools/list: %w", err)
 		}
-		if len(tools) == MaxTools {
+		data, _ := json.Marshal(res) // as it came
+		if err := pages.add(len(data)); err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		if tools = append(tools, res.Tools...); len(tools) > MaxTools {
 			return nil, fmt.Errorf("tools/list: more than %d tools", MaxTools)
 		}
-		tools = append(tools, tool)
+		if res.NextCursor == "" {
+			return tools, nil
+		}
+		params.Cursor = res.NextCursor
 	}
-	return tools, nil
+}
+
+// pager counts the pages of one listing and their size.
+type pager struct{ pages, size int }
+
+func (p *pager) add(size int) error {
+	p.pages++
+	p.size += size
+	switch {
+	case p.pages > MaxPages:
+		return fmt.Errorf("the server gave more than %d pages", MaxPages)
+	case p.size > MaxListing:
+		return fmt.Errorf("the server gave more than %d bytes in %d pages", MaxListing, p.pages)
+	}
+	return nil
 }

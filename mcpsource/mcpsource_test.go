@@ -45,7 +45,7 @@ func listed(t *testing.T, tools []*mcp.Tool) []*mcp.Tool {
 		t.Fatal(err)
 	}
 	defer session.Close()
-	got, err := List(ctx, registry.MCPSource{Name: "test"}, clientSide)
+	got, err := List(ctx, registry.MCPSource{Name: "test"}, Over(clientSide))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,19 +129,20 @@ func TestServerOf(t *testing.T) {
 	if err != nil || !slices.Equal(config.Names(), []string{"github", "remote"}) {
 		t.Fatalf("config %v, %v", config, err)
 	}
-	s, err := ServerOf(registry.MCPSource{Name: "github"}, config)
+	s, err := ServerOf(nil, registry.MCPSource{Name: "github"}, config)
 	if err != nil || s.Command != "gh-mcp" || !slices.Equal(s.Args, []string{"stdio"}) {
 		t.Errorf("github: %+v %v", s, err)
 	}
-	if _, err := ServerOf(registry.MCPSource{Name: "missing"}, config); err == nil || !strings.Contains(err.Error(), "not in .mcp.json") {
+	if _, err := ServerOf(nil, registry.MCPSource{Name: "missing"}, config); err == nil || !strings.Contains(err.Error(), "not in .mcp.json") {
 		t.Errorf("missing: %v", err)
 	}
-	inline, err := ServerOf(registry.MCPSource{Name: "x", URL: "https://a"}, nil)
+	inline, err := ServerOf(nil, registry.MCPSource{Name: "x", URL: "https://a"}, nil)
 	if err != nil || inline.URL != "https://a" {
 		t.Errorf("inline: %+v %v", inline, err)
 	}
-	if got := expand("Bearer ${TOKEN}", func(string) string { return "s3cret" }); got != "Bearer s3cret" {
-		t.Errorf("expand: %q", got)
+	var found secrets
+	if got, err := inline.expand("Bearer ${TOKEN}", func(string) (string, bool) { return "s3cret-token", true }, &found, "headers", "Authorization"); err != nil || got != "Bearer s3cret-token" {
+		t.Errorf("expand: %q %v", got, err)
 	}
 }
 
@@ -289,5 +290,34 @@ func TestSnapshotRefusesAToolWhoseSchemaIsNoJSONSchema(t *testing.T) {
 		if _, err := Snapshot(registry.MCPSource{Name: "tracker", Exclude: []string{"broken"}}, Listing{Tools: tools}, "registry/mcp-tracker.yaml"); err != nil {
 			t.Errorf("%v, left out: %v", prop, err)
 		}
+	}
+}
+
+// A tool is recorded under any name MCP allows a tool (1 to 128 letters, digits,
+// _, - and .); one left out says exactly what is refused: a name MCP does not
+// allow, or a capability id it cannot make.
+func TestSnapshotTakesEveryToolNameMCPAllows(t *testing.T) {
+	var tools []*mcp.Tool
+	for _, name := range []string{"get.item", "Admin.tools-v2_list", strings.Repeat("x", 128), "drop__all", "a b", strings.Repeat("y", 129), ".hidden"} {
+		tools = append(tools, &mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}})
+	}
+	r, err := Snapshot(registry.MCPSource{Name: "tracker"}, Listing{Tools: tools}, "registry/mcp-tracker.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Admin.tools-v2_list", "get.item", strings.Repeat("x", 128)}; !slices.Equal(r.Tools, want) {
+		t.Errorf("recorded %q, want %q", r.Tools, want)
+	}
+	want := []string{
+		".hidden: the capability id it would make, tracker..hidden, is not valid: ids are letters and digits in runs separated by single ., _ or -",
+		"a b: not a tool name MCP allows (1 to 128 letters, digits, _, - and .)",
+		"drop__all: the capability id it would make, tracker.drop__all, is not valid: ids are letters and digits in runs separated by single ., _ or -",
+		strings.Repeat("y", 129) + ": not a tool name MCP allows (1 to 128 letters, digits, _, - and .)",
+	}
+	if !slices.Equal(r.Skipped, want) {
+		t.Errorf("left out:\n%s\nwant:\n%s", strings.Join(r.Skipped, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(string(r.Snapshot), "    tool: get.item\n") {
+		t.Errorf("get.item is not recorded as the tool it is:\n%s", r.Snapshot)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillsync/skillsync/internal/printable"
@@ -73,10 +74,12 @@ func publishes(session *mcp.ClientSession) bool {
 
 var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
-// listSkills lists every skill the server publishes, page after page, and
-// refuses an entry the extension does not allow.
+// listSkills lists every skill the server publishes, page after page, up to
+// MaxSkills, MaxPages and MaxListing, and refuses an entry the extension does
+// not allow.
 func listSkills(ctx context.Context, conn *extensionConn) ([]PublishedSkill, error) {
 	var skills []PublishedSkill
+	var pages pager
 	cursor := ""
 	for {
 		params := map[string]any{}
@@ -90,6 +93,13 @@ func listSkills(ctx context.Context, conn *extensionConn) ([]PublishedSkill, err
 		if err := conn.call(ctx, "skills/list", params, &page); err != nil {
 			return nil, err
 		}
+		size := 0
+		for _, raw := range page.Skills {
+			size += len(raw)
+		}
+		if err := pages.add(size); err != nil {
+			return nil, fmt.Errorf("skills/list: %w", err)
+		}
 		for _, raw := range page.Skills {
 			if len(skills) == MaxSkills {
 				return nil, fmt.Errorf("skills/list: more than %d skills", MaxSkills)
@@ -100,7 +110,7 @@ func listSkills(ctx context.Context, conn *extensionConn) ([]PublishedSkill, err
 			}
 			skills = append(skills, sk)
 		}
-		if page.NextCursor == "" || page.NextCursor == cursor {
+		if page.NextCursor == "" {
 			return skills, nil
 		}
 		cursor = page.NextCursor
@@ -177,7 +187,7 @@ func readSkill(ctx context.Context, session *mcp.ClientSession, sk PublishedSkil
 	if err != nil {
 		return nil, fmt.Errorf("the skill %s: %w", sk.URI, err)
 	}
-	if !sameJSON(front, sk.Frontmatter) {
+	if !sameValue(front, map[string]any(sk.Frontmatter)) {
 		return nil, fmt.Errorf("the skill %s: the frontmatter of its SKILL.md differs from its entry's", sk.URI)
 	}
 	return content, nil
@@ -198,9 +208,41 @@ func splitSkillMD(content []byte) (map[string]any, string, error) {
 	return fields, strings.TrimPrefix(body, "\n"), nil
 }
 
-// sameJSON compares two decoded documents as JSON, the form the entry travels in.
-func sameJSON(a, b map[string]any) bool {
-	x, errA := json.Marshal(a)
-	y, errB := json.Marshal(b)
+// sameValue says a value of a SKILL.md's frontmatter, as YAML decodes it, is
+// the one the entry sends as JSON. JSON has no timestamps: a YAML one (an
+// unquoted date) is the same as the string of the same time in any form YAML
+// reads as one, RFC 3339 included, or as its text, which a server that reads
+// the frontmatter without timestamps sends.
+func sameValue(front, entry any) bool {
+	switch f := front.(type) {
+	case time.Time:
+		text, ok := entry.(string)
+		var t time.Time
+		return ok && yaml.Unmarshal([]byte(text), &t) == nil && t.Equal(f)
+	case map[string]any:
+		e, ok := entry.(map[string]any)
+		if !ok || len(e) != len(f) {
+			return false
+		}
+		for k, v := range f {
+			if w, ok := e[k]; !ok || !sameValue(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		e, ok := entry.([]any)
+		if !ok || len(e) != len(f) {
+			return false
+		}
+		for i := range f {
+			if !sameValue(f[i], e[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	x, errA := json.Marshal(front)
+	y, errB := json.Marshal(entry)
 	return errA == nil && errB == nil && bytes.Equal(x, y)
 }

@@ -38,7 +38,7 @@ func listPublished(t *testing.T, cat *skillserver.Catalog, src registry.MCPSourc
 		t.Fatal(err)
 	}
 	defer session.Close()
-	return List(ctx, src, clientSide)
+	return List(ctx, src, Over(clientSide))
 }
 
 func honest(t *testing.T, skills map[string]map[string]string) *skillserver.Catalog {
@@ -180,6 +180,7 @@ func TestPublishedSkillsThatLie(t *testing.T) {
 			files := c.Entries[0].Resources.([]skillserver.File)
 			c.Entries[0].Resources = append(files, skillserver.File{URI: "skill://elsewhere/x.md", Digest: files[0].Digest, Size: 1})
 		}, "a file outside it"},
+		{"pages without end", func(c *skillserver.Catalog) { c.Endless = true }, "skills/list: the server gave more than 100 pages"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cat := honest(t, map[string]map[string]string{"git-workflow": {"SKILL.md": gitWorkflow}})
@@ -232,5 +233,40 @@ func TestLocatePointsAtWhatTheServerSaid(t *testing.T) {
 		if got[i].Pos != want[i] {
 			t.Errorf("problem %d at %v, want %v", i, got[i].Pos, want[i])
 		}
+	}
+}
+
+// An unquoted date in a SKILL.md's frontmatter is a YAML timestamp, which JSON
+// has not: the entry gives it as the date's text, or as the time in RFC 3339, as
+// the server's YAML reader has it, and both are the same frontmatter. Another
+// date is not.
+func TestPublishedSkillWithADate(t *testing.T) {
+	dated := "---\nname: dated\ndescription: Has dates\nupdated: 2024-01-01\nhistory:\n  - {since: 2023-05-06 10:00:00}\n---\nx\n"
+	src := registry.MCPSource{Name: "docs", PublishedSkills: &registry.MCPPublishedSkills{}}
+	for _, c := range []struct {
+		name           string
+		updated, since any
+		want           string
+	}{
+		{"as Go's YAML reads it", nil, nil, ""},
+		{"as text", "2024-01-01", "2023-05-06 10:00:00", ""},
+		{"as RFC 3339", "2024-01-01T00:00:00.000Z", "2023-05-06T10:00:00Z", ""},
+		{"another date", "2024-01-02", "2023-05-06 10:00:00", "frontmatter of its SKILL.md differs"},
+		{"no date", "soon", "2023-05-06 10:00:00", "frontmatter of its SKILL.md differs"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cat := honest(t, map[string]map[string]string{"dated": {"SKILL.md": dated}})
+			if c.updated != nil {
+				cat.Entries[0].Frontmatter["updated"] = c.updated
+				cat.Entries[0].Frontmatter["history"] = []any{map[string]any{"since": c.since}}
+			}
+			listing, err := listPublished(t, cat, src)
+			switch {
+			case c.want == "" && (err != nil || len(listing.Skills) != 1 || string(listing.Skills[0].Content) != dated):
+				t.Errorf("listing %+v, %v", listing, err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("err %v, want %q", err, c.want)
+			}
+		})
 	}
 }

@@ -51,8 +51,8 @@ func Snapshot(src registry.MCPSource, listing Listing, path string) (Recorded, e
 	}
 	for _, t := range tools {
 		id := src.Name + "." + t.Name
-		if !registry.ValidCapabilityID(id) || !registry.ValidMCPName(t.Name) {
-			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: the name cannot name a capability (letters, digits, and single ., _ or - between them)", t.Name))
+		if why := unnamable(t.Name, id); why != "" {
+			r.Skipped = append(r.Skipped, t.Name+": "+why)
 			continue
 		}
 		input, err := inputOf(t)
@@ -92,6 +92,18 @@ func Snapshot(src registry.MCPSource, listing Listing, path string) (Recorded, e
 	stamped, err := banner.Stamp(w.docs.Bytes(), Owner(src.Name), path)
 	r.Snapshot, r.server, r.origins = stamped, src.Name, w.origins
 	return r, err
+}
+
+// unnamable says why the tool name cannot make the capability id; "" when it
+// can.
+func unnamable(name, id string) string {
+	switch {
+	case !registry.ValidMCPToolName(name):
+		return "not a tool name MCP allows (1 to 128 letters, digits, _, - and .)"
+	case !registry.ValidCapabilityID(id):
+		return fmt.Sprintf("the capability id it would make, %s, is not valid: ids are letters and digits in runs separated by single ., _ or -", id)
+	}
+	return ""
 }
 
 // inputOf is the input schema of t as JSON text, checked as loading the snapshot

@@ -151,7 +151,7 @@ func capabilityRules(s *jsonschema.Schema) {
 	}
 	// Any JSON Schema: an object, or true or false.
 	prop(spec, "input").Extras = map[string]any{"type": []string{"object", "boolean"}}
-	matches(prop(spec, "mcp", "tool"), registry.MCPNamePattern, "1 to 64 letters, digits, _ and -")
+	matches(prop(spec, "mcp", "tool"), registry.MCPToolNamePattern, "1 to 128 letters, digits, _, - and .")
 	matches(prop(spec, "mcp", "server"), orEmpty(registry.MCPNamePattern), "1 to 64 letters, digits, _ and -")
 	command := prop(spec, "cli", "command")
 	command.MinItems = ptr(1)

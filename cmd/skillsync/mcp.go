@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,7 +34,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 			"configures it), lists its tools, and writes the capabilities they make into the source's\n" +
 			"snapshot file, which reconcile, --check and CI then read without the server. A snapshot\n" +
 			"is written only where there is none or skillsync wrote the one there, and is put back\n" +
-			"as it was when the registry does not load with it.",
+			"as it was (or not written, where there was none) when the registry does not load with it.",
 		Example: "  skillsync mcp refresh\n" +
 			"  skillsync mcp refresh github --timeout 1m",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,12 +73,16 @@ func newMCPCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return &exitError{exitFailure, err}
 			}
-			failed := false
+			var chosen []registry.MCPSource
 			for _, src := range sources {
-				if len(args) > 0 && !slices.Contains(args, src.Name) {
-					continue
+				if len(args) == 0 || slices.Contains(args, src.Name) {
+					chosen = append(chosen, src)
 				}
-				if err := refreshSource(g, reg, src, config, force, timeout); err != nil {
+			}
+			failed := false
+			for i, listed := range listSources(reg, chosen, config, timeout) {
+				src := chosen[i]
+				if err := recordSource(g, reg, src, listed, force); err != nil {
 					fmt.Fprintf(g.stderr, "skillsync: %s: %v\n", src.Name, err)
 					failed = true
 					continue
@@ -94,7 +99,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 		},
 	}
 	refresh.Flags().BoolVar(&force, "force", false, "replace a snapshot that was edited by hand")
-	refresh.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "give up on a server after this long")
+	refresh.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "give up on the servers after this long: it bounds starting, asking and stopping them all")
 	cmd.AddCommand(refresh)
 	return cmd
 }
@@ -127,24 +132,53 @@ func configFiles() []string {
 	return files
 }
 
-// refreshSource lists the tools of src and writes its snapshot, put back as it was
-// when the registry does not load with it.
-func refreshSource(g *globals, reg *registry.Registry, src registry.MCPSource, config mcpsource.Config, force bool, timeout time.Duration) error {
-	server, err := mcpsource.ServerOf(src, config)
-	if err != nil {
-		return err
-	}
-	server.Dir = reg.Root
-	transport, err := server.Transport(os.Getenv)
-	if err != nil {
-		return err
-	}
+// listed is what one source's server listed, or why it did not.
+type listed struct {
+	listing mcpsource.Listing
+	err     error
+}
+
+// listSources asks the server of each source for what it declares, all at once,
+// within timeout, which bounds the whole of it: a server still running then is
+// killed.
+func listSources(reg *registry.Registry, sources []registry.MCPSource, config mcpsource.Config, timeout time.Duration) []listed {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	listing, err := mcpsource.List(ctx, src, transport)
-	if err != nil {
-		return fmt.Errorf("%w; nothing was written", err)
+	out := make([]listed, len(sources))
+	var wg sync.WaitGroup
+	for i, src := range sources {
+		wg.Go(func() {
+			out[i].listing, out[i].err = listSource(ctx, reg, src, config)
+			if errors.Is(out[i].err, context.DeadlineExceeded) {
+				out[i].err = fmt.Errorf("%w; no answer within --timeout %s", out[i].err, timeout)
+			}
+		})
 	}
+	wg.Wait()
+	return out
+}
+
+func listSource(ctx context.Context, reg *registry.Registry, src registry.MCPSource, config mcpsource.Config) (mcpsource.Listing, error) {
+	server, err := mcpsource.ServerOf(reg, src, config)
+	if err != nil {
+		return mcpsource.Listing{}, err
+	}
+	server.Dir = reg.Root
+	transport, err := server.Transport(os.LookupEnv)
+	if err != nil {
+		return mcpsource.Listing{}, err
+	}
+	return mcpsource.List(ctx, src, transport)
+}
+
+// recordSource writes the snapshot of what the server of src listed, put back as
+// it was (or removed, where there was none) when the registry does not load with
+// it.
+func recordSource(g *globals, reg *registry.Registry, src registry.MCPSource, l listed, force bool) error {
+	if l.err != nil {
+		return fmt.Errorf("%w; nothing was written", l.err)
+	}
+	listing := l.listing
 	path, _ := reg.SnapshotPath(src)
 	recorded, err := mcpsource.Snapshot(src, listing, path)
 	if err != nil {
@@ -181,6 +215,9 @@ func skillCount(src registry.MCPSource, recorded mcpsource.Recorded, listing mcp
 	return fmt.Sprintf(" and %d of %d published skills", len(recorded.Skills), len(listing.Skills))
 }
 
+// errNotYetAnswered is a followed source before its server first answers.
+var errNotYetAnswered = errors.New("connecting: the server has not answered yet")
+
 // followSources keeps the snapshot of each MCP source of the workspace in step
 // with its live server while the watcher runs: a server that fails makes /readyz
 // name it, and its last snapshot stays in force.
@@ -192,7 +229,7 @@ func followSources(ctx context.Context, g *globals, root string, tracker *health
 	reg := in.Registry
 	config, err := readMCPConfig(g, reg.Root)
 	for _, src := range reg.Config.Spec.MCPSources {
-		server, serverErr := mcpsource.ServerOf(src, config)
+		server, serverErr := mcpsource.ServerOf(reg, src, config)
 		server.Dir = reg.Root
 		path, ok := reg.SnapshotPath(src)
 		switch {
@@ -207,7 +244,7 @@ func followSources(ctx context.Context, g *globals, root string, tracker *health
 			continue
 		}
 		failing := false
-		follower := mcpsource.Follower{Source: src, Server: server, Path: path, Getenv: os.Getenv,
+		follower := mcpsource.Follower{Source: src, Server: server, Path: path, Lookup: os.LookupEnv,
 			Timeout: 30 * time.Second, Backoff: time.Second, MaxBackoff: 30 * time.Second,
 			Write: func(snapshot []byte) error {
 				wrote, err := controller.RecordSnapshot(g.sys, reg.Root, path, snapshot, false)
@@ -227,6 +264,8 @@ func followSources(ctx context.Context, g *globals, root string, tracker *health
 				failing = err != nil
 			},
 		}
+		// Not ready until the server has answered, or failed, once.
+		tracker.SetSource(src.Name, errNotYetAnswered)
 		go follower.Run(ctx)
 	}
 }

@@ -118,7 +118,7 @@ func summaryLine(out controller.Outcome, check bool) string {
 		if p.Refused != "" {
 			lead = "refused, nothing changed"
 		}
-		return fmt.Sprintf("%s: %s; %s", lead, strings.Join(counts, ", "), tail)
+		return summarised(lead, counts, tail)
 	}
 	done, failed, kept, undone := map[controller.Action]int{}, 0, 0, map[controller.Action]int{}
 	for _, r := range out.Results(check) {
@@ -155,6 +155,15 @@ func summaryLine(out controller.Outcome, check bool) string {
 	lead := "done"
 	if len(done) == 0 {
 		lead = "nothing changed"
+	}
+	return summarised(lead, counts, tail)
+}
+
+// summarised is the summary line of lead and its counts, which a plan refused
+// for what it met, not for what it would change, may lack.
+func summarised(lead string, counts []string, tail string) string {
+	if len(counts) == 0 {
+		return lead + "; " + tail
 	}
 	return fmt.Sprintf("%s: %s; %s", lead, strings.Join(counts, ", "), tail)
 }

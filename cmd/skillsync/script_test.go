@@ -20,7 +20,7 @@ import (
 
 // TestMain lets the test binary act as the skillsync command inside scripts.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"skillsync": main, "mcptestserver": mcpTestServer, "mcpbadserver": mcpBadServer})
+	testscript.Main(m, map[string]func(){"skillsync": main, "mcptestserver": mcpTestServer, "mcpbadserver": mcpBadServer, "mcphttpserver": mcpHTTPServer})
 }
 
 // scriptFixture is the shared example workspace; every script finds a fresh copy of
@@ -43,6 +43,8 @@ const scriptFixture = "../../fixtures/example"
 //	                         a key, an array index, or KEY=VALUE to pick the array element whose
 //	                         field KEY is VALUE. OP is == (WANT is JSON, or a bare string),
 //	                         #= (length of an array, object or string) or ? (exists).
+//	absent TEXT PATH...      no file at or under any PATH holds TEXT (stdout and
+//	                         stderr name the last command's output)
 //	freeport VAR             set VAR to a free 127.0.0.1:PORT
 //	[!] await PATH           wait until PATH exists (or no longer does)
 //	await-text PATH TEXT     wait until the file at PATH holds TEXT
@@ -90,6 +92,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"replace":    scriptCmdReplace,
 		"uncomment":  scriptCmdUncomment,
 		"json":       scriptCmdJSON,
+		"absent":     scriptCmdAbsent,
 		"freeport":   scriptCmdFreeport,
 		"await":      scriptCmdAwait,
 		"await-text": scriptCmdAwaitText,
@@ -345,4 +348,31 @@ func scriptJSONNormalize(v any) any {
 		return out
 	}
 	return v
+}
+
+// scriptCmdAbsent fails when TEXT is in a file at or under one of the paths, or
+// in the last command's stdout or stderr.
+func scriptCmdAbsent(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || args[0] == "" {
+		ts.Fatalf("usage: absent TEXT PATH...")
+	}
+	for _, p := range args[1:] {
+		if p == "stdout" || p == "stderr" {
+			if strings.Contains(ts.ReadFile(p), args[0]) {
+				ts.Fatalf("%s holds %q", p, args[0])
+			}
+			continue
+		}
+		err := filepath.WalkDir(ts.MkAbs(p), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err == nil && bytes.Contains(data, []byte(args[0])) {
+				return fmt.Errorf("%s holds %q", path, args[0])
+			}
+			return err
+		})
+		ts.Check(err)
+	}
 }

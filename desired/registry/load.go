@@ -248,7 +248,7 @@ func (l *loader) registryFiles(reg *Registry) []string {
 		problems := len(l.problems)
 		matches := l.glob(pattern, pos)
 		if len(matches) == 0 && len(l.problems) == problems && l.err == nil {
-			l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches no file", pattern), Hint: "check the pattern; it is relative to " + ConfigName})
+			l.add(reg.unmatched(pattern, pos))
 		}
 		for _, m := range matches {
 			if !seen[m] {

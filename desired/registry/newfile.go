@@ -30,5 +30,11 @@ func (r *Registry) SnapshotPath(src MCPSource) (string, bool) {
 // ValidCapabilityID says id can name a capability.
 func ValidCapabilityID(id string) bool { return capabilityIDPattern.MatchString(id) }
 
-// ValidMCPName says name can name an MCP server or tool.
+// ValidMCPName says name can name an MCP server.
 func ValidMCPName(name string) bool { return mcpNamePattern.MatchString(name) }
+
+// ValidMCPToolName says name is one the MCP specification allows a tool.
+func ValidMCPToolName(name string) bool { return mcpToolNamePattern.MatchString(name) }
+
+// mcpToolNameRule says what MCPToolNamePattern allows.
+const mcpToolNameRule = "MCP tool names are 1 to 128 letters, digits, _, - and ."

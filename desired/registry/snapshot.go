@@ -1,5 +1,7 @@
 package registry
 
+import "fmt"
+
 // overridden drops from reg's capabilities each one an MCP snapshot records for a
 // tool that a capability declared by hand also names: annotations are a server's
 // hints, and what a person declared wins.
@@ -76,4 +78,21 @@ func (r *Registry) isSnapshot(file string) bool {
 		}
 	}
 	return false
+}
+
+// unmatched is the problem of a registry pattern that matches no file. One that
+// would match the snapshot of an MCP source is about that snapshot, which a
+// refresh writes: the first refresh of a workspace is what mends it.
+func (r *Registry) unmatched(pattern string, pos Position) Problem {
+	p := Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches no file", pattern), Hint: "check the pattern; it is relative to " + ConfigName}
+	for _, src := range r.Config.Spec.MCPSources {
+		if snapshot, ok := r.SnapshotPath(src); ok {
+			if whole, _ := MatchPattern(pattern, snapshot); whole {
+				p.snapshot = snapshot
+				p.Hint = "run skillsync mcp refresh to write " + snapshot + ", the snapshot of " + src.Name + ", or check the pattern; it is relative to " + ConfigName
+				return p
+			}
+		}
+	}
+	return p
 }

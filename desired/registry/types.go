@@ -5,6 +5,8 @@ package registry
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -350,6 +352,16 @@ func (r *Registry) BodyFiles() []string {
 // DefaultProfileAt is where spec.profile is written, for problems about it.
 func (r *Registry) DefaultProfileAt() Position {
 	return r.config.at("spec", "profile").Position()
+}
+
+// MCPSourceAt is where the MCP source called name gives the value under keys in
+// skillsync.yaml (headers, Authorization), for an error about that value.
+func (r *Registry) MCPSourceAt(name string, keys ...string) Position {
+	i := slices.IndexFunc(r.Config.Spec.MCPSources, func(s MCPSource) bool { return s.Name == name })
+	if i < 0 {
+		return Position{File: ConfigName}
+	}
+	return r.config.at(append([]string{"spec", "mcpSources", strconv.Itoa(i)}, keys...)...).Position()
 }
 
 // MCPServer is the server a capability's tool lives on.

@@ -31,6 +31,8 @@ const (
 	CapabilityIDPattern = `^[A-Za-z0-9]+([._-][A-Za-z0-9]+)*$`
 	DottedNamePattern   = `^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9][A-Za-z0-9_-]*)+$`
 	MCPNamePattern      = `^[A-Za-z0-9_-]{1,64}$`
+	// MCPToolNamePattern is what the MCP specification allows a tool's name.
+	MCPToolNamePattern = `^[A-Za-z0-9_.-]{1,128}$`
 )
 
 var (
@@ -38,6 +40,7 @@ var (
 	capabilityIDPattern   = regexp.MustCompile(CapabilityIDPattern)
 	dottedNamePattern     = regexp.MustCompile(DottedNamePattern)
 	mcpNamePattern        = regexp.MustCompile(MCPNamePattern)
+	mcpToolNamePattern    = regexp.MustCompile(MCPToolNamePattern)
 	effects               = []string{EffectRead, EffectWrite, EffectDestructive}
 	skillNameRequirements = "lowercase letters, digits and single hyphens, at most 64 characters, like intent or propose-intent"
 )
@@ -319,8 +322,8 @@ func (v *validator) checkCapability(c Capability) checked {
 	if spec.MCP != nil {
 		if spec.MCP.Tool == "" {
 			v.add(d.at("spec", "mcp"), "name the tool, like {tool: intents_propose}", "mcp has no tool")
-		} else if !mcpNamePattern.MatchString(spec.MCP.Tool) {
-			v.add(d.at("spec", "mcp", "tool"), "MCP tool names use letters, digits, _ and -", "MCP tool name %q is not valid", spec.MCP.Tool)
+		} else if !mcpToolNamePattern.MatchString(spec.MCP.Tool) {
+			v.add(d.at("spec", "mcp", "tool"), mcpToolNameRule, "MCP tool name %q is not valid", spec.MCP.Tool)
 		}
 		if spec.MCP.Server != "" && !mcpNamePattern.MatchString(spec.MCP.Server) {
 			v.add(d.at("spec", "mcp", "server"), "MCP server names use letters, digits, _ and -", "MCP server name %q is not valid", spec.MCP.Server)

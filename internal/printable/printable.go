@@ -83,3 +83,12 @@ func (pw *Writer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// String is s with every unsafe rune and byte that is not UTF-8 escaped as Writer
+// escapes them, for text that goes into a message before it is written.
+func String(s string) string {
+	if clean([]byte(s)) {
+		return s
+	}
+	return string(appendEscaped(nil, []byte(s)))
+}

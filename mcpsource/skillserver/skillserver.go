@@ -6,12 +6,15 @@
 package skillserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -44,6 +47,9 @@ type File struct {
 type Catalog struct {
 	Entries []Entry
 	Files   map[string][]byte
+	// Endless forges a listing that never ends: each skills/list answer is a
+	// page of the entries with a cursor to yet another.
+	Endless bool
 }
 
 // Honest is the catalog of skills given as files by skill path (like
@@ -159,12 +165,20 @@ func (c conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 func (p *Publisher) answer(req *jsonrpc.Request) *jsonrpc.Response {
 	p.mu.Lock()
-	entries := p.cat.Entries
+	entries, endless := p.cat.Entries, p.cat.Endless
 	p.mu.Unlock()
 	var result any
 	switch req.Method {
 	case "skills/list":
-		result = map[string]any{"resultType": "complete", "skills": entries, "ttlMs": 0, "cacheScope": "public"}
+		page := map[string]any{"resultType": "complete", "skills": entries, "ttlMs": 0, "cacheScope": "public"}
+		if endless {
+			var params struct {
+				Cursor string `json:"cursor"`
+			}
+			_ = json.Unmarshal(req.Params, &params)
+			page["nextCursor"] = params.Cursor + "x"
+		}
+		result = page
 	case "skills/get":
 		var params struct {
 			URI string `json:"uri"`
@@ -180,4 +194,34 @@ func (p *Publisher) answer(req *jsonrpc.Request) *jsonrpc.Response {
 	}
 	raw, _ := json.Marshal(result)
 	return &jsonrpc.Response{ID: req.ID, Result: raw}
+}
+
+// Handler serves the extension's methods in front of next, an SDK Streamable
+// HTTP handler, which the SDK gives no way to wrap a connection of: a POST of a
+// skills/ request is answered here, as JSON, and every other request is next's.
+func (p *Publisher) Handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		msg, err := jsonrpc.DecodeMessage(body)
+		if req, ok := msg.(*jsonrpc.Request); err == nil && ok && req.IsCall() && strings.HasPrefix(req.Method, "skills/") {
+			data, err := jsonrpc.EncodeMessage(p.answer(req))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(data)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
 }

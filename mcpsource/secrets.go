@@ -1,0 +1,156 @@
+package mcpsource
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// MinSecret is the length below which a configured value is no credential:
+// values like 1, true or 8080 are not kept out of messages and answers, where
+// they would turn up by chance.
+const MinSecret = 8
+
+// secret is the value of a ${VAR} a server's configuration reads from the
+// environment, for a header or the server's env: it goes to that server alone,
+// and is never printed or recorded.
+type secret struct {
+	name  string // ${VAR}
+	value string
+	at    string // where the configuration reads it
+}
+
+// secrets are those of one server, longest first, so that a value holding
+// another is replaced whole.
+type secrets []secret
+
+var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// UnsetError is a ${VAR} of a server's configuration that the environment does
+// not set: the server is neither started nor sent anything.
+type UnsetError struct {
+	Var string
+	At  string // where the configuration reads it
+}
+
+func (e *UnsetError) Error() string {
+	return fmt.Sprintf("${%s}, read at %s, is not set (or is empty), so the server was neither started nor sent anything; set it in the environment", e.Var, e.At)
+}
+
+// expand replaces each ${VAR} in the value under keys (headers, NAME) with what
+// lookup gives for VAR, adding it to the secrets; a VAR unset or empty is an
+// UnsetError.
+func (s Server) expand(v string, lookup func(string) (string, bool), found *secrets, keys ...string) (string, error) {
+	var unset error
+	out := reference.ReplaceAllStringFunc(v, func(ref string) string {
+		name := reference.FindStringSubmatch(ref)[1]
+		value, ok := lookup(name)
+		if !ok || value == "" {
+			unset = cmp.Or(unset, error(&UnsetError{Var: name, At: s.at(keys...)}))
+			return ""
+		}
+		found.add(secret{name: ref, value: value, at: s.at(keys...)})
+		return value
+	})
+	return out, unset
+}
+
+// at is where the configuration of s gives the value under keys.
+func (s Server) at(keys ...string) string {
+	if s.Where != nil {
+		return s.Where(keys...)
+	}
+	return ConfigFile + " (mcpServers." + s.Name + "." + strings.Join(keys, ".") + ")"
+}
+
+func (ss *secrets) add(s secret) {
+	if len(s.value) < MinSecret || slices.ContainsFunc(*ss, func(o secret) bool { return o.value == s.value }) {
+		return
+	}
+	*ss = append(*ss, s)
+	slices.SortStableFunc(*ss, func(a, b secret) int { return len(b.value) - len(a.value) })
+}
+
+// redact replaces each secret in text with a placeholder naming it.
+func (ss secrets) redact(text string) string {
+	for _, s := range ss {
+		text = strings.ReplaceAll(text, s.value, "[redacted "+s.name+"]")
+		text = strings.ReplaceAll(text, jsonText(s.value), "[redacted "+s.name+"]")
+	}
+	return text
+}
+
+// redactError is err with every secret in its text replaced; it still wraps err,
+// for errors.Is and As, whose text a caller must not print.
+func (ss secrets) redactError(err error) error {
+	if err == nil || len(ss) == 0 {
+		return err
+	}
+	text := ss.redact(err.Error())
+	if text == err.Error() {
+		return err
+	}
+	return &redactedError{text: text, err: err}
+}
+
+type redactedError struct {
+	text string
+	err  error
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// EchoError is a server whose answer holds a secret of its configuration: it
+// would be printed or recorded in the snapshot, so nothing is.
+type EchoError struct {
+	Var, At, Where string
+}
+
+func (e *EchoError) Error() string {
+	return fmt.Sprintf("the server's answer holds the value of %s, configured at %s, in %s; a secret is never recorded", e.Var, e.At, e.Where)
+}
+
+// echoed finds a secret in what the listing would record or print: every tool,
+// and every published skill with its SKILL.md. It names where by what the server
+// cannot have put the secret in.
+func (ss secrets) echoed(l Listing) error {
+	for i, t := range l.Tools {
+		where := fmt.Sprintf("tool %d of its listing", i+1)
+		if ss.find(t.Name) == nil {
+			where = fmt.Sprintf("the tool %q", t.Name)
+		}
+		if s := ss.find(t); s != nil {
+			return &EchoError{Var: s.name, At: s.at, Where: where}
+		}
+	}
+	for i, sk := range l.Skills {
+		if s := ss.find([]any{sk.URI, sk.Frontmatter, sk.Files, string(sk.Content)}); s != nil {
+			return &EchoError{Var: s.name, At: s.at, Where: fmt.Sprintf("published skill %d of its listing", i+1)}
+		}
+	}
+	return nil
+}
+
+// find is the first secret in v, as JSON; nil when there is none.
+func (ss secrets) find(v any) *secret {
+	if len(ss) == 0 {
+		return nil
+	}
+	data, _ := json.Marshal(v) // what came as JSON goes back as JSON
+	for i, s := range ss {
+		if strings.Contains(string(data), s.value) || strings.Contains(string(data), jsonText(s.value)) {
+			return &ss[i]
+		}
+	}
+	return nil
+}
+
+// jsonText is v as it is written inside a JSON string.
+func jsonText(v string) string {
+	data, _ := json.Marshal(v)
+	return string(data[1 : len(data)-1])
+}
