@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,20 +67,32 @@ type changeSource struct {
 	// seen, when set, is told the path of every event once it has been noted:
 	// a test waits on it for the events of what it changed.
 	seen func(rel string)
+
+	// tree is where the root leads, checked on the events of rootNames (the
+	// directories that decide it and the names in them that do), or at every poll
+	// when pollRoot says those could not be watched; nil leaves the root alone.
+	tree      *rootTree
+	rootNames map[string]bool
+	pollRoot  bool
 }
 
-// polledDirs are the directories the poller lists, and which of them hold inputs.
+// polledDirs are what the poller looks at: the directories it lists, and which of
+// them hold inputs; and whether it checks where the root leads.
 type polledDirs struct {
 	dirs  []string
 	input map[string]bool
+	root  bool
 }
 
-func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
+// newChangeSource watches the workspace at o.Root, the directory tree leads to
+// when tree is not nil.
+func newChangeSource(o WatchOptions, q *Queue, tree *rootTree) (*changeSource, error) {
 	r, err := o.Request.system().Open(o.Root)
 	if err != nil {
 		return nil, err
 	}
-	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]bool{}, again: map[string]bool{}}
+	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]bool{}, again: map[string]bool{},
+		tree: tree}
 	if s.every <= 0 {
 		s.every = fallbackPoll
 	}
@@ -94,6 +107,7 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 			s.fsw = nil
 		}
 	}
+	s.watchRoot()
 	// Watch before the first run lists anything, so no change after this point can
 	// fall between a scan and its watch. A registry with problems still names its
 	// files and directories.
@@ -119,6 +133,27 @@ func (s *changeSource) eventsArrive() bool {
 		return true
 	}
 	return eventsArrive(s.o.Lock.Touch, s.abs(workspacelock.File), s.fsw.Events, eventProbeWait)
+}
+
+// watchRoot watches the directories that decide where the root leads, so that
+// the watcher sees it lead elsewhere; what cannot be watched (no inotify, a
+// directory it may not read) has the poller check the root instead.
+func (s *changeSource) watchRoot() {
+	if s.tree == nil {
+		return
+	}
+	holders, err := workspacefs.RootHolders(s.tree.path)
+	s.pollRoot = err != nil || s.fsw == nil
+	s.rootNames = map[string]bool{}
+	for dir, names := range holders {
+		s.rootNames[filepath.Clean(dir)] = true
+		for _, name := range names {
+			s.rootNames[filepath.Join(dir, name)] = true
+		}
+		if s.fsw != nil && s.fsw.Add(dir) != nil {
+			s.pollRoot = true
+		}
+	}
 }
 
 func (s *changeSource) close() {
@@ -201,7 +236,8 @@ func (s *changeSource) takeAgain() (map[string]bool, bool) {
 	return again, all
 }
 
-// handPollSet gives the poller the directories to poll, and which hold inputs.
+// handPollSet gives the poller the directories to poll, and which hold inputs,
+// and whether to check the root.
 func (s *changeSource) handPollSet(polled, inputDirs []string) {
 	input := map[string]bool{}
 	for _, d := range inputDirs {
@@ -211,15 +247,18 @@ func (s *changeSource) handPollSet(polled, inputDirs []string) {
 	case <-s.pollSet:
 	default:
 	}
-	s.pollSet <- polledDirs{dirs: polled, input: input}
+	s.pollSet <- polledDirs{dirs: polled, input: input, root: s.pollRoot}
 }
 
 func (s *changeSource) abs(rel string) string {
 	return filepath.Join(s.o.Root, filepath.FromSlash(rel))
 }
 
+// run turns events and polls into triggers until ctx ends.
 func (s *changeSource) run(ctx context.Context) {
-	go s.poll(ctx)
+	var polling sync.WaitGroup
+	polling.Go(func() { s.poll(ctx) })
+	defer polling.Wait()
 	if s.fsw == nil {
 		return
 	}
@@ -231,7 +270,16 @@ func (s *changeSource) run(ctx context.Context) {
 			if !ok {
 				return
 			}
+			if s.holderEvent(ev.Name) {
+				if s.tree.check() {
+					s.q.Add()
+				}
+				continue
+			}
 			rel := s.rel(ev.Name)
+			if rel == ".." || strings.HasPrefix(rel, "../") {
+				continue // beside a name that decides where the root leads
+			}
 			// Even a temp file's event is noted: one a killed writer left is cleaned
 			// up by the next pass that reads its directory.
 			s.o.informer.note(rel)
@@ -299,13 +347,16 @@ func (s *changeSource) poll(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case set = <-s.pollSet:
-			if len(set.dirs) > 0 {
+			if len(set.dirs) > 0 || set.root {
 				tick.Reset(s.every)
 			} else {
 				tick.Stop()
 			}
 			continue
 		case <-tick.C:
+		}
+		if set.root && s.tree.check() {
+			s.q.Add()
 		}
 		changed, inputChanged := false, false
 		now := map[string]map[string]string{}
