@@ -88,8 +88,8 @@ RELIABILITY_KILLS ?= 200
 reliability:
 	cd reliability && RELIABILITY_CASES=$(RELIABILITY_CASES) RELIABILITY_KILLS=$(RELIABILITY_KILLS) \
 	  $(GO) test -tags reliability -count=1 -timeout 60m
-	CACHE_CASES=$(RELIABILITY_CASES) INCREMENTAL_CASES=$(RELIABILITY_CASES) INDEX_CASES=$(RELIABILITY_CASES) $(GO) test -count=1 -timeout 30m \
-	  -run 'TestCacheProperty|TestTrustedCacheProperty|TestIncrementalAgreesWithFromScratch|TestTheIndexNeverAnswersAChangedWorkspace' ./desired/registry/ ./controller/
+	CACHE_CASES=$(RELIABILITY_CASES) INCREMENTAL_CASES=$(RELIABILITY_CASES) INDEX_CASES=$(RELIABILITY_CASES) CONFIGMAP_SWAPS=50 $(GO) test -count=1 -timeout 30m \
+	  -run 'TestCacheProperty|TestTrustedCacheProperty|TestIncrementalAgreesWithFromScratch|TestTheIndexNeverAnswersAChangedWorkspace|TestWatchFollowsConfigMapUpdates' ./desired/registry/ ./controller/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -51,14 +51,18 @@ func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 }
 
 // inputDirs lists the directories whose entries can change what the inputs are:
-// the config's directory, .skillsync/ (the profile), and the registry directories
-// (see registryDirs).
+// the config's directory, .skillsync/ (the profile), those of the symlinks on the
+// way to the config (see linkDirs), and the registry directories (see
+// registryDirs).
 func inputDirs(r workspacefs.FS, reg *registry.Registry) []string {
 	set := map[string]bool{}
 	for _, w := range []string{".", statedir.Dir} {
 		if d, ok := nearestDir(r, w, true); ok {
 			set[d] = true
 		}
+	}
+	for _, d := range linkDirs(r, registry.ConfigName) {
+		set[d] = true
 	}
 	for _, d := range registryDirs(r, reg) {
 		set[d] = true
