@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -74,13 +75,22 @@ type changeSource struct {
 	tree      *rootTree
 	rootNames map[string]bool
 	pollRoot  bool
+	// linked are the input files with more than one hard link, polled since a
+	// write through another name sends no event here, with what each held at
+	// the last refresh; nil before the first. Making a link sends none either:
+	// inputEvent says an event for an input came since the last refresh, so the
+	// refresh after the run it caused looks for links again.
+	linked     map[string]string
+	inputEvent bool
 }
 
 // polledDirs are what the poller looks at: the directories it lists, and which of
-// them hold inputs; and whether it checks where the root leads.
+// them hold inputs; the input files it stats, with what each held when handed
+// over; and whether it checks where the root leads.
 type polledDirs struct {
 	dirs  []string
 	input map[string]bool
+	files map[string]string
 	root  bool
 }
 
@@ -216,6 +226,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	s.watched, s.polled = watched, polled
 	s.inputs, s.inputFiles, s.inputsMoved = inputsOf(s.root, reg), inputFilesOf(reg), false
 	s.mu.Unlock()
+	s.relink(reg)
 	if s.fsw != nil && before == 0 && len(polled) > 0 {
 		s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
 			"err", addErr, "pollMs", s.every.Milliseconds(),
@@ -236,18 +247,53 @@ func (s *changeSource) takeAgain() (map[string]bool, bool) {
 	return again, all
 }
 
+// relink finds the input files of reg with more than one hard link, for the
+// poller, with what each holds now. One linked since the last refresh is read
+// again at once: a write through its other name after the run read it sent no
+// event. Inputs that do not load keep the files polled so far. It tells
+// whether the poller has linked files to look at, or had.
+func (s *changeSource) relink(reg *registry.Registry) bool {
+	s.mu.Lock()
+	before := s.linked
+	if s.linked == nil {
+		s.linked = map[string]string{}
+	}
+	s.inputEvent = false
+	s.mu.Unlock()
+	if reg == nil {
+		return len(before) > 0
+	}
+	linked := map[string]string{}
+	for _, f := range linkedInputs(s.root, reg) {
+		linked[f] = fileState(s.root, f)
+	}
+	s.mu.Lock()
+	s.linked = linked
+	s.mu.Unlock()
+	for f := range linked {
+		if _, known := before[f]; !known && before != nil {
+			s.o.informer.inputChanged(f, false)
+			s.q.Add()
+		}
+	}
+	return len(before) > 0 || len(linked) > 0
+}
+
 // handPollSet gives the poller the directories to poll, and which hold inputs,
-// and whether to check the root.
+// the linked input files and whether to check the root.
 func (s *changeSource) handPollSet(polled, inputDirs []string) {
 	input := map[string]bool{}
 	for _, d := range inputDirs {
 		input[d] = true
 	}
+	s.mu.Lock()
+	files := maps.Clone(s.linked)
+	s.mu.Unlock()
 	select { // replace a set the poller has not taken yet
 	case <-s.pollSet:
 	default:
 	}
-	s.pollSet <- polledDirs{dirs: polled, input: input, root: s.pollRoot}
+	s.pollSet <- polledDirs{dirs: polled, input: input, files: files, root: s.pollRoot}
 }
 
 func (s *changeSource) abs(rel string) string {
@@ -314,6 +360,39 @@ func (s *changeSource) run(ctx context.Context) {
 	}
 }
 
+// handedOver are the states the poller compares the linked files with: its own
+// for those it polled already (a change since its last look must not pass for
+// the baseline), the state handed over for the others.
+func handedOver(last, files map[string]string) map[string]string {
+	out := make(map[string]string, len(files))
+	for f, state := range files {
+		if was, ok := last[f]; ok {
+			state = was
+		}
+		out[f] = state
+	}
+	return out
+}
+
+// pollFiles stats each linked input file and, for one that changed, has its
+// bytes read again, as an event for it would.
+func (s *changeSource) pollFiles(last map[string]string) {
+	changed := false
+	for f, was := range last {
+		now := fileState(s.root, f)
+		if now == was {
+			continue
+		}
+		last[f] = now
+		s.o.informer.inputChanged(f, false)
+		changed = true
+	}
+	if changed {
+		s.o.history.changed(time.Now())
+		s.q.Add()
+	}
+}
+
 // rel is the workspace-relative path of an event's name.
 func (s *changeSource) rel(name string) string {
 	rel, err := filepath.Rel(s.o.Root, name)
@@ -337,6 +416,7 @@ func relevant(rel string) bool {
 func (s *changeSource) poll(ctx context.Context) {
 	var set polledDirs
 	last := s.baseline
+	lastFiles := map[string]string{}
 	// With nothing to poll the ticker is stopped: an idle watcher wakes for
 	// nothing.
 	tick := time.NewTicker(s.every)
@@ -347,7 +427,8 @@ func (s *changeSource) poll(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case set = <-s.pollSet:
-			if len(set.dirs) > 0 || set.root {
+			lastFiles = handedOver(lastFiles, set.files)
+			if len(set.dirs) > 0 || len(set.files) > 0 || set.root {
 				tick.Reset(s.every)
 			} else {
 				tick.Stop()
@@ -358,6 +439,7 @@ func (s *changeSource) poll(ctx context.Context) {
 		if set.root && s.tree.check() {
 			s.q.Add()
 		}
+		s.pollFiles(lastFiles)
 		changed, inputChanged := false, false
 		now := map[string]map[string]string{}
 		for _, d := range set.dirs {

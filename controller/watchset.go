@@ -304,6 +304,30 @@ func nearestDir(r workspacefs.FS, dir string, followLinks bool) (string, bool) {
 	}
 }
 
+// linkedInputs lists the input files of reg with more than one hard link: a
+// write through another name, in a directory no one watches, sends no event for
+// the name the registry reads.
+func linkedInputs(r workspacefs.FS, reg *registry.Registry) []string {
+	files := append([]string{registry.ConfigName, desired.ProfileFile}, reg.Files...)
+	var out []string
+	for _, f := range append(files, reg.BodyFiles()...) {
+		if n, err := r.Links(f); err == nil && n > 1 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fileState summarises what the file rel leads to (its type, size, times and
+// identity), for polling: a write through any of its names changes it.
+func fileState(r workspacefs.FS, rel string) string {
+	info, err := r.Stat(rel)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%v %d %d %+v", info.Mode(), info.Size(), info.ModTime().UnixNano(), workspacefs.StampOf(info))
+}
+
 // listing summarises each entry of dir (its type, size and mtime) by name, for
 // polling: any change to a file or directory in it changes its entry. A listing
 // that fails is one entry, under the empty name, holding the error.
