@@ -94,9 +94,9 @@ reliability:
 	cd reliability && RELIABILITY_CASES=$(RELIABILITY_CASES) RELIABILITY_KILLS=$(RELIABILITY_KILLS) \
 	  $(GO) test -tags reliability -count=1 -timeout 60m
 	@echo "property tests: seed $(PROPERTY_SEED) (PROPERTY_SEED=$(PROPERTY_SEED) make reliability replays it)"
-	CACHE_CASES=$(RELIABILITY_CASES) INCREMENTAL_CASES=$(RELIABILITY_CASES) INDEX_CASES=$(RELIABILITY_CASES) \
-	  CACHE_SEED=$(PROPERTY_SEED) INCREMENTAL_SEED=$(PROPERTY_SEED) INDEX_SEED=$(PROPERTY_SEED) $(GO) test -count=1 -timeout 30m \
-	  -run 'TestCacheProperty|TestTrustedCacheProperty|TestIncrementalAgreesWithFromScratch|TestTheIndexNeverAnswersAChangedWorkspace' ./desired/registry/ ./controller/
+	CACHE_CASES=$(RELIABILITY_CASES) INCREMENTAL_CASES=$(RELIABILITY_CASES) INDEX_CASES=$(RELIABILITY_CASES) CONFIGMAP_SWAPS=50 \
+	  CACHE_SEED=$(PROPERTY_SEED) INCREMENTAL_SEED=$(PROPERTY_SEED) INDEX_SEED=$(PROPERTY_SEED) CONFIGMAP_SEED=$(PROPERTY_SEED) $(GO) test -count=1 -timeout 30m \
+	  -run 'TestCacheProperty|TestTrustedCacheProperty|TestIncrementalAgreesWithFromScratch|TestTheIndexNeverAnswersAChangedWorkspace|TestWatchFollowsConfigMapUpdates' ./desired/registry/ ./controller/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

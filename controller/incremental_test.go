@@ -124,7 +124,7 @@ const probeEvery = 20
 func watchedBy(t *testing.T, req Request) (*changeSource, func()) {
 	t.Helper()
 	o := WatchOptions{Request: req, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Health: &health.Tracker{}}
-	src, err := newChangeSource(o, NewQueue(time.Hour, time.Hour))
+	src, err := newChangeSource(o, NewQueue(time.Hour, time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,11 +135,11 @@ func (s *changeSource) judge(rel string, removed bool) bool {
 	input, output := inputs.holds(rel), outputPath(rel)
 	if input {
 		s.o.informer.inputChanged(rel, removed)
-		if inputs.moves(s.root, rel, removed) {
-			s.mu.Lock()
-			s.inputsMoved = true
-			s.mu.Unlock()
-		}
+		moves := inputs.moves(s.root, rel, removed)
+		s.mu.Lock()
+		s.inputsMoved = s.inputsMoved || moves
+		s.inputEvent = true
+		s.mu.Unlock()
 	}
 	if !input && !output || wrote && want.same(s.stateOf(rel)) {
 		return false

@@ -3,9 +3,11 @@ package controller
 import (
 	"context"
 	"errors"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,20 +68,41 @@ type changeSource struct {
 	// seen, when set, is told the path of every event once it has been noted:
 	// a test waits on it for the events of what it changed.
 	seen func(rel string)
+
+	// tree is where the root leads, checked on the events of rootNames (the
+	// directories that decide it and the names in them that do), or at every poll
+	// when pollRoot says those could not be watched; nil leaves the root alone.
+	tree      *rootTree
+	rootNames map[string]bool
+	pollRoot  bool
+	// linked are the input files with more than one hard link, polled since a
+	// write through another name sends no event here, with what each held at
+	// the last refresh; nil before the first. Making a link sends none either:
+	// inputEvent says an event for an input came since the last refresh, so the
+	// refresh after the run it caused looks for links again.
+	linked     map[string]string
+	inputEvent bool
 }
 
-// polledDirs are the directories the poller lists, and which of them hold inputs.
+// polledDirs are what the poller looks at: the directories it lists, and which of
+// them hold inputs; the input files it stats, with what each held when handed
+// over; and whether it checks where the root leads.
 type polledDirs struct {
 	dirs  []string
 	input map[string]bool
+	files map[string]string
+	root  bool
 }
 
-func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
+// newChangeSource watches the workspace at o.Root, the directory tree leads to
+// when tree is not nil.
+func newChangeSource(o WatchOptions, q *Queue, tree *rootTree) (*changeSource, error) {
 	r, err := o.Request.system().Open(o.Root)
 	if err != nil {
 		return nil, err
 	}
-	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]bool{}, again: map[string]bool{}}
+	s := &changeSource{o: o, q: q, root: r, every: o.Poll, pollSet: make(chan polledDirs, 1), watched: map[string]bool{}, again: map[string]bool{},
+		tree: tree}
 	if s.every <= 0 {
 		s.every = fallbackPoll
 	}
@@ -94,6 +117,7 @@ func newChangeSource(o WatchOptions, q *Queue) (*changeSource, error) {
 			s.fsw = nil
 		}
 	}
+	s.watchRoot()
 	// Watch before the first run lists anything, so no change after this point can
 	// fall between a scan and its watch. A registry with problems still names its
 	// files and directories.
@@ -119,6 +143,27 @@ func (s *changeSource) eventsArrive() bool {
 		return true
 	}
 	return eventsArrive(s.o.Lock.Touch, s.abs(workspacelock.File), s.fsw.Events, eventProbeWait)
+}
+
+// watchRoot watches the directories that decide where the root leads, so that
+// the watcher sees it lead elsewhere; what cannot be watched (no inotify, a
+// directory it may not read) has the poller check the root instead.
+func (s *changeSource) watchRoot() {
+	if s.tree == nil {
+		return
+	}
+	holders, err := workspacefs.RootHolders(s.tree.path)
+	s.pollRoot = err != nil || s.fsw == nil
+	s.rootNames = map[string]bool{}
+	for dir, names := range holders {
+		s.rootNames[filepath.Clean(dir)] = true
+		for _, name := range names {
+			s.rootNames[filepath.Join(dir, name)] = true
+		}
+		if s.fsw != nil && s.fsw.Add(dir) != nil {
+			s.pollRoot = true
+		}
+	}
 }
 
 func (s *changeSource) close() {
@@ -181,6 +226,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	s.watched, s.polled = watched, polled
 	s.inputs, s.inputFiles, s.inputsMoved = inputsOf(s.root, reg), inputFilesOf(reg), false
 	s.mu.Unlock()
+	s.relink(reg)
 	if s.fsw != nil && before == 0 && len(polled) > 0 {
 		s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
 			"err", addErr, "pollMs", s.every.Milliseconds(),
@@ -201,25 +247,64 @@ func (s *changeSource) takeAgain() (map[string]bool, bool) {
 	return again, all
 }
 
-// handPollSet gives the poller the directories to poll, and which hold inputs.
+// relink finds the input files of reg with more than one hard link, for the
+// poller, with what each holds now. One linked since the last refresh is read
+// again at once: a write through its other name after the run read it sent no
+// event. Inputs that do not load keep the files polled so far. It tells
+// whether the poller has linked files to look at, or had.
+func (s *changeSource) relink(reg *registry.Registry) bool {
+	s.mu.Lock()
+	before := s.linked
+	if s.linked == nil {
+		s.linked = map[string]string{}
+	}
+	s.inputEvent = false
+	s.mu.Unlock()
+	if reg == nil {
+		return len(before) > 0
+	}
+	linked := map[string]string{}
+	for _, f := range linkedInputs(s.root, reg) {
+		linked[f] = fileState(s.root, f)
+	}
+	s.mu.Lock()
+	s.linked = linked
+	s.mu.Unlock()
+	for f := range linked {
+		if _, known := before[f]; !known && before != nil {
+			s.o.informer.inputChanged(f, false)
+			s.q.Add()
+		}
+	}
+	return len(before) > 0 || len(linked) > 0
+}
+
+// handPollSet gives the poller the directories to poll, and which hold inputs,
+// the linked input files and whether to check the root.
 func (s *changeSource) handPollSet(polled, inputDirs []string) {
 	input := map[string]bool{}
 	for _, d := range inputDirs {
 		input[d] = true
 	}
+	s.mu.Lock()
+	files := maps.Clone(s.linked)
+	s.mu.Unlock()
 	select { // replace a set the poller has not taken yet
 	case <-s.pollSet:
 	default:
 	}
-	s.pollSet <- polledDirs{dirs: polled, input: input}
+	s.pollSet <- polledDirs{dirs: polled, input: input, files: files, root: s.pollRoot}
 }
 
 func (s *changeSource) abs(rel string) string {
 	return filepath.Join(s.o.Root, filepath.FromSlash(rel))
 }
 
+// run turns events and polls into triggers until ctx ends.
 func (s *changeSource) run(ctx context.Context) {
-	go s.poll(ctx)
+	var polling sync.WaitGroup
+	polling.Go(func() { s.poll(ctx) })
+	defer polling.Wait()
 	if s.fsw == nil {
 		return
 	}
@@ -231,7 +316,16 @@ func (s *changeSource) run(ctx context.Context) {
 			if !ok {
 				return
 			}
+			if s.holderEvent(ev.Name) {
+				if s.tree.check() {
+					s.q.Add()
+				}
+				continue
+			}
 			rel := s.rel(ev.Name)
+			if rel == ".." || strings.HasPrefix(rel, "../") {
+				continue // beside a name that decides where the root leads
+			}
 			// Even a temp file's event is noted: one a killed writer left is cleaned
 			// up by the next pass that reads its directory.
 			s.o.informer.note(rel)
@@ -266,6 +360,39 @@ func (s *changeSource) run(ctx context.Context) {
 	}
 }
 
+// handedOver are the states the poller compares the linked files with: its own
+// for those it polled already (a change since its last look must not pass for
+// the baseline), the state handed over for the others.
+func handedOver(last, files map[string]string) map[string]string {
+	out := make(map[string]string, len(files))
+	for f, state := range files {
+		if was, ok := last[f]; ok {
+			state = was
+		}
+		out[f] = state
+	}
+	return out
+}
+
+// pollFiles stats each linked input file and, for one that changed, has its
+// bytes read again, as an event for it would.
+func (s *changeSource) pollFiles(last map[string]string) {
+	changed := false
+	for f, was := range last {
+		now := fileState(s.root, f)
+		if now == was {
+			continue
+		}
+		last[f] = now
+		s.o.informer.inputChanged(f, false)
+		changed = true
+	}
+	if changed {
+		s.o.history.changed(time.Now())
+		s.q.Add()
+	}
+}
+
 // rel is the workspace-relative path of an event's name.
 func (s *changeSource) rel(name string) string {
 	rel, err := filepath.Rel(s.o.Root, name)
@@ -289,6 +416,7 @@ func relevant(rel string) bool {
 func (s *changeSource) poll(ctx context.Context) {
 	var set polledDirs
 	last := s.baseline
+	lastFiles := map[string]string{}
 	// With nothing to poll the ticker is stopped: an idle watcher wakes for
 	// nothing.
 	tick := time.NewTicker(s.every)
@@ -299,7 +427,8 @@ func (s *changeSource) poll(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case set = <-s.pollSet:
-			if len(set.dirs) > 0 {
+			lastFiles = handedOver(lastFiles, set.files)
+			if len(set.dirs) > 0 || len(set.files) > 0 || set.root {
 				tick.Reset(s.every)
 			} else {
 				tick.Stop()
@@ -307,6 +436,10 @@ func (s *changeSource) poll(ctx context.Context) {
 			continue
 		case <-tick.C:
 		}
+		if set.root && s.tree.check() {
+			s.q.Add()
+		}
+		s.pollFiles(lastFiles)
 		changed, inputChanged := false, false
 		now := map[string]map[string]string{}
 		for _, d := range set.dirs {

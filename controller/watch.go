@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -33,72 +34,117 @@ const maxBackoff = time.Minute
 // for the inputs to settle) marks the workspace dirty and one worker runs a pass.
 // A pass reads and plans what the events since the last one named (see informer);
 // the first, the resync's, one after a failure or after an event nothing can be
-// made of are full passes, the same as --once. When ctx ends, the run in progress
-// finishes first.
+// made of are full passes, the same as --once. When the root comes to lead to
+// another directory, the watcher moves there (see rootTree). When ctx ends, the
+// run in progress finishes first.
 func Watch(ctx context.Context, o WatchOptions) error {
 	o.history = &settling{}
 	o.informer = newInformer()
-	q := NewQueue(o.Debounce, o.MaxWait)
-	src, err := newChangeSource(o, q)
+	root, err := newRootTree(o.Root, o.Health)
 	if err != nil {
 		return err
 	}
-	defer src.close()
-	go q.Debounce(ctx)
-	go src.run(ctx)
+	w := &watchLoop{o: o, q: NewQueue(o.Debounce, o.MaxWait), root: root, backoff: time.Second}
+	if err := w.watchTree(ctx, root.current()); err != nil {
+		return err
+	}
+	defer func() { w.stopSource() }()
+	go w.q.Debounce(ctx)
 	go resync(ctx, o.Resync, func() {
 		o.informer.noteAll()
-		q.Add()
+		w.q.Add()
 	})
 	o.Health.SetAlive(true)
 	defer o.Health.SetAlive(false)
-	q.Add() // the start trigger
-
-	backoff := time.Second
-	var retry, settle *time.Timer
-	defer func() {
-		for _, t := range []*time.Timer{retry, settle} {
-			if t != nil {
-				t.Stop()
-			}
-		}
-	}()
+	w.q.Add() // the start trigger
+	defer w.stopTimers()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-q.Ready():
+		case <-w.q.Ready():
 		}
 		if ctx.Err() != nil { // stopping: no new run once a signal came
 			return nil
 		}
-		if o.Lock != nil {
-			if err := o.Lock.Keep(o.Root); err != nil {
-				return err
-			}
+		if err := w.run(ctx); err != nil {
+			return err
 		}
-		o.Health.RunStarted(time.Now())
-		started := time.Now()
-		out := src.pass(o.informer, o.Request)
-		report := runReport(out, started, time.Since(started))
-		o.Health.Record(report)
-		logRun(o.Log, out, report)
-		if settle != nil {
-			settle.Stop()
+	}
+}
+
+// watchLoop is the state of Watch's one worker.
+type watchLoop struct {
+	o    WatchOptions
+	q    *Queue
+	root *rootTree
+	// src watches the tree root leads to; stopSource stops it.
+	src           *changeSource
+	stopSource    func()
+	backoff       time.Duration
+	retry, settle *time.Timer
+}
+
+// run runs one pass, first moving to the tree the root leads to now if that is
+// another; an error ends the watcher.
+func (w *watchLoop) run(ctx context.Context) error {
+	if w.root.moved() {
+		err := w.follow(ctx)
+		if errors.Is(err, errRootGone) {
+			w.o.Log.Error("cannot move to where the workspace root leads", "root", w.root.path, "err", err)
+			w.o.Health.Record(health.Report{Time: time.Now().UTC(), Result: health.Stale, Error: err.Error()})
+			w.failed()
+			return nil
 		}
-		// Deletes that wait for the inputs to settle: one more run then.
-		if len(out.Deferred) > 0 {
-			settle = time.AfterFunc(time.Until(out.SettleAt)+10*time.Millisecond, q.Add)
+		if err != nil {
+			return err
 		}
-		if out.Verdict(false) == Failed {
-			o.Log.Warn("retrying after failure", "backoffMs", backoff.Milliseconds())
-			retry = time.AfterFunc(backoff, func() {
-				o.informer.noteAll()
-				q.Add()
-			})
-			backoff = min(2*backoff, maxBackoff)
-		} else {
-			backoff = time.Second
+	}
+	req := w.o.Request
+	req.Root = w.root.current().Real
+	if w.o.Lock != nil {
+		if err := w.o.Lock.Keep(req.Root); err != nil {
+			return err
+		}
+	}
+	w.o.Health.RunStarted(time.Now())
+	started := time.Now()
+	out := w.src.pass(w.o.informer, req)
+	report := runReport(out, started, time.Since(started))
+	logRun(w.o.Log, out, report)
+	if !w.root.publish(report) {
+		w.q.Add() // a pass over the tree the root leads to now
+		return nil
+	}
+	if w.settle != nil {
+		w.settle.Stop()
+	}
+	// Deletes that wait for the inputs to settle: one more run then.
+	if len(out.Deferred) > 0 {
+		w.settle = time.AfterFunc(time.Until(out.SettleAt)+10*time.Millisecond, w.q.Add)
+	}
+	if out.Verdict(false) == Failed {
+		w.failed()
+	} else {
+		w.backoff = time.Second
+	}
+	return nil
+}
+
+// failed schedules a full run after the backoff, and doubles it.
+func (w *watchLoop) failed() {
+	w.o.Log.Warn("retrying after failure", "backoffMs", w.backoff.Milliseconds())
+	w.retry = time.AfterFunc(w.backoff, func() {
+		w.o.informer.noteAll()
+		w.q.Add()
+	})
+	w.backoff = min(2*w.backoff, maxBackoff)
+}
+
+func (w *watchLoop) stopTimers() {
+	for _, t := range []*time.Timer{w.retry, w.settle} {
+		if t != nil {
+			t.Stop()
 		}
 	}
 }

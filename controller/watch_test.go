@@ -476,7 +476,7 @@ func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
 func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
 	root := exampleWorkspace(t)
 	q := NewQueue(time.Millisecond, time.Millisecond)
-	src, err := newChangeSource(WatchOptions{Request: Request{Root: root, history: &settling{}}, Health: &health.Tracker{}, Log: slog.New(&levels{})}, q)
+	src, err := newChangeSource(WatchOptions{Request: Request{Root: root, history: &settling{}}, Health: &health.Tracker{}, Log: slog.New(&levels{})}, q, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,11 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	}
 	slices.Sort(s.polled)
 	polled, watched := slices.Clone(s.polled), len(s.watched)
+	relink := !sameInputs || s.inputEvent
 	s.mu.Unlock()
+	if relink && s.relink(reg) {
+		s.handPollSet(polled, inputDirs(s.root, reg))
+	}
 	s.o.Health.SetWatch(health.WatchState{Inotify: watched, Polled: len(polled), PollMS: s.every.Milliseconds()})
 	if len(polled) > before {
 		if before == 0 {

@@ -51,14 +51,18 @@ func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 }
 
 // inputDirs lists the directories whose entries can change what the inputs are:
-// the config's directory, .skillsync/ (the profile), and the registry directories
-// (see registryDirs).
+// the config's directory, .skillsync/ (the profile), those of the symlinks on the
+// way to the config (see linkDirs), and the registry directories (see
+// registryDirs).
 func inputDirs(r workspacefs.FS, reg *registry.Registry) []string {
 	set := map[string]bool{}
 	for _, w := range []string{".", statedir.Dir} {
 		if d, ok := nearestDir(r, w, true); ok {
 			set[d] = true
 		}
+	}
+	for _, d := range linkDirs(r, registry.ConfigName) {
+		set[d] = true
 	}
 	for _, d := range registryDirs(r, reg) {
 		set[d] = true
@@ -298,6 +302,30 @@ func nearestDir(r workspacefs.FS, dir string, followLinks bool) (string, bool) {
 		}
 		dir = path.Dir(dir)
 	}
+}
+
+// linkedInputs lists the input files of reg with more than one hard link: a
+// write through another name, in a directory no one watches, sends no event for
+// the name the registry reads.
+func linkedInputs(r workspacefs.FS, reg *registry.Registry) []string {
+	files := append([]string{registry.ConfigName, desired.ProfileFile}, reg.Files...)
+	var out []string
+	for _, f := range append(files, reg.BodyFiles()...) {
+		if n, err := r.Links(f); err == nil && n > 1 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fileState summarises what the file rel leads to (its type, size, times and
+// identity), for polling: a write through any of its names changes it.
+func fileState(r workspacefs.FS, rel string) string {
+	info, err := r.Stat(rel)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%v %d %d %+v", info.Mode(), info.Size(), info.ModTime().UnixNano(), workspacefs.StampOf(info))
 }
 
 // listing summarises each entry of dir (its type, size and mtime) by name, for

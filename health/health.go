@@ -22,6 +22,9 @@ const (
 	// Settling is a run that put every wanted file in place while its deletes wait
 	// for the inputs to settle.
 	Settling Result = "settling"
+	// Stale says the workspace root's path leads to another directory than the
+	// one the last run read: the watcher is moving to it.
+	Stale Result = "stale"
 )
 
 // Report is what the endpoints say about the last run.

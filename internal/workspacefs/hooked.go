@@ -71,6 +71,13 @@ func (f *hookedFS) EvalSymlinks(name string) (string, error) {
 	return f.base.EvalSymlinks(name)
 }
 
+func (f *hookedFS) Links(name string) (uint64, error) {
+	if err := f.check("Links", false, name); err != nil {
+		return 0, pathError("stat", name, err)
+	}
+	return f.base.Links(name)
+}
+
 func (f *hookedFS) OpenDir(name string) (Dir, error) {
 	if err := f.check("OpenDir", false, name); err != nil {
 		return nil, pathError("open", name, err)

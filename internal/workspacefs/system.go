@@ -35,6 +35,9 @@ type FS interface {
 	EvalSymlinks(name string) (string, error)
 	// OpenDir opens the directory name; a symlink in its last element is refused.
 	OpenDir(name string) (Dir, error)
+	// Links is the number of hard links to the regular file name leads to, 1
+	// for anything else: a file with more can change through a name elsewhere.
+	Links(name string) (uint64, error)
 
 	MkdirAll(name string, perm fs.FileMode) error
 	Remove(name string) error
@@ -81,6 +84,14 @@ func (f *rootFS) ReadFile(name string, limit int64) ([]byte, error) {
 
 func (f *rootFS) ReadRegular(name string, limit int64) ([]byte, error) {
 	return ReadRegular(f.r, name, limit)
+}
+
+func (f *rootFS) Links(name string) (uint64, error) {
+	info, err := f.r.Stat(name)
+	if err != nil || !info.Mode().IsRegular() {
+		return 1, err
+	}
+	return linksOf(f.r, name, info)
 }
 
 func (f *rootFS) EvalSymlinks(name string) (string, error) {

@@ -1,0 +1,53 @@
+package controller
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/health"
+)
+
+// A run that ends after the root has come to lead elsewhere converged a tree no
+// one reads: its report is not published, and /readyz says the view is stale,
+// until the watcher has moved.
+func TestARunOverATreeTheRootNoLongerLeadsToIsNotPublished(t *testing.T) {
+	base := t.TempDir()
+	for _, d := range []string{"one", "two"} {
+		must(t, os.Mkdir(filepath.Join(base, d), 0o755))
+	}
+	root := filepath.Join(base, "root")
+	must(t, os.Symlink("one", root))
+	tracker := &health.Tracker{}
+	tree, err := newRootTree(root, tracker)
+	must(t, err)
+	converged := health.Report{Time: time.Now(), Result: health.Converged}
+	if !tree.publish(converged) || !tracker.Ready() {
+		t.Fatal("a run over the tree the root leads to is not published")
+	}
+	swapLink(t, root, "two")
+	if tree.publish(converged) || tracker.Ready() {
+		t.Error("a run over the tree the root no longer leads to is published")
+	}
+	if !tree.moved() {
+		t.Error("the watcher does not move")
+	}
+	if tree.check() {
+		t.Error("a second look at the same move calls for another run")
+	}
+	must(t, os.Remove(root))
+	if tree.check() {
+		t.Error("a root that leads nowhere calls for a run")
+	}
+	must(t, os.Symlink("two", root))
+	if !tree.check() {
+		t.Error("a root that leads to a directory again calls for no run")
+	}
+	now, err := newRootTree(root, tracker)
+	must(t, err)
+	tree.settle(now.current())
+	if tree.moved() || !tree.publish(converged) || !tracker.Ready() {
+		t.Error("once moved, the watcher's runs are not published")
+	}
+}
