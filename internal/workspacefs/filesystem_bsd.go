@@ -2,20 +2,12 @@
 
 package workspacefs
 
-import (
-	"errors"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // filesystemType names the type of the filesystem the open file fd is on, as
 // the system names it (f_fstypename: "apfs", "hfs", "msdos", "ufs"…).
 func filesystemType(fd uintptr) (string, error) {
-	var st unix.Statfs_t
-	err := unix.Fstatfs(int(fd), &st)
-	for errors.Is(err, unix.EINTR) {
-		err = unix.Fstatfs(int(fd), &st)
-	}
+	st, err := fstatfs(fd)
 	if err != nil {
 		return "", err
 	}

@@ -3,7 +3,6 @@
 package workspacefs
 
 import (
-	"errors"
 	"fmt"
 
 	"golang.org/x/sys/unix"
@@ -34,11 +33,7 @@ var linuxFilesystems = map[uint32]string{
 // filesystemType names the type of the filesystem the open file fd is on; a
 // magic number not named above is given in hexadecimal.
 func filesystemType(fd uintptr) (string, error) {
-	var st unix.Statfs_t
-	err := unix.Fstatfs(int(fd), &st)
-	for errors.Is(err, unix.EINTR) {
-		err = unix.Fstatfs(int(fd), &st)
-	}
+	st, err := fstatfs(fd)
 	if err != nil {
 		return "", err
 	}
