@@ -118,7 +118,7 @@ func (f Follower) record(ctx context.Context, session *mcp.ClientSession, skills
 	ctx, cancel := context.WithTimeout(ctx, f.Timeout)
 	defer cancel()
 	defer t.killWhenDone(ctx)()
-	listing, err := describe(ctx, f.Source, session, skills)
+	listing, err := describe(ctx, f.Source, session, skills, t.secrets)
 	if err == nil {
 		err = t.secrets.echoed(listing)
 	}
