@@ -50,3 +50,30 @@ func TestAServerThatGoesAwayBeforeItIsWrittenToSaysHowItExited(t *testing.T) {
 		t.Errorf("the error does not say how the server exited: %v", err)
 	}
 }
+
+// The watcher's follower connects to a server that exits at once: connecting
+// fails, and the process, already gone, is not then killed as well, which
+// would make its exit look like skillsync's doing and drop it from the error
+// that /readyz and the log show.
+func TestAFollowedServerThatExitsAtOnceSaysHowItExited(t *testing.T) {
+	f := Follower{Source: registry.MCPSource{Name: "dies"}, Timeout: 10 * time.Second}
+	ct := newCommandTransport(exec.Command("sh", "-c", "read line; echo 'fatal: no config' >&2; exit 3"))
+	transport := &Transport{sdk: ct, command: ct}
+	_, _, err := f.connect(context.Background(), newClient(nil), transport)
+	if err == nil {
+		t.Fatal("connected to a server that exits")
+	}
+	// A kill left for when connect's time ends would run on a goroutine of its
+	// own: give it the time to.
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		ct.mu.Lock()
+		killed := ct.killed
+		ct.mu.Unlock()
+		if killed {
+			break
+		}
+	}
+	if err := transport.explain(err); !strings.Contains(err.Error(), "the server exited: exit status 3") {
+		t.Errorf("the error does not say how the server exited: %v", err)
+	}
+}
