@@ -39,8 +39,10 @@ type commandTransport struct {
 	mu      sync.Mutex
 	started bool
 	killed  bool // kill was called; a process started after it is killed at once
-	// hungUp is set when the server closed its stdout before skillsync began to
-	// stop it: it went away on its own, and how it exited says why.
+	// hungUp is set when the server closed its stdout, or refused a write to its
+	// stdin, before skillsync began to stop it: it went away on its own, and how
+	// it exited says why. One that exits at once refuses the session's first
+	// write, which may come before its stdout is seen to end.
 	hungUp, stopping, signalled bool
 	exit                        string // how the process ended, once reaped
 	stdin                       io.WriteCloser
@@ -81,7 +83,7 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		t.cmd.Process.Kill()
 	}
 	go t.reap()
-	return (&mcp.IOTransport{Reader: io.NopCloser(hangUp{stdout, t}), Writer: closer{stdin, t.stop}}).Connect(ctx)
+	return (&mcp.IOTransport{Reader: io.NopCloser(hangUp{stdout, t}), Writer: closer{refused{stdin, t}, t.stop}}).Connect(ctx)
 }
 
 func (t *commandTransport) reap() {
@@ -107,6 +109,22 @@ func (h hangUp) Read(p []byte) (int, error) {
 		h.t.mu.Lock()
 		h.t.hungUp = h.t.hungUp || !h.t.stopping
 		h.t.mu.Unlock()
+	}
+	return n, err
+}
+
+// refused notes a write to the server's stdin that failed.
+type refused struct {
+	w io.Writer
+	t *commandTransport
+}
+
+func (r refused) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err != nil {
+		r.t.mu.Lock()
+		r.t.hungUp = r.t.hungUp || !r.t.stopping
+		r.t.mu.Unlock()
 	}
 	return n, err
 }

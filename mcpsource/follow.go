@@ -106,7 +106,11 @@ func (f Follower) connect(ctx context.Context, client *mcp.Client, t *Transport)
 	defer cancel()
 	stop := t.killWhenDone(ctx)
 	session, skills, err := t.connect(ctx, client)
-	if err == nil {
+	// A connect that failed mostly closed the session, which stopped the
+	// server: killing what has exited would make its exit look like skillsync's
+	// doing, and leave it out of the error. One still running is killed as ctx
+	// ends.
+	if err == nil || t.ended() {
 		stop()
 	}
 	return session, skills, err
@@ -118,7 +122,7 @@ func (f Follower) record(ctx context.Context, session *mcp.ClientSession, skills
 	ctx, cancel := context.WithTimeout(ctx, f.Timeout)
 	defer cancel()
 	defer t.killWhenDone(ctx)()
-	listing, err := describe(ctx, f.Source, session, skills)
+	listing, err := describe(ctx, f.Source, session, skills, t.secrets)
 	if err == nil {
 		err = t.secrets.echoed(listing)
 	}

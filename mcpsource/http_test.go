@@ -2,6 +2,7 @@ package mcpsource
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -171,4 +172,44 @@ func TestFollowingAnHTTPServerThatPublishesSkills(t *testing.T) {
 	skills["release"] = map[string]string{"SKILL.md": "---\nname: release\ndescription: Cut a release\n---\nTag.\n"}
 	pub.Set(*honest(t, skills))
 	await("skill://release/SKILL.md")
+}
+
+// A published skill that publishedSkills leaves out, whose SKILL.md the server
+// refuses with the token in its error, is left out saying why, with the token
+// redacted: what a refresh prints of it holds no secret either.
+func TestARefusedSkillLeftOutSaysNoSecret(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "1"}, &mcp.ServerOptions{Capabilities: skillserver.Capabilities()})
+	server.AddTool(&mcp.Tool{Name: "search", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	pub := skillserver.Publish(server, *honest(t, map[string]map[string]string{
+		"git-workflow": {"SKILL.md": gitWorkflow},
+		"internal":     {"SKILL.md": "---\nname: internal\ndescription: Not for you\n---\nx\n"},
+	}))
+	server.AddResource(&mcp.Resource{URI: "skill://internal/SKILL.md", Name: "internal"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return nil, fmt.Errorf("not for %s", req.Extra.Header.Get("Authorization"))
+		})
+	ts := httptest.NewServer(pub.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	defer ts.Close()
+	s := Server{Name: "remote", URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}
+	transport, err := s.Transport(func(string) (string, bool) { return "s3cret-token", true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := registry.MCPSource{Name: "remote", PublishedSkills: &registry.MCPPublishedSkills{Exclude: []string{"internal"}}}
+	listing, err := List(context.Background(), src, transport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Snapshot(src, listing, "registry/mcp-remote.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := strings.Join(r.Skipped, "\n")
+	if !strings.Contains(skipped, "skill internal: it was not recorded: resources/read skill://internal/SKILL.md") ||
+		!strings.Contains(skipped, "[redacted ${TOKEN}]") || strings.Contains(skipped+string(r.Snapshot), "s3cret") {
+		t.Errorf("left out:\n%s", skipped)
+	}
 }

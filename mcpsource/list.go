@@ -44,7 +44,7 @@ func List(ctx context.Context, src registry.MCPSource, t *Transport) (l Listing,
 		return Listing{}, fmt.Errorf("connect: %w", expired(ctx, err))
 	}
 	defer session.Close()
-	if l, err = describe(ctx, src, session, skills); err != nil {
+	if l, err = describe(ctx, src, session, skills, t.secrets); err != nil {
 		return Listing{}, expired(ctx, err)
 	}
 	return l, t.secrets.echoed(l)
@@ -94,8 +94,9 @@ type skillLister func(context.Context) ([]PublishedSkill, error)
 
 // describe lists the tools of the server and, when it publishes any, its skills,
 // reading the SKILL.md of each one a snapshot can record, whether src selects it
-// or not: a snapshot records what the server said.
-func describe(ctx context.Context, src registry.MCPSource, session *mcp.ClientSession, skills skillLister) (Listing, error) {
+// or not: a snapshot records what the server said. Why one that src leaves out
+// could not be read is kept with ss redacted, since it is printed, not returned.
+func describe(ctx context.Context, src registry.MCPSource, session *mcp.ClientSession, skills skillLister, ss secrets) (Listing, error) {
 	tools, err := listTools(ctx, session)
 	if err != nil {
 		return Listing{}, err
@@ -121,7 +122,7 @@ func describe(ctx context.Context, src registry.MCPSource, session *mcp.ClientSe
 			return Listing{}, err
 		case err != nil:
 			// One that publishedSkills leaves out keeps none of the others out.
-			l.Skills[i].refused = err
+			l.Skills[i].refused = ss.redactError(err)
 		}
 	}
 	return l, nil

@@ -88,6 +88,19 @@ func (t *Transport) explain(err error) error {
 	return t.secrets.redactError(err)
 }
 
+// ended tells whether a command's process has exited and been reaped.
+func (t *Transport) ended() bool {
+	if t.command == nil {
+		return false
+	}
+	select {
+	case <-t.command.exited:
+		return true
+	default:
+		return false
+	}
+}
+
 // killWhenDone ends a command's process when ctx is done, so that the time
 // given to the server bounds stopping it too; the returned func undoes it.
 func (t *Transport) killWhenDone(ctx context.Context) func() bool {

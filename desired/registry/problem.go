@@ -36,6 +36,11 @@ type Problem struct {
 	// points elsewhere (at the selector that made a recorded skill): a refresh
 	// may mend it.
 	snapshot string
+	// broughtBy is the MCP snapshot whose recording of a tool makes the
+	// problem, when a refresh cannot mend it (a selector naming a tool include
+	// and exclude leave out): a refresh that would record the tool writes no
+	// snapshot, as for the problems a refresh can mend.
+	broughtBy string
 }
 
 func (p Problem) String() string {

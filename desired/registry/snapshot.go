@@ -31,11 +31,12 @@ func (r *Registry) FromSnapshot(c Capability) bool { return r.isSnapshot(c.doc.f
 
 // OfSnapshot are the problems of ps in the snapshot rel, or about what it holds
 // (a name of a skill it records that another holds, at the selector that made
-// it): those recording rel again can bring.
+// it; a tool it records that a selector names and the patterns leave out):
+// those recording rel again can bring.
 func (r *Registry) OfSnapshot(rel string, ps Problems) Problems {
 	var of Problems
 	for _, p := range ps {
-		if p.Pos.File == rel || p.snapshot == rel {
+		if p.Pos.File == rel || p.snapshot == rel || p.broughtBy == rel {
 			of = append(of, p)
 		}
 	}

@@ -50,7 +50,7 @@ func (v *validator) mcpSources() {
 		v.skillSelectors(src, func(j int, key string) place { return at("skills", strconv.Itoa(j), key) })
 		v.publishedSkills(src, at)
 		snapshot, ok := v.reg.SnapshotPath(src)
-		v.selectedTools(src, func(j int) place { return at("skills", strconv.Itoa(j), "tool") })
+		v.selectedTools(src, snapshot, func(j int) place { return at("skills", strconv.Itoa(j), "tool") })
 		switch {
 		case !ok:
 			v.add(at("snapshot"), "give snapshot: a path a registry pattern matches, such as registry/mcp-"+src.Name+".yaml",
@@ -101,13 +101,18 @@ func (v *validator) skillSelectors(src MCPSource, at func(j int, key string) pla
 // selectedTools checks that no selector names a tool the snapshot records that
 // include and exclude leave out: the source would say two things of it. A tool
 // the snapshot does not record has no skill until a refresh records it, as a
-// selector may wait for a tool the server is yet to list.
-func (v *validator) selectedTools(src MCPSource, at func(j int) place) {
+// selector may wait for a tool the server is yet to list. The problem is
+// brought by snapshot, which records the tool.
+func (v *validator) selectedTools(src MCPSource, snapshot string, at func(j int) place) {
 	for j, sk := range src.Skills {
 		if IsToolPattern(sk.Tool) || !v.reg.RecordsTool(src.Name, sk.Tool) || src.SelectsTool(sk.Tool) {
 			continue
 		}
+		n := len(v.problems)
 		v.add(at(j), "take it in include, or drop the selector", "tool %q is left out by the include and exclude patterns of %s", sk.Tool, src.Name)
+		for i := n; i < len(v.problems); i++ {
+			v.problems[i].broughtBy = snapshot
+		}
 	}
 }
 
