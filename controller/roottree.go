@@ -182,6 +182,9 @@ func (w *watchLoop) watchTree(ctx context.Context, tree workspacefs.Tree) error 
 		src.close()
 	}
 	w.root.settle(tree)
+	if o.OnTree != nil {
+		o.OnTree(srcCtx, tree.Real)
+	}
 	return nil
 }
 

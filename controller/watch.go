@@ -24,6 +24,12 @@ type WatchOptions struct {
 	Health   *health.Tracker
 	Lock     *workspacelock.Lock // held by the caller; kept for as long as the loop runs
 	Log      *slog.Logger
+	// OnTree, when set, is called each time the watcher starts on a tree (at its
+	// start, and once the root came to lead elsewhere) with the tree's path and
+	// a context that ends when the watcher leaves the tree: what belongs to one
+	// tree, as a follower writing an MCP source's snapshot there, starts and
+	// stops with it.
+	OnTree func(ctx context.Context, root string)
 }
 
 // maxBackoff caps the retry delay after a failed run.

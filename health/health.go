@@ -73,6 +73,14 @@ func (t *Tracker) SetSource(name string, err error) {
 	t.sources[name] = err.Error()
 }
 
+// ForgetSources forgets every MCP server SetSource was told of: the watcher
+// follows another set.
+func (t *Tracker) ForgetSources() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sources = nil
+}
+
 // StuckAfter is how long a run may take before /healthz reports the loop as stuck
 // (a hung network mount, say), so a liveness probe restarts it.
 const StuckAfter = 10 * time.Minute

@@ -218,10 +218,33 @@ func skillCount(src registry.MCPSource, recorded mcpsource.Recorded, listing mcp
 // errNotYetAnswered is a followed source before its server first answers.
 var errNotYetAnswered = errors.New("connecting: the server has not answered yet")
 
-// followSources keeps the snapshot of each MCP source of the workspace in step
-// with its live server while the watcher runs: a server that fails makes /readyz
-// name it, and its last snapshot stays in force.
-func followSources(ctx context.Context, g *globals, root string, tracker *health.Tracker, log *slog.Logger) {
+// sourceFollowers is what the watcher starts on each tree it works on: a
+// follower of each MCP source there, which keeps the source's snapshot in that
+// tree in step with its live server until the watcher leaves the tree. A server
+// that fails makes /readyz name it, and its last snapshot stays in force.
+func sourceFollowers(g *globals, tracker *health.Tracker, log *slog.Logger) func(ctx context.Context, root string) {
+	var reports sync.Mutex // a follower of a tree left behind reports nothing more
+	return func(ctx context.Context, root string) {
+		reports.Lock()
+		tracker.ForgetSources()
+		reports.Unlock()
+		report := func(name string, err error) bool {
+			reports.Lock()
+			defer reports.Unlock()
+			if ctx.Err() != nil {
+				return false
+			}
+			tracker.SetSource(name, err)
+			return true
+		}
+		followSources(ctx, g, root, report, log)
+	}
+}
+
+// followSources starts a follower of each MCP source of the workspace at root,
+// until ctx ends; report records whether a source answers, and says false once
+// the follower's reports no longer count.
+func followSources(ctx context.Context, g *globals, root string, report func(name string, err error) bool, log *slog.Logger) {
 	in, _ := controller.LoadInputs(g.readOnly(), root, "", "")
 	if in.Registry == nil {
 		return // the watcher reports why the workspace does not load
@@ -239,7 +262,7 @@ func followSources(ctx context.Context, g *globals, root string, tracker *health
 			serverErr = fmt.Errorf("no registry pattern names a file for its snapshot")
 		}
 		if serverErr != nil {
-			tracker.SetSource(src.Name, serverErr)
+			report(src.Name, serverErr)
 			log.Warn("MCP source not followed", "server", src.Name, "err", serverErr)
 			continue
 		}
@@ -254,7 +277,9 @@ func followSources(ctx context.Context, g *globals, root string, tracker *health
 				return flagWords(err)
 			},
 			Report: func(err error) {
-				tracker.SetSource(src.Name, err)
+				if !report(src.Name, err) {
+					return
+				}
 				switch {
 				case err != nil && !failing:
 					log.Warn("MCP server unavailable; its last snapshot stays in force", "server", src.Name, "err", err)
@@ -265,7 +290,7 @@ func followSources(ctx context.Context, g *globals, root string, tracker *health
 			},
 		}
 		// Not ready until the server has answered, or failed, once.
-		tracker.SetSource(src.Name, errNotYetAnswered)
+		report(src.Name, errNotYetAnswered)
 		go follower.Run(ctx)
 	}
 }

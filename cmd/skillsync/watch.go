@@ -109,12 +109,14 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		defer srv.Close()
 		log.Info("serving health endpoints", "addr", ln.Addr().String())
 	}
+	var onTree func(context.Context, string)
 	if w.followMCP {
-		followSources(ctx, g, req.Root, tracker, log)
+		onTree = sourceFollowers(g, tracker, log)
 	}
 	log.Info("watching workspace", "root", req.Root, "poll", w.poll.String(), "debounceMs", w.debounce.Milliseconds())
 	err = controller.Watch(ctx, controller.WatchOptions{
 		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, PollFlag: "--poll", Health: tracker, Lock: lock, Log: log,
+		OnTree: onTree,
 	})
 	if err != nil {
 		return inputError(g.stderr, err)
