@@ -86,16 +86,15 @@ bench-mcp:
 RELIABILITY_CASES ?= 10000
 RELIABILITY_KILLS ?= 200
 # The property tests of the caches and the one-shot index explore a new seed at
-# each run here (make test runs each with seed 1); a failure prints its seed.
-ifndef PROPERTY_SEED
-PROPERTY_SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
-endif
+# each run here (make test runs each with seed 1), or PROPERTY_SEED's; a failure
+# prints its seed.
 reliability:
 	cd reliability && RELIABILITY_CASES=$(RELIABILITY_CASES) RELIABILITY_KILLS=$(RELIABILITY_KILLS) \
 	  $(GO) test -tags reliability -count=1 -timeout 60m
-	@echo "property tests: seed $(PROPERTY_SEED) (PROPERTY_SEED=$(PROPERTY_SEED) make reliability replays it)"
-	CACHE_CASES=$(RELIABILITY_CASES) INCREMENTAL_CASES=$(RELIABILITY_CASES) INDEX_CASES=$(RELIABILITY_CASES) CONFIGMAP_SWAPS=50 \
-	  CACHE_SEED=$(PROPERTY_SEED) INCREMENTAL_SEED=$(PROPERTY_SEED) INDEX_SEED=$(PROPERTY_SEED) CONFIGMAP_SEED=$(PROPERTY_SEED) $(GO) test -count=1 -timeout 30m \
+	@seed=$${PROPERTY_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
+	  echo "property tests: seed $$seed (PROPERTY_SEED=$$seed make reliability replays it)"; \
+	  set -x; CACHE_CASES=$(RELIABILITY_CASES) INCREMENTAL_CASES=$(RELIABILITY_CASES) INDEX_CASES=$(RELIABILITY_CASES) CONFIGMAP_SWAPS=50 \
+	  CACHE_SEED=$$seed INCREMENTAL_SEED=$$seed INDEX_SEED=$$seed CONFIGMAP_SEED=$$seed $(GO) test -count=1 -timeout 30m \
 	  -run 'TestCacheProperty|TestTrustedCacheProperty|TestIncrementalAgreesWithFromScratch|TestTheIndexNeverAnswersAChangedWorkspace|TestWatchFollowsConfigMapUpdates' ./desired/registry/ ./controller/
 
 lint:

@@ -97,6 +97,9 @@ type Client struct {
 	MCPNamespaced bool
 	// MCPServerChars are the characters of a server's name the client shows as "_".
 	MCPServerChars string
+	// MCPNaming is how the client makes the name MCPTool gives one its model's
+	// API takes.
+	MCPNaming MCPNaming
 	// MCPConfig is the project file the client reads its MCP servers from, when
 	// it is JSON with the servers by name under one key; nil where not.
 	MCPConfig *MCPConfig

@@ -98,7 +98,7 @@ func (c Client) MCPToolName(server, tool string) string {
 	for _, r := range c.MCPServerChars {
 		server = strings.ReplaceAll(server, string(r), "_")
 	}
-	return strings.NewReplacer("<server>", server, "<tool>", tool).Replace(c.MCPTool)
+	return c.MCPNaming.Of(strings.NewReplacer("<server>", server, "<tool>", tool).Replace(c.MCPTool))
 }
 
 // keyOrder keeps front matter keys in the order Claude Code documents them.

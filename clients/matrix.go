@@ -75,6 +75,8 @@ func mcpTool(c Client) string {
 		return "namespace `" + c.MCPTool + "` holding `<tool>`, with `" + c.MCPServerChars + "` in `<server>` shown as `_`"
 	case c.MCPNamespaced:
 		return "namespace `" + c.MCPTool + "` holding `<tool>`"
+	case c.MCPNaming.Rule != "":
+		return "`" + c.MCPTool + "`, " + c.MCPNaming.Rule
 	}
 	return "`" + c.MCPTool + "`"
 }

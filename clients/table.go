@@ -31,9 +31,9 @@ var All = []Client{
 		TextSlot:    "$ARGUMENTS",
 		TextSource:  "the text the user typed after the command, shown below between the markers",
 		Substitutes: claudeSubstitutes,
-		MCPTool:     "mcp__<server>__<tool>",
-		MCPConfig:   &MCPConfig{".mcp.json", "mcpServers"},
-		Evidence:    []string{".claude", "CLAUDE.md"}, Tools: []string{"claude"},
+		MCPTool:     "mcp__<server>__<tool>", MCPNaming: dotsAsUnderscores,
+		MCPConfig: &MCPConfig{".mcp.json", "mcpServers"},
+		Evidence:  []string{".claude", "CLAUDE.md"}, Tools: []string{"claude"},
 		Reserved: fields(`
 		add-dir agents autofix-pr background branch btw chrome clear color compact config
 		context copy cost desktop diff doctor effort exit export fast feedback focus goal
@@ -63,9 +63,9 @@ var All = []Client{
 		Guard:      GuardFrontMatter,
 		Keys:       claudeKeys,
 		TextSource: "the text the user gave with this command: it follows this message, after the command name, and again inside <skill-args>",
-		MCPTool:    "mcp__<server>__<tool>",
-		MCPConfig:  &MCPConfig{".qwen/settings.json", "mcpServers"},
-		Evidence:   []string{".qwen", "QWEN.md"}, Tools: []string{"qwen"},
+		MCPTool:    "mcp__<server>__<tool>", MCPNaming: qwenNames,
+		MCPConfig: &MCPConfig{".qwen/settings.json", "mcpServers"},
+		Evidence:  []string{".qwen", "QWEN.md"}, Tools: []string{"qwen"},
 		Reserved: fields(`
 		status about agents tasks arena choose approval-mode auth login branch fork btw bug
 		clear reset new compress summarize context copy diff delete docs doctor directory
@@ -94,9 +94,9 @@ var All = []Client{
 		Duplicates: "the `.agents/skills` copy wins, with a warning",
 		Invoke:     "`/name text` interactively; headless only through its `activate_skill` tool; nothing is replaced",
 		Guard:      GuardNone,
-		MCPTool:    "mcp_<server>_<tool>",
-		MCPConfig:  &MCPConfig{".gemini/settings.json", "mcpServers"},
-		Evidence:   []string{".gemini", "GEMINI.md"}, Tools: []string{"gemini"},
+		MCPTool:    "mcp_<server>_<tool>", MCPNaming: geminiNames,
+		MCPConfig: &MCPConfig{".gemini/settings.json", "mcpServers"},
+		Evidence:  []string{".gemini", "GEMINI.md"}, Tools: []string{"gemini"},
 	},
 	{
 		Name: "OpenCode", Source: "measured: opencode-ai 1.18.33",
@@ -108,9 +108,9 @@ var All = []Client{
 		TextSlot:    "$ARGUMENTS",
 		TextSource:  "the text the user typed after the command, shown below between the markers",
 		Substitutes: openCodeSubstitutes,
-		MCPTool:     "<server>_<tool>",
-		MCPConfig:   &MCPConfig{"opencode.json", "mcp"},
-		Evidence:    []string{".opencode", "opencode.json"}, Tools: []string{"opencode"},
+		MCPTool:     "<server>_<tool>", MCPNaming: dotsAsUnderscores,
+		MCPConfig: &MCPConfig{"opencode.json", "mcp"},
+		Evidence:  []string{".opencode", "opencode.json"}, Tools: []string{"opencode"},
 	},
 	{
 		Name: "Copilot CLI", Source: "measured: @github/copilot 1.0.102",
@@ -120,17 +120,17 @@ var All = []Client{
 		Invoke:     "the model loads the skill through its `skill` tool (`/name` is a hint); nothing is replaced",
 		Guard:      GuardFrontMatter,
 		Keys:       []string{"disable-model-invocation"},
-		MCPTool:    "<server>-<tool>",
-		MCPConfig:  &MCPConfig{".mcp.json", "mcpServers"},
-		Evidence:   []string{".github/copilot-instructions.md", ".github/instructions"}, Tools: []string{"copilot"},
+		MCPTool:    "<server>-<tool>", MCPNaming: copilotNames,
+		MCPConfig: &MCPConfig{".mcp.json", "mcpServers"},
+		Evidence:  []string{".github/copilot-instructions.md", ".github/instructions"}, Tools: []string{"copilot"},
 	},
 	{
 		Name: "Cline", Source: "measured: cline 3.0.65",
-		Reads:    []string{".clinerules/skills", ".cline/skills", ".agents/skills"},
-		Depth:    "the workspace root, one level deep",
-		Invoke:   "no invocation by name headless; the model's `skills` tool gets the skill and its arguments; nothing is replaced",
-		Guard:    GuardNone,
-		MCPTool:  "<server>__<tool>",
+		Reads:   []string{".clinerules/skills", ".cline/skills", ".agents/skills"},
+		Depth:   "the workspace root, one level deep",
+		Invoke:  "no invocation by name headless; the model's `skills` tool gets the skill and its arguments; nothing is replaced",
+		Guard:   GuardNone,
+		MCPTool: "<server>__<tool>", MCPNaming: clineNames,
 		Evidence: []string{".clinerules", ".cline"}, Tools: []string{"cline"},
 	},
 	{
@@ -142,8 +142,8 @@ var All = []Client{
 		TextSlot:    "$ARGUMENTS",
 		TextSource:  "the text the user typed after the command, shown below between the markers",
 		Substitutes: openCodeSubstitutes,
-		MCPTool:     "<server>_<tool>",
-		Evidence:    []string{".kilo", ".kilocode"}, Tools: []string{"kilo"},
+		MCPTool:     "<server>_<tool>", MCPNaming: dotsAsUnderscores,
+		Evidence: []string{".kilo", ".kilocode"}, Tools: []string{"kilo"},
 	},
 	{
 		Name: "Cursor", Source: "documentation",
