@@ -46,7 +46,7 @@ cross:
 	  echo "cross: $$p"; \
 	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -o /dev/null ./cmd/skillsync; \
 	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
-	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet -tags e2e ./e2e/...; \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet -tags e2e ./test/e2e/...; \
 	done
 
 # Release archives for every platform, with checksums, in dist/ (GoReleaser's
@@ -57,31 +57,31 @@ dist-check:
 	$(GO) run $(GORELEASER) check
 
 # Real-client conformance: installs the pinned Claude Code and Qwen Code with npm
-# into e2e/.cache (once) and drives them against a mock model API on 127.0.0.1.
+# into test/e2e/.cache (once) and drives them against a mock model API on 127.0.0.1.
 # Override the versions with E2E_CLAUDE_VERSION=… E2E_QWEN_VERSION=….
 e2e:
-	$(GO) test -tags e2e -count=1 -timeout 30m -v -run 'TestConformance|TestMCPSources' ./e2e/
+	$(GO) test -tags e2e -count=1 -timeout 30m -v -run 'TestConformance|TestMCPSources' ./test/e2e/
 
 # One-shot commands against the file-I/O floor and the peers rulesync and ruler
-# (installed with npm into bench/.cache), N = 100, 1000, 10000; prints the table and
-# writes bench/results/latest.md. Takes about half an hour.
+# (installed with npm into test/bench/.cache), N = 100, 1000, 10000; prints the table and
+# writes test/bench/results/latest.md. Takes about half an hour.
 bench:
-	$(GO) run ./bench/reconcile
+	$(GO) run ./test/bench/reconcile
 
 # The cold run's growth from N = 1 000 to N = 10 000 against the write floor's, the
 # sizes timed in turn so the shared disk's drift slows both alike; a few minutes.
 bench-scaling:
-	$(GO) run ./bench/reconcile -scaling -sizes 1000,10000 -runs 7
+	$(GO) run ./test/bench/reconcile -scaling -sizes 1000,10000 -runs 7
 
-# Watcher latency, idle CPU and memory (bench/watchlatency); takes a few minutes.
+# Watcher latency, idle CPU and memory (test/bench/watchlatency); takes a few minutes.
 bench-watch:
-	$(GO) run ./bench/watchlatency
+	$(GO) run ./test/bench/watchlatency
 
-# How soon a tool an MCP server adds is a skill on disk (bench/mcplatency); seconds.
+# How soon a tool an MCP server adds is a skill on disk (test/bench/mcplatency); seconds.
 bench-mcp:
-	$(GO) run ./bench/mcplatency
+	$(GO) run ./test/bench/mcplatency
 
-# The adversarial suites (reliability/): a table of suites, cases and failures.
+# The adversarial suites (test/reliability/): a table of suites, cases and failures.
 # CI runs them with RELIABILITY_CASES=2000; locally the defaults are larger.
 RELIABILITY_CASES ?= 10000
 RELIABILITY_KILLS ?= 200
@@ -89,7 +89,7 @@ RELIABILITY_KILLS ?= 200
 # each run here (make test runs each with seed 1), or PROPERTY_SEED's; a failure
 # prints its seed.
 reliability:
-	cd reliability && RELIABILITY_CASES=$(RELIABILITY_CASES) RELIABILITY_KILLS=$(RELIABILITY_KILLS) \
+	cd test/reliability && RELIABILITY_CASES=$(RELIABILITY_CASES) RELIABILITY_KILLS=$(RELIABILITY_KILLS) \
 	  $(GO) test -tags reliability -count=1 -timeout 60m
 	@seed=$${PROPERTY_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
 	  echo "property tests: seed $$seed (PROPERTY_SEED=$$seed make reliability replays it)"; \
@@ -101,14 +101,14 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags e2e ./e2e/...
-	$(GO) vet -tags reliability ./reliability/...
+	$(GO) vet -tags e2e ./test/e2e/...
+	$(GO) vet -tags reliability ./test/reliability/...
 	$(GO) vet -tags editor ./schema/
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) vet -tags skillsync_portable ./internal/workspacefs/
 	$(GO) run $(STATICCHECK) -tags skillsync_portable ./internal/workspacefs/
-	$(GO) run $(STATICCHECK) -tags e2e ./e2e/...
-	$(GO) run $(STATICCHECK) -tags reliability ./reliability/...
+	$(GO) run $(STATICCHECK) -tags e2e ./test/e2e/...
+	$(GO) run $(STATICCHECK) -tags reliability ./test/reliability/...
 	$(GO) run $(STATICCHECK) -tags editor ./schema/
 
 # Each fuzz target for a number of inputs, about 20 s each on a 2-core machine (go

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/internal/banner"
 )
 
 // propertyCases is how many steps a property test takes: the count the variable

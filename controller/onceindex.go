@@ -20,7 +20,7 @@ import (
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/gitfiles"
+	"github.com/skillsync/skillsync/internal/gitfiles"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 	"github.com/skillsync/skillsync/statedir"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/statedir"
 )

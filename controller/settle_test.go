@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/bench/workspacegen"
+	"github.com/skillsync/skillsync/test/bench/workspacegen"
 	"github.com/skillsync/skillsync/statedir"
 )
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/statedir"
 	"github.com/skillsync/skillsync/workspacelock"

@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/banner"
 	yaml "go.yaml.in/yaml/v3"
 )
 

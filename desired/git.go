@@ -7,7 +7,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/gitfiles"
+	"github.com/skillsync/skillsync/internal/gitfiles"
 )
 
 // Git is how the workspace's git repository is to treat generated files; the zero

@@ -14,9 +14,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/clients"
-	"github.com/skillsync/skillsync/gitfiles"
+	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/gitfiles"
 	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 

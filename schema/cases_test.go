@@ -32,7 +32,7 @@ func (in input) schemaFile() string {
 func bundledInputs(t *testing.T) []input {
 	t.Helper()
 	var out []input
-	for _, dir := range []string{"fixtures/example", "e2e/testdata/conformance"} {
+	for _, dir := range []string{"fixtures/example", "test/e2e/testdata/conformance"} {
 		files, err := filepath.Glob(filepath.Join("..", dir, "*.yaml"))
 		if err != nil {
 			t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 

@@ -13,8 +13,8 @@ import (
 	"io/fs"
 	"path"
 
-	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 

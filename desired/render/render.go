@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/skillsync/skillsync/banner"
+	"github.com/skillsync/skillsync/internal/banner"
 	yaml "go.yaml.in/yaml/v3"
 )
 

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/skillsync/skillsync/banner"
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/internal/banner"
 	yaml "go.yaml.in/yaml/v3"
 )
 

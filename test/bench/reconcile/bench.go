@@ -1,0 +1,207 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillsync/skillsync/test/bench/workspacegen"
+)
+
+type bench struct {
+	bin   string
+	tmp   string
+	runs  int
+	peers *peers
+}
+
+const warmup = 1
+
+// workspaces are every directory the series of one size run in, all prepared
+// before the first timed run.
+type workspaces struct {
+	n                         int
+	master                    string // in sync; the floors read and copy its tree
+	cold, copyTo              []string
+	noop, edit, remove, dirty string
+	rulesyncCold, rulerCold   []string
+	rulesyncNoop, rulerNoop   string
+}
+
+// result is one row of the table.
+type result struct {
+	n        int
+	scenario string
+	tool     string // skillsync, floor, rulesync or ruler
+	floor    string // the floor this row is a ratio to: "write" or "read"
+	series
+}
+
+func (b *bench) prepare(n int) workspaces {
+	dir := filepath.Join(b.tmp, fmt.Sprint(n))
+	w := workspaces{n: n}
+	w.master, w.cold, w.copyTo = b.prepareCold(dir, n)
+	w.noop = b.copyOf(w.master, dir, "noop", 0)
+	w.edit = b.copyOf(w.master, dir, "edit", 0)
+	w.remove = b.copyOf(w.master, dir, "remove", 0)
+	w.dirty = b.copyOf(w.master, dir, "dirty", 0)
+	check(workspacegen.Write(w.dirty, n, map[int]string{n / 2: "Edited, not applied"}, nil))
+	if b.peers != nil {
+		for _, peer := range []string{"rulesync", "ruler"} {
+			src := filepath.Join(dir, peer+"-src")
+			check(os.MkdirAll(src, 0o755))
+			check(writePeerSources(w.master, src, peer))
+			var cold []string
+			for i := 0; i < warmup+b.runs; i++ {
+				cold = append(cold, b.copyOf(src, dir, peer+"-cold", i))
+			}
+			noop := b.copyOf(src, dir, peer+"-noop", 0)
+			b.mustRun(noop, b.peerArgv(peer))
+			if peer == "rulesync" {
+				w.rulesyncCold, w.rulesyncNoop = cold, noop
+			} else {
+				w.rulerCold, w.rulerNoop = cold, noop
+			}
+		}
+	}
+	return w
+}
+
+// generatedTree is what the floors copy and read: the three target directories.
+var generatedTree = []string{".claude", ".qwen", ".agents"}
+
+// writeFloorArgv copies the generated tree of master into the current directory.
+func writeFloorArgv(master string) []string {
+	argv := []string{"cp", "-r"}
+	for _, t := range generatedTree {
+		argv = append(argv, filepath.Join(master, t))
+	}
+	return append(argv, ".")
+}
+
+// prepareCold writes under dir a workspace of n capabilities in sync (master), one
+// with nothing generated yet for every cold run of a series, and an empty directory
+// for every run of the write floor.
+func (b *bench) prepareCold(dir string, n int) (master string, cold, copyTo []string) {
+	master = filepath.Join(dir, "master")
+	template := filepath.Join(dir, "template")
+	check(workspacegen.Write(template, n, nil, nil))
+	check(copyTree(template, master))
+	b.sync(master)
+	for i := 0; i < warmup+b.runs; i++ {
+		cold = append(cold, b.copyOf(template, dir, "cold", i))
+		copyTo = append(copyTo, filepath.Join(dir, fmt.Sprintf("cp-%d", i)))
+		check(os.MkdirAll(copyTo[i], 0o755))
+	}
+	return master, cold, copyTo
+}
+
+func (b *bench) copyOf(src, dir, name string, i int) string {
+	dst := filepath.Join(dir, fmt.Sprintf("%s-%d", name, i))
+	check(copyTree(src, dst))
+	return dst
+}
+
+func copyTree(src, dst string) error {
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		return fmt.Errorf("cp -a %s %s: %v: %s", src, dst, err, out)
+	}
+	return nil
+}
+
+func (b *bench) sync(dir string) { b.mustRun(dir, []string{b.bin, "reconcile", "--once"}) }
+
+func (b *bench) mustRun(dir string, argv []string) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		check(fmt.Errorf("%s in %s: %v\n%s", strings.Join(argv, " "), dir, err, out))
+	}
+}
+
+func (b *bench) peerArgv(peer string) []string {
+	if peer == "rulesync" {
+		return b.peers.rulesyncArgv()
+	}
+	return b.peers.rulerArgv()
+}
+
+// measure runs every series of one size.
+func (b *bench) measure(w workspaces) []result {
+	n, mid := w.n, w.n/2
+	once := []string{b.bin, "reconcile", "--once"}
+	same := func(dir string, argv []string, okRC ...int) func(int) run {
+		return func(int) run { return run{dir: dir, argv: argv, okRC: okRC} }
+	}
+	each := func(dirs []string, argv []string) func(int) run {
+		return func(i int) run { return run{dir: dirs[i], argv: argv} }
+	}
+	var rs []result
+	add := func(scenario, tool, floor string, next func(int) run) {
+		fmt.Fprintf(os.Stderr, "  %s: %s\n", tool, scenario)
+		rs = append(rs, result{n: n, scenario: scenario, tool: tool, floor: floor, series: measureSeries(warmup, b.runs, next)})
+	}
+
+	add("write floor: cp -r of the generated tree", "floor", "write", func(i int) run {
+		return run{dir: w.copyTo[i], argv: writeFloorArgv(w.master)}
+	})
+	add("read floor: find -exec cat of the generated tree", "floor", "read",
+		same(w.master, []string{"sh", "-c", "find " + strings.Join(generatedTree, " ") + " -type f -exec cat {} + >/dev/null"}))
+
+	add("cold reconcile --once", "skillsync", "write", each(w.cold, once))
+	add("no-op reconcile --once", "skillsync", "read", same(w.noop, once))
+	add("one capability edited, reconcile --once", "skillsync", "read", func(i int) run {
+		return run{dir: w.edit, argv: once, setup: func() error {
+			return workspacegen.Write(w.edit, n, map[int]string{mid: fmt.Sprintf("Edited title %d", i)}, nil)
+		}}
+	})
+	// The removal is timed as made a while ago: a delete waits until the inputs have
+	// been unchanged for --settle, a delay chosen on purpose, not work measured here.
+	add("one capability removed, reconcile --once", "skillsync", "read", func(int) run {
+		return run{dir: w.remove, argv: once,
+			setup: func() error {
+				if err := workspacegen.Write(w.remove, n, nil, map[int]bool{mid: true}); err != nil {
+					return err
+				}
+				return workspacegen.Backdate(w.remove)
+			},
+			after: func() error {
+				if err := workspacegen.Write(w.remove, n, nil, nil); err != nil {
+					return err
+				}
+				_, err := timeOne(run{dir: w.remove, argv: once})
+				return err
+			}}
+	})
+	add("reconcile --check, in sync", "skillsync", "read", same(w.noop, []string{b.bin, "reconcile", "--check"}))
+	add("reconcile --check, one change pending", "skillsync", "read", same(w.dirty, []string{b.bin, "reconcile", "--check"}, 1))
+	add("status", "skillsync", "read", same(w.noop, []string{b.bin, "status"}))
+
+	if b.peers != nil {
+		add("cold generate", "rulesync", "write", each(w.rulesyncCold, b.peers.rulesyncArgv()))
+		add("no-op generate", "rulesync", "read", same(w.rulesyncNoop, b.peers.rulesyncArgv()))
+		add("cold apply", "ruler", "write", each(w.rulerCold, b.peers.rulerArgv()))
+		add("no-op apply", "ruler", "read", same(w.rulerNoop, b.peers.rulerArgv()))
+	}
+	return rs
+}
+
+// describe says exactly what each peer ran and what it wrote.
+func (b *bench) describe() string {
+	if b.peers == nil {
+		return "Peers not run (-peers=false).\n"
+	}
+	return fmt.Sprintf(`Peers (installed with npm into the bench cache: %s):
+
+- rulesync: `+"`rulesync %s`"+`, in a directory holding .rulesync/skills/NAME/SKILL.md for each of the
+  skills skillsync generates (same name, description and body); it writes
+  .claude/skills, .qwen/skills and .agents/skills: the same tree as skillsync.
+- ruler: `+"`ruler %s`"+`, with .ruler/skills/NAME/SKILL.md and .ruler/AGENTS.md; it copies
+  the skills to .claude/skills and .agents/skills (it has no Qwen Code skills
+  directory) and writes AGENTS.md and CLAUDE.md: two thirds of the tree.
+`, strings.Join(peerPackages, ", "), strings.Join(b.peers.rulesyncArgv()[2:], " "), strings.Join(b.peers.rulerArgv()[2:], " "))
+}

@@ -1,0 +1,80 @@
+//go:build linux
+
+// Command reconcile benchmarks skillsync's one-shot commands on generated
+// workspaces of N capabilities, side by side with the raw file-I/O floor (cp -r of
+// the same tree, cat of every file through find) and with the peers rulesync and
+// ruler, in one run. It prints one table and writes it to test/bench/results/latest.md.
+//
+//	go run ./test/bench/reconcile [-sizes 100,1000,10000] [-runs 5] [-peers=false]
+//
+// With -scaling it times only the cold run and the write floor, the sizes in turn
+// run by run, and writes test/bench/results/scaling.md.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	sizes := flag.String("sizes", "100,1000,10000", "numbers of capabilities")
+	runs := flag.Int("runs", 5, "timed runs per figure, after one warm-up run")
+	withPeers := flag.Bool("peers", true, "also run rulesync and ruler (installed with npm into -cache)")
+	cache := flag.String("cache", "test/bench/.cache", "npm prefix for the peers; never committed")
+	out := flag.String("out", "test/bench/results/latest.md", "markdown copy of the table")
+	scaling := flag.Bool("scaling", false, "time only cold runs and the write floor, the sizes interleaved; write test/bench/results/scaling.md")
+	flag.Parse()
+
+	tmp, err := os.MkdirTemp("", "skillsync-bench-")
+	check(err)
+	defer os.RemoveAll(tmp) // deleted only after every timed series
+	bin := filepath.Join(tmp, "skillsync")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/skillsync")
+	build.Stderr = os.Stderr
+	check(build.Run())
+
+	var ns []int
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		check(err)
+		ns = append(ns, n)
+	}
+	if *scaling {
+		report := (&bench{bin: bin, tmp: tmp, runs: *runs}).scaling(ns, *sizes)
+		fmt.Print(report)
+		check(os.WriteFile("test/bench/results/scaling.md", []byte(report), 0o644))
+		return
+	}
+	var p *peers
+	if *withPeers {
+		installed, err := installPeers(*cache)
+		check(err)
+		p = &installed
+	}
+	b := &bench{bin: bin, tmp: tmp, runs: *runs, peers: p}
+	var results []result
+	for _, n := range ns {
+		fmt.Fprintf(os.Stderr, "N=%d: preparing workspaces\n", n)
+		w := b.prepare(n)
+		fmt.Fprintf(os.Stderr, "N=%d: measuring\n", n)
+		results = append(results, b.measure(w)...)
+		// The next size is prepared only after this one's timed series; its
+		// workspaces are deleted at the end, so no mass delete slows a series.
+	}
+	report := render(results, b.describe(), *sizes, *runs)
+	fmt.Print(report)
+	check(os.MkdirAll(filepath.Dir(*out), 0o755))
+	check(os.WriteFile(*out, []byte(report), 0o644))
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}

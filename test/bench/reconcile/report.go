@@ -1,0 +1,155 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+)
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
+
+func render(results []result, peersText, sizes string, runs int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# skillsync benchmark\n\n%s\n", machine())
+	fmt.Fprintf(&b, "Command: `go run ./test/bench/reconcile -sizes %s -runs %d` (`make bench`). Each figure is the median of %d runs after %d warm-up run; spread is min–max; × floor is the median over the floor's median for the same N (write floor for cold runs, read floor otherwise); every run starts after an untimed sync(2), so none pays for writing back data an earlier one left; peak RSS is the largest of the runs, in MB of 10^6 bytes; files written counts files created, replaced, changed or deleted in the workspace, state files included.\n\n",
+		sizes, runs, runs, warmup)
+	b.WriteString(peersText + "\n")
+	b.WriteString("| N | tool | scenario | median ms | spread ms | × floor | skillsync ÷ peer | peak RSS MB | files written |\n")
+	b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		if r.failed != "" {
+			fmt.Fprintf(&b, "| %d | %s | %s | failed: %s | | | | | |\n", r.n, r.tool, r.scenario, oneLine(r.failed))
+			continue
+		}
+		lo, hi := r.spread()
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s–%s | %s | %s | %.1f | %d |\n", r.n, r.tool, r.scenario, ms(r.median()), ms(lo), ms(hi),
+			ratio(r.median(), floorOf(results, r)), peerRatio(results, r), megabytes(r.peakRSSKB()), r.maxWritten())
+	}
+	b.WriteString("\n## Targets\n\n")
+	for _, line := range targets(results) {
+		b.WriteString("- " + line + "\n")
+	}
+	return b.String()
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	return strings.ReplaceAll(s, "|", "/")
+}
+
+func find(results []result, n int, tool, scenarioPrefix string) (result, bool) {
+	for _, r := range results {
+		if r.n == n && r.tool == tool && strings.HasPrefix(r.scenario, scenarioPrefix) && r.failed == "" {
+			return r, true
+		}
+	}
+	return result{}, false
+}
+
+func floorOf(results []result, r result) time.Duration {
+	f, ok := find(results, r.n, "floor", r.floor+" floor")
+	if !ok {
+		return 0
+	}
+	return f.median()
+}
+
+func ratio(a, b time.Duration) string {
+	if b <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", float64(a)/float64(b))
+}
+
+// peerRatio compares a peer's row with skillsync doing the same: cold with cold,
+// no-op with no-op.
+func peerRatio(results []result, r result) string {
+	if r.tool != "rulesync" && r.tool != "ruler" {
+		return ""
+	}
+	kind := strings.Fields(r.scenario)[0] // "cold" or "no-op"
+	s, ok := find(results, r.n, "skillsync", kind+" reconcile")
+	if !ok {
+		return "–"
+	}
+	return ratio(s.median(), r.median())
+}
+
+func targets(results []result) []string {
+	var lines []string
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "NOT met"
+	}
+	noopWrites, allZero := []string{}, true
+	for _, r := range results {
+		if r.tool == "skillsync" && strings.HasPrefix(r.scenario, "no-op") && r.failed == "" {
+			noopWrites = append(noopWrites, fmt.Sprintf("N=%d: %d", r.n, r.maxWritten()))
+			allZero = allZero && r.maxWritten() == 0
+		}
+	}
+	lines = append(lines, fmt.Sprintf("No-op reconcile writes 0 files at every N (%s): %s.", strings.Join(noopWrites, ", "), verdict(allZero)))
+	if r, ok := find(results, 1000, "skillsync", "no-op"); ok {
+		f := floorOf(results, r)
+		lines = append(lines, fmt.Sprintf("No-op at N=1000 ≤ 1× the read floor: %s× (%s ms vs %s ms): %s.", ratio(r.median(), f), ms(r.median()), ms(f), verdict(r.median() <= f)))
+	}
+	if r, ok := find(results, 1000, "skillsync", "cold"); ok {
+		f := floorOf(results, r)
+		lines = append(lines, fmt.Sprintf("Cold at N=1000 ≤ 2× the write floor: %s× (%s ms vs %s ms): %s.", ratio(r.median(), f), ms(r.median()), ms(f), verdict(r.median() <= 2*f)))
+		if p, ok := find(results, 1000, "rulesync", "cold"); ok {
+			lines = append(lines, fmt.Sprintf("Cold at N=1000 at least 10× faster than rulesync: %.1f× (%s ms vs %s ms): %s.",
+				float64(p.median())/float64(r.median()), ms(r.median()), ms(p.median()), verdict(10*r.median() <= p.median())))
+		}
+	}
+	worst, worstName := 0.0, ""
+	for _, r := range results {
+		if r.tool != "skillsync" || r.n != 10000 || r.failed != "" {
+			continue
+		}
+		if base, ok := find(results, 1000, "skillsync", r.scenario); ok {
+			if x := float64(r.median()) / float64(base.median()); x > worst {
+				worst, worstName = x, r.scenario
+			}
+		}
+	}
+	if worstName != "" {
+		lines = append(lines, fmt.Sprintf("N=10000 ≤ 12× N=1000 in every scenario: worst %.1f× (%s): %s.", worst, worstName, verdict(worst <= 12)))
+	}
+	var peak int64
+	for _, r := range results {
+		if r.tool == "skillsync" && r.n == 10000 {
+			peak = max(peak, r.peakRSSKB())
+		}
+	}
+	if peak > 0 {
+		lines = append(lines, fmt.Sprintf("Peak RSS at N=10000 ≤ 60 MB: %.1f MB: %s.", megabytes(peak), verdict(megabytes(peak) <= 60)))
+	}
+	return lines
+}
+
+// megabytes is a size getrusage gives in KiB, in MB of 10^6 bytes.
+func megabytes(kib int64) float64 { return float64(kib) * 1024 / 1e6 }
+
+// machine describes where the figures come from.
+func machine() string {
+	cpu := "unknown CPU"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "model name") {
+				cpu = strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
+				break
+			}
+		}
+	}
+	kernel, _ := exec.Command("uname", "-sr").Output()
+	fs, _ := exec.Command("sh", "-c", "df -T \"${TMPDIR:-/tmp}\" | awk 'NR==2 {print $2}'").Output()
+	return fmt.Sprintf("Machine: %s, %d CPUs, %s, %s filesystem for the workspaces; %s; %s.\n",
+		cpu, runtime.NumCPU(), strings.TrimSpace(string(kernel)), strings.TrimSpace(string(fs)), runtime.Version(), time.Now().UTC().Format("2006-01-02"))
+}

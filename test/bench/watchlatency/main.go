@@ -1,0 +1,264 @@
+// Command watchlatency measures the watcher: how long after a registry save every
+// affected skill file is on disk (p50 and p99 over many saves), the CPU an idle
+// watcher uses, and its memory. It prints a table; docs/performance.md records it.
+//
+//	go run ./test/bench/watchlatency [-saves 15] [-idle 60s] [-sizes 100,1000,10000]
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/syncbuffer"
+)
+
+const perFile = 10 // capabilities per registry file
+
+func main() {
+	saves := flag.Int("saves", 15, "registry saves per size")
+	idle := flag.Duration("idle", 60*time.Second, "how long to measure an idle watcher's CPU")
+	sizes := flag.String("sizes", "100,1000,10000", "numbers of capabilities")
+	runs := flag.Int("baseline-runs", 5, "reconcile --check runs for the baseline median")
+	flag.Parse()
+
+	tmp, err := os.MkdirTemp("", "skillsync-bench-")
+	check(err)
+	defer os.RemoveAll(tmp) // deleted only after every timed series
+	bin := filepath.Join(tmp, "skillsync")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/skillsync")
+	build.Stderr = os.Stderr
+	check(build.Run())
+
+	// Prepare every workspace before any timed series.
+	var ns []int
+	workspaces := map[int]string{}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		check(err)
+		ns = append(ns, n)
+		workspaces[n] = prepare(filepath.Join(tmp, fmt.Sprintf("ws-%d", n)), n)
+	}
+
+	var rows []row
+	for _, n := range ns {
+		rows = append(rows, measure(bin, workspaces[n], n, *saves, *runs, *idle))
+	}
+	print(rows, *saves, *idle)
+}
+
+type row struct {
+	n                int
+	p50, p99, max    time.Duration
+	baseline         time.Duration
+	idleCPU          float64 // percent of one core
+	idleTicks        int     // clock ticks of CPU over the idle window
+	rssKB, peakRSSKB int     // KiB, as /proc gives them
+	runsDuringSeries int
+	fullDuringSeries int // of those, the passes that read the whole workspace
+}
+
+func measure(bin, ws string, n, saves, baselineRuns int, idle time.Duration) row {
+	r := row{n: n}
+	// Baseline, in the same script: one full pass that reads, renders, scans and
+	// plans, but writes nothing (the watcher's run minus the writes).
+	check(exec.Command(bin, "--workspace", ws, "reconcile", "--once").Run())
+	var base []time.Duration
+	for range baselineRuns {
+		start := time.Now()
+		check(exec.Command(bin, "--workspace", ws, "reconcile", "--check").Run())
+		base = append(base, time.Since(start))
+	}
+	r.baseline = percentile(base, 50)
+
+	addr := freeAddr()
+	watcher := exec.Command(bin, "--workspace", ws, "reconcile", "--health-addr", addr, "--log-format", "json")
+	var logs syncbuffer.Buffer
+	watcher.Stderr = &logs
+	check(watcher.Start())
+	defer func() {
+		watcher.Process.Signal(syscall.SIGTERM)
+		watcher.Wait()
+	}()
+	awaitReady(addr)
+
+	var lat []time.Duration
+	for i := range saves {
+		capability := (i * 7) % n
+		title := fmt.Sprintf("Capability %d, save %d", capability, i)
+		start := time.Now()
+		save(ws, capability, n, title)
+		awaitFiles(ws, capability, title)
+		lat = append(lat, time.Since(start))
+	}
+	r.p50, r.p99, r.max = percentile(lat, 50), percentile(lat, 99), percentile(lat, 100)
+
+	time.Sleep(2 * time.Second) // let the last runs settle, and log, before measuring idle
+	// The watcher's first run, before the saves, is not one of them.
+	r.runsDuringSeries = strings.Count(logs.String(), `"msg":"reconcile finished"`) - 1
+	r.fullDuringSeries = strings.Count(logs.String(), `"full":true`) - 1
+	before := cpuTicks(watcher.Process.Pid)
+	time.Sleep(idle)
+	after := cpuTicks(watcher.Process.Pid)
+	r.idleTicks = after - before
+	r.idleCPU = float64(r.idleTicks) / 100 / idle.Seconds() * 100 // USER_HZ is 100
+	r.rssKB, r.peakRSSKB = memory(watcher.Process.Pid)
+	return r
+}
+
+// prepare writes a workspace with n capabilities, perFile to a registry file.
+func prepare(dir string, n int) string {
+	check(os.MkdirAll(filepath.Join(dir, "registry"), 0o755))
+	check(os.WriteFile(filepath.Join(dir, "skillsync.yaml"), []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  targets: [claude-code, qwen-code, agents]\n  mcp: {server: bench}\n"), 0o644))
+	for f := 0; f*perFile < n; f++ {
+		writeRegistryFile(dir, f, n, -1, "")
+	}
+	return dir
+}
+
+func registryPath(dir string, file int) string {
+	return filepath.Join(dir, "registry", fmt.Sprintf("caps-%04d.yaml", file))
+}
+
+// writeRegistryFile writes registry file f; capability changed gets title.
+func writeRegistryFile(dir string, f, n, changed int, title string) {
+	var b strings.Builder
+	for i := f * perFile; i < min((f+1)*perFile, n); i++ {
+		t := fmt.Sprintf("Capability %d", i)
+		if i == changed {
+			t = title
+		}
+		fmt.Fprintf(&b, "---\napiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: bench.cap%d}\nspec:\n  title: %q\n  effect: read\n"+
+			"  input: {type: object, properties: {text: {type: string}}}\n  mcp: {tool: cap_%d}\n  skill: {alias: cap-%d, argument: text}\n", i, t, i, i)
+	}
+	path := registryPath(dir, f)
+	check(os.WriteFile(path+".swp", []byte(b.String()), 0o644))
+	check(os.Rename(path+".swp", path)) // save by rename, as editors do
+}
+
+func save(dir string, capability, n int, title string) {
+	writeRegistryFile(dir, capability/perFile, n, capability, title)
+}
+
+// awaitFiles waits until all three files of the capability's skill hold title.
+func awaitFiles(dir string, capability int, title string) {
+	deadline := time.Now().Add(time.Minute)
+	for _, target := range []string{".claude/skills", ".qwen/skills", ".agents/skills"} {
+		path := filepath.Join(dir, target, fmt.Sprintf("cap-%d", capability), "SKILL.md")
+		for {
+			if data, err := os.ReadFile(path); err == nil && bytes.Contains(data, []byte(title)) {
+				break
+			}
+			if time.Now().After(deadline) {
+				fmt.Fprintf(os.Stderr, "%s never got %q\n", path, title)
+				os.Exit(1)
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+	}
+}
+
+func awaitReady(addr string) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+	}
+	fmt.Fprintln(os.Stderr, "watcher never became ready")
+	os.Exit(1)
+}
+
+func cpuTicks(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	check(err)
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	utime, _ := strconv.Atoi(fields[11])
+	stime, _ := strconv.Atoi(fields[12])
+	return utime + stime
+}
+
+func memory(pid int) (rss, peak int) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	check(err)
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "VmRSS:" {
+			rss, _ = strconv.Atoi(f[1])
+		}
+		if len(f) >= 2 && f[0] == "VmHWM:" {
+			peak, _ = strconv.Atoi(f[1])
+		}
+	}
+	return rss, peak
+}
+
+func percentile(ds []time.Duration, p int) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := (len(s)*p+99)/100 - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+func freeAddr() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	check(err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func print(rows []row, saves int, idle time.Duration) {
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "capabilities\tfiles\tsave→disk p50\tp99\tmax\tp50 / first size's\t--check run (median)\tp50 / --check\truns (full)\tidle CPU (%s)\tRSS MB\tpeak RSS MB\t\n", idle)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%.2f×\t%s\t%.1f×\t%d (%d)\t%.2f%%\t%.1f\t%.1f\t\n", r.n, 3*r.n, ms(r.p50), ms(r.p99), ms(r.max),
+			float64(r.p50)/float64(rows[0].p50), ms(r.baseline), float64(r.p50)/float64(r.baseline), r.runsDuringSeries, r.fullDuringSeries,
+			r.idleCPU, mb(r.rssKB), mb(r.peakRSSKB))
+	}
+	tw.Flush()
+	fmt.Printf("%d saves per size, each a rename of one registry file changing one title; latency is until all 3 files of that skill hold it.\n", saves)
+	fmt.Printf("RSS in MB of 10^6 bytes; a full run reads the whole workspace, the others only what the events named.\n\n")
+	first, last := rows[0], rows[len(rows)-1]
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "NOT met"
+	}
+	fmt.Println("Targets, as the run judged them:")
+	ratio := float64(last.p50) / float64(first.p50)
+	fmt.Printf("- save → disk p50 at N=%d ≤ 1.5× the p50 at N=%d: %.2f× (%s vs %s): %s.\n", last.n, first.n, ratio, ms(last.p50), ms(first.p50), verdict(ratio <= 1.5))
+	fmt.Printf("- peak RSS at N=%d ≤ 60 MB: %.1f MB: %s.\n", last.n, mb(last.peakRSSKB), verdict(mb(last.peakRSSKB) <= 60))
+	quiet := true
+	var ticks []string
+	for _, r := range rows {
+		quiet = quiet && r.idleTicks == 0
+		ticks = append(ticks, fmt.Sprintf("N=%d: %d", r.n, r.idleTicks))
+	}
+	fmt.Printf("- idle CPU 0 (no clock tick over the %s idle window) at every N (%s): %s.\n", idle, strings.Join(ticks, ", "), verdict(quiet))
+}
+
+// mb is KiB in MB of 10^6 bytes.
+func mb(kib int) float64 { return float64(kib) * 1024 / 1e6 }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

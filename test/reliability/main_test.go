@@ -1,0 +1,92 @@
+//go:build reliability && linux
+
+// Package reliability holds the adversarial suites behind `make reliability`: they
+// show with figures that skillsync never loses a person's file, never leaves a
+// partial one, and never writes outside the workspace. Each suite records one row
+// of the table TestMain prints.
+package reliability
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"text/tabwriter"
+)
+
+// row is one line of the table: a suite, how many cases it tried, how many failed.
+type row struct {
+	suite    string
+	cases    int
+	failures int
+	checked  string
+}
+
+var (
+	tableMu sync.Mutex
+	table   []row
+)
+
+// report adds a suite's figures to the table.
+func report(suite string, cases, failures int, checked string) {
+	tableMu.Lock()
+	defer tableMu.Unlock()
+	table = append(table, row{suite, cases, failures, checked})
+}
+
+// skillsyncBin is the real binary, built once for the suites that run it.
+var skillsyncBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "skillsync-reliability-")
+	if err != nil {
+		panic(err)
+	}
+	skillsyncBin = filepath.Join(dir, "skillsync")
+	build := exec.Command("go", "build", "-o", skillsyncBin, "./cmd/skillsync")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	printTable()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func printTable() {
+	tableMu.Lock()
+	defer tableMu.Unlock()
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SUITE\tCASES\tFAILURES\tCHECKED")
+	total, failed := 0, 0
+	for _, r := range table {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", r.suite, r.cases, r.failures, r.checked)
+		total += r.cases
+		failed += r.failures
+	}
+	tw.Flush()
+	fmt.Printf("%d cases, %d failures (%s, %d CPUs)\n", total, failed, runtime.Version(), runtime.NumCPU())
+}
+
+// count reads a case count from the environment: CI sets small ones, make
+// reliability large ones.
+func count(name string, fallback int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return fallback
+}
+
+// seed is RELIABILITY_SEED when set, so a failure can be replayed; else fallback.
+func seed(fallback int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv("RELIABILITY_SEED"), 10, 64); err == nil {
+		return v
+	}
+	return fallback
+}

@@ -1,0 +1,464 @@
+//go:build reliability && linux
+
+package reliability
+
+// Torn saves never prune. A watcher with its default timings (--debounce 100ms,
+// --max-wait 1s, --settle 2s) runs on a workspace while a registry file is saved the
+// ways editors, tools and git save it: truncated and written in two goes with a
+// pause of 100 to 200 ms between them, with the edit before or after the point where
+// the first write stops; deleted and created again after 50 ms to 1 s; saved over
+// and over for longer than --max-wait; and rewritten with 2 000 other files by a
+// git checkout, under a watcher that runs every 100 ms meanwhile. A goroutine polls every generated file that is wanted both before
+// and after the save, every few milliseconds, from the first write until the
+// watcher reports the last save converged: the case fails if any of them is missing
+// even once, or if the generated files then differ from what a single
+// `reconcile --once` makes of the last save.
+//
+// The suite can fail. Verified on a scratch worktree of the repository (never the
+// real tree), seed 1, 17 cases:
+//
+//   - mayDelete in controller/settle.go made to return true (deletes never wait):
+//     7 failures: the torn saves with the edit before the cut (150 and 200 ms
+//     pauses), delete-then-create after 250 ms, 500 ms and 1 s, the storm and the
+//     checkout each lost wanted files for a moment ("… was missing for a
+//     moment"); other runs of the same mutation also failed delete-then-create
+//     after 100 ms and the checkout back, the timings deciding which half-saved
+//     state a run reads. With the edit after the cut, the first part is a prefix
+//     of the file last applied, and the cut-off guard alone kept it.
+//   - that, and cutOffProblems in controller/reconcile.go made to return nil (no
+//     cut-off guard either; measured with a checkout of 1 200 files): 12 failures,
+//     the edit-after-the-cut saves and both checkouts among them. The five that held are a mid-line cut (which does not
+//     parse), delete-then-create after 50 ms and a 100 ms pause (both shorter
+//     than the 100 ms quiet period, so no run read the half-saved file) and the
+//     two watcher stops.
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/test/bench/workspacegen"
+	"github.com/skillsync/skillsync/internal/syncbuffer"
+)
+
+// tornSuite is one watcher on one workspace and the failures found so far.
+type tornSuite struct {
+	t        *testing.T
+	ws       string
+	addr     string
+	rng      *rand.Rand
+	cases    int
+	failed   int
+	problems []string
+}
+
+func TestTornSaves(t *testing.T) {
+	s := &tornSuite{t: t, rng: rand.New(rand.NewPCG(uint64(seed(1)), 11))}
+	s.ws = example(t, t.TempDir())
+	must(t, workspacegen.Backdate(s.ws))
+	stop := s.startWatcher(s.ws)
+	file := "registry/intents.yaml"
+	base := s.read(file)
+
+	// Torn in two, the edit after the cut: the first part is the file up to its
+	// first or second document, valid YAML that declares less.
+	for _, pause := range []time.Duration{100 * time.Millisecond, 150 * time.Millisecond, 200 * time.Millisecond} {
+		next := retitle(base, "Withdraw an intent", fmt.Sprintf("Withdraw an intent (%s)", pause))
+		s.save(file, next, fmt.Sprintf("torn save, edit after the cut, %s pause", pause), func(p string) {
+			tornWrite(p, next, documentEnd(next, 1), pause)
+		})
+		base = next
+	}
+	// Torn in two, the edit before the cut: the first part is no prefix of the file
+	// last applied, so the record of it cannot tell it is cut.
+	for _, pause := range []time.Duration{100 * time.Millisecond, 150 * time.Millisecond, 200 * time.Millisecond} {
+		next := retitle(base, "Propose an intent", fmt.Sprintf("Propose an intent (%s)", pause))
+		s.save(file, next, fmt.Sprintf("torn save, edit before the cut, %s pause", pause), func(p string) {
+			tornWrite(p, next, documentEnd(next, 2), pause)
+		})
+		base = next
+	}
+	// Torn mid-line: the first part does not parse.
+	next := retitle(base, "Search intents", "Search intents again")
+	s.save(file, next, "torn save, cut mid-line, 150ms pause", func(p string) {
+		tornWrite(p, next, documentEnd(next, 2)-7, 150*time.Millisecond)
+	})
+	base = next
+
+	// Deleted, then created again after a gap.
+	for _, gap := range []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second} {
+		next := retitle(base, "List open intents", fmt.Sprintf("List open intents (%s)", gap))
+		s.save(file, next, fmt.Sprintf("delete, then create %s later", gap), func(p string) {
+			os.Remove(p)
+			time.Sleep(gap)
+			os.WriteFile(p, next, 0o644)
+		})
+		base = next
+	}
+
+	// A storm of torn saves for three times --max-wait, each save spending most of
+	// its time half written: the runs the storm forces read half-saved files, whose
+	// first document's title differs from the file last applied.
+	final := retitle(base, "Propose an intent", "Propose an intent after the storm")
+	s.save(file, final, "torn saves every 50-100ms for 3s", func(p string) {
+		for i, end := 0, time.Now().Add(3*time.Second); time.Now().Before(end); i++ {
+			v := retitle(base, "Propose an intent", fmt.Sprintf("Propose an intent, save %d of the storm", i))
+			tornWrite(p, v, documentEnd(v, 1), time.Duration(40+s.rng.IntN(50))*time.Millisecond)
+			time.Sleep(time.Duration(5+s.rng.IntN(10)) * time.Millisecond)
+		}
+		tornWrite(p, final, documentEnd(final, 1), 100*time.Millisecond)
+	})
+	if err := stop(); err != nil {
+		s.fail("the watcher did not stop cleanly: %v", err)
+	}
+	s.done("the watcher stopped with SIGTERM")
+
+	s.checkout()
+	report("torn saves never prune", s.cases, s.failed,
+		"watcher at default timings; torn saves with 100-200ms pauses (edit before and after the cut, cut mid-line), delete-then-create after 50ms-1s, 3s storm, git checkout of 2 000 files both ways (runs every 100ms): no wanted file missing at any poll, end state = a single --once of the last save")
+}
+
+// save applies one save to file through write, and checks that no generated file
+// wanted before and after it goes missing at any moment until the watcher has
+// converged on it, and that the workspace then holds what a single run makes of it.
+func (s *tornSuite) save(file string, final []byte, name string, write func(path string)) {
+	expected := s.expect(s.ws, map[string][]byte{file: final})
+	s.watchSave(s.ws, expected, name, func() { write(filepath.Join(s.ws, filepath.FromSlash(file))) })
+}
+
+// watchSave runs save on ws under a monitor of the files wanted both now and in
+// expected, awaits the converged run, and compares the result with expected.
+func (s *tornSuite) watchSave(ws string, expected map[string][]byte, name string, save func()) {
+	before := generated(s.t, ws)
+	var wanted []string
+	for p := range before {
+		if _, ok := expected[p]; ok {
+			wanted = append(wanted, p)
+		}
+	}
+	slices.Sort(wanted)
+	mon := monitor(ws, wanted)
+	save()
+	saved := time.Now()
+	status, body, ok := awaitRun(s.addr, saved, func(status int, body string) bool {
+		return status == http.StatusOK && strings.Contains(body, `"result":"converged"`)
+	})
+	vanished := mon.stop()
+	s.t.Logf("%s: %d wanted files polled %d times each", name, len(wanted), mon.rounds())
+	if !ok {
+		s.fail("the watcher never converged after the last save; /readyz: %d %s", status, body)
+	}
+	for _, v := range vanished {
+		s.fail("%s was missing for a moment", v)
+	}
+	s.compare(expected, generated(s.t, ws))
+	s.done(name)
+}
+
+// expect is what a single `reconcile --once` makes of ws's inputs with the files
+// in changed replaced: the generated files by path.
+func (s *tornSuite) expect(ws string, changed map[string][]byte) map[string][]byte {
+	ref := filepath.Join(s.t.TempDir(), "reference")
+	err := os.CopyFS(ref, os.DirFS(ws))
+	for _, d := range []string{".claude", ".qwen", ".agents", ".skillsync"} {
+		if err == nil {
+			err = os.RemoveAll(filepath.Join(ref, d))
+		}
+	}
+	for rel, data := range changed {
+		if err == nil {
+			err = os.WriteFile(filepath.Join(ref, filepath.FromSlash(rel)), data, 0o644)
+		}
+	}
+	must(s.t, err)
+	if code, out := runOnce(s.t, ref, "--settle", "0"); code != 0 {
+		s.t.Fatalf("reference run: exit %d\n%s", code, out)
+	}
+	return generated(s.t, ref)
+}
+
+func (s *tornSuite) compare(want, got map[string][]byte) {
+	for p, data := range want {
+		if g, ok := got[p]; !ok {
+			s.fail("after the last save %s is missing", p)
+		} else if !bytes.Equal(g, data) {
+			s.fail("after the last save %s does not hold what a single run of it writes", p)
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			s.fail("after the last save %s is left over", p)
+		}
+	}
+}
+
+// startWatcher starts the real binary as a watcher on ws with its default timings
+// and returns a function that stops it with SIGTERM.
+func (s *tornSuite) startWatcher(ws string, args ...string) func() error {
+	t := s.t
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	s.addr = ln.Addr().String()
+	ln.Close()
+	var logs syncbuffer.Buffer
+	w := exec.Command(skillsyncBin, append([]string{"--workspace", ws, "reconcile", "--health-addr", s.addr}, args...)...)
+	w.Stdout, w.Stderr = &logs, &logs
+	must(t, w.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- w.Wait() }()
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			w.Process.Kill()
+			<-exited
+		}
+	})
+	awaitReady(t, s.addr)
+	return func() error {
+		stopped = true
+		must(t, w.Process.Signal(syscall.SIGTERM))
+		select {
+		case err := <-exited:
+			if err != nil {
+				return fmt.Errorf("%w\n%s", err, logs.String())
+			}
+			return nil
+		case <-time.After(30 * time.Second):
+			w.Process.Kill()
+			return fmt.Errorf("still running 30 s after SIGTERM: %v", <-exited)
+		}
+	}
+}
+
+func (s *tornSuite) read(rel string) []byte {
+	data, err := os.ReadFile(filepath.Join(s.ws, filepath.FromSlash(rel)))
+	must(s.t, err)
+	return data
+}
+
+func (s *tornSuite) fail(format string, args ...any) {
+	s.problems = append(s.problems, fmt.Sprintf(format, args...))
+}
+
+// done ends a case; it failed when it found anything wrong.
+func (s *tornSuite) done(name string) {
+	s.cases++
+	if len(s.problems) > 0 {
+		s.failed++
+		if len(s.problems) > 12 {
+			s.problems = append(s.problems[:12], fmt.Sprintf("… and %d more", len(s.problems)-12))
+		}
+		s.t.Errorf("%s:\n  %s", name, strings.Join(s.problems, "\n  "))
+		s.problems = nil
+	}
+}
+
+// tornWrite saves data to p the way an editor that writes in place does: it
+// truncates the file, writes the first cut bytes, pauses, then writes the rest.
+func tornWrite(p string, data []byte, cut int, pause time.Duration) {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.Write(data[:cut])
+	time.Sleep(pause)
+	f.Write(data[cut:])
+}
+
+// documentEnd is the offset right after the n-th "---" line of data: the end of
+// its first n documents.
+func documentEnd(data []byte, n int) int {
+	at := 0
+	for range n {
+		i := bytes.Index(data[at:], []byte("\n---\n"))
+		if i < 0 {
+			return len(data)
+		}
+		at += i + 1
+	}
+	return at
+}
+
+// retitle replaces the title that starts with old with title in a registry file.
+func retitle(data []byte, old, title string) []byte {
+	from := []byte("  title: " + old)
+	i := bytes.Index(data, from)
+	if i < 0 {
+		panic("retitle: no title " + old)
+	}
+	end := i + bytes.IndexByte(data[i:], '\n')
+	return slices.Concat(data[:i], []byte("  title: "+title), data[end:])
+}
+
+// generated reads every file in the target directories of ws, by workspace path.
+func generated(t *testing.T, ws string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, dir := range []string{".claude/skills", ".qwen/skills", ".agents/skills"} {
+		err := filepath.WalkDir(filepath.Join(ws, dir), func(p string, d fs.DirEntry, err error) error {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(ws, p)
+			files[filepath.ToSlash(rel)] = data
+			return nil
+		})
+		must(t, err)
+	}
+	return files
+}
+
+// fileMonitor polls a set of files until stopped and remembers each one it found
+// missing.
+type fileMonitor struct {
+	stopCh   chan struct{}
+	done     chan struct{}
+	mu       sync.Mutex
+	vanished map[string]bool
+	polls    int
+}
+
+// monitor starts polling the workspace paths of ws in paths, back to back: a few
+// milliseconds a round for thousands of files.
+func monitor(ws string, paths []string) *fileMonitor {
+	m := &fileMonitor{stopCh: make(chan struct{}), done: make(chan struct{}), vanished: map[string]bool{}}
+	full := make([]string, len(paths))
+	for i, p := range paths {
+		full[i] = filepath.Join(ws, filepath.FromSlash(p))
+	}
+	go func() {
+		defer close(m.done)
+		for {
+			select {
+			case <-m.stopCh:
+				return
+			default:
+			}
+			for i, p := range full {
+				if _, err := os.Lstat(p); err != nil {
+					m.mu.Lock()
+					m.vanished[paths[i]] = true
+					m.mu.Unlock()
+				}
+			}
+			m.mu.Lock()
+			m.polls++
+			m.mu.Unlock()
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	return m
+}
+
+// rounds is how many times every file was polled.
+func (m *fileMonitor) rounds() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.polls
+}
+
+// stop ends the polling and lists what was found missing, sorted.
+func (m *fileMonitor) stop() []string {
+	close(m.stopCh)
+	<-m.done
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]string, 0, len(m.vanished))
+	for p := range m.vanished {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkoutCapabilities is how many registry files a checkout rewrites.
+const checkoutCapabilities = 2000
+
+// checkout switches a workspace of checkoutCapabilities registry files, one
+// capability each, between two git branches under a watcher: on the second branch
+// every title differs, twenty capabilities are gone and twenty are new. git
+// rewrites each file by unlinking it and creating it again, file after file.
+func (s *tornSuite) checkout() {
+	ws := filepath.Join(s.t.TempDir(), "checkout")
+	config := "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/caps/*.yaml]\n  targets: [claude-code]\n  mcp: {server: checkout}\n"
+	must(s.t, os.MkdirAll(ws, 0o755))
+	must(s.t, os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte(config), 0o644))
+	must(s.t, checkoutRegistry(ws, false))
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=reliability", "-c", "user.email=reliability@example.invalid", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			s.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "main")
+	git("checkout", "-q", "-b", "next")
+	must(s.t, checkoutRegistry(ws, true))
+	git("add", "-A")
+	git("commit", "-q", "-m", "next")
+	git("checkout", "-q", "main")
+	onMain := s.expect(ws, nil)
+	// The reference for the next branch is a copy, kept in a git work tree as the
+	// workspace is, so that it gets the same files for git.
+	next := filepath.Join(s.t.TempDir(), "next")
+	must(s.t, os.CopyFS(next, os.DirFS(ws)))
+	must(s.t, checkoutRegistry(next, true))
+	onNext := s.expect(next, nil)
+	must(s.t, workspacegen.Backdate(ws))
+
+	// A short quiet period and wait, so the watcher runs several times while git is
+	// still rewriting files, and reads the registry half checked out.
+	stop := s.startWatcher(ws, "--debounce", "20ms", "--max-wait", "100ms")
+	s.watchSave(ws, onNext, fmt.Sprintf("git checkout rewriting %d registry files", checkoutCapabilities), func() { git("checkout", "-q", "next") })
+	s.watchSave(ws, onMain, "git checkout back", func() { git("checkout", "-q", "main") })
+	if err := stop(); err != nil {
+		s.fail("the watcher did not stop cleanly: %v", err)
+	}
+	s.done("the checkout watcher stopped with SIGTERM")
+}
+
+// checkoutRegistry writes registry/caps/ of ws for one of the two branches.
+func checkoutRegistry(ws string, next bool) error {
+	dir := filepath.Join(ws, "registry", "caps")
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	first, suffix := 0, ""
+	if next {
+		first, suffix = 20, " on the next branch"
+	}
+	for i := first; i < first+checkoutCapabilities; i++ {
+		doc := fmt.Sprintf("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: checkout.cap-%04d}\nspec:\n"+
+			"  title: Capability %d%s\n  effect: read\n  input: {type: object, properties: {text: {type: string}}}\n"+
+			"  mcp: {tool: cap_%04d}\n  skill: {alias: cap-%04d, argument: text}\n", i, i, suffix, i, i)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%04d.yaml", i)), []byte(doc), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
