@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/test/bench/workspacegen"
 	"github.com/skillsync/skillsync/statedir"
+	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
 // withoutNote is registry/journal.yaml of the example with its first capability,

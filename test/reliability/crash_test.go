@@ -46,8 +46,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/test/bench/workspacegen"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
 const (

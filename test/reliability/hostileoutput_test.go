@@ -30,9 +30,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/skillsync/skillsync/test/bench/workspacegen"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/syncbuffer"
+	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
 const (

@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/test/bench/workspacegen"
 	"github.com/skillsync/skillsync/internal/syncbuffer"
+	"github.com/skillsync/skillsync/test/bench/workspacegen"
 	"github.com/skillsync/skillsync/workspacelock"
 )
 

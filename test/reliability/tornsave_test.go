@@ -49,8 +49,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/test/bench/workspacegen"
 	"github.com/skillsync/skillsync/internal/syncbuffer"
+	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
 // tornSuite is one watcher on one workspace and the failures found so far.
