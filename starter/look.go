@@ -11,22 +11,22 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	"github.com/skillsync/skillsync/mcpsource"
 	"github.com/skillsync/skillsync/observed"
+	"github.com/skillsync/skillsync/sources/mcp"
 )
 
 // Found is what a directory holds that init starts from.
 type Found struct {
 	// InUse are the clients found in use, each with its evidence.
 	InUse map[string][]string
-	// Servers are the MCP servers mcpsource.ConfigFile names, sorted.
+	// Servers are the MCP servers mcp.ConfigFile names, sorted.
 	Servers []string
 	// HandWritten are the SKILL.md files people wrote in the target directories.
 	HandWritten []string
 }
 
 // Look reads dir, which need not exist, for what init starts from. lookPath is
-// exec.LookPath in production. A malformed mcpsource.ConfigFile is an error: the servers it
+// exec.LookPath in production. A malformed mcp.ConfigFile is an error: the servers it
 // names are what the skills will call.
 func Look(sys workspacefs.System, dir string, lookPath func(string) (string, error)) (Found, error) {
 	found := Found{InUse: map[string][]string{}}
@@ -87,7 +87,7 @@ func onPath(lookPath func(string) (string, error)) map[string][]string {
 }
 
 func servers(root workspacefs.FS) ([]string, error) {
-	config, err := mcpsource.ReadConfig(root)
+	config, err := mcp.ReadConfig(root)
 	if err != nil {
 		return nil, fmt.Errorf("%w; init reads the names of your MCP servers from it (fix it, or move it aside and run init again)", err)
 	}

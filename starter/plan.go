@@ -8,7 +8,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/mcpsource"
+	"github.com/skillsync/skillsync/sources/mcp"
 )
 
 // File is one file init writes.
@@ -25,7 +25,7 @@ type Start struct {
 	Targets clients.Recommendation
 	// Server is the MCP server the capabilities call: the first of Servers.
 	Server string
-	// Unusable are the servers of mcpsource.ConfigFile whose names skillsync cannot take
+	// Unusable are the servers of mcp.ConfigFile whose names skillsync cannot take
 	// (letters, digits, _ and - only).
 	Unusable []string
 	Files    []File
@@ -99,7 +99,7 @@ spec:
   generatedFiles: commit
 `)
 	for _, name := range s.Unusable {
-		fmt.Fprintf(&b, "  # %s names the server %s, which is no name skillsync takes (letters, digits, _ and -).\n", mcpsource.ConfigFile, strconv.Quote(name))
+		fmt.Fprintf(&b, "  # %s names the server %s, which is no name skillsync takes (letters, digits, _ and -).\n", mcp.ConfigFile, strconv.Quote(name))
 	}
 	switch len(s.Servers) {
 	case 0:

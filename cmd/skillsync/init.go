@@ -11,7 +11,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
-	"github.com/skillsync/skillsync/mcpsource"
+	"github.com/skillsync/skillsync/sources/mcp"
 	"github.com/skillsync/skillsync/starter"
 )
 
@@ -106,9 +106,9 @@ func printFound(w io.Writer, s starter.Start) {
 	}
 	switch {
 	case len(s.Servers) == 0:
-		fmt.Fprintf(w, "MCP server: none found (no %s); name yours in skillsync.yaml\n", mcpsource.ConfigFile)
+		fmt.Fprintf(w, "MCP server: none found (no %s); name yours in skillsync.yaml\n", mcp.ConfigFile)
 	default:
-		fmt.Fprintf(w, "MCP server: %s (from %s", s.Server, mcpsource.ConfigFile)
+		fmt.Fprintf(w, "MCP server: %s (from %s", s.Server, mcp.ConfigFile)
 		if len(s.Servers) > 1 {
 			fmt.Fprintf(w, "; also %s", strings.Join(s.Servers[1:], ", "))
 		}

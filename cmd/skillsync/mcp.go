@@ -18,7 +18,7 @@ import (
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
-	"github.com/skillsync/skillsync/mcpsource"
+	"github.com/skillsync/skillsync/sources/mcp"
 )
 
 func newMCPCommand(g *globals) *cobra.Command {
@@ -105,13 +105,13 @@ func newMCPCommand(g *globals) *cobra.Command {
 }
 
 // readMCPConfig reads the workspace's .mcp.json; nil when there is none.
-func readMCPConfig(g *globals, root string) (mcpsource.Config, error) {
+func readMCPConfig(g *globals, root string) (mcp.Config, error) {
 	ws, err := g.readOnly().Open(root)
 	if err != nil {
 		return nil, err
 	}
 	defer ws.Close()
-	return mcpsource.ReadConfig(ws)
+	return mcp.ReadConfig(ws)
 }
 
 // configuringClients reads which servers the clients' configurations name.
@@ -121,7 +121,7 @@ func configuringClients(g *globals, root string) (map[string][]string, error) {
 		return nil, err
 	}
 	defer ws.Close()
-	return mcpsource.Configuring(ws), nil
+	return mcp.Configuring(ws), nil
 }
 
 func configFiles() []string {
@@ -134,14 +134,14 @@ func configFiles() []string {
 
 // listed is what one source's server listed, or why it did not.
 type listed struct {
-	listing mcpsource.Listing
+	listing mcp.Listing
 	err     error
 }
 
 // listSources asks the server of each source for what it declares, all at once,
 // within timeout, which bounds the whole of it: a server still running then is
 // killed.
-func listSources(reg *registry.Registry, sources []registry.MCPSource, config mcpsource.Config, timeout time.Duration) []listed {
+func listSources(reg *registry.Registry, sources []registry.MCPSource, config mcp.Config, timeout time.Duration) []listed {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	out := make([]listed, len(sources))
@@ -158,17 +158,17 @@ func listSources(reg *registry.Registry, sources []registry.MCPSource, config mc
 	return out
 }
 
-func listSource(ctx context.Context, reg *registry.Registry, src registry.MCPSource, config mcpsource.Config) (mcpsource.Listing, error) {
-	server, err := mcpsource.ServerOf(reg, src, config)
+func listSource(ctx context.Context, reg *registry.Registry, src registry.MCPSource, config mcp.Config) (mcp.Listing, error) {
+	server, err := mcp.ServerOf(reg, src, config)
 	if err != nil {
-		return mcpsource.Listing{}, err
+		return mcp.Listing{}, err
 	}
 	server.Dir = reg.Root
 	transport, err := server.Transport(os.LookupEnv)
 	if err != nil {
-		return mcpsource.Listing{}, err
+		return mcp.Listing{}, err
 	}
-	return mcpsource.List(ctx, src, transport)
+	return mcp.List(ctx, src, transport)
 }
 
 // recordSource writes the snapshot of what the server of src listed, put back as
@@ -180,7 +180,7 @@ func recordSource(g *globals, reg *registry.Registry, src registry.MCPSource, l 
 	}
 	listing := l.listing
 	path, _ := reg.SnapshotPath(src)
-	recorded, err := mcpsource.Snapshot(src, listing, path)
+	recorded, err := mcp.Snapshot(src, listing, path)
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func recordSource(g *globals, reg *registry.Registry, src registry.MCPSource, l 
 
 // skillCount says how many of the skills the server publishes were recorded,
 // when the source selects published skills.
-func skillCount(src registry.MCPSource, recorded mcpsource.Recorded, listing mcpsource.Listing) string {
+func skillCount(src registry.MCPSource, recorded mcp.Recorded, listing mcp.Listing) string {
 	if src.PublishedSkills == nil {
 		return ""
 	}
@@ -252,7 +252,7 @@ func followSources(ctx context.Context, g *globals, root string, report func(nam
 	reg := in.Registry
 	config, err := readMCPConfig(g, reg.Root)
 	for _, src := range reg.Config.Spec.MCPSources {
-		server, serverErr := mcpsource.ServerOf(reg, src, config)
+		server, serverErr := mcp.ServerOf(reg, src, config)
 		server.Dir = reg.Root
 		path, ok := reg.SnapshotPath(src)
 		switch {
@@ -267,7 +267,7 @@ func followSources(ctx context.Context, g *globals, root string, report func(nam
 			continue
 		}
 		failing := false
-		follower := mcpsource.Follower{Source: src, Server: server, Path: path, Lookup: os.LookupEnv,
+		follower := mcp.Follower{Source: src, Server: server, Path: path, Lookup: os.LookupEnv,
 			Timeout: 30 * time.Second, Backoff: time.Second, MaxBackoff: 30 * time.Second,
 			Write: func(snapshot []byte) error {
 				wrote, err := controller.RecordSnapshot(g.sys, reg.Root, path, snapshot, false)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/skillsync/skillsync/mcpsource/skillserver"
+	"github.com/skillsync/skillsync/sources/mcp/skillserver"
 )
 
 // mcpHTTPServer is the command mcphttpserver of the scripts: a Streamable HTTP

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/skillsync/skillsync/mcpsource/skillserver"
+	"github.com/skillsync/skillsync/sources/mcp/skillserver"
 )
 
 // mcpTestServer is the command mcptestserver of the scripts: an MCP server, built

@@ -6,7 +6,9 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,17 +27,43 @@ var forbidden = map[string][]string{
 		"Rmdir", "Link", "Linkat", "Symlink", "Symlinkat", "Stat", "Lstat", "Fstatat", "Getdents", "Flock", "Sync", "Syncfs", "Fsync", "Creat", "Truncate"},
 }
 
-// productDirs hold the code that runs in the skillsync binary. Test files, the
-// benchmarks, the end-to-end harness and this package itself are not in it.
-var productDirs = []string{"adopt", "banner", "clients", "cmd", "controller", "desired", "gitfiles", "health", "mcpsource", "observed", "internal", "starter", "statedir", "summary", "workspacelock"}
-
 // TestTheSeamIsTheOnlyWayToTheDisk fails on any call in the product code, outside
-// internal/workspacefs, that reads or writes files directly.
+// internal/workspacefs, that reads or writes files directly: every package the
+// skillsync binary is built from, as go list finds them, each for every platform.
 func TestTheSeamIsTheOnlyWayToTheDisk(t *testing.T) {
-	violations := findDirectFileCalls(t, "../..", productDirs)
-	for _, v := range violations {
+	dirs := productDirs(t)
+	if !slices.Contains(dirs, "cmd/skillsync") || !slices.Contains(dirs, "controller") {
+		t.Fatalf("go list found no product packages where they are: %v", dirs)
+	}
+	for _, v := range findDirectFileCalls(t, "../..", dirs) {
 		t.Errorf("%s: reaches the disk directly; go through a workspacefs.System", v)
 	}
+}
+
+// productDirs are the directories, relative to the module root, of the packages
+// of the module the skillsync binary is built from, but this one.
+func productDirs(t *testing.T) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.Module.Path}} {{.Dir}}{{end}}", "./cmd/skillsync")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		module, dir, _ := strings.Cut(line, " ")
+		rel, err := filepath.Rel(root, dir)
+		if module != "github.com/skillsync/skillsync" || err != nil || filepath.ToSlash(rel) == "internal/workspacefs" {
+			continue
+		}
+		dirs = append(dirs, filepath.ToSlash(rel))
+	}
+	return dirs
 }
 
 // The check finds a direct call where there is one: a file written here with one
@@ -77,8 +105,8 @@ func findDirectFileCalls(t *testing.T, module string, dirs []string) []string {
 			if err != nil {
 				return err
 			}
-			if d.IsDir() && (d.Name() == "testdata" || filepath.ToSlash(p) == filepath.ToSlash(filepath.Join(module, "internal/workspacefs"))) {
-				return filepath.SkipDir
+			if d.IsDir() && p != filepath.Join(module, top) {
+				return filepath.SkipDir // a package of its own, or testdata
 			}
 			if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 				return nil

@@ -1,4 +1,4 @@
-package mcpsource
+package mcp
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/mcpsource/skillserver"
+	"github.com/skillsync/skillsync/sources/mcp/skillserver"
 )
 
 // A Streamable HTTP server is reached with the headers of its source, and an

@@ -1,4 +1,4 @@
-package mcpsource
+package mcp
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/mcpsource/skillserver"
+	"github.com/skillsync/skillsync/sources/mcp/skillserver"
 	yaml "go.yaml.in/yaml/v3"
 )
 

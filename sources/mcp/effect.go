@@ -1,7 +1,7 @@
-// Package mcpsource records the tools of MCP servers as capabilities: it lists a
+// Package mcp records the tools of MCP servers as capabilities: it lists a
 // server's tools through the official Go SDK and writes them, mapped, into a
 // snapshot file of the registry that a run reads without the server.
-package mcpsource
+package mcp
 
 import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"

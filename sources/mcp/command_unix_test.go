@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcpsource
+package mcp
 
 import (
 	"context"

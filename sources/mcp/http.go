@@ -1,4 +1,4 @@
-package mcpsource
+package mcp
 
 import (
 	"fmt"
