@@ -117,7 +117,7 @@ lint:
 # -fuzztime duration ends on a loaded machine, with no failing input
 # (go.dev/issue/75804, fixed in Go 1.27); a count has no deadline to race.
 fuzz:
-	$(GO) test ./banner -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(or $(FUZZTIME),2000000x)
+	$(GO) test ./internal/banner -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(or $(FUZZTIME),2000000x)
 	$(GO) test ./desired/render -run '^$$' -fuzz '^FuzzFrontMatterRoundTrip$$' -fuzztime $(or $(FUZZTIME),20000x)
 	$(GO) test ./desired/render -run '^$$' -fuzz '^FuzzPlainFrontMatter$$' -fuzztime $(or $(FUZZTIME),800000x)
 	$(GO) test ./desired/registry -run '^$$' -fuzz '^FuzzParseAndValidate$$' -fuzztime $(or $(FUZZTIME),130000x)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/adopt"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -17,7 +18,7 @@ const mine = "---\nname: review-pr\ndescription: Review it our way.\n---\n\nRevi
 func adoption(t *testing.T, root string) ([]NewFile, []adopt.Skill) {
 	t.Helper()
 	rel := ".claude/skills/review-pr/SKILL.md"
-	writeFile(t, root, rel, []byte(mine))
+	testkit.WriteFile(t, root, rel, []byte(mine))
 	sk, err := adopt.Parse(rel, []byte(mine))
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +29,7 @@ func adoption(t *testing.T, root string) ([]NewFile, []adopt.Skill) {
 // Adopt declares the skill and removes the person's file, and only then: whatever
 // stands in the way leaves the workspace exactly as it was.
 func TestAdopt(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	files, skills := adoption(t, root)
 	if err := Adopt(workspacefs.OS{}, root, files, skills); err != nil {
 		t.Fatal(err)
@@ -53,10 +54,10 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 		says  string
 	}{
 		{"the file changed since it was read", func(t *testing.T, root string, _ []NewFile) {
-			writeFile(t, root, ".claude/skills/review-pr/SKILL.md", []byte(mine+"more\n"))
+			testkit.WriteFile(t, root, ".claude/skills/review-pr/SKILL.md", []byte(mine+"more\n"))
 		}, "changed since it was read"},
 		{"the file became a symlink", func(t *testing.T, root string, _ []NewFile) {
-			writeFile(t, root, "elsewhere.md", []byte(mine))
+			testkit.WriteFile(t, root, "elsewhere.md", []byte(mine))
 			p := filepath.Join(root, ".claude/skills/review-pr/SKILL.md")
 			os.Remove(p)
 			if err := os.Symlink("../../../elsewhere.md", p); err != nil {
@@ -64,7 +65,7 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 			}
 		}, "not a regular file"},
 		{"the skill directory became a symlink", func(t *testing.T, root string, _ []NewFile) {
-			writeFile(t, root, "mine/SKILL.md", []byte(mine))
+			testkit.WriteFile(t, root, "mine/SKILL.md", []byte(mine))
 			p := filepath.Join(root, ".claude/skills/review-pr")
 			os.RemoveAll(p)
 			if err := os.Symlink("../../mine", p); err != nil {
@@ -72,7 +73,7 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 			}
 		}, "review-pr"},
 		{"the registry document exists", func(t *testing.T, root string, files []NewFile) {
-			writeFile(t, root, files[0].Path, []byte("# mine\n"))
+			testkit.WriteFile(t, root, files[0].Path, []byte("# mine\n"))
 		}, "already exists"},
 		{"the name is disabled, so it would not be written back", func(t *testing.T, root string, _ []NewFile) {
 			config := filepath.Join(root, "skillsync.yaml")
@@ -80,16 +81,16 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, root, "skillsync.yaml", []byte(strings.Replace(string(data), "disabled: []", "disabled: [review-pr]", 1)))
+			testkit.WriteFile(t, root, "skillsync.yaml", []byte(strings.Replace(string(data), "disabled: []", "disabled: [review-pr]", 1)))
 		}, "would not write review-pr back"},
 		{"the registry does not load with it", func(t *testing.T, root string, files []NewFile) {
 			// A capability already has the alias review-pr.
-			writeFile(t, root, "registry/taken.yaml", []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: pr.review}\n"+
+			testkit.WriteFile(t, root, "registry/taken.yaml", []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: pr.review}\n"+
 				"spec:\n  title: Review\n  effect: read\n  input: {type: object}\n  mcp: {tool: review}\n  skill: {alias: review-pr}\n"))
 		}, "does not load"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			root := exampleWorkspace(t)
+			root := testkit.ExampleWorkspace(t)
 			files, skills := adoption(t, root)
 			c.setup(t, root, files)
 			before := tree(t, root)

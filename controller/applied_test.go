@@ -11,15 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	"github.com/skillsync/skillsync/statedir"
 )
 
 // inSync is the example workspace after one reconcile, which records its sources.
 func inSync(t *testing.T) string {
 	t.Helper()
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	if out := ReconcileOnce(Request{Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("first reconcile: %v %v", out.Err, out.Problems)
 	}
@@ -33,7 +34,7 @@ func TestReconcileRecordsTheSourcesItApplied(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	record, err := statedir.ReadApplied(r)
+	record, err := state.ReadApplied(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 		t.Fatalf("applied %v from a cut-off file", out.Applied)
 	}
 
-	accepted, err := statedir.Accept(workspacefs.OS{}, root, []string{"registry/intents.yaml"})
+	accepted, err := state.Accept(workspacefs.OS{}, root, []string{"registry/intents.yaml"})
 	if err != nil || len(accepted) != 1 {
 		t.Fatalf("Accept = %v, %v", accepted, err)
 	}
@@ -92,7 +93,7 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 
 func TestAnUnreadableRecordIsInvalidInput(t *testing.T) {
 	root := inSync(t)
-	if err := os.WriteFile(filepath.Join(root, statedir.AppliedFile), []byte("{not json"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, state.AppliedFile), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// A change is pending, so only the refusal keeps the run from writing.
@@ -101,10 +102,10 @@ func TestAnUnreadableRecordIsInvalidInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := ReconcileOnce(Request{Root: root}, time.Second)
-	if len(out.Problems) != 1 || out.Problems[0].Pos.File != statedir.AppliedFile || !strings.Contains(out.Problems[0].Hint, "remove it") {
-		t.Fatalf("problems = %v, want one naming %s with what to do", out.Problems, statedir.AppliedFile)
+	if len(out.Problems) != 1 || out.Problems[0].Pos.File != state.AppliedFile || !strings.Contains(out.Problems[0].Hint, "remove it") {
+		t.Fatalf("problems = %v, want one naming %s with what to do", out.Problems, state.AppliedFile)
 	}
-	if record, err := os.ReadFile(filepath.Join(root, statedir.AppliedFile)); err != nil || string(record) != "{not json" {
+	if record, err := os.ReadFile(filepath.Join(root, state.AppliedFile)); err != nil || string(record) != "{not json" {
 		t.Errorf("record rewritten: %q %v", record, err)
 	}
 	if _, err := os.Stat(skill); !errors.Is(err, os.ErrNotExist) {
@@ -133,7 +134,7 @@ func TestOnceRecordsANewRegistryEvenWhenNothingElseChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if record, err := statedir.ReadApplied(r); err != nil || !bytes.HasSuffix(record.In(r).Bytes("registry/intents.yaml"), []byte("# reviewed\n")) {
+	if record, err := state.ReadApplied(r); err != nil || !bytes.HasSuffix(record.In(r).Bytes("registry/intents.yaml"), []byte("# reviewed\n")) {
 		t.Fatalf("the record does not hold the commented file (%v)", err)
 	}
 }
@@ -169,7 +170,7 @@ func TestACutThatDeletesNothingIsApplied(t *testing.T) {
 // next run that records removes it (found by the crash-safety suite).
 func TestRecordingRemovesATempFileAKilledRunLeft(t *testing.T) {
 	root := inSync(t)
-	leftover := filepath.Join(root, statedir.Dir, ".skillsync-0123456789abcdef.tmp")
+	leftover := filepath.Join(root, state.Dir, ".skillsync-0123456789abcdef.tmp")
 	if err := os.WriteFile(leftover, []byte(`{"files":`), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestInputsAreUnchangedUntilTheProfileOrTheRecordChanges(t *testing.T) {
 	if !in.unchanged() {
 		t.Fatal("unchanged = false right after loading")
 	}
-	if err := statedir.UseProfile(workspacefs.OS{}, root, "web-shell"); err != nil {
+	if err := state.UseProfile(workspacefs.OS{}, root, "web-shell"); err != nil {
 		t.Fatal(err)
 	}
 	if in.unchanged() {
@@ -209,13 +210,13 @@ func TestInputsAreUnchangedUntilTheProfileOrTheRecordChanges(t *testing.T) {
 	if in, err = LoadInputs(workspacefs.OS{}, root, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := statedir.Accept(workspacefs.OS{}, root, []string{"skillsync.yaml"}); err != nil {
+	if _, err := state.Accept(workspacefs.OS{}, root, []string{"skillsync.yaml"}); err != nil {
 		t.Fatal(err)
 	}
 	if !in.unchanged() {
 		t.Error("unchanged = false after accepting the file as it is (the record holds the same bytes)")
 	}
-	if err := os.Remove(filepath.Join(root, statedir.AppliedFile)); err != nil {
+	if err := os.Remove(filepath.Join(root, state.AppliedFile)); err != nil {
 		t.Fatal(err)
 	}
 	if in.unchanged() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -21,18 +22,6 @@ func generated(t *testing.T, path, body string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func writeFile(t *testing.T, root, rel string, data []byte) string {
-	t.Helper()
-	full := filepath.Join(root, rel)
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(full, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return full
 }
 
 func scan(t *testing.T, root string) observed.State {
@@ -106,8 +95,8 @@ func TestApplyNoOpWritesNothing(t *testing.T) {
 func TestApplyKeepsDirectoryWithOtherFiles(t *testing.T) {
 	root := t.TempDir()
 	a := ".claude/skills/a/SKILL.md"
-	writeFile(t, root, a, generated(t, a, "one"))
-	notes := writeFile(t, root, ".claude/skills/a/notes.txt", []byte("mine"))
+	testkit.WriteFile(t, root, a, generated(t, a, "one"))
+	notes := testkit.WriteFile(t, root, ".claude/skills/a/notes.txt", []byte("mine"))
 	if _, err := reconcileFiles(t, root, map[string][]byte{}, Options{AllowEmpty: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +129,7 @@ func TestApplyRechecksBeforeTouching(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
 			if c.planned != Create {
-				writeFile(t, root, a, generated(t, a, "one"))
+				testkit.WriteFile(t, root, a, generated(t, a, "one"))
 			}
 			want := desired.State{Files: map[string]desired.File{}}
 			for p, b := range c.want {
@@ -154,7 +143,7 @@ func TestApplyRechecksBeforeTouching(t *testing.T) {
 			if between == nil { // an edit that keeps the banner
 				between = append(generated(t, a, "one"), "edited\n"...)
 			}
-			writeFile(t, root, a, between)
+			testkit.WriteFile(t, root, a, between)
 			_, err := Apply(workspacefs.OS{}, root, plan)
 			if err == nil || !strings.Contains(err.Error(), a) {
 				t.Fatalf("Apply error = %v, want one naming %s", err, a)
@@ -171,12 +160,12 @@ func TestApplyRemovesLeftoverTempFiles(t *testing.T) {
 	root := t.TempDir()
 	a := ".agents/skills/a/SKILL.md"
 	half := generated(t, a, "one")[:60]
-	tmp := writeFile(t, root, ".agents/skills/a/.skillsync-0123456789abcdef.tmp", half)
-	empty := writeFile(t, root, ".agents/skills/a/.skillsync-00000000000000ff.tmp", nil)
+	tmp := testkit.WriteFile(t, root, ".agents/skills/a/.skillsync-0123456789abcdef.tmp", half)
+	empty := testkit.WriteFile(t, root, ".agents/skills/a/.skillsync-00000000000000ff.tmp", nil)
 	// A person's files: a name that only looks similar, and the exact name with
 	// content skillsync never writes.
-	similar := writeFile(t, root, ".agents/skills/a/.skillsync-notes.tmp", []byte("mine"))
-	foreign := writeFile(t, root, ".agents/skills/b/.skillsync-fedcba9876543210.tmp", []byte("my notes"))
+	similar := testkit.WriteFile(t, root, ".agents/skills/a/.skillsync-notes.tmp", []byte("mine"))
+	foreign := testkit.WriteFile(t, root, ".agents/skills/b/.skillsync-fedcba9876543210.tmp", []byte("my notes"))
 	if _, err := reconcileFiles(t, root, map[string][]byte{}, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +179,7 @@ func TestApplyRemovesLeftoverTempFiles(t *testing.T) {
 			t.Errorf("a person's file %s was removed: %v", p, err)
 		}
 	}
-	lone := writeFile(t, root, ".qwen/skills/gone/.skillsync-0000000000000007.tmp", half)
+	lone := testkit.WriteFile(t, root, ".qwen/skills/gone/.skillsync-0000000000000007.tmp", half)
 	if _, err := reconcileFiles(t, root, map[string][]byte{}, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +192,7 @@ func TestApplyContinuesPastAFailure(t *testing.T) {
 	root := t.TempDir()
 	a, b := ".claude/skills/a/SKILL.md", ".qwen/skills/b/SKILL.md"
 	// A file where the skill directory should be makes the create of a fail.
-	writeFile(t, root, ".claude/skills/a", []byte("a file, not a directory"))
+	testkit.WriteFile(t, root, ".claude/skills/a", []byte("a file, not a directory"))
 	plan := MakePlan(desired.State{Files: map[string]desired.File{
 		a: {Path: a, Bytes: generated(t, a, "x")}, b: {Path: b, Bytes: generated(t, b, "x")},
 	}}, observed.State{}, Options{})
@@ -232,8 +221,8 @@ func assertNoTempFiles(t *testing.T, root string) {
 func TestApplyNeverFollowsASwappedDirectoryOut(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	a, b := ".claude/skills/a/SKILL.md", ".claude/skills/b/SKILL.md"
-	writeFile(t, root, b, generated(t, b, "old"))
-	writeFile(t, outside, "b/SKILL.md", generated(t, b, "old")) // same bytes: a re-check alone would pass
+	testkit.WriteFile(t, root, b, generated(t, b, "old"))
+	testkit.WriteFile(t, outside, "b/SKILL.md", generated(t, b, "old")) // same bytes: a re-check alone would pass
 	plan := MakePlan(desired.State{Files: map[string]desired.File{
 		a: {Path: a, Bytes: generated(t, a, "new")},
 		b: {Path: b, Bytes: generated(t, b, "new")},

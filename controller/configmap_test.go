@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // configMapVolume is a directory laid out and updated the way the kubelet's
@@ -131,7 +132,7 @@ func TestWatchFollowsConfigMapUpdates(t *testing.T) {
 		t.Run(layout.name, func(t *testing.T) {
 			seed := propertySeed(t, "CONFIGMAP_SEED")
 			rng := rand.New(rand.NewPCG(seed, 7))
-			root := exampleWorkspace(t)
+			root := testkit.ExampleWorkspace(t)
 			dir, first := layout.mount(t, root)
 			must(t, os.MkdirAll(dir, 0o755))
 			v := &configMapVolume{dir: dir, rng: rng, pause: 40}

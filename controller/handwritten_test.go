@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -27,7 +28,7 @@ func withheldFrom(out Outcome, skill string) []string {
 // whose banner names another path, or a symlinked skill directory, is a conflict
 // where it lies and nothing more.
 func TestOnlyHandWrittenSkillsTakeANameFromTheOtherTargets(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root}); out.Err != nil {
 		t.Fatal(out.Err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // An input file with a second hard link in a folder no one watches, outside the
@@ -31,7 +32,7 @@ func TestWatchSeesAnEditThroughAHardLinkElsewhere(t *testing.T) {
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			root := exampleWorkspace(t)
+			root := testkit.ExampleWorkspace(t)
 			elsewhere := filepath.Join(t.TempDir(), filepath.Base(c.input))
 			link := func() { must(t, os.Link(filepath.Join(root, c.input), elsewhere)) }
 			if !c.linkLater {

@@ -17,6 +17,7 @@ import (
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // propertyCases is how many steps a property test takes: the count the variable
@@ -61,7 +62,7 @@ func incrementalCases(t *testing.T) int { return propertyCases(t, "INCREMENTAL_C
 func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 	seed := propertySeed(t, "INCREMENTAL_SEED")
 	rng := rand.New(rand.NewPCG(seed, seed))
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	outside := t.TempDir()
 	inf := newInformer()
 	req := Request{Root: root, informer: inf, history: &settling{}}
@@ -103,7 +104,7 @@ func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, root, "registry/journal.yaml", []byte(strings.Replace(string(data), "title: Weekly", fmt.Sprintf("title: Probe %d Weekly", i), 1)))
+			testkit.WriteFile(t, root, "registry/journal.yaml", []byte(strings.Replace(string(data), "title: Weekly", fmt.Sprintf("title: Probe %d Weekly", i), 1)))
 			steps = append(steps, "retitle registry/journal.yaml")
 			if scope := compare(i); scope == nil || scope.full {
 				t.Fatalf("after step %d, a lone edit of a workspace put right made a full pass (replay: INCREMENTAL_SEED=%d INCREMENTAL_CASES=%d)\nsteps: %s",
@@ -145,7 +146,7 @@ func watchedBy(t *testing.T, req Request) (*changeSource, func()) {
 		// Events come in order: once the sentinel's has come, every earlier one has.
 		n++
 		name := fmt.Sprintf("sentinel-%d", n)
-		writeFile(t, req.Root, name, nil)
+		testkit.WriteFile(t, req.Root, name, nil)
 		deadline := time.After(30 * time.Second)
 		for {
 			select {
@@ -182,7 +183,7 @@ func step(t *testing.T, rng *rand.Rand, root, outside string, apply func() Outco
 		return fmt.Sprintf("apply (%d applied, err %v)", len(out.Applied), out.Err)
 	case 3:
 		fixture := pick("registry/intents.yaml", "registry/journal.yaml", "registry/skills.yaml", registry.ConfigName)
-		data, err := os.ReadFile(filepath.Join("../fixtures/example", fixture))
+		data, err := os.ReadFile(testkit.Fixture("example/" + fixture))
 		if err != nil {
 			t.Fatal(err)
 		}

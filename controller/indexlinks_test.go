@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // symlink makes rel in root a symlink to target, replacing what was there, and
@@ -26,7 +28,7 @@ func symlink(t *testing.T, root, target, rel string) {
 // elsewhere, a directory inside it no pass reads.
 func appliedWorkspace(t *testing.T) (string, Request) {
 	t.Helper()
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	req := Request{Root: root}
 	if out := ReconcileOnce(req, time.Second); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("first pass: %v %v", out.Err, out.Problems)
@@ -134,13 +136,13 @@ func TestTheIndexSeesALinkOnTheWayOfAGlobRepointed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, root, "skillsync.yaml", []byte(strings.Replace(string(config), "registry: [registry/*.yaml]", `registry: [registry/*.yaml, "*/more.yaml"]`, 1)))
+	testkit.WriteFile(t, root, "skillsync.yaml", []byte(strings.Replace(string(config), "registry: [registry/*.yaml]", `registry: [registry/*.yaml, "*/more.yaml"]`, 1)))
 	capability := func(name string) []byte {
 		return []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: " + name + ".cap}\nspec:\n  title: " + name + "\n  effect: read\n" +
 			"  input: {type: object, properties: {text: {type: string}}, required: [text]}\n  mcp: {tool: " + name + "}\n  skill: {alias: " + name + ", argument: text}\n")
 	}
-	writeFile(t, root, "a/more.yaml", capability("more"))
-	writeFile(t, root, "deep2/d/more.yaml", capability("other"))
+	testkit.WriteFile(t, root, "a/more.yaml", capability("more"))
+	testkit.WriteFile(t, root, "deep2/d/more.yaml", capability("other"))
 	if err := os.MkdirAll(filepath.Join(root, "deep1/d"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -10,11 +10,11 @@ import (
 	"sync"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
-	"github.com/skillsync/skillsync/statedir"
 )
 
 // informer keeps what a watcher learned of the workspace from pass to pass, as a
@@ -29,7 +29,7 @@ import (
 // make the next pass a full one, which builds the cache again from scratch.
 type informer struct {
 	decoded registry.Cache
-	record  statedir.AppliedCache
+	record  state.AppliedCache
 	mu      sync.Mutex
 	dirty   dirtySet  // named by events since the last pass took them
 	last    *baseline // what the last planned pass found; nil: the next pass is a full one

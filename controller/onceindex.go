@@ -18,15 +18,15 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/gitfiles"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
-	"github.com/skillsync/skillsync/statedir"
 )
 
-// A one-shot pass that finds nothing to do leaves, in statedir.IndexFile, what it
+// A one-shot pass that finds nothing to do leaves, in state.IndexFile, what it
 // found and the stamp of every file and directory it read: the inputs, the
 // directories that decide which files are inputs, every target directory (or the
 // directory above one that is not there) and everything the scan listed and read
@@ -104,7 +104,7 @@ func fromIndex(req Request) (Outcome, bool) {
 		return Outcome{}, false
 	}
 	defer r.Close()
-	data := statedir.ReadIndex(r)
+	data := state.ReadIndex(r)
 	if data == nil {
 		return Outcome{}, false
 	}
@@ -176,7 +176,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	paths, ok := indexedPaths(r, in.Registry, seen)
 	key, keyed := indexKey(req, in.Registry.Root)
 	if !ok || !keyed {
-		statedir.RemoveIndex(r)
+		state.RemoveIndex(r)
 		return
 	}
 	w := newStamper(r)
@@ -188,7 +188,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	}
 	w.close()
 	if !held {
-		statedir.RemoveIndex(r) // a stamp there may stay as it is through a change
+		state.RemoveIndex(r) // a stamp there may stay as it is through a change
 		return
 	}
 	inSync := make(map[string]bool, len(out.Plan.InSync))
@@ -200,7 +200,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	}
 	for _, s := range stamps {
 		if !s.absent && (!s.stamp.Valid || racilyClean(s.stamp, began)) {
-			statedir.RemoveIndex(r) // racily clean, or no stamp to trust
+			state.RemoveIndex(r) // racily clean, or no stamp to trust
 			return
 		}
 	}
@@ -210,7 +210,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	if err != nil {
 		return
 	}
-	statedir.WriteIndex(r, data) // a cache: a read-only workspace just has none
+	state.WriteIndex(r, data) // a cache: a read-only workspace just has none
 }
 
 // indexedPaths are the paths a pass that planned reg, and whose scan found seen,
@@ -219,7 +219,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 // stamp of the link does not follow, or when the way of a link the scan met
 // leaves the workspace.
 func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) ([]string, bool) {
-	inputs := append([]string{registry.ConfigName, desired.ProfileFile, statedir.AppliedFile}, reg.Files...)
+	inputs := append([]string{registry.ConfigName, desired.ProfileFile, state.AppliedFile}, reg.Files...)
 	inputs = append(inputs, reg.BodyFiles()...)
 	for _, f := range inputs {
 		if links, _, _ := walkLinks(r, f); len(links) > 0 {
@@ -230,7 +230,7 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 	for _, d := range inputDirs(r, reg) {
 		// .skillsync/ changes when the index is written: its files are stamped
 		// instead.
-		if d != statedir.Dir {
+		if d != state.Dir {
 			paths = append(paths, d)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -71,7 +72,7 @@ func stampAt(t *testing.T, full string) workspacefs.Stamp {
 // same size, all in one second, leave the file's stamp as it was. The pass must
 // not have recorded it, so the next --once reads the file and finds the edit.
 func TestTheIndexSeesAnEditInTheSecondOfAPassOnAWholeSecondTarget(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	mountWholeSeconds(t, filepath.Join(root, ".claude/skills"))
 	req := Request{Root: root}
 	if out := ReconcileOnce(req, time.Second); out.Err != nil || len(out.Applied) == 0 {
@@ -125,7 +126,7 @@ func TestNoIndexOnAFilesystemWhereStampsMayNotHold(t *testing.T) {
 		{"registry", "registry/intents.yaml", "Propose an intent", "Propose an Intent"},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
-			root := exampleWorkspace(t)
+			root := testkit.ExampleWorkspace(t)
 			full := filepath.Join(root, c.dir)
 			// What the directory holds is put back on the filesystem mounted over it.
 			saved := t.TempDir()

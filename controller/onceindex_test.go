@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	"github.com/skillsync/skillsync/statedir"
 )
 
 // indexAsOf runs a pass that plans and writes nothing and records it in the index
@@ -22,9 +23,9 @@ func indexAsOf(t *testing.T, req Request, began time.Time) bool {
 	check.Check = true
 	var seen seenTargets
 	out := reconcileKeeping(check, nil, seen.keep)
-	os.Remove(filepath.Join(req.Root, statedir.IndexFile))
+	os.Remove(filepath.Join(req.Root, state.IndexFile))
 	writeIndex(req, out, &seen, began)
-	_, err := os.Stat(filepath.Join(req.Root, statedir.IndexFile))
+	_, err := os.Stat(filepath.Join(req.Root, state.IndexFile))
 	return err == nil
 }
 
@@ -48,14 +49,14 @@ func indexSummary(out Outcome) string {
 // A pass that found nothing to do is answered again from the index, the same, as
 // long as nothing it read changed.
 func TestTheIndexAnswersAPassThatFindsNothingToDo(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	req := Request{Root: root}
 	if out := ReconcileOnce(req, time.Second); out.Err != nil || len(out.Plan.Changes) == 0 {
 		t.Fatalf("first pass: %v, %d changes", out.Err, len(out.Plan.Changes))
 	}
 	// People's skills under names the index must write and read back as they are.
 	for _, name := range []string{"with space", "new\nline", `quote"d`, "ü"} {
-		writeFile(t, root, ".claude/skills/"+name+"/SKILL.md", []byte("---\nname: x\ndescription: mine\n---\nMine.\n"))
+		testkit.WriteFile(t, root, ".claude/skills/"+name+"/SKILL.md", []byte("---\nname: x\ndescription: mine\n---\nMine.\n"))
 	}
 	if !indexAsOf(t, req, later()) {
 		t.Fatal("no index written for a pass that found nothing to do")
@@ -81,7 +82,7 @@ func TestTheIndexAnswersAPassThatFindsNothingToDo(t *testing.T) {
 // Stamps as new as the pass are racily clean: an edit in the same tick of the
 // clock would leave them as they are, so no index is written with them.
 func TestNoIndexOfRacilyCleanStamps(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	req := Request{Root: root}
 	ReconcileOnce(req, time.Second)
 	if indexAsOf(t, req, time.Now()) {
@@ -103,7 +104,7 @@ func indexCases(t *testing.T) int { return propertyCases(t, "INDEX_CASES", 150) 
 func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
 	seed := propertySeed(t, "INDEX_SEED")
 	rng := rand.New(rand.NewPCG(seed, seed))
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	outside := t.TempDir()
 	chainOfLinks(t, root, outside)
 	req := Request{Root: root}
@@ -152,7 +153,7 @@ func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, root, "registry/journal.yaml", []byte(strings.Replace(string(data), "title: Weekly", "title: Probe Weekly", 1)))
+			testkit.WriteFile(t, root, "registry/journal.yaml", []byte(strings.Replace(string(data), "title: Weekly", "title: Probe Weekly", 1)))
 			if _, ok := fromIndex(req); ok {
 				t.Fatalf("after step %d, the index answers though a registry file was edited (replay: INDEX_SEED=%d INDEX_CASES=%d)", i, seed, i+1)
 			}
@@ -167,11 +168,11 @@ func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
 func resetWorkspace(t *testing.T, root string) string {
 	t.Helper()
 	for _, f := range []string{"registry/intents.yaml", "registry/journal.yaml", "registry/skills.yaml", "registry/profiles.yaml", "skillsync.yaml"} {
-		data, err := os.ReadFile(filepath.Join("../fixtures/example", f))
+		data, err := os.ReadFile(testkit.Fixture("example/" + f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, root, f, data)
+		testkit.WriteFile(t, root, f, data)
 	}
 	os.Remove(filepath.Join(root, "registry/extra.yaml"))
 	os.Remove(filepath.Join(root, ".skillsync/profile"))
@@ -296,7 +297,7 @@ func indexAgrees(t *testing.T, req Request, what string) {
 // keeps conflicts and writes the index. The link replaced by a real directory is
 // seen.
 func TestTheIndexSeesALinkedTargetReplaced(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
 	os.MkdirAll(filepath.Join(root, "elsewhere"), 0o755)
 	if err := os.Symlink("../elsewhere", filepath.Join(root, ".claude/skills")); err != nil {
@@ -316,28 +317,28 @@ func TestTheIndexSeesALinkedTargetReplaced(t *testing.T) {
 // What an interrupted write leaves in a skill directory's agents/, which holds a
 // person's file but no side file, is seen.
 func TestTheIndexSeesASideFileDirectory(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	req := Request{Root: root}
 	ReconcileOnce(req, time.Second)
-	writeFile(t, root, ".agents/skills/weekly-report/agents/notes.txt", []byte("mine\n"))
+	testkit.WriteFile(t, root, ".agents/skills/weekly-report/agents/notes.txt", []byte("mine\n"))
 	if !indexAsOf(t, req, later()) {
 		t.Fatal("no index written")
 	}
 	indexAgrees(t, req, "before")
-	writeFile(t, root, ".agents/skills/weekly-report/agents/"+banner.NewTempName(), []byte("---\n"))
+	testkit.WriteFile(t, root, ".agents/skills/weekly-report/agents/"+banner.NewTempName(), []byte("---\n"))
 	indexAgrees(t, req, "a temp file left in agents/")
 }
 
 // An index that is not one this binary wrote for this request, or that does not
 // parse, answers nothing: the pass reads everything, as without one.
 func TestABrokenIndexAnswersNothing(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	req := Request{Root: root}
 	ReconcileOnce(req, time.Second)
 	if !indexAsOf(t, req, later()) {
 		t.Fatal("no index written")
 	}
-	good, err := os.ReadFile(filepath.Join(root, statedir.IndexFile))
+	good, err := os.ReadFile(filepath.Join(root, state.IndexFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +350,7 @@ func TestABrokenIndexAnswersNothing(t *testing.T) {
 		"a torn line":     strings.TrimSuffix(string(good), "\n")[:len(good)-10],
 		"lines lost":      lostLines(string(good)),
 	} {
-		writeFile(t, root, statedir.IndexFile, []byte(data))
+		testkit.WriteFile(t, root, state.IndexFile, []byte(data))
 		if _, ok := fromIndex(req); ok {
 			t.Errorf("%s: the index answered", name)
 		}

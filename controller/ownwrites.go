@@ -7,9 +7,9 @@ import (
 	"path"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
-	"github.com/skillsync/skillsync/statedir"
 )
 
 // A run's own writes raise events too. They are told apart from a person's by
@@ -83,13 +83,13 @@ func (s *changeSource) runEnded(out Outcome) {
 			observe(dir)
 		}
 	}
-	for _, p := range []string{statedir.Dir, statedir.IgnoreFile} {
+	for _, p := range []string{state.Dir, state.IgnoreFile} {
 		observe(p)
 	}
 	if out.Recorded {
 		// What the run wrote, not what is there by now: an accept landing meanwhile
 		// is a person's.
-		own[statedir.AppliedFile] = ownState{file: Content{Sum: out.RecordSum, Size: -1}}
+		own[state.AppliedFile] = ownState{file: Content{Sum: out.RecordSum, Size: -1}}
 	}
 	s.mu.Lock()
 	s.own, s.running = own, false
@@ -161,7 +161,7 @@ func (s *changeSource) stateOf(rel string) ownState {
 	case !info.Mode().IsRegular():
 		return ownState{kind: info.Mode().Type()}
 	}
-	data, err := s.root.ReadRegular(rel, max(observed.MaxFileSize, statedir.MaxRecordSize))
+	data, err := s.root.ReadRegular(rel, max(observed.MaxFileSize, state.MaxRecordSize))
 	if err != nil {
 		return unreadable
 	}

@@ -10,13 +10,12 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/gitfiles"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
-	"github.com/skillsync/skillsync/statedir"
-	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // Request is one reconcile pass over a workspace.
@@ -44,7 +43,7 @@ type Request struct {
 
 // record is where a watcher keeps the record it last read or wrote; nil for a
 // pass from scratch.
-func (req Request) record() *statedir.AppliedCache {
+func (req Request) record() *state.AppliedCache {
 	if req.informer == nil {
 		return nil
 	}
@@ -91,10 +90,10 @@ func (in Inputs) unchanged() bool {
 		return false
 	}
 	defer r.Close()
-	if profile, err := statedir.ReadProfile(r); err != nil || profile != in.profileFile {
+	if profile, err := state.ReadProfile(r); err != nil || profile != in.profileFile {
 		return false
 	}
-	applied, err := statedir.ReadApplied(r)
+	applied, err := state.ReadApplied(r)
 	if err != nil || (applied == nil) != (in.applied == nil) {
 		return false
 	}
@@ -135,7 +134,7 @@ type Outcome struct {
 	SettleAt  time.Time
 	SettleWhy string
 	// Recorded says the pass wrote a new record of its sources
-	// (statedir.AppliedFile), and RecordSum is the digest of what it wrote.
+	// (state.AppliedFile), and RecordSum is the digest of what it wrote.
 	Recorded  bool
 	RecordSum [32]byte
 	// Planned says the pass got as far as a plan: not when its inputs or the
@@ -144,7 +143,7 @@ type Outcome struct {
 	// scope is what a watcher's pass read of the target directories; nil for a
 	// pass from scratch.
 	scope *passScope
-	// indexed says the outcome is the one statedir.IndexFile recorded: nothing
+	// indexed says the outcome is the one state.IndexFile recorded: nothing
 	// was read but the stamps.
 	indexed bool
 }
@@ -160,7 +159,7 @@ func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (I
 // files it holds are not decoded again, nor the record parsed again.
 func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, inf *informer) (Inputs, error) {
 	var cache *registry.Cache
-	var record *statedir.AppliedCache
+	var record *state.AppliedCache
 	if inf != nil {
 		cache, record = &inf.decoded, &inf.record
 	}
@@ -174,10 +173,10 @@ func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, in
 		return Inputs{Registry: reg}, err
 	}
 	defer r.Close()
-	if err := statedir.Check(r); err != nil {
+	if err := state.Check(r); err != nil {
 		return Inputs{Registry: reg}, err
 	}
-	applied, err := statedir.ReadAppliedCached(r, record)
+	applied, err := state.ReadAppliedCached(r, record)
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
@@ -189,7 +188,7 @@ func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, in
 		}
 		return Inputs{Registry: reg}, problems.Sorted()
 	}
-	fileProfile, err := statedir.ReadProfile(r)
+	fileProfile, err := state.ReadProfile(r)
 	if err != nil {
 		return Inputs{Registry: reg}, err
 	}
@@ -309,11 +308,11 @@ func conclude(req Request, out Outcome, targeted targetsPlan) Outcome {
 			}
 		}
 	}
-	if err := statedir.Ignore(req.system(), in.Registry.Root); err != nil && out.Err == nil {
+	if err := state.Ignore(req.system(), in.Registry.Root); err != nil && out.Err == nil {
 		out.Err = err
 	}
 	if out.Err == nil && len(out.Deferred) == 0 && in.recordStale() {
-		out.RecordSum, out.Err = statedir.RecordCached(req.system(), in.Registry, req.record())
+		out.RecordSum, out.Err = state.RecordCached(req.system(), in.Registry, req.record())
 		out.Recorded = out.Err == nil && out.RecordSum != [32]byte{}
 	}
 	return out
@@ -416,7 +415,7 @@ func cutOffProblems(in Inputs, plan Plan) registry.Problems {
 
 // ReconcileOnce is one --once pass. It plans without the workspace lock and, only
 // when there is something to write (changes, or a new record of the sources in
-// statedir.AppliedFile), takes the lock (waiting up to wait for another writer)
+// state.AppliedFile), takes the lock (waiting up to wait for another writer)
 // and runs again under it: a pass with nothing to write, because all is in sync or
 // the inputs are invalid, touches nothing at all, not even the lock. A plan that
 // deletes waits first, within the same wait, for the inputs to settle (see
@@ -425,7 +424,7 @@ func cutOffProblems(in Inputs, plan Plan) registry.Problems {
 func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	if out, ok := fromIndex(req); ok {
 		if req.Log != nil {
-			req.Log.Debug("nothing changed since the last pass that found nothing to do", "index", statedir.IndexFile)
+			req.Log.Debug("nothing changed since the last pass that found nothing to do", "index", state.IndexFile)
 		}
 		return out
 	}
@@ -460,7 +459,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		}
 		time.Sleep(time.Until(until))
 	}
-	lock, err := workspacelock.Acquire(req.system(), req.Root, max(time.Until(deadline), 0))
+	lock, err := state.Acquire(req.system(), req.Root, max(time.Until(deadline), 0))
 	var problems registry.Problems
 	if errors.As(err, &problems) {
 		out.Problems = problems

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // runningWatcher is Watch running on a workspace, its /readyz served on
@@ -31,7 +32,7 @@ type runningWatcher struct {
 // does, and waits for its first run to converge.
 func startWatcher(t *testing.T, o WatchOptions) *runningWatcher {
 	t.Helper()
-	lock, err := workspacelock.Acquire(workspacefs.OS{}, o.Root, 0)
+	lock, err := state.Acquire(workspacefs.OS{}, o.Root, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func copyExample(t *testing.T, dir string) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.CopyFS(dir, os.DirFS("../fixtures/example")); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(testkit.Fixture("example"))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -157,10 +158,10 @@ func TestWatchFollowsARootLinkSwappedLikeGitSync(t *testing.T) {
 			await(t, func() bool {
 				return holds(two, weeklyReport, "Weekly report, synced") && w.ready() == health.Converged
 			})
-			if _, err := workspacelock.Acquire(workspacefs.OS{}, two, 0); !errors.As(err, new(*workspacelock.HeldError)) {
+			if _, err := state.Acquire(workspacefs.OS{}, two, 0); !errors.As(err, new(*state.HeldError)) {
 				t.Errorf("the new worktree's lock is not held: %v", err)
 			}
-			if l, err := workspacelock.Acquire(workspacefs.OS{}, one, 0); err != nil {
+			if l, err := state.Acquire(workspacefs.OS{}, one, 0); err != nil {
 				t.Errorf("the old worktree's lock is still held: %v", err)
 			} else {
 				l.Release()
@@ -203,7 +204,7 @@ func TestWatchFollowsARootMovedAwayAndCopied(t *testing.T) {
 		_, err := os.Stat(filepath.Join(root, ".claude/skills/jot/SKILL.md"))
 		return err == nil && w.ready() == health.Converged
 	})
-	if _, err := workspacelock.Acquire(workspacefs.OS{}, root, 0); !errors.As(err, new(*workspacelock.HeldError)) {
+	if _, err := state.Acquire(workspacefs.OS{}, root, 0); !errors.As(err, new(*state.HeldError)) {
 		t.Errorf("the copy's lock is not held: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(old, ".claude/skills/jot")); err == nil {
@@ -224,7 +225,7 @@ func TestWatchStopsWhenTheNewTreesLockIsHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := startWatcher(t, WatchOptions{Request: Request{Root: root}})
-	other, err := workspacelock.Acquire(workspacefs.OS{}, two, 0)
+	other, err := state.Acquire(workspacefs.OS{}, two, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func TestWatchStopsWhenTheNewTreesLockIsHeld(t *testing.T) {
 			return false
 		}
 	})
-	if !errors.Is(stopped, workspacelock.ErrLost) || !strings.Contains(stopped.Error(), root+" now leads to "+two) ||
+	if !errors.Is(stopped, state.ErrLost) || !strings.Contains(stopped.Error(), root+" now leads to "+two) ||
 		!strings.Contains(stopped.Error(), "holds .skillsync/lock") {
 		t.Errorf("the watcher stopped with %v", stopped)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/statedir"
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
@@ -174,7 +174,7 @@ func TestOwnWritesDoNotHoldBackDeletes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), withoutNote(t, root), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(filepath.Join(root, statedir.Dir)); err != nil {
+	if err := os.RemoveAll(filepath.Join(root, state.Dir)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.RemoveAll(filepath.Join(root, ".agents")); err != nil {

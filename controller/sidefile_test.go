@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // Codex's policy file beside a skill is skillsync's only when it carries the
 // banner for its own path: a person's copy, or an agents/ directory that is a
 // symlink, is never written, even with --force.
 func TestSideFilesOfAPersonAreNeverTouched(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	if out := Reconcile(Request{Root: root}); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("first pass: %v %v", out.Err, out.Problems)
 	}
@@ -20,7 +22,7 @@ func TestSideFilesOfAPersonAreNeverTouched(t *testing.T) {
 		t.Fatalf("no policy file beside the write skill: %v", err)
 	}
 	mine := []byte("policy:\n  allow_implicit_invocation: true\n")
-	writeFile(t, root, ".agents/skills/intent/agents/openai.yaml", mine)
+	testkit.WriteFile(t, root, ".agents/skills/intent/agents/openai.yaml", mine)
 	elsewhere := filepath.Join(root, "elsewhere")
 	if err := os.Mkdir(elsewhere, 0o755); err != nil {
 		t.Fatal(err)
@@ -60,7 +62,7 @@ func TestSideFilesOfAPersonAreNeverTouched(t *testing.T) {
 // nothing of it is left for a client to find, also when its SKILL.md went first
 // (deleted by hand, or by a run that was killed).
 func TestPruningASkillRemovesItsSideFileDirectory(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	if out := Reconcile(Request{Root: root}); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("first pass: %v %v", out.Err, out.Problems)
 	}
@@ -100,14 +102,14 @@ func TestSideFilesWaitForTheirSkillDirectory(t *testing.T) {
 		absent string
 	}{
 		{"a file where the skill directory goes", func(t *testing.T, root string) {
-			writeFile(t, root, ".agents/skills/intent", []byte("mine\n"))
+			testkit.WriteFile(t, root, ".agents/skills/intent", []byte("mine\n"))
 		}, map[string]Action{skillFile: Conflict, sideFile: Conflict}, ""},
 		{"a case twin of the skill directory", func(t *testing.T, root string) {
-			writeFile(t, root, ".agents/skills/Intent/SKILL.md", []byte("---\nname: Intent\ndescription: mine\n---\n"))
+			testkit.WriteFile(t, root, ".agents/skills/Intent/SKILL.md", []byte("---\nname: Intent\ndescription: mine\n---\n"))
 		}, map[string]Action{skillFile: Conflict, sideFile: ""}, ".agents/skills/intent"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			root := exampleWorkspace(t)
+			root := testkit.ExampleWorkspace(t)
 			c.setup(t, root)
 			out := Reconcile(Request{Root: root})
 			actions := map[string]Action{}

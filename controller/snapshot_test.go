@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -16,7 +17,7 @@ const snapshotRel = "registry/mcp-tracker.yaml"
 // selector makes open_ticket the skill ticket.
 func snapshotWorkspace(t *testing.T) string {
 	t.Helper()
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	selectAlias(t, root, "ticket")
 	return root
 }
@@ -26,7 +27,7 @@ func selectAlias(t *testing.T, root, alias string) {
 	t.Helper()
 	config := "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  profile: cli\n  mcp: {server: majordomus}\n" +
 		"  mcpSources:\n    - name: tracker\n      command: tracker-mcp\n      skills: [{tool: open_ticket, alias: " + alias + ", argument: summary}]\n"
-	writeFile(t, root, "skillsync.yaml", []byte(config))
+	testkit.WriteFile(t, root, "skillsync.yaml", []byte(config))
 }
 
 // snapshotOf is a snapshot recording the tool open_ticket under title.
@@ -45,7 +46,7 @@ func snapshotOf(t *testing.T, title string) []byte {
 // server lists out of the snapshot.
 func TestRecordSnapshotIgnoresProblemsNotItsOwn(t *testing.T) {
 	root := snapshotWorkspace(t)
-	writeFile(t, root, "registry/broken.yaml", []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: half.written\n"))
+	testkit.WriteFile(t, root, "registry/broken.yaml", []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: half.written\n"))
 	wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
 	if !wrote || err != nil {
 		t.Fatalf("wrote %v, err %v", wrote, err)
@@ -63,14 +64,14 @@ func TestRecordSnapshotIgnoresAnotherSourcesProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, root, "skillsync.yaml", append(config, "    - name: other\n      command: other-mcp\n"...))
+	testkit.WriteFile(t, root, "skillsync.yaml", append(config, "    - name: other\n      command: other-mcp\n"...))
 	other := "---\napiVersion: skillsync/v1\nkind: Capability\nmetadata:\n  name: other.tool\nspec:\n  title: A tool\n  effect: sometimes\n" +
 		"  mcp: {server: other, tool: tool}\n"
 	stamped, err := banner.Stamp([]byte(other), "mcp/other", "registry/mcp-other.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, root, "registry/mcp-other.yaml", stamped)
+	testkit.WriteFile(t, root, "registry/mcp-other.yaml", stamped)
 	if _, err := LoadInputs(workspacefs.OS{}, root, "", ""); err == nil {
 		t.Fatal("the other source's snapshot loads; the test needs one that does not")
 	}
@@ -97,7 +98,7 @@ func TestRecordSnapshotRefusesItsOwnProblems(t *testing.T) {
 	if wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false); !wrote || err != nil {
 		t.Fatalf("a snapshot that loads: wrote %v, err %v", wrote, err)
 	}
-	writeFile(t, root, "registry/team.yaml", []byte("apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: ticket}\nspec: {description: Ours, body: Ours.}\n"))
+	testkit.WriteFile(t, root, "registry/team.yaml", []byte("apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: ticket}\nspec: {description: Ours, body: Ours.}\n"))
 	wrote, err = RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
 	if wrote || !errors.As(err, &rejected) || len(rejected.Problems) != 1 || rejected.Problems[0].Pos.File != "skillsync.yaml" {
 		t.Errorf("the same snapshot, its alias now taken: wrote %v, err %v, problems %v", wrote, err, rejected.Problems)

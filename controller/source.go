@@ -13,12 +13,11 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	"github.com/skillsync/skillsync/statedir"
-	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // fallbackPoll is how often directories inotify cannot watch are polled.
@@ -139,10 +138,10 @@ func (s *changeSource) eventsArrive() bool {
 	if s.o.Lock == nil {
 		return true
 	}
-	if err := s.fsw.Add(s.abs(statedir.Dir)); err != nil {
+	if err := s.fsw.Add(s.abs(state.Dir)); err != nil {
 		return true
 	}
-	return eventsArrive(s.o.Lock.Touch, s.abs(workspacelock.File), s.fsw.Events, eventProbeWait)
+	return eventsArrive(s.o.Lock.Touch, s.abs(state.LockFile), s.fsw.Events, eventProbeWait)
 }
 
 // watchRoot watches the directories that decide where the root leads, so that
@@ -405,7 +404,7 @@ func (s *changeSource) rel(name string) string {
 // relevant drops the events of skillsync's own temp files and lock, which call
 // for no pass.
 func relevant(rel string) bool {
-	return !banner.IsTempName(path.Base(rel)) && rel != workspacelock.File
+	return !banner.IsTempName(path.Base(rel)) && rel != state.LockFile
 }
 
 // poll lists the polled directories every interval and triggers a run when an

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -31,7 +32,7 @@ func tree(t *testing.T, root string) map[string]string {
 // A --check pass runs on a read-only system: it plans every change and asks to
 // write nothing at all.
 func TestCheckAsksToWriteNothing(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	before := tree(t, root)
 	sys := workspacefs.NewReadOnly(workspacefs.OS{})
 	out := ReconcileOnce(Request{System: sys, Root: root, Check: true}, 0)
@@ -50,7 +51,7 @@ func TestCheckAsksToWriteNothing(t *testing.T) {
 // refused and recorded, and nothing on disk changes, which is what makes --check
 // read-only by construction rather than by the care of the code it runs.
 func TestReadOnlySystemRefusesAnApplyingPass(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	before := tree(t, root)
 	sys := workspacefs.NewReadOnly(workspacefs.OS{})
 	out := Reconcile(Request{System: sys, Root: root})
@@ -86,7 +87,7 @@ func TestApplyUnderInjectedFaults(t *testing.T) {
 		{"putting in place refused", workspacefs.Fault{Path: intent, Err: syscall.EACCES}, "permission denied"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			root := exampleWorkspace(t)
+			root := testkit.ExampleWorkspace(t)
 			sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{c.fault}}
 			out := Reconcile(Request{System: sys, Root: root})
 			var failed *ApplyError
@@ -113,7 +114,7 @@ func TestApplyUnderInjectedFaults(t *testing.T) {
 // A generated file a person edits between skillsync's read of it and its rename
 // over it is kept: the re-check before the write sees the edit.
 func TestAFileChangedBetweenReadAndWriteIsKept(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	if out := Reconcile(Request{Root: root}); out.Err != nil {
 		t.Fatal(out.Err)
 	}

@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/health"
-	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // WatchOptions configure the long-running controller.
@@ -22,7 +22,7 @@ type WatchOptions struct {
 	// leaves that suggestion out.
 	PollFlag string
 	Health   *health.Tracker
-	Lock     *workspacelock.Lock // held by the caller; kept for as long as the loop runs
+	Lock     *state.Lock // held by the caller; kept for as long as the loop runs
 	Log      *slog.Logger
 	// OnTree, when set, is called each time the watcher starts on a tree (at its
 	// start, and once the root came to lead elsewhere) with the tree's path and

@@ -18,23 +18,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	"github.com/skillsync/skillsync/statedir"
 )
 
-func exampleWorkspace(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("../fixtures/example")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 func TestWatchDirs(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	outside := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, ".claude/skills/intent"), 0o755); err != nil {
 		t.Fatal(err)
@@ -94,7 +86,7 @@ func (l *logLines) count(msg string) int {
 // the directory is writable again. Polling once an hour stands in for a watcher that
 // sees nothing: only the retry can wake the loop.
 func TestWatchRetriesAfterAnIOFailure(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	skills := filepath.Join(root, ".qwen/skills")
 	if err := os.MkdirAll(skills, 0o755); err != nil {
 		t.Fatal(err)
@@ -276,7 +268,7 @@ func TestRunsAreLoggedAtTheirLevelWithoutEmptyKeys(t *testing.T) {
 // directories and files, updates, the record of its sources) cause no further run,
 // so one save is one run.
 func TestWatchRunsOncePerSave(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	h := &levels{}
 	tracker := &health.Tracker{}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -324,7 +316,7 @@ func TestWatchRunsOncePerSave(t *testing.T) {
 // renaming a new ..data link over the old one, which shows only in cm/: the
 // directories holding each link on the way are watched, and so is where they lead.
 func TestInputDirsFollowTheLinksOnTheWay(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	if err := os.Rename(filepath.Join(root, "registry"), filepath.Join(root, "cm-v1")); err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +397,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 			t.Errorf("registryDirs = %v, lacks %s", got, want)
 		}
 	}
-	if slices.Contains(got, ".") || slices.Contains(got, statedir.Dir) {
+	if slices.Contains(got, ".") || slices.Contains(got, state.Dir) {
 		t.Errorf("registryDirs = %v: the root and .skillsync/ count only through their files", got)
 	}
 	in := inputsOf(r, reg)
@@ -422,7 +414,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 // Events beside the inputs that are no input (a log written next to
 // skillsync.yaml) neither keep deletes waiting nor cause runs.
 func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	backdate(t, root)
 	h := &levels{}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -474,7 +466,7 @@ func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
 // watch on that directory was in place, sent no event: the end of the run looks at
 // every path written once more and calls for another run.
 func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	q := NewQueue(time.Millisecond, time.Millisecond)
 	src, err := newChangeSource(WatchOptions{Request: Request{Root: root, history: &settling{}}, Health: &health.Tracker{}, Log: slog.New(&levels{})}, q, nil)
 	if err != nil {

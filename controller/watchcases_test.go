@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // testWatcher is a watcher's informer and change source on a workspace, with
@@ -94,7 +96,7 @@ func TestWatchSeesAnEditWhereAnInputLinks(t *testing.T) {
 		{"directory that sorts first", "registry", "a/registry", "a/registry", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			root := exampleWorkspace(t)
+			root := testkit.ExampleWorkspace(t)
 			behindLink(t, root, c.rel, c.to, c.target)
 			edited := filepath.Join(root, strings.Replace("registry/journal.yaml", c.rel, c.to, 1))
 			agreeAfter(t, root, func() {
@@ -111,7 +113,7 @@ func TestWatchSeesAnEditWhereAnInputLinks(t *testing.T) {
 // runs, the next pass a full one (a resync): the directory's watch went with the
 // old one, and is added again, so a hand edit in it is seen.
 func TestASkillDirectoryMadeAgainDuringAPassIsWatchedAgain(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	w := convergedWatcher(t, root)
 	inf, src, sync, check := w.inf, w.src, w.sync, w.check
 	dir := filepath.Join(root, ".claude/skills/intent")
@@ -125,7 +127,7 @@ func TestASkillDirectoryMadeAgainDuringAPassIsWatchedAgain(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, root, ".claude/skills/intent/SKILL.md", data)
+	testkit.WriteFile(t, root, ".claude/skills/intent/SKILL.md", data)
 	sync()
 	stash := inf.take()
 	inf.putBack(taken)
@@ -139,7 +141,7 @@ func TestASkillDirectoryMadeAgainDuringAPassIsWatchedAgain(t *testing.T) {
 		t.Fatalf("P2 is not a full pass")
 	}
 	// A hand edit in the directory: its event must arrive.
-	writeFile(t, root, ".claude/skills/intent/SKILL.md", append(data, "edited by hand\n"...))
+	testkit.WriteFile(t, root, ".claude/skills/intent/SKILL.md", append(data, "edited by hand\n"...))
 	sync()
 	got := planSummary(src.pass(inf, check))
 	want := planSummary(Reconcile(Request{Root: root, Check: true}))
@@ -152,12 +154,12 @@ func TestASkillDirectoryMadeAgainDuringAPassIsWatchedAgain(t *testing.T) {
 // pass that first reads it runs. Its event is judged against the inputs that
 // pass leaves, so the file is read again.
 func TestASaveDuringAPassIsJudgedByTheInputsItLeaves(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	w := convergedWatcher(t, root)
 	inf, src, sync, check := w.inf, w.src, w.sync, w.check
 	extra := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: extra.cap}\nspec:\n  title: Extra\n  effect: read\n" +
 		"  input: {type: object, properties: {text: {type: string}}, required: [text]}\n  mcp: {tool: extra}\n  skill: {alias: extra, argument: text}\n"
-	writeFile(t, root, "registry/extra.yml", []byte(extra))
+	testkit.WriteFile(t, root, "registry/extra.yml", []byte(extra))
 	replaceIn(t, filepath.Join(root, "skillsync.yaml"), "registry: [registry/*.yaml]", "registry: [registry/*.yaml, registry/*.yml]")
 	sync()
 	// pass(), split where the save lands: after the reconcile read the inputs,

@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	"github.com/skillsync/skillsync/statedir"
 )
 
 // watchDirs lists the workspace directories whose changes can change what a
@@ -56,7 +56,7 @@ func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 // registryDirs).
 func inputDirs(r workspacefs.FS, reg *registry.Registry) []string {
 	set := map[string]bool{}
-	for _, w := range []string{".", statedir.Dir} {
+	for _, w := range []string{".", state.Dir} {
 		if d, ok := nearestDir(r, w, true); ok {
 			set[d] = true
 		}
@@ -234,7 +234,7 @@ func outputPath(rel string) bool {
 			return true
 		}
 	}
-	return rel == statedir.Dir || rel == statedir.AppliedFile
+	return rel == state.Dir || rel == state.AppliedFile
 }
 
 // globDirs lists every existing directory a registry glob can match a file under,

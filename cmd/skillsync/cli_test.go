@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/workspacelock"
 	"github.com/spf13/cobra"
 )
 
@@ -100,7 +100,7 @@ func TestOutputOfARunThatAppliedNothingClaimsNothing(t *testing.T) {
 	out := controller.Outcome{
 		Plan:    controller.Plan{Changes: []controller.Change{update}, InSync: []string{"x"}},
 		Planned: true,
-		Err:     &workspacelock.HeldError{PID: 42},
+		Err:     &state.HeldError{PID: 42},
 	}
 	var buf bytes.Buffer
 	printPlan(&buf, out, false, false)

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
-	"github.com/skillsync/skillsync/statedir"
 	"github.com/spf13/cobra"
 )
 
@@ -25,7 +25,7 @@ func newProfileCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := statedir.UseProfile(g.sys, root, args[0]); err != nil {
+			if err := state.UseProfile(g.sys, root, args[0]); err != nil {
 				return inputError(g.stderr, err)
 			}
 			fmt.Fprintf(g.stdout, "profile %s is active; a running watcher applies it, otherwise run skillsync reconcile --once\n", args[0])
@@ -79,7 +79,7 @@ reconcile (or the running watcher) then applies it.`,
 			if err != nil {
 				return err
 			}
-			accepted, err := statedir.Accept(g.sys, root, args)
+			accepted, err := state.Accept(g.sys, root, args)
 			if err != nil {
 				return inputError(g.stderr, err)
 			}

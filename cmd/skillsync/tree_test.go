@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/skillsync/skillsync/statedir"
+	"github.com/skillsync/skillsync/controller/state"
 )
 
 // The tree snapshot both the validation table and the scripts use to prove that a
@@ -38,7 +38,7 @@ func readTree(dir string) (map[string]treeEntry, error) {
 		if err != nil {
 			return err
 		}
-		if filepath.ToSlash(rel) == statedir.IndexFile {
+		if filepath.ToSlash(rel) == state.IndexFile {
 			return nil
 		}
 		info, err := os.Lstat(p)
@@ -49,7 +49,7 @@ func readTree(dir string) (map[string]treeEntry, error) {
 		switch {
 		case info.IsDir():
 			e.Kind = "dir"
-			if filepath.ToSlash(rel) != statedir.Dir {
+			if filepath.ToSlash(rel) != state.Dir {
 				e.MTime = info.ModTime()
 			}
 		case info.Mode().IsRegular():

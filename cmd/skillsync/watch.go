@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/health"
-	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // watchFlags are the flags of the long-running controller, and the two that say
@@ -75,7 +75,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		return usageError("--poll and --resync must not be negative")
 	}
 	log := g.logger()
-	lock, err := workspacelock.Acquire(req.System, req.Root, 0)
+	lock, err := state.Acquire(req.System, req.Root, 0)
 	if err != nil {
 		return inputError(g.stderr, err)
 	}

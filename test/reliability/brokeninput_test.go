@@ -32,8 +32,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/statedir"
-	"github.com/skillsync/skillsync/workspacelock"
+	"github.com/skillsync/skillsync/controller/state"
 )
 
 // breakage is one way to break one input file.
@@ -256,7 +255,7 @@ func (s *brokenSuite) once(b breakage, args ...string) {
 func (s *brokenSuite) expectNoRemoval(before, after ownTree, when string) {
 	for p := range before {
 		// The record keeps the bytes only of the files it lists.
-		if _, ok := after[p]; !ok && p != workspacelock.File && p != statedir.IndexFile && !strings.HasPrefix(p, statedir.AppliedDir+"/") {
+		if _, ok := after[p]; !ok && p != state.LockFile && p != state.IndexFile && !strings.HasPrefix(p, state.AppliedDir+"/") {
 			s.problems = append(s.problems, fmt.Sprintf("%s removed %s", when, p))
 		}
 	}
@@ -270,7 +269,7 @@ func (s *brokenSuite) expectSameContent(want, got ownTree, when string) {
 	for _, p := range ownSorted(want) {
 		w, ok := got[p]
 		switch {
-		case p == workspacelock.File || p == statedir.AppliedFile || p == statedir.IndexFile || strings.HasPrefix(p, statedir.AppliedDir+"/"):
+		case p == state.LockFile || p == state.AppliedFile || p == state.IndexFile || strings.HasPrefix(p, state.AppliedDir+"/"):
 		case !ok:
 			changes = append(changes, p+": removed")
 		case w.mode != want[p].mode || w.sum != want[p].sum || w.link != want[p].link:
@@ -278,7 +277,7 @@ func (s *brokenSuite) expectSameContent(want, got ownTree, when string) {
 		}
 	}
 	for _, p := range ownSorted(got) {
-		if _, ok := want[p]; !ok && p != statedir.IndexFile && !strings.HasPrefix(p, statedir.AppliedDir+"/") {
+		if _, ok := want[p]; !ok && p != state.IndexFile && !strings.HasPrefix(p, state.AppliedDir+"/") {
 			changes = append(changes, p+": created")
 		}
 	}
@@ -311,7 +310,7 @@ func (s *brokenSuite) watch(cuts []breakage) {
 	awaitReady(t, addr)
 	// The watcher writes its pid into the lock file and nothing else.
 	watched := s.snapshot()
-	s.expectSame(except(s.inSync, workspacelock.File), except(watched, workspacelock.File), "by its first run (.skillsync/lock aside)")
+	s.expectSame(except(s.inSync, state.LockFile), except(watched, state.LockFile), "by its first run (.skillsync/lock aside)")
 	s.done("a watcher started on the workspace in sync")
 
 	for _, c := range cuts {

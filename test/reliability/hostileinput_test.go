@@ -78,7 +78,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/workspacelock"
+	"github.com/skillsync/skillsync/controller/state"
 )
 
 const (
@@ -554,7 +554,7 @@ func (s *hostileSuite) watchOwnOutput(t *testing.T) []string {
 		problems = append(problems, fmt.Sprintf("/readyz never answered 503 naming %s; last answer: %d %s", where, status, body))
 	}
 	refused := snapshot(t, ws)
-	if changes := ownChanges(except(except(ready, hostileFile), workspacelock.File), except(except(refused, hostileFile), workspacelock.File)); len(changes) > 0 {
+	if changes := ownChanges(except(except(ready, hostileFile), state.LockFile), except(except(refused, hostileFile), state.LockFile)); len(changes) > 0 {
 		problems = append(problems, "the watcher changed the workspace when the bodyFile came:\n    "+strings.Join(changes, "\n    "))
 	}
 	// A loop needs no new event from outside: a few seconds show whether it feeds on

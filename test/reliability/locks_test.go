@@ -21,9 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/internal/syncbuffer"
 	"github.com/skillsync/skillsync/test/bench/workspacegen"
-	"github.com/skillsync/skillsync/workspacelock"
 )
 
 // lockLinks plants a link at .skillsync/lock. skillsync writes its pid into the
@@ -56,7 +56,7 @@ func (s *resSuite) lockLinks(t *testing.T) {
 			resConverge(t, ws)
 			outside := filepath.Join(dir, "outside.txt")
 			must(t, os.WriteFile(outside, []byte("someone else's file\n"), 0o600))
-			lock := filepath.Join(ws, workspacelock.File)
+			lock := filepath.Join(ws, state.LockFile)
 			if err := os.Remove(lock); err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)
 			}
@@ -71,8 +71,8 @@ func (s *resSuite) lockLinks(t *testing.T) {
 			refused := func(what string, code int, out string) {
 				var f resFindings
 				f.expect(code == 2, "exit %d, want 2", code)
-				f.expect(strings.Contains(out, workspacelock.File) && strings.Contains(out, "remove it"),
-					"does not name %s and say to remove it", workspacelock.File)
+				f.expect(strings.Contains(out, state.LockFile) && strings.Contains(out, "remove it"),
+					"does not name %s and say to remove it", state.LockFile)
 				_, err := os.Lstat(missing)
 				f.expect(os.IsNotExist(err), "wrote .claude/skills/intent/SKILL.md")
 				f.expect(resStat(t, linked) == before, "the linked file %s changed (bytes, mode or mtime)", linked)
@@ -125,7 +125,7 @@ func (s *resSuite) lockHeld(t *testing.T) {
 	resDropCapability(t, ws, "intents.withdraw")
 	must(t, workspacegen.Backdate(ws))
 
-	lock, err := os.OpenFile(filepath.Join(ws, workspacelock.File), os.O_RDWR, 0)
+	lock, err := os.OpenFile(filepath.Join(ws, state.LockFile), os.O_RDWR, 0)
 	must(t, err)
 	defer lock.Close()
 	must(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))

@@ -23,12 +23,12 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
-	"github.com/skillsync/skillsync/statedir"
 )
 
 // TestOwnershipProperty is the ownership property suite. Each case builds a random workspace
@@ -256,8 +256,8 @@ func ownChanges(before, after ownTree) []string {
 // and .skillsync/applied/, under the lock, in a .skillsync/ it creates with its
 // .gitignore, or refreshing its cache, .skillsync/index.
 func ownRecordsSources(change string) bool {
-	for _, p := range []string{statedir.Dir + ":", statedir.AppliedFile + ":", statedir.AppliedDir + ":", statedir.AppliedDir + "/",
-		statedir.IndexFile + ":", statedir.Dir + "/lock:", statedir.Dir + "/.gitignore: created"} {
+	for _, p := range []string{state.Dir + ":", state.AppliedFile + ":", state.AppliedDir + ":", state.AppliedDir + "/",
+		state.IndexFile + ":", state.Dir + "/lock:", state.Dir + "/.gitignore: created"} {
 		if strings.HasPrefix(change, p) {
 			return true
 		}
@@ -315,7 +315,7 @@ func (c *ownershipCase) opNames() []string {
 func (c *ownershipCase) classify() error {
 	for _, p := range ownSorted(c.start) {
 		e := c.start[p]
-		if p == statedir.Dir || strings.HasPrefix(p, statedir.Dir+"/") || e.mode.IsDir() {
+		if p == state.Dir || strings.HasPrefix(p, state.Dir+"/") || e.mode.IsDir() {
 			continue
 		}
 		switch {
@@ -348,7 +348,7 @@ func (c *ownershipCase) classify() error {
 	// directory (docs/ownership.md).
 	for _, p := range ownSorted(c.start) {
 		e := c.start[p]
-		if e.mode.IsDir() && !strings.HasPrefix(p+"/", statedir.Dir+"/") && c.emptyAtStart(p) &&
+		if e.mode.IsDir() && !strings.HasPrefix(p+"/", state.Dir+"/") && c.emptyAtStart(p) &&
 			!ownSkillDir(p) && !ownSideDir(p) {
 			c.protect(p, e)
 		}

@@ -3,7 +3,7 @@
 // .skillsync/ held with flock(2) (LockFileEx on Windows), so the system releases
 // it when its holder dies, and it records the holder's pid for the message of the
 // next one that finds it held.
-package workspacelock
+package state
 
 import (
 	"errors"
@@ -16,17 +16,16 @@ import (
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	"github.com/skillsync/skillsync/statedir"
 )
 
-// File is the lock file, relative to the workspace root.
-const File = statedir.Dir + "/lock"
+// LockFile is the lock file, relative to the workspace root.
+const LockFile = Dir + "/lock"
 
 // HeldError says another process holds the workspace lock.
 type HeldError struct{ PID int }
 
 func (e *HeldError) Error() string {
-	return fmt.Sprintf("another skillsync (pid %d) holds %s; stop it, or wait for it to finish", e.PID, File)
+	return fmt.Sprintf("another skillsync (pid %d) holds %s; stop it, or wait for it to finish", e.PID, LockFile)
 }
 
 // Lock is a held workspace lock.
@@ -45,7 +44,7 @@ func Acquire(sys workspacefs.System, root string, wait time.Duration) (*Lock, er
 		return nil, err
 	}
 	defer r.Close()
-	if err := statedir.Make(r); err != nil {
+	if err := Make(r); err != nil {
 		return nil, err
 	}
 	f, err := openLockFile(r)
@@ -60,7 +59,7 @@ func Acquire(sys workspacefs.System, root string, wait time.Duration) (*Lock, er
 		}
 		if !errors.Is(err, workspacefs.ErrLockHeld) {
 			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", File, err)
+			return nil, fmt.Errorf("lock %s: %w", LockFile, err)
 		}
 		if !time.Now().Before(deadline) {
 			pid := recordedPID(f)
@@ -88,18 +87,18 @@ func Acquire(sys workspacefs.System, root string, wait time.Duration) (*Lock, er
 // kind: the pid is written into it, so a symlink or a hard link planted there would
 // carry that write to another file.
 func openLockFile(r workspacefs.FS) (*os.File, error) {
-	d, err := r.OpenDir(statedir.Dir)
+	d, err := r.OpenDir(Dir)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", statedir.Dir, workspacefs.Cause(err))
+		return nil, fmt.Errorf("open %s: %w", Dir, workspacefs.Cause(err))
 	}
 	defer d.Close()
-	f, err := d.OpenFile(path.Base(File), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := d.OpenFile(path.Base(LockFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if errors.Is(err, workspacefs.ErrNotRegular) || errors.Is(err, workspacefs.ErrLinked) {
-		return nil, registry.Problems{{Pos: registry.Position{File: File}, Message: "is " + describeLockObstacle(err) + ", not skillsync's own lock file",
+		return nil, registry.Problems{{Pos: registry.Position{File: LockFile}, Message: "is " + describeLockObstacle(err) + ", not skillsync's own lock file",
 			Hint: "remove it; skillsync creates a fresh lock file"}}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", File, workspacefs.Explain(workspacefs.Cause(err)))
+		return nil, fmt.Errorf("open %s: %w", LockFile, workspacefs.Explain(workspacefs.Cause(err)))
 	}
 	return f, nil
 }
@@ -155,7 +154,7 @@ func (l *Lock) Keep(root string) error {
 	if err != nil {
 		return err
 	}
-	current, err := r.Lstat(File)
+	current, err := r.Lstat(LockFile)
 	r.Close()
 	if err == nil && os.SameFile(held, current) {
 		return nil

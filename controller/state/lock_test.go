@@ -1,4 +1,4 @@
-package workspacelock
+package state
 
 import (
 	"errors"
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	"github.com/skillsync/skillsync/statedir"
 )
 
 func TestLockIsExclusiveAndNamesItsHolder(t *testing.T) {
@@ -45,13 +44,13 @@ func TestLockIsExclusiveAndNamesItsHolder(t *testing.T) {
 // TestLockOfADeadProcessIsTakenOver has a child process take the lock and die.
 func TestLockOfADeadProcessIsTakenOver(t *testing.T) {
 	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, statedir.Dir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, Dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// flock from a child shell that is killed while holding the lock.
-	cmd := exec.Command("sh", "-c", `exec 9>>"$1"; flock -x 9; echo $$ > "$1"; kill -9 $$`, "sh", filepath.Join(root, File))
+	cmd := exec.Command("sh", "-c", `exec 9>>"$1"; flock -x 9; echo $$ > "$1"; kill -9 $$`, "sh", filepath.Join(root, LockFile))
 	out, _ := cmd.CombinedOutput()
-	data, _ := os.ReadFile(filepath.Join(root, File))
+	data, _ := os.ReadFile(filepath.Join(root, LockFile))
 	dead, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 	if dead == 0 {
 		t.Skipf("flock(1) not available to take the lock from a child: %s", out)
@@ -75,24 +74,24 @@ func TestLockNeverWritesThroughALink(t *testing.T) {
 		plant func(t *testing.T, root, victim string)
 	}{
 		{"symlink inside the workspace", func(t *testing.T, root, victim string) {
-			if err := os.Symlink("../registry.yaml", filepath.Join(root, File)); err != nil {
+			if err := os.Symlink("../registry.yaml", filepath.Join(root, LockFile)); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"symlink out of the workspace", func(t *testing.T, root, victim string) {
-			if err := os.Symlink(victim, filepath.Join(root, File)); err != nil {
+			if err := os.Symlink(victim, filepath.Join(root, LockFile)); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"hard link", func(t *testing.T, root, victim string) {
-			if err := os.Link(victim, filepath.Join(root, File)); err != nil {
+			if err := os.Link(victim, filepath.Join(root, LockFile)); err != nil {
 				t.Fatal(err)
 			}
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
-			if err := os.MkdirAll(filepath.Join(root, statedir.Dir), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(root, Dir), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			victim := filepath.Join(root, "registry.yaml")
@@ -108,8 +107,8 @@ func TestLockNeverWritesThroughALink(t *testing.T) {
 				lock.Release()
 				t.Fatal("took a lock through a link")
 			}
-			if !strings.Contains(err.Error(), File) || !strings.Contains(err.Error(), "remove it") {
-				t.Errorf("error %q does not name %s and what to do", err, File)
+			if !strings.Contains(err.Error(), LockFile) || !strings.Contains(err.Error(), "remove it") {
+				t.Errorf("error %q does not name %s and what to do", err, LockFile)
 			}
 			if got, _ := os.ReadFile(victim); string(got) != "precious\n" {
 				t.Errorf("the linked file now holds %q", got)

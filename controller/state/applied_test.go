@@ -1,4 +1,4 @@
-package statedir
+package state
 
 import (
 	"bytes"
@@ -13,17 +13,9 @@ import (
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
-
-func exampleWorkspace(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("../fixtures/example")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 func loaded(t *testing.T, root string) *registry.Registry {
 	t.Helper()
@@ -35,7 +27,7 @@ func loaded(t *testing.T, root string) *registry.Registry {
 }
 
 func TestAcceptRefusesAFileThatIsNotAnInput(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	_, err := Accept(workspacefs.OS{}, root, []string{"README.md"})
 	var ps registry.Problems
 	if !errors.As(err, &ps) || ps[0].Pos.File != "README.md" {
@@ -47,7 +39,7 @@ func TestAcceptRefusesAFileThatIsNotAnInput(t *testing.T) {
 // and recording, whose loaded bytes the record does not keep yet, can no longer
 // be read as applied, so the record is left as it was, for the next pass.
 func TestARecordIsNotMadeFromASourceSavedAgainSinceItWasLoaded(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	if _, err := Record(workspacefs.OS{}, loaded(t, root)); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +212,7 @@ func TestABrokenRecord(t *testing.T) {
 
 // A cached read parses the record again only when its bytes changed.
 func TestReadAppliedCached(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	if _, err := Record(workspacefs.OS{}, loaded(t, root)); err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +252,7 @@ func TestReadAppliedCached(t *testing.T) {
 // What a cached record wrote is what a read of the record finds, without parsing
 // it again.
 func TestRecordCachedPrimesTheCache(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	var cache AppliedCache
 	if _, err := RecordCached(workspacefs.OS{}, loaded(t, root), &cache); err != nil {
 		t.Fatal(err)
@@ -283,7 +275,7 @@ func TestRecordCachedPrimesTheCache(t *testing.T) {
 // Bytes kept under their digest that a crash cut short are written again by the
 // next record, so a cut of the file they record is found again.
 func TestKeptBytesCutShortAreWrittenAgain(t *testing.T) {
-	root := exampleWorkspace(t)
+	root := testkit.ExampleWorkspace(t)
 	if _, err := Record(workspacefs.OS{}, loaded(t, root)); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package statedir
+package state
 
 import (
 	"errors"

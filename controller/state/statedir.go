@@ -3,7 +3,7 @@
 // `skillsync accept`, which rewrites it), and the directory itself, made with a
 // .gitignore so none of it reaches git, and refused when it is not a plain
 // directory. The workspace lock lives in it too (package workspacelock).
-package statedir
+package state
 
 import (
 	"bufio"
