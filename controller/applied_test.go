@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/testkit"
@@ -256,7 +257,7 @@ func TestACutIsBlamedOnlyForItsOwnDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := ReconcileOnce(Request{Root: root}, time.Second)
-	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(Delete) != 4 {
-		t.Fatalf("err %v, problems %v, %d deletes; want the withdraw-intent skills and their Codex policy file deleted", out.Err, out.Problems, out.Plan.Count(Delete))
+	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Delete) != 4 {
+		t.Fatalf("err %v, problems %v, %d deletes; want the withdraw-intent skills and their Codex policy file deleted", out.Err, out.Problems, out.Plan.Count(plan.Delete))
 	}
 }

@@ -1,5 +1,10 @@
 package controller
 
+import (
+	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/controller/plan"
+)
+
 // Fate is what became of one change of a plan by the end of its pass.
 type Fate int
 
@@ -15,7 +20,7 @@ const (
 // Result is one change of a plan with what became of it. Applied is the record of
 // the attempt (zero unless attempted); NotDone says why a NotReached change was not made.
 type Result struct {
-	Applied
+	apply.Applied
 	Fate    Fate
 	NotDone string
 }
@@ -23,7 +28,7 @@ type Result struct {
 // Results gives each change of the plan, in order, with its fate; check says the
 // pass was --check.
 func (o Outcome) Results(check bool) []Result {
-	attempts := make(map[string]Applied, len(o.Applied))
+	attempts := make(map[string]apply.Applied, len(o.Applied))
 	for _, a := range o.Applied {
 		attempts[a.Path] = a
 	}
@@ -31,11 +36,11 @@ func (o Outcome) Results(check bool) []Result {
 	for i := range o.Plan.Changes {
 		c := &o.Plan.Changes[i]
 		a, attempted := attempts[c.Path]
-		r := Result{Applied: Applied{Change: c}}
+		r := Result{Applied: apply.Applied{Change: c}}
 		switch {
-		case c.Action == None:
+		case c.Action == plan.None:
 			r.Fate = InSync
-		case check || o.Plan.Refused != "" || c.Action == Conflict:
+		case check || o.Plan.Refused != "" || c.Action == plan.Conflict:
 			r.Fate = Proposed
 		case !attempted:
 			r.Fate, r.NotDone = NotReached, o.notDone(c)
@@ -54,8 +59,8 @@ func (o Outcome) Results(check bool) []Result {
 }
 
 // notDone says why c, planned for this pass, was not made.
-func (o Outcome) notDone(c *Change) string {
-	if c.Action == Delete && len(o.Deferred) > 0 {
+func (o Outcome) notDone(c *plan.Change) string {
+	if c.Action == plan.Delete && len(o.Deferred) > 0 {
 		return "not done: waits for the inputs to settle (" + o.SettleWhy + ")"
 	}
 	return "not done"

@@ -3,25 +3,28 @@ package controller
 import (
 	"errors"
 	"testing"
+
+	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/controller/plan"
 )
 
 func TestResultsSayWhatBecameOfEachChange(t *testing.T) {
-	changes := []Change{
-		{Path: "same", Action: None},
-		{Path: "made", Action: Create},
-		{Path: "failed", Action: Update},
-		{Path: "kept", Action: Cleanup},
-		{Path: "deferred", Action: Delete},
-		{Path: "unreached", Action: Create},
-		{Path: "edited", Action: Conflict},
+	changes := []plan.Change{
+		{Path: "same", Action: plan.None},
+		{Path: "made", Action: plan.Create},
+		{Path: "failed", Action: plan.Update},
+		{Path: "kept", Action: plan.Cleanup},
+		{Path: "deferred", Action: plan.Delete},
+		{Path: "unreached", Action: plan.Create},
+		{Path: "edited", Action: plan.Conflict},
 	}
-	out := Outcome{Plan: Plan{Changes: changes}, SettleWhy: "registry/a.yaml changed 1s ago"}
-	out.Applied = []Applied{
+	out := Outcome{Plan: plan.Plan{Changes: changes}, SettleWhy: "registry/a.yaml changed 1s ago"}
+	out.Applied = []apply.Applied{
 		{Change: &out.Plan.Changes[1]},
 		{Change: &out.Plan.Changes[2], Err: errors.New("read-only file system")},
 		{Change: &out.Plan.Changes[3], Kept: "operation not permitted", Undone: true},
 	}
-	out.Deferred = []*Change{&out.Plan.Changes[4]}
+	out.Deferred = []*plan.Change{&out.Plan.Changes[4]}
 
 	want := []struct {
 		fate    Fate
@@ -49,12 +52,12 @@ func TestResultsSayWhatBecameOfEachChange(t *testing.T) {
 		out   Outcome
 		check bool
 	}{
-		{"--check", Outcome{Plan: Plan{Changes: changes}}, true},
-		{"a refused plan", Outcome{Plan: Plan{Changes: changes, Refused: "it would delete every generated file"}}, false},
+		{"--check", Outcome{Plan: plan.Plan{Changes: changes}}, true},
+		{"a refused plan", Outcome{Plan: plan.Plan{Changes: changes, Refused: "it would delete every generated file"}}, false},
 	} {
 		for i, r := range o.out.Results(o.check) {
 			want := Proposed
-			if changes[i].Action == None {
+			if changes[i].Action == plan.None {
 				want = InSync
 			}
 			if r.Fate != want {

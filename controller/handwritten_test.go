@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -55,8 +56,8 @@ func TestOnlyHandWrittenSkillsTakeANameFromTheOtherTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true})
-	if out.Err != nil || out.Plan.Count(Conflict) != 4 {
-		t.Fatalf("err %v, %d conflicts, want the four files", out.Err, out.Plan.Count(Conflict))
+	if out.Err != nil || out.Plan.Count(plan.Conflict) != 4 {
+		t.Fatalf("err %v, %d conflicts, want the four files", out.Err, out.Plan.Count(plan.Conflict))
 	}
 	for _, skill := range []string{"intent", "note", "find-intent", "weekly-report"} {
 		if got := withheldFrom(out, skill); got != nil {
@@ -69,7 +70,7 @@ func TestOnlyHandWrittenSkillsTakeANameFromTheOtherTargets(t *testing.T) {
 	if got := withheldFrom(out, "note"); !slices.Equal(got, []string{"agents", "claude-code"}) {
 		t.Errorf("note withheld from %q, want the two other targets", got)
 	}
-	if out.Plan.Count(Delete) != 3 {
-		t.Errorf("%d deletes, want the generated note in .claude and .agents and its policy file", out.Plan.Count(Delete))
+	if out.Plan.Count(plan.Delete) != 3 {
+		t.Errorf("%d deletes, want the generated note in .claude and .agents and its policy file", out.Plan.Count(plan.Delete))
 	}
 }

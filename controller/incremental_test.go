@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/banner"
@@ -294,7 +295,7 @@ func planSummary(out Outcome) string {
 	fmt.Fprintf(&b, "err: %v\nproblems: %v\nrefused: %q\n", out.Err, out.Problems, out.Plan.Refused)
 	for _, c := range out.Plan.Changes {
 		content, err := c.Content()
-		if c.Action == Conflict || c.Action == Delete {
+		if c.Action == plan.Conflict || c.Action == plan.Delete {
 			content, err = nil, nil
 		}
 		fmt.Fprintf(&b, "%s %s %s %q old %x new %x %v %v %v\n", c.Action, c.Path, c.Owner, c.Reason, c.OldSum[:4], sha256.Sum256(content), err, c.Obstruction, c.Override)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -205,7 +206,7 @@ func changedNames(before, now map[string]declared) map[string]bool {
 
 // contextOf digests what every skill's files depend on beside its declaration:
 // the config, the active profile and the one git commits, and the options.
-func contextOf(in Inputs, opts Options) [32]byte {
+func contextOf(in Inputs, opts plan.Options) [32]byte {
 	h := sha256.New()
 	config := in.Registry.Sources[registry.ConfigName].Sum
 	h.Write(config[:])
@@ -285,7 +286,7 @@ func (inf *informer) reconcile(req Request) Outcome {
 		// A skill a person's file holds in one target is withheld from all, as in
 		// a full pass: every target's entries of its name were read.
 		p.want = p.want.WithholdTaken(taken)
-		p.plan = planFiles(p.want, p.have, req.Options)
+		p.plan = plan.Files(p.want, p.have, req.Options)
 		tc.replace(touched, p)
 	}
 	last.files = files
@@ -389,7 +390,7 @@ func (b *baseline) plan() targetsPlan {
 	}
 	tp.plan.InSync = make([]string, 0, inSync)
 	for _, tc := range b.targets {
-		var changes []Change
+		var changes []plan.Change
 		var handWritten, escapes []string
 		escapes = append(escapes, tc.escapes...)
 		for i := range tc.entries {

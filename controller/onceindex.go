@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -63,12 +64,12 @@ type indexedOutcome struct {
 
 // indexedConflict is a file the pass kept as it was, and why.
 type indexedConflict struct {
-	Path        string   `json:"path"`
-	Owner       string   `json:"owner"`
-	Reason      string   `json:"reason"`
-	Obstruction bool     `json:"obstruction"`
-	Override    Override `json:"override"`
-	OldSum      [32]byte `json:"oldSum"`
+	Path        string        `json:"path"`
+	Owner       string        `json:"owner"`
+	Reason      string        `json:"reason"`
+	Obstruction bool          `json:"obstruction"`
+	Override    plan.Override `json:"override"`
+	OldSum      [32]byte      `json:"oldSum"`
 }
 
 // stamped is a path the pass read and what was there: a stamp, or nothing.
@@ -145,7 +146,7 @@ func fromIndex(req Request) (Outcome, bool) {
 	out.Profile = desired.Profile{Name: found.Profile, Source: found.ProfileSource}
 	out.Plan.InSync = inSync
 	for _, c := range found.Conflicts {
-		out.Plan.Changes = append(out.Plan.Changes, Change{Path: c.Path, Action: Conflict, Owner: c.Owner, Reason: c.Reason,
+		out.Plan.Changes = append(out.Plan.Changes, plan.Change{Path: c.Path, Action: plan.Conflict, Owner: c.Owner, Reason: c.Reason,
 			Obstruction: c.Obstruction, Override: c.Override, OldSum: c.OldSum})
 	}
 	return out, true
@@ -163,7 +164,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	}
 	var conflicts []indexedConflict
 	for _, c := range out.Plan.Changes {
-		if c.Action != Conflict {
+		if c.Action != plan.Conflict {
 			return
 		}
 		conflicts = append(conflicts, indexedConflict{Path: c.Path, Owner: c.Owner, Reason: c.Reason, Obstruction: c.Obstruction, Override: c.Override, OldSum: c.OldSum})

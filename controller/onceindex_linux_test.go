@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -96,8 +97,8 @@ func TestTheIndexSeesAnEditInTheSecondOfAPassOnAWholeSecondTarget(t *testing.T) 
 		written := stampAt(t, file)
 		// Older than the margin of a nanosecond stamp, in the same second.
 		time.Sleep(300 * time.Millisecond)
-		if out := ReconcileOnce(req, time.Second); out.Err != nil || out.Plan.Pending() > 0 || out.Plan.Count(Conflict) > 0 {
-			t.Fatalf("the pass in the second of the write: %v, %d pending, %d conflicts", out.Err, out.Plan.Pending(), out.Plan.Count(Conflict))
+		if out := ReconcileOnce(req, time.Second); out.Err != nil || out.Plan.Pending() > 0 || out.Plan.Count(plan.Conflict) > 0 {
+			t.Fatalf("the pass in the second of the write: %v, %d pending, %d conflicts", out.Err, out.Plan.Pending(), out.Plan.Count(plan.Conflict))
 		}
 		edited := []byte(strings.Replace(string(original), "intent", "intenT", 1)) // the same size
 		if err := os.WriteFile(file, edited, 0o644); err != nil {
@@ -108,8 +109,8 @@ func TestTheIndexSeesAnEditInTheSecondOfAPassOnAWholeSecondTarget(t *testing.T) 
 			continue
 		}
 		out := ReconcileOnce(req, time.Second)
-		if out.indexed || out.Plan.Count(Conflict) != 1 {
-			t.Fatalf("the edit in the second of the pass is not seen: answered from the index %v, %d conflicts\n%s", out.indexed, out.Plan.Count(Conflict), indexSummary(out))
+		if out.indexed || out.Plan.Count(plan.Conflict) != 1 {
+			t.Fatalf("the edit in the second of the pass is not seen: answered from the index %v, %d conflicts\n%s", out.indexed, out.Plan.Count(plan.Conflict), indexSummary(out))
 		}
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"path"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
@@ -20,9 +22,9 @@ import (
 // directory removed and made again under the same name is another), or a file
 // with the digest of its content.
 type ownState struct {
-	kind fs.FileMode // fs.ModeDir, 0 for a regular file, fs.ModeIrregular for nothing
-	file Content     // a file's
-	dir  fs.FileInfo // the directory, for os.SameFile
+	kind fs.FileMode   // fs.ModeDir, 0 for a regular file, fs.ModeIrregular for nothing
+	file apply.Content // a file's
+	dir  fs.FileInfo   // the directory, for os.SameFile
 }
 
 // same tells whether now is what o records.
@@ -50,7 +52,7 @@ func (o ownState) stillThere(r workspacefs.FS, rel string) bool {
 
 var (
 	absent     = ownState{kind: fs.ModeIrregular}
-	unreadable = ownState{kind: fs.ModeIrregular, file: Content{Sum: [32]byte{1}}} // the same as nothing a run leaves
+	unreadable = ownState{kind: fs.ModeIrregular, file: apply.Content{Sum: [32]byte{1}}} // the same as nothing a run leaves
 )
 
 // runStarting holds back the events of the run about to start: they are judged
@@ -74,7 +76,7 @@ func (s *changeSource) runEnded(out Outcome) {
 			continue
 		}
 		switch a.Action {
-		case Create, Update:
+		case plan.Create, plan.Update:
 			own[a.Path] = ownState{file: a.Written}
 		default:
 			own[a.Path] = absent
@@ -89,7 +91,7 @@ func (s *changeSource) runEnded(out Outcome) {
 	if out.Recorded {
 		// What the run wrote, not what is there by now: an accept landing meanwhile
 		// is a person's.
-		own[state.AppliedFile] = ownState{file: Content{Sum: out.RecordSum, Size: -1}}
+		own[state.AppliedFile] = ownState{file: apply.Content{Sum: out.RecordSum, Size: -1}}
 	}
 	s.mu.Lock()
 	s.own, s.running = own, false
@@ -165,5 +167,5 @@ func (s *changeSource) stateOf(rel string) ownState {
 	if err != nil {
 		return unreadable
 	}
-	return ownState{file: Content{Sum: sha256.Sum256(data), Size: int64(len(data))}}
+	return ownState{file: apply.Content{Sum: sha256.Sum256(data), Size: int64(len(data))}}
 }

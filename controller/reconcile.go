@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -32,7 +34,7 @@ type Request struct {
 	Settle time.Duration
 	// Log, when set, says what a --once pass waits for.
 	Log *slog.Logger
-	Options
+	plan.Options
 	// history carries what the inputs held, and since when, from pass to pass of
 	// one process; nil for a single pass.
 	history *settling
@@ -122,15 +124,15 @@ type Outcome struct {
 	// HandWritten are the SKILL.md files people wrote in the target directories,
 	// wanted by skillsync or not.
 	HandWritten []string
-	Plan        Plan
-	Applied     []Applied
+	Plan        plan.Plan
+	Applied     []apply.Applied
 	// Problems holds invalid input; when set, nothing was planned or written.
 	Problems registry.Problems
 	// Err is any other failure: I/O, a refused plan, changes that failed.
 	Err error
 	// Deferred are the deletes not applied because the inputs they follow from have
 	// not settled yet, SettleAt when they will have, and SettleWhy what is awaited.
-	Deferred  []*Change
+	Deferred  []*plan.Change
 	SettleAt  time.Time
 	SettleWhy string
 	// Recorded says the pass wrote a new record of its sources
@@ -282,10 +284,10 @@ func conclude(req Request, out Outcome, targeted targetsPlan) Outcome {
 	out.Plan, out.Withheld, out.HandWritten = targeted.plan, targeted.withheld, targeted.handWritten
 	wanted, escapes := targeted.wanted, targeted.escapes
 	desired.SortWithheld(out.Withheld)
-	out.Plan = out.Plan.judged(wanted, escapes, req.Options)
+	out.Plan = out.Plan.Judged(wanted, escapes, req.Options)
 	out.Planned = true
 	if ps := cutOffProblems(in, out.Plan); ps != nil {
-		out.Problems, out.Plan, out.Withheld = ps, Plan{}, nil
+		out.Problems, out.Plan, out.Withheld = ps, plan.Plan{}, nil
 		return out
 	}
 	if req.Check || out.Plan.Refused != "" {
@@ -293,7 +295,7 @@ func conclude(req Request, out Outcome, targeted targetsPlan) Outcome {
 	}
 	settleAt, why := req.settleAt(in)
 	deferred := false
-	out.Applied, out.Err = ApplyGated(req.system(), in.Registry.Root, out.Plan, func() bool {
+	out.Applied, out.Err = apply.ApplyGated(req.system(), in.Registry.Root, out.Plan, func() bool {
 		deferred = !mayDelete(in, settleAt)
 		return !deferred
 	})
@@ -303,7 +305,7 @@ func conclude(req Request, out Outcome, targeted targetsPlan) Outcome {
 		}
 		out.SettleAt, out.SettleWhy = settleAt, why
 		for i := range out.Plan.Changes {
-			if out.Plan.Changes[i].Action == Delete {
+			if out.Plan.Changes[i].Action == plan.Delete {
 				out.Deferred = append(out.Deferred, &out.Plan.Changes[i])
 			}
 		}
@@ -320,7 +322,7 @@ func conclude(req Request, out Outcome, targeted targetsPlan) Outcome {
 
 // targetsPlan is the plan of every target directory, and what planning found.
 type targetsPlan struct {
-	plan     Plan
+	plan     plan.Plan
 	withheld []desired.Withheld
 	wanted   int
 	escapes  []string
@@ -335,7 +337,7 @@ type targetPart struct {
 	target string
 	want   desired.State
 	have   observed.State
-	plan   Plan
+	plan   plan.Plan
 }
 
 // planTargets plans each target in turn, its desired files built while it is
@@ -356,11 +358,11 @@ func planTargets(req Request, in Inputs, targets []string, first <-chan scanResu
 		}
 		findTaken(want, scan.state, tp.taken)
 		tp.handWritten = append(tp.handWritten, scan.state.HandWrittenSkills()...)
-		part := planFiles(want, scan.state, req.Options)
+		part := plan.Files(want, scan.state, req.Options)
 		if keep != nil {
 			keep(targetPart{target: target, want: want, have: scan.state, plan: part})
 		}
-		tp.plan.add(part)
+		tp.plan.Add(part)
 		tp.withheld = append(tp.withheld, want.Withheld...)
 		tp.wanted += len(want.Files)
 		tp.escapes = append(tp.escapes, scan.state.Escapes...)
@@ -397,12 +399,12 @@ func findTaken(want desired.State, have observed.State, taken desired.Taken) {
 // no longer declares: the shorter file looks cut off mid-save. Such a file that
 // deletes nothing (an edit that removed a comment or a capability without a skill)
 // is applied like any other, as are deletes it has no part in.
-func cutOffProblems(in Inputs, plan Plan) registry.Problems {
+func cutOffProblems(in Inputs, p plan.Plan) registry.Problems {
 	var ps registry.Problems
 	for _, cut := range in.cutOffs {
 		var deletes []string
-		for _, c := range plan.Changes {
-			if c.Action == Delete && cut.Blames(c.Owner) {
+		for _, c := range p.Changes {
+			if c.Action == plan.Delete && cut.Blames(c.Owner) {
 				deletes = append(deletes, c.Path)
 			}
 		}
@@ -447,7 +449,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 			writeIndex(req, out, &seen, began)
 			return out
 		}
-		if out.Plan.Count(Delete) == 0 {
+		if out.Plan.Count(plan.Delete) == 0 {
 			break
 		}
 		until, why := req.settleAt(out.Inputs)
@@ -455,7 +457,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 			break
 		}
 		if req.Log != nil {
-			req.Log.Info("waiting for the inputs to settle before deleting", "reason", why, "waitMs", time.Until(until).Milliseconds(), "deletes", out.Plan.Count(Delete))
+			req.Log.Info("waiting for the inputs to settle before deleting", "reason", why, "waitMs", time.Until(until).Milliseconds(), "deletes", out.Plan.Count(plan.Delete))
 		}
 		time.Sleep(time.Until(until))
 	}

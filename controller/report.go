@@ -3,6 +3,7 @@ package controller
 import (
 	"time"
 
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/health"
 )
 
@@ -15,15 +16,15 @@ var results = map[Verdict]health.Result{
 // runReport summarises a run for the health endpoints and the log.
 func runReport(out Outcome, started time.Time, took time.Duration) health.Report {
 	r := health.Report{Time: started.UTC(), DurationMS: float64(took.Microseconds()) / 1000, Result: results[out.Verdict(false)],
-		Counts: map[string]int{string(Create): 0, string(Update): 0, string(Delete): 0, string(Cleanup): 0}}
+		Counts: map[string]int{string(plan.Create): 0, string(plan.Update): 0, string(plan.Delete): 0, string(plan.Cleanup): 0}}
 	// What was done, not what was planned: a refused or failed change counts nowhere.
 	for _, a := range out.Applied {
 		if a.Done() {
 			r.Counts[string(a.Action)]++
 		}
 	}
-	r.Counts[string(Conflict)] = out.Plan.Count(Conflict)
-	r.Counts[string(None)] = out.Plan.Count(None)
+	r.Counts[string(plan.Conflict)] = out.Plan.Count(plan.Conflict)
+	r.Counts[string(plan.None)] = out.Plan.Count(plan.None)
 	r.Counts["deferred"] = len(out.Deferred)
 	if err := out.Failure(); err != nil {
 		r.Error = err.Error()

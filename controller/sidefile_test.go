@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/testkit"
 )
 
@@ -35,7 +36,7 @@ func TestSideFilesOfAPersonAreNeverTouched(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out := Reconcile(Request{Root: root, Options: Options{Force: true}})
+	out := Reconcile(Request{Root: root, Options: plan.Options{Force: true}})
 	if got, _ := os.ReadFile(own); string(got) != string(mine) {
 		t.Errorf("a person's openai.yaml was rewritten:\n%s", got)
 	}
@@ -47,7 +48,7 @@ func TestSideFilesOfAPersonAreNeverTouched(t *testing.T) {
 	}
 	conflicts := map[string]bool{}
 	for _, ch := range out.Plan.Changes {
-		if ch.Action == Conflict {
+		if ch.Action == plan.Conflict {
 			conflicts[ch.Path] = true
 		}
 	}
@@ -98,21 +99,21 @@ func TestSideFilesWaitForTheirSkillDirectory(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		setup  func(t *testing.T, root string)
-		want   map[string]Action
+		want   map[string]plan.Action
 		absent string
 	}{
 		{"a file where the skill directory goes", func(t *testing.T, root string) {
 			testkit.WriteFile(t, root, ".agents/skills/intent", []byte("mine\n"))
-		}, map[string]Action{skillFile: Conflict, sideFile: Conflict}, ""},
+		}, map[string]plan.Action{skillFile: plan.Conflict, sideFile: plan.Conflict}, ""},
 		{"a case twin of the skill directory", func(t *testing.T, root string) {
 			testkit.WriteFile(t, root, ".agents/skills/Intent/SKILL.md", []byte("---\nname: Intent\ndescription: mine\n---\n"))
-		}, map[string]Action{skillFile: Conflict, sideFile: ""}, ".agents/skills/intent"},
+		}, map[string]plan.Action{skillFile: plan.Conflict, sideFile: ""}, ".agents/skills/intent"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := testkit.ExampleWorkspace(t)
 			c.setup(t, root)
 			out := Reconcile(Request{Root: root})
-			actions := map[string]Action{}
+			actions := map[string]plan.Action{}
 			for _, ch := range out.Plan.Changes {
 				actions[ch.Path] = ch.Action
 			}

@@ -10,39 +10,26 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
-
-// tree is every path under root with its content, for "nothing changed".
-func tree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, _ := os.ReadFile(p)
-		out[p] = d.Type().String() + string(data)
-		return nil
-	})
-	return out
-}
 
 // A --check pass runs on a read-only system: it plans every change and asks to
 // write nothing at all.
 func TestCheckAsksToWriteNothing(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	before := tree(t, root)
+	before := testkit.Tree(t, root)
 	sys := workspacefs.NewReadOnly(workspacefs.OS{})
 	out := ReconcileOnce(Request{System: sys, Root: root, Check: true}, 0)
-	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(Create) == 0 {
-		t.Fatalf("check: err %v, problems %v, %d creates", out.Err, out.Problems, out.Plan.Count(Create))
+	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Create) == 0 {
+		t.Fatalf("check: err %v, problems %v, %d creates", out.Err, out.Problems, out.Plan.Count(plan.Create))
 	}
 	if got := sys.Attempts(); len(got) != 0 {
 		t.Errorf("a --check pass tried to write: %q", got)
 	}
-	if !maps.Equal(before, tree(t, root)) {
+	if !maps.Equal(before, testkit.Tree(t, root)) {
 		t.Error("a --check pass changed the workspace")
 	}
 }
@@ -52,7 +39,7 @@ func TestCheckAsksToWriteNothing(t *testing.T) {
 // read-only by construction rather than by the care of the code it runs.
 func TestReadOnlySystemRefusesAnApplyingPass(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	before := tree(t, root)
+	before := testkit.Tree(t, root)
 	sys := workspacefs.NewReadOnly(workspacefs.OS{})
 	out := Reconcile(Request{System: sys, Root: root})
 	if out.Err == nil || !errors.Is(out.Err, workspacefs.ErrReadOnly) && !strings.Contains(out.Err.Error(), workspacefs.ErrReadOnly.Error()) {
@@ -66,7 +53,7 @@ func TestReadOnlySystemRefusesAnApplyingPass(t *testing.T) {
 			t.Errorf("%s %s counted as done", a.Action, a.Path)
 		}
 	}
-	if !maps.Equal(before, tree(t, root)) {
+	if !maps.Equal(before, testkit.Tree(t, root)) {
 		t.Error("a read-only system let the workspace change")
 	}
 }
@@ -90,11 +77,11 @@ func TestApplyUnderInjectedFaults(t *testing.T) {
 			root := testkit.ExampleWorkspace(t)
 			sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{c.fault}}
 			out := Reconcile(Request{System: sys, Root: root})
-			var failed *ApplyError
+			var failed *apply.ApplyError
 			if !errors.As(out.Err, &failed) {
 				t.Fatalf("err = %v, want an *ApplyError", out.Err)
 			}
-			i := slices.IndexFunc(failed.Failed, func(a Applied) bool { return a.Path == intent })
+			i := slices.IndexFunc(failed.Failed, func(a apply.Applied) bool { return a.Path == intent })
 			if i < 0 || !strings.Contains(failed.Failed[i].Err.Error(), c.want) {
 				t.Errorf("failures %v, want %s failing with %q", failed.Failed, intent, c.want)
 			}
@@ -106,7 +93,7 @@ func TestApplyUnderInjectedFaults(t *testing.T) {
 					t.Errorf("the other changes were not made: %v", err)
 				}
 			}
-			assertNoTempFiles(t, root)
+			testkit.AssertNoTempFiles(t, root)
 		})
 	}
 }
@@ -138,8 +125,8 @@ func TestAFileChangedBetweenReadAndWriteIsKept(t *testing.T) {
 			}
 		},
 	}}}
-	out := Reconcile(Request{System: sys, Root: root, Options: Options{}})
-	var failed *ApplyError
+	out := Reconcile(Request{System: sys, Root: root, Options: plan.Options{}})
+	var failed *apply.ApplyError
 	if !errors.As(out.Err, &failed) || len(failed.Failed) != 1 || failed.Failed[0].Path != intent {
 		t.Fatalf("err = %v, want the update of %s alone to fail", out.Err, intent)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/desired"
 )
 
@@ -39,7 +40,7 @@ type entry struct {
 
 // rareEntry is what an entry that is not simply in sync has.
 type rareEntry struct {
-	changes     []Change
+	changes     []plan.Change
 	handWritten []string
 	escapes     []string
 }

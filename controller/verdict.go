@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/skillsync/skillsync/controller/plan"
 )
 
 // Verdict is the overall result of a pass, in order of precedence.
@@ -29,7 +31,7 @@ func (o Outcome) Verdict(check bool) Verdict {
 		return Failed
 	case o.Plan.Refused != "":
 		return Refused
-	case o.Plan.Count(Conflict) > 0:
+	case o.Plan.Count(plan.Conflict) > 0:
 		return Conflicted
 	case check && o.Plan.Drift() > 0:
 		return ChangesPending
@@ -46,7 +48,7 @@ func (o Outcome) Failure() error {
 		return o.obstructions()
 	case o.Plan.Refused != "":
 		return &RefusedError{Reason: o.Plan.Refused, Emptying: o.Plan.Emptying}
-	case o.Plan.Count(Conflict) > 0:
+	case o.Plan.Count(plan.Conflict) > 0:
 		return errors.New("conflicts remain: those files were kept as they are; see docs/ownership.md to restore or take them over")
 	}
 	return nil
@@ -57,7 +59,7 @@ func (o Outcome) Failure() error {
 func (o Outcome) obstructions() error {
 	var lines []string
 	for _, c := range o.Plan.Changes {
-		if c.Action == Conflict && c.Obstruction {
+		if c.Action == plan.Conflict && c.Obstruction {
 			lines = append(lines, "\n  "+c.Path+": "+c.Reason)
 		}
 	}

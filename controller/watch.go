@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/health"
 )
@@ -185,7 +186,7 @@ func logRun(log *slog.Logger, out Outcome, r health.Report) {
 	}
 	LogApplied(log, out, slog.LevelInfo)
 	for _, c := range out.Plan.Changes {
-		if c.Action == Conflict {
+		if c.Action == plan.Conflict {
 			log.Warn("conflict kept", "path", c.Path, "reason", c.Reason)
 		}
 	}

@@ -18,6 +18,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/health"
@@ -175,21 +177,21 @@ func TestGlobDirsCoverWildcardDirectories(t *testing.T) {
 // A run counts what it did, not what it planned, and names its result as the
 // health endpoints read it.
 func TestRunReports(t *testing.T) {
-	refused := Outcome{Plan: Plan{Refused: "empty", Changes: []Change{{Action: Delete}}}}
+	refused := Outcome{Plan: plan.Plan{Refused: "empty", Changes: []plan.Change{{Action: plan.Delete}}}}
 	if r := runReport(refused, time.Now(), time.Millisecond); r.Result != health.Refused || r.Counts["delete"] != 0 {
 		t.Errorf("refused plan: report=%+v", r)
 	}
-	failed := Outcome{Plan: Plan{Changes: []Change{{Path: "a", Action: Create}, {Path: "b", Action: Create}}},
-		Applied: []Applied{{Change: &Change{Path: "a", Action: Create}}, {Change: &Change{Path: "b", Action: Create}, Err: os.ErrPermission}},
+	failed := Outcome{Plan: plan.Plan{Changes: []plan.Change{{Path: "a", Action: plan.Create}, {Path: "b", Action: plan.Create}}},
+		Applied: []apply.Applied{{Change: &plan.Change{Path: "a", Action: plan.Create}}, {Change: &plan.Change{Path: "b", Action: plan.Create}, Err: os.ErrPermission}},
 		Err:     os.ErrPermission}
 	if r := runReport(failed, time.Now(), time.Millisecond); r.Result != health.Failed || r.Counts["create"] != 1 {
 		t.Errorf("failed run: report=%+v, want failed and 1 create done", r)
 	}
-	if r := runReport(Outcome{Plan: Plan{Changes: []Change{{Action: Conflict}}}}, time.Now(), time.Millisecond); r.Result != health.Conflicts {
+	if r := runReport(Outcome{Plan: plan.Plan{Changes: []plan.Change{{Action: plan.Conflict}}}}, time.Now(), time.Millisecond); r.Result != health.Conflicts {
 		t.Errorf("conflicts kept: result=%s", r.Result)
 	}
-	deferred := Outcome{Plan: Plan{Changes: []Change{{Action: Delete}}}}
-	deferred.Deferred = []*Change{&deferred.Plan.Changes[0]}
+	deferred := Outcome{Plan: plan.Plan{Changes: []plan.Change{{Action: plan.Delete}}}}
+	deferred.Deferred = []*plan.Change{&deferred.Plan.Changes[0]}
 	if r := runReport(deferred, time.Now(), time.Millisecond); r.Result != health.Settling || r.Counts["deferred"] != 1 {
 		t.Errorf("deletes waiting: report=%+v, want settling with 1 deferred", r)
 	}
@@ -233,12 +235,12 @@ func TestRunsAreLoggedAtTheirLevelWithoutEmptyKeys(t *testing.T) {
 	log := slog.New(h)
 	invalid := Outcome{Problems: registry.Problems{{Pos: registry.Position{File: "registry/x.yaml", Line: 3}, Message: "broken"}}}
 	logRun(log, invalid, runReport(invalid, time.Now(), time.Millisecond))
-	conflict := Outcome{Planned: true, Plan: Plan{Changes: []Change{{Path: "a", Action: Conflict, Reason: "edited by hand"}}}}
+	conflict := Outcome{Planned: true, Plan: plan.Plan{Changes: []plan.Change{{Path: "a", Action: plan.Conflict, Reason: "edited by hand"}}}}
 	logRun(log, conflict, runReport(conflict, time.Now(), time.Millisecond))
-	failed := Outcome{Planned: true, Plan: Plan{Changes: []Change{{Path: "b", Action: Create}}}, Err: os.ErrPermission,
-		Applied: []Applied{{Change: &Change{Path: "b", Action: Create}, Err: os.ErrPermission}}}
+	failed := Outcome{Planned: true, Plan: plan.Plan{Changes: []plan.Change{{Path: "b", Action: plan.Create}}}, Err: os.ErrPermission,
+		Applied: []apply.Applied{{Change: &plan.Change{Path: "b", Action: plan.Create}, Err: os.ErrPermission}}}
 	logRun(log, failed, runReport(failed, time.Now(), time.Millisecond))
-	ok := Outcome{Planned: true, Plan: Plan{InSync: []string{"c"}}}
+	ok := Outcome{Planned: true, Plan: plan.Plan{InSync: []string{"c"}}}
 	logRun(log, ok, runReport(ok, time.Now(), time.Millisecond))
 
 	for prefix, want := range map[string]int{
@@ -484,11 +486,13 @@ func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	written := Content{Sum: sha256.Sum256(data), Size: int64(len(data))}
-	applied := func(p string) Applied { return Applied{Change: &Change{Path: p, Action: Create}, Written: written} }
+	written := apply.Content{Sum: sha256.Sum256(data), Size: int64(len(data))}
+	applied := func(p string) apply.Applied {
+		return apply.Applied{Change: &plan.Change{Path: p, Action: plan.Create}, Written: written}
+	}
 
 	src.runStarting()
-	src.runEnded(Outcome{Applied: []Applied{applied(gone), applied(kept)}})
+	src.runEnded(Outcome{Applied: []apply.Applied{applied(gone), applied(kept)}})
 	select {
 	case <-q.triggers:
 		t.Fatal("a run was called for although everything written is in place")
@@ -498,7 +502,7 @@ func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, gone)); err != nil {
 		t.Fatal(err)
 	}
-	src.runEnded(Outcome{Applied: []Applied{applied(gone), applied(kept)}})
+	src.runEnded(Outcome{Applied: []apply.Applied{applied(gone), applied(kept)}})
 	select {
 	case <-q.triggers:
 	default:

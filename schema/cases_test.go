@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/authoring/starter"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/starter"
 )
 
 // An input is one YAML file as an editor sees it: its path in its workspace, which

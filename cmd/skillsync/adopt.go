@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/skillsync/skillsync/adopt"
-	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/authoring/adopt"
+	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -50,8 +50,8 @@ func newAdoptCommand(g *globals) *cobra.Command {
 				fmt.Fprintln(g.stdout, "nothing changed")
 				return &exitError{code: exitChanges}
 			}
-			if err := controller.Adopt(g.sys, root, files, skills); err != nil {
-				if errors.Is(err, controller.ErrExists) {
+			if err := adopt.Apply(g.sys, root, files, skills); err != nil {
+				if errors.Is(err, apply.ErrExists) {
 					return &exitError{exitInvalid, err}
 				}
 				return inputError(g.stderr, err)
@@ -118,19 +118,19 @@ func workspacePath(root, arg string) (string, error) {
 }
 
 // adoptionFiles are the files adopt creates for skills.
-func adoptionFiles(patterns []string, skills []adopt.Skill, bodyFile bool) ([]controller.NewFile, error) {
+func adoptionFiles(patterns []string, skills []adopt.Skill, bodyFile bool) ([]apply.NewFile, error) {
 	planned, err := adopt.Files(patterns, skills, bodyFile)
 	if err != nil {
 		return nil, err
 	}
-	files := make([]controller.NewFile, len(planned))
+	files := make([]apply.NewFile, len(planned))
 	for i, f := range planned {
-		files[i] = controller.NewFile(f)
+		files[i] = apply.NewFile(f)
 	}
 	return files, nil
 }
 
-func printAdoption(w io.Writer, skills []adopt.Skill, files []controller.NewFile) {
+func printAdoption(w io.Writer, skills []adopt.Skill, files []apply.NewFile) {
 	for _, f := range files {
 		fmt.Fprintf(w, "create  %s\n", f.Path)
 	}

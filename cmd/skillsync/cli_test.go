@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/spf13/cobra"
@@ -59,8 +61,8 @@ func TestVersion(t *testing.T) {
 }
 
 func TestOutcomeCodePrecedence(t *testing.T) {
-	conflict := controller.Plan{Changes: []controller.Change{{Action: controller.Conflict}, {Action: controller.Create}}}
-	create := controller.Plan{Changes: []controller.Change{{Action: controller.Create}}}
+	conflict := plan.Plan{Changes: []plan.Change{{Action: plan.Conflict}, {Action: plan.Create}}}
+	create := plan.Plan{Changes: []plan.Change{{Action: plan.Create}}}
 	cases := []struct {
 		name  string
 		out   controller.Outcome
@@ -71,7 +73,7 @@ func TestOutcomeCodePrecedence(t *testing.T) {
 		{"changes under --check", controller.Outcome{Plan: create}, true, exitChanges},
 		{"changes applied", controller.Outcome{Plan: create}, false, exitOK},
 		{"conflicts beat changes", controller.Outcome{Plan: conflict}, true, exitConflicts},
-		{"refused plan", controller.Outcome{Plan: controller.Plan{Refused: "empty"}}, false, exitConflicts},
+		{"refused plan", controller.Outcome{Plan: plan.Plan{Refused: "empty"}}, false, exitConflicts},
 		{"failure beats conflicts", controller.Outcome{Plan: conflict, Err: errors.New("disk")}, false, exitFailure},
 		{"invalid input beats all", controller.Outcome{Plan: conflict, Err: errors.New("disk"), Problems: registry.Problems{{}}}, true, exitInvalid},
 	}
@@ -83,11 +85,11 @@ func TestOutcomeCodePrecedence(t *testing.T) {
 }
 
 func TestSummaryCountsWhatHappened(t *testing.T) {
-	ok := controller.Change{Path: "a", Action: controller.Update}
-	bad := controller.Change{Path: "b", Action: controller.Update}
+	ok := plan.Change{Path: "a", Action: plan.Update}
+	bad := plan.Change{Path: "b", Action: plan.Update}
 	out := controller.Outcome{
-		Plan:    controller.Plan{Changes: []controller.Change{ok, bad, {Path: "c", Action: controller.None}}},
-		Applied: []controller.Applied{{Change: &ok}, {Change: &bad, Err: errors.New("read-only file system")}},
+		Plan:    plan.Plan{Changes: []plan.Change{ok, bad, {Path: "c", Action: plan.None}}},
+		Applied: []apply.Applied{{Change: &ok}, {Change: &bad, Err: errors.New("read-only file system")}},
 	}
 	if got := summaryLine(out, false); !strings.HasPrefix(got, "done: updated 1, failed 1; 1 in sync") {
 		t.Errorf("summary = %q", got)
@@ -96,9 +98,9 @@ func TestSummaryCountsWhatHappened(t *testing.T) {
 
 // A run that stopped before applying (the lock was held) says nothing was done.
 func TestOutputOfARunThatAppliedNothingClaimsNothing(t *testing.T) {
-	update := controller.Change{Path: ".claude/skills/intent/SKILL.md", Action: controller.Update, Owner: "capability/intents.propose"}
+	update := plan.Change{Path: ".claude/skills/intent/SKILL.md", Action: plan.Update, Owner: "capability/intents.propose"}
 	out := controller.Outcome{
-		Plan:    controller.Plan{Changes: []controller.Change{update}, InSync: []string{"x"}},
+		Plan:    plan.Plan{Changes: []plan.Change{update}, InSync: []string{"x"}},
 		Planned: true,
 		Err:     &state.HeldError{PID: 42},
 	}
@@ -121,11 +123,11 @@ func TestOutputOfARunThatAppliedNothingClaimsNothing(t *testing.T) {
 // Housekeeping that the permissions left undone is reported as kept, run after
 // run, never as done.
 func TestKeptHousekeepingIsNotReportedAsDone(t *testing.T) {
-	cleanup := controller.Change{Path: ".claude/skills/gone", Action: controller.Cleanup, Reason: "empty skill directory"}
+	cleanup := plan.Change{Path: ".claude/skills/gone", Action: plan.Cleanup, Reason: "empty skill directory"}
 	out := controller.Outcome{
-		Plan:    controller.Plan{Changes: []controller.Change{cleanup}},
+		Plan:    plan.Plan{Changes: []plan.Change{cleanup}},
 		Planned: true,
-		Applied: []controller.Applied{{Change: &cleanup, Kept: "the empty directory is left in place (operation not permitted)", Undone: true}},
+		Applied: []apply.Applied{{Change: &cleanup, Kept: "the empty directory is left in place (operation not permitted)", Undone: true}},
 	}
 	var buf bytes.Buffer
 	printPlan(&buf, out, false, false)
@@ -147,12 +149,12 @@ func TestProfileFileMustNotBeASymlink(t *testing.T) {
 	if err := os.Symlink(outside, ws+"/.skillsync/profile"); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, ws)
+	before := treeOf(t, ws)
 	code, _, stderr := runCLI(t, ws, "reconcile", "--once")
 	if code != exitInvalid || !strings.Contains(stderr, ".skillsync/profile: is not a regular file") {
 		t.Errorf("exit %d, stderr %s", code, stderr)
 	}
-	if d := diffSnapshots(before, snapshot(t, ws)); d != "" {
+	if d := diffSnapshots(before, treeOf(t, ws)); d != "" {
 		t.Errorf("workspace changed:\n%s", d)
 	}
 }
@@ -165,17 +167,17 @@ func TestStateDirSymlinkOutside(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(ws, ".skillsync")); err != nil {
 		t.Fatal(err)
 	}
-	beforeOutside, beforeWS := snapshot(t, outside), snapshot(t, ws)
+	beforeOutside, beforeWS := treeOf(t, outside), treeOf(t, ws)
 	for _, args := range [][]string{{"validate"}, {"reconcile", "--once"}, {"profile", "use", "web-shell"}, {"status"}} {
 		code, stdout, stderr := runCLI(t, ws, args...)
 		if code != exitInvalid || !strings.Contains(stderr, ".skillsync: is a symlink or a file") || strings.Contains(stdout+stderr, "secret") {
 			t.Errorf("%v: exit %d\nstdout: %s\nstderr: %s", args, code, stdout, stderr)
 		}
 	}
-	if d := diffSnapshots(beforeOutside, snapshot(t, outside)); d != "" {
+	if d := diffSnapshots(beforeOutside, treeOf(t, outside)); d != "" {
 		t.Errorf("outside the workspace changed:\n%s", d)
 	}
-	if d := diffSnapshots(beforeWS, snapshot(t, ws)); d != "" {
+	if d := diffSnapshots(beforeWS, treeOf(t, ws)); d != "" {
 		t.Errorf("workspace changed:\n%s", d)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/observed"
-	"github.com/skillsync/skillsync/summary"
 	"github.com/spf13/cobra"
 )
 
@@ -57,9 +56,9 @@ func newExplainCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, ok := summary.Explain(out, evidence, args[0])
+			e, ok := explainSkill(out, evidence, args[0])
 			if !ok {
-				return usageError("no skill is called %q: nothing declares it and no one wrote one%s", args[0], didYouMean(args[0], summary.SkillNames(out)))
+				return usageError("no skill is called %q: nothing declares it and no one wrote one%s", args[0], didYouMean(args[0], skillNames(out)))
 			}
 			if output == "json" {
 				return writeJSON(g.stdout, explanationJSONOf(e))
@@ -72,7 +71,7 @@ func newExplainCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-func printExplanation(g *globals, e summary.Explanation) {
+func printExplanation(g *globals, e Explanation) {
 	w := g.stdout
 	fmt.Fprintln(w, e.Name)
 	if len(e.Declarations) == 0 {
@@ -130,9 +129,9 @@ func newListCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var all []summary.Explanation
-			for _, name := range summary.SkillNames(out) {
-				e, _ := summary.Explain(out, evidence, name)
+			var all []Explanation
+			for _, name := range skillNames(out) {
+				e, _ := explainSkill(out, evidence, name)
 				all = append(all, e)
 			}
 			if output == "json" {

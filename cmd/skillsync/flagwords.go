@@ -3,21 +3,23 @@ package main
 import (
 	"fmt"
 
+	"github.com/skillsync/skillsync/authoring/snapshot"
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
 )
 
 // The library says what happened, and what would change it in its own terms
 // (Options.Force, Options.AllowEmpty, Request.Settle); the command line names the
 // flag that does it. The words are those the docs quote.
 
-var overrideWords = map[controller.Override]string{
-	controller.ForceRestores: " (--force restores it)",
-	controller.ForceDeletes:  " (--force deletes it)",
-	controller.ForceRestored: " by --force",
+var overrideWords = map[plan.Override]string{
+	plan.ForceRestores: " (--force restores it)",
+	plan.ForceDeletes:  " (--force deletes it)",
+	plan.ForceRestored: " by --force",
 }
 
 // withForce is a change's reason, with the --force that would override it, or did.
-func withForce(reason string, o controller.Override) string {
+func withForce(reason string, o plan.Override) string {
 	return reason + overrideWords[o]
 }
 
@@ -25,7 +27,7 @@ const allowEmptyWords = "; if the registry really is empty on purpose, run again
 
 // refusal is why a plan was refused, with the --allow-empty that lets a plan
 // run that empties the workspace on purpose.
-func refusal(p controller.Plan) string {
+func refusal(p plan.Plan) string {
 	if p.Emptying {
 		return p.Refused + allowEmptyWords
 	}
@@ -40,7 +42,7 @@ func flagWords(err error) error {
 		if e.Emptying {
 			return worded{e, e.Error() + allowEmptyWords}
 		}
-	case *controller.EditedSnapshotError:
+	case *snapshot.EditedError:
 		return worded{e, e.Path + " was edited by hand; kept (--force replaces it; declare an override in another registry file instead)"}
 	case *controller.UnsettledError:
 		msg := fmt.Sprintf("%d delete(s) not applied: %s; deletes wait until the inputs have been unchanged for %s (--settle); run again once they are saved",

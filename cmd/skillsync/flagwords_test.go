@@ -7,19 +7,20 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
 )
 
 // The library names no flag; the command line's messages read as the docs quote
 // them, the flag in its place.
 func TestFlagsAreNamedWhereTheLibraryLeavesThemOut(t *testing.T) {
-	emptying := controller.Plan{Refused: "nothing is desired, so the plan would delete all 18 generated files", Emptying: true}
+	emptying := plan.Plan{Refused: "nothing is desired, so the plan would delete all 18 generated files", Emptying: true}
 	for _, c := range []struct{ got, want string }{
-		{withForce("edited by hand; kept", controller.ForceRestores), "edited by hand; kept (--force restores it)"},
-		{withForce("edited by hand, no longer declared; kept", controller.ForceDeletes), "edited by hand, no longer declared; kept (--force deletes it)"},
-		{withForce("edited by hand; restored", controller.ForceRestored), "edited by hand; restored by --force"},
-		{withForce("orphan: its declaration is gone or withheld", controller.NotOverridden), "orphan: its declaration is gone or withheld"},
+		{withForce("edited by hand; kept", plan.ForceRestores), "edited by hand; kept (--force restores it)"},
+		{withForce("edited by hand, no longer declared; kept", plan.ForceDeletes), "edited by hand, no longer declared; kept (--force deletes it)"},
+		{withForce("edited by hand; restored", plan.ForceRestored), "edited by hand; restored by --force"},
+		{withForce("orphan: its declaration is gone or withheld", plan.NotOverridden), "orphan: its declaration is gone or withheld"},
 		{refusal(emptying), "nothing is desired, so the plan would delete all 18 generated files; if the registry really is empty on purpose, run again with --allow-empty"},
-		{refusal(controller.Plan{Refused: "symlinks lead outside the workspace"}), "symlinks lead outside the workspace"},
+		{refusal(plan.Plan{Refused: "symlinks lead outside the workspace"}), "symlinks lead outside the workspace"},
 		{flagWords(controller.Outcome{Plan: emptying}.Failure()).Error(),
 			"refused: nothing is desired, so the plan would delete all 18 generated files; if the registry really is empty on purpose, run again with --allow-empty"},
 		{flagWords(&controller.UnsettledError{Deletes: 2, Why: "registry/a.yaml changed 5ms ago", Settle: 2 * time.Second}).Error(),

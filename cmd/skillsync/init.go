@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillsync/skillsync/authoring/starter"
 	"github.com/skillsync/skillsync/clients"
-	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/sources/mcp"
-	"github.com/skillsync/skillsync/starter"
 )
 
 func newInitCommand(g *globals) *cobra.Command {
@@ -45,12 +45,12 @@ func newInitCommand(g *globals) *cobra.Command {
 				}
 				return nil
 			}
-			var files []controller.NewFile
+			var files []apply.NewFile
 			for _, f := range start.Files {
-				files = append(files, controller.NewFile{Path: f.Path, Content: []byte(f.Content)})
+				files = append(files, apply.NewFile{Path: f.Path, Content: []byte(f.Content)})
 			}
-			err = controller.Init(g.sys, dir, files)
-			if errors.Is(err, controller.ErrExists) {
+			err = starter.Init(g.sys, dir, files)
+			if errors.Is(err, apply.ErrExists) {
 				return &exitError{exitInvalid, err}
 			}
 			if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/skillsync/skillsync/desired"
-	"github.com/skillsync/skillsync/summary"
 )
 
 // The JSON of -o json is the command line's own: these shapes are filled from the
@@ -41,7 +40,7 @@ type clientJSON struct {
 	Unguarded   []string       `json:"unguarded"`
 }
 
-func clientJSONs(rows []summary.ClientStatus) []clientJSON {
+func clientJSONs(rows []ClientStatus) []clientJSON {
 	var out []clientJSON
 	for _, r := range rows {
 		out = append(out, clientJSON{Client: r.Client, Target: r.Target, Directory: r.Directory, Evidence: r.Evidence,
@@ -89,7 +88,7 @@ type clientViewJSON struct {
 	Offered bool     `json:"offered"`
 }
 
-func explanationJSONOf(e summary.Explanation) explanationJSON {
+func explanationJSONOf(e Explanation) explanationJSON {
 	j := explanationJSON{Name: e.Name, Declarations: []declarationJSON{}, Targets: []targetJSON{}, Clients: []clientViewJSON{},
 		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom}
 	for _, d := range e.Declarations {
@@ -120,7 +119,7 @@ type mcpEffectJSON struct {
 	From       string `json:"from"`
 }
 
-func mcpEffectJSONs(effects []summary.MCPEffect) []mcpEffectJSON {
+func mcpEffectJSONs(effects []MCPEffect) []mcpEffectJSON {
 	out := make([]mcpEffectJSON, 0, len(effects))
 	for _, e := range effects {
 		out = append(out, mcpEffectJSON{Capability: e.Capability, Server: e.Server, Tool: e.Tool, Effect: e.Effect, From: e.From})

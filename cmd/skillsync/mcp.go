@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillsync/skillsync/authoring/snapshot"
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
@@ -184,8 +185,8 @@ func recordSource(g *globals, reg *registry.Registry, src registry.MCPSource, l 
 	if err != nil {
 		return err
 	}
-	wrote, err := controller.RecordSnapshot(g.sys, reg.Root, path, recorded.Snapshot, force)
-	var rejected *controller.SnapshotRejectedError
+	wrote, err := snapshot.Record(g.sys, reg.Root, path, recorded.Snapshot, force)
+	var rejected *snapshot.RejectedError
 	if errors.As(err, &rejected) && len(rejected.Problems) > 0 {
 		// The snapshot's lines are nowhere once it is put back: its problems point
 		// at what the server said.
@@ -269,8 +270,8 @@ func followSources(ctx context.Context, g *globals, root string, report func(nam
 		failing := false
 		follower := mcp.Follower{Source: src, Server: server, Path: path, Lookup: os.LookupEnv,
 			Timeout: 30 * time.Second, Backoff: time.Second, MaxBackoff: 30 * time.Second,
-			Write: func(snapshot []byte) error {
-				wrote, err := controller.RecordSnapshot(g.sys, reg.Root, path, snapshot, false)
+			Write: func(content []byte) error {
+				wrote, err := snapshot.Record(g.sys, reg.Root, path, content, false)
 				if wrote {
 					log.Info("MCP tools recorded", "server", src.Name, "snapshot", path)
 				}

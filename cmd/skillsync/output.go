@@ -10,16 +10,17 @@ import (
 	"text/tabwriter"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
 )
 
-var pastTense = map[controller.Action]string{
-	controller.Create: "created", controller.Update: "updated", controller.Delete: "deleted",
-	controller.Cleanup: "cleaned", controller.Conflict: "conflict",
+var pastTense = map[plan.Action]string{
+	plan.Create: "created", plan.Update: "updated", plan.Delete: "deleted",
+	plan.Cleanup: "cleaned", plan.Conflict: "conflict",
 }
 
-var futureTense = map[controller.Action]string{
-	controller.Create: "create", controller.Update: "update", controller.Delete: "delete",
-	controller.Cleanup: "clean", controller.Conflict: "conflict",
+var futureTense = map[plan.Action]string{
+	plan.Create: "create", plan.Update: "update", plan.Delete: "delete",
+	plan.Cleanup: "clean", plan.Conflict: "conflict",
 }
 
 // printPlan names every action with its path and owner, then one summary line.
@@ -41,8 +42,8 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 	if diff {
 		for _, c := range out.Plan.Changes {
 			switch c.Action {
-			case controller.Create, controller.Update, controller.Delete:
-				old, new, err := c.Contents(out.Registry.System(), out.Registry.Root)
+			case plan.Create, plan.Update, plan.Delete:
+				old, new, err := contents(out.Registry.System(), out.Registry.Root, c)
 				if err != nil {
 					fmt.Fprintf(w, "%s: no diff: %v\n", c.Path, err)
 					continue
@@ -99,11 +100,11 @@ func writeTable(w io.Writer, rows [][]string) {
 // what would be), what failed and what was not done, then the counts in sync.
 func summaryLine(out controller.Outcome, check bool) string {
 	p := out.Plan
-	tail := fmt.Sprintf("%d in sync, %d withheld (profile %s)", p.Count(controller.None), len(out.Withheld), out.Profile.Label())
-	if p.Pending() == 0 && p.Count(controller.Conflict) == 0 && p.Refused == "" {
+	tail := fmt.Sprintf("%d in sync, %d withheld (profile %s)", p.Count(plan.None), len(out.Withheld), out.Profile.Label())
+	if p.Pending() == 0 && p.Count(plan.Conflict) == 0 && p.Refused == "" {
 		return "nothing to do: " + tail
 	}
-	actions := []controller.Action{controller.Create, controller.Update, controller.Delete, controller.Cleanup}
+	actions := []plan.Action{plan.Create, plan.Update, plan.Delete, plan.Cleanup}
 	var counts []string
 	if check || p.Refused != "" {
 		for _, a := range actions {
@@ -111,7 +112,7 @@ func summaryLine(out controller.Outcome, check bool) string {
 				counts = append(counts, fmt.Sprintf("%s %d", futureTense[a], n))
 			}
 		}
-		if n := p.Count(controller.Conflict); n > 0 {
+		if n := p.Count(plan.Conflict); n > 0 {
 			counts = append(counts, fmt.Sprintf("conflict %d", n))
 		}
 		lead := "to do"
@@ -120,7 +121,7 @@ func summaryLine(out controller.Outcome, check bool) string {
 		}
 		return summarised(lead, counts, tail)
 	}
-	done, failed, kept, undone := map[controller.Action]int{}, 0, 0, map[controller.Action]int{}
+	done, failed, kept, undone := map[plan.Action]int{}, 0, 0, map[plan.Action]int{}
 	for _, r := range out.Results(check) {
 		switch r.Fate {
 		case controller.NotReached:
@@ -138,7 +139,7 @@ func summaryLine(out controller.Outcome, check bool) string {
 			counts = append(counts, fmt.Sprintf("%s %d", pastTense[a], n))
 		}
 	}
-	if n := p.Count(controller.Conflict); n > 0 {
+	if n := p.Count(plan.Conflict); n > 0 {
 		counts = append(counts, fmt.Sprintf("conflict %d", n))
 	}
 	if failed > 0 {
@@ -196,7 +197,7 @@ type reconcileJSON struct {
 
 func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON {
 	r := reconcileJSON{Profile: out.Profile.Name, Check: check, ExitCode: code, Changes: []changeReport{},
-		InSync: out.Plan.Count(controller.None), Refused: refusal(out.Plan), Withheld: withheldJSONs(out.Withheld), Problems: problemReports(out.Problems)}
+		InSync: out.Plan.Count(plan.None), Refused: refusal(out.Plan), Withheld: withheldJSONs(out.Withheld), Problems: problemReports(out.Problems)}
 	for _, res := range out.Results(check) {
 		if res.Fate == controller.InSync {
 			continue
@@ -225,7 +226,7 @@ func writeJSON(w io.Writer, v any) error {
 func logOutcome(log *slog.Logger, out controller.Outcome) {
 	controller.LogApplied(log, out, slog.LevelDebug)
 	log.Debug("reconcile finished", "profile", out.Profile.Name, "changes", out.Plan.Pending(),
-		"conflicts", out.Plan.Count(controller.Conflict), "inSync", out.Plan.Count(controller.None), "problems", len(out.Problems))
+		"conflicts", out.Plan.Count(plan.Conflict), "inSync", out.Plan.Count(plan.None), "problems", len(out.Problems))
 }
 
 func orDash(s string) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/desired/registry"
 )
 
@@ -97,7 +98,7 @@ func annotatePlan(w io.Writer, out controller.Outcome, check bool) {
 		return
 	}
 	for _, r := range out.Results(check) {
-		if r.Fate == controller.InSync || r.Fate == controller.Made && r.Action != controller.Conflict {
+		if r.Fate == controller.InSync || r.Fate == controller.Made && r.Action != plan.Conflict {
 			continue
 		}
 		verb, note := fateWords(r)
@@ -105,7 +106,7 @@ func annotatePlan(w io.Writer, out controller.Outcome, check bool) {
 		if note != "" {
 			text += ": " + note
 		}
-		if r.Action != controller.Conflict && r.Fate == controller.Proposed {
+		if r.Action != plan.Conflict && r.Fate == controller.Proposed {
 			text += " (run skillsync reconcile --once and commit the result)"
 		}
 		githubCommand(w, "error", text, "file", r.Path)

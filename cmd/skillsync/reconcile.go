@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/spf13/cobra"
 )
@@ -11,7 +12,7 @@ import (
 func newReconcileCommand(g *globals) *cobra.Command {
 	var (
 		once, check, diff bool
-		opts              controller.Options
+		opts              plan.Options
 		output            string
 		watch             watchFlags
 	)

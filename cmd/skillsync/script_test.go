@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/skillsync/skillsync/starter"
+	"github.com/skillsync/skillsync/authoring/starter"
 )
 
 // TestMain lets the test binary act as the skillsync command inside scripts.

@@ -9,10 +9,10 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/observed"
-	"github.com/skillsync/skillsync/summary"
 	"github.com/spf13/cobra"
 )
 
@@ -56,7 +56,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 				return &exitError{exitFailure, err}
 			}
 			defer ws.Close()
-			rows := summary.Status(out, observed.Evidence(ws, exec.LookPath))
+			rows := clientStatus(out, observed.Evidence(ws, exec.LookPath))
 			rec := clients.Recommend(inUse(rows))
 			code := exitOK
 			if exitCode {
@@ -65,7 +65,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 			if output == "json" {
 				return finish(code, writeJSON(g.stdout, map[string]any{
 					"profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": clientJSONs(rows),
-					"recommendedTargets": append([]string{}, rec.Targets...), "mcpEffects": mcpEffectJSONs(summary.MCPEffects(out.Registry)),
+					"recommendedTargets": append([]string{}, rec.Targets...), "mcpEffects": mcpEffectJSONs(mcpEffects(out.Registry)),
 					"exitCode": code,
 				}))
 			}
@@ -79,7 +79,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-func printStatus(g *globals, out controller.Outcome, clients []summary.ClientStatus) {
+func printStatus(g *globals, out controller.Outcome, clients []ClientStatus) {
 	source := ""
 	if out.Profile.Source != "" {
 		source = " (from " + out.Profile.Source + ")"
@@ -94,7 +94,7 @@ func printStatus(g *globals, out controller.Outcome, clients []summary.ClientSta
 	writeTable(g.stdout, rows)
 	printSeenTwice(g, clients)
 	printUnguarded(g, clients)
-	if effects := summary.MCPEffects(out.Registry); len(effects) > 0 {
+	if effects := mcpEffects(out.Registry); len(effects) > 0 {
 		fmt.Fprintln(g.stdout, "\neffects of MCP tools (the servers' annotations are hints; a capability declared by hand wins):")
 		rows = nil
 		for _, e := range effects {
@@ -110,14 +110,14 @@ func printStatus(g *globals, out controller.Outcome, clients []summary.ClientSta
 		}
 		writeTable(g.stdout, rows)
 	}
-	if n := out.Plan.Pending() + out.Plan.Count(controller.Conflict); n > 0 {
+	if n := out.Plan.Pending() + out.Plan.Count(plan.Conflict); n > 0 {
 		fmt.Fprintln(g.stdout)
 		printPlan(g.stdout, out, true, false)
 	}
 }
 
 // inUse names the clients with evidence of use.
-func inUse(rows []summary.ClientStatus) []string {
+func inUse(rows []ClientStatus) []string {
 	var names []string
 	for _, r := range rows {
 		if len(r.Evidence) > 0 {
@@ -129,8 +129,8 @@ func inUse(rows []summary.ClientStatus) []string {
 
 // printRecommendation names better targets when a client in use is served by no
 // enabled directory or sees a skill twice, and other targets would do better.
-func printRecommendation(g *globals, out controller.Outcome, rows []summary.ClientStatus, rec clients.Recommendation) {
-	amiss := slices.ContainsFunc(rows, func(r summary.ClientStatus) bool {
+func printRecommendation(g *globals, out controller.Outcome, rows []ClientStatus, rec clients.Recommendation) {
+	amiss := slices.ContainsFunc(rows, func(r ClientStatus) bool {
 		return len(r.Evidence) > 0 && (r.Target == "" || len(r.SeenTwice) > 0)
 	})
 	enabled := slices.Sorted(slices.Values(out.Registry.Targets()))
@@ -147,7 +147,7 @@ func printRecommendation(g *globals, out controller.Outcome, rows []summary.Clie
 
 // printUnguarded names each client in use that would offer its model skills
 // meant to be kept from it.
-func printUnguarded(g *globals, clients []summary.ClientStatus) {
+func printUnguarded(g *globals, clients []ClientStatus) {
 	var rows [][]string
 	for _, r := range clients {
 		if len(r.Unguarded) > 0 && len(r.Evidence) > 0 {
@@ -163,7 +163,7 @@ func printUnguarded(g *globals, clients []summary.ClientStatus) {
 
 // printSeenTwice names, per client, the skills it finds in two enabled
 // directories, and says how to avoid it.
-func printSeenTwice(g *globals, clients []summary.ClientStatus) {
+func printSeenTwice(g *globals, clients []ClientStatus) {
 	var rows [][]string
 	for _, r := range clients {
 		if len(r.SeenTwice) > 0 {

@@ -384,7 +384,7 @@ func TestValidateRules(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(t, ws)
 			}
-			before := snapshot(t, ws)
+			before := treeOf(t, ws)
 			for _, command := range failClosedCommands {
 				args := append(append([]string{}, tc.flags...), command...)
 				code, stdout, stderr := runCLI(t, ws, args...)
@@ -394,7 +394,7 @@ func TestValidateRules(t *testing.T) {
 				if !hasProblem(stderr, tc.want) {
 					t.Errorf("%s: stderr lacks the line %q\nstderr:\n%s", strings.Join(args, " "), tc.want.line(), stderr)
 				}
-				if d := diffSnapshots(before, snapshot(t, ws)); d != "" {
+				if d := diffSnapshots(before, treeOf(t, ws)); d != "" {
 					t.Errorf("%s changed the workspace:\n%s", strings.Join(args, " "), d)
 				}
 			}
@@ -465,7 +465,7 @@ func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
 			for rel, content := range tc.files {
 				writeFile(t, filepath.Join(ws, filepath.FromSlash(rel)), content)
 			}
-			before := snapshot(t, ws)
+			before := treeOf(t, ws)
 			for _, command := range failClosedCommands {
 				code, stdout, stderr := runCLI(t, ws, command...)
 				if code != exitInvalid {
@@ -483,7 +483,7 @@ func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
 						t.Errorf("%s: stderr lacks %q\nstderr:\n%s", strings.Join(command, " "), p.line(), stderr)
 					}
 				}
-				if d := diffSnapshots(before, snapshot(t, ws)); d != "" {
+				if d := diffSnapshots(before, treeOf(t, ws)); d != "" {
 					t.Errorf("%s changed the workspace:\n%s", strings.Join(command, " "), d)
 				}
 			}
@@ -496,13 +496,13 @@ func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
 func TestValidateExampleIsValid(t *testing.T) {
 	t.Setenv("SKILLSYNC_PROFILE", "")
 	ws := reconciledExample(t)
-	before := snapshot(t, ws)
+	before := treeOf(t, ws)
 	for _, command := range [][]string{{"validate"}, {"reconcile", "--once"}} {
 		if code, stdout, stderr := runCLI(t, ws, command...); code != exitOK {
 			t.Errorf("%s: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", strings.Join(command, " "), code, stdout, stderr)
 		}
 	}
-	if d := diffSnapshots(before, snapshot(t, ws)); d != "" {
+	if d := diffSnapshots(before, treeOf(t, ws)); d != "" {
 		t.Errorf("a no-op run changed the workspace:\n%s", d)
 	}
 }
@@ -512,26 +512,26 @@ func TestValidateExampleIsValid(t *testing.T) {
 func TestValidateSnapshotSeesChanges(t *testing.T) {
 	t.Setenv("SKILLSYNC_PROFILE", "")
 	ws := copyExample(t)
-	before := snapshot(t, ws)
+	before := treeOf(t, ws)
 	if code, stdout, stderr := runCLI(t, ws, "reconcile", "--once"); code != exitOK {
 		t.Fatalf("reconcile --once: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, "added: .claude/skills/intent/SKILL.md") {
+	if d := diffSnapshots(before, treeOf(t, ws)); !strings.Contains(d, "added: .claude/skills/intent/SKILL.md") {
 		t.Errorf("snapshot missed the files reconcile wrote:\n%s", d)
 	}
-	before = snapshot(t, ws)
+	before = treeOf(t, ws)
 	skill := filepath.Join(ws, ".qwen", "skills", "intent", "SKILL.md")
 	old := time.Now().Add(-time.Hour)
 	if err := os.Chtimes(skill, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, "mtime") {
+	if d := diffSnapshots(before, treeOf(t, ws)); !strings.Contains(d, "mtime") {
 		t.Errorf("snapshot missed an mtime change:\n%s", d)
 	}
 	if err := os.Remove(skill); err != nil {
 		t.Fatal(err)
 	}
-	if d := diffSnapshots(before, snapshot(t, ws)); !strings.Contains(d, "removed: .qwen/skills/intent/SKILL.md") {
+	if d := diffSnapshots(before, treeOf(t, ws)); !strings.Contains(d, "removed: .qwen/skills/intent/SKILL.md") {
 		t.Errorf("snapshot missed a removal:\n%s", d)
 	}
 }
@@ -604,8 +604,8 @@ func runCLI(t *testing.T, ws string, args ...string) (code int, stdout, stderr s
 	return code, out.String(), errOut.String()
 }
 
-// snapshot records the whole tree under root; see readTree.
-func snapshot(t *testing.T, root string) map[string]treeEntry {
+// treeOf records the whole tree under root; see readTree.
+func treeOf(t *testing.T, root string) map[string]treeEntry {
 	t.Helper()
 	snap, err := readTree(root)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -498,9 +499,9 @@ func ownSettled(out controller.Outcome, v controller.Verdict) bool {
 }
 
 // ownObstructed reports whether the plan is blocked by something that is no file.
-func ownObstructed(plan controller.Plan) bool {
+func ownObstructed(plan plan.Plan) bool {
 	for _, c := range plan.Changes {
-		if c.Action == controller.Conflict && c.Obstruction {
+		if c.Action == plan.Conflict && c.Obstruction {
 			return true
 		}
 	}
@@ -541,13 +542,13 @@ func (c *ownershipCase) checkKept(now ownTree, forced bool, when string) {
 
 // checkUntouched: a path the plan left alone (nothing to do, or a conflict kept) is
 // exactly as it was before the pass: a write of unchanged bytes is skipped.
-func (c *ownershipCase) checkUntouched(plan controller.Plan, prev, now ownTree, when string) {
+func (c *ownershipCase) checkUntouched(plan plan.Plan, prev, now ownTree, when string) {
 	left := plan.Changes
 	for _, p := range plan.InSync {
-		left = append(left, controller.Change{Path: p, Action: controller.None})
+		left = append(left, plan.Change{Path: p, Action: plan.None})
 	}
 	for _, ch := range left {
-		if ch.Action != controller.None && ch.Action != controller.Conflict {
+		if ch.Action != plan.None && ch.Action != plan.Conflict {
 			continue
 		}
 		before, had := prev[ch.Path]
@@ -627,7 +628,7 @@ func (c *ownershipCase) checkSettled(v controller.Verdict, now ownTree, when str
 	if got := out.Verdict(true); got != v || out.Plan.Pending() > 0 {
 		var pending []string
 		for _, ch := range out.Plan.Changes {
-			if ch.Action != controller.None && ch.Action != controller.Conflict {
+			if ch.Action != plan.None && ch.Action != plan.Conflict {
 				pending = append(pending, string(ch.Action)+" "+ch.Path)
 			}
 		}

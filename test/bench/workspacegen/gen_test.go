@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
 )
 
 // The generated workspace is valid and generates exactly Files(n) skill files, so
@@ -19,7 +20,7 @@ func TestWrittenWorkspaceReconcilesToFiles(t *testing.T) {
 		if len(out.Problems) > 0 || out.Err != nil {
 			t.Fatalf("n=%d: %v %v", n, out.Problems, out.Err)
 		}
-		if got := out.Plan.Count(controller.Create); got != Files(n) {
+		if got := out.Plan.Count(plan.Create); got != Files(n) {
 			t.Errorf("n=%d: %d files to create, want %d", n, got, Files(n))
 		}
 		if len(out.Applied) != Files(n) {

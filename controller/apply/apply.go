@@ -1,4 +1,7 @@
-package controller
+// Package apply is the one writer of the workspace: it carries a plan out, and
+// gives the commands that write the registry (init, adopt, an MCP snapshot) the
+// same guarded creates and updates. Every write goes through workspacefs.
+package apply
 
 import (
 	"crypto/sha256"
@@ -10,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -18,7 +22,7 @@ import (
 
 // Applied is one change of the plan as carried out, or the error that stopped it.
 type Applied struct {
-	*Change
+	*plan.Change
 	Err error
 	// Kept says what of a change that succeeded was left as it is, and why: an
 	// emptied skill directory that the permissions of its parent keep in place.
@@ -62,28 +66,28 @@ var ErrRefused = errors.New("plan refused")
 // file right before touching it and leaves it alone unless it still holds exactly
 // what the plan saw. A failed change does not stop the others; all failures come
 // back in an *ApplyError.
-func Apply(sys workspacefs.System, root string, plan Plan) ([]Applied, error) {
-	return ApplyGated(sys, root, plan, nil)
+func Apply(sys workspacefs.System, root string, pl plan.Plan) ([]Applied, error) {
+	return ApplyGated(sys, root, pl, nil)
 }
 
 // ApplyGated is Apply where the deletes are carried out only if mayDelete, asked
 // once all creates and updates are done, says so; otherwise they are left undone.
-func ApplyGated(sys workspacefs.System, root string, plan Plan, mayDelete func() bool) ([]Applied, error) {
-	if plan.Refused != "" {
-		return nil, fmt.Errorf("%w: %s", ErrRefused, plan.Refused)
+func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete func() bool) ([]Applied, error) {
+	if pl.Refused != "" {
+		return nil, fmt.Errorf("%w: %s", ErrRefused, pl.Refused)
 	}
-	w, err := openWorkspace(sys, root)
+	w, err := OpenWorkspace(sys, root)
 	if err != nil {
 		return nil, err
 	}
-	defer w.close()
+	defer w.Close()
 	// Each phase finishes before the next starts; within one, every change has a
 	// path of its own, so they run a few at a time.
-	phases := map[Action]int{Cleanup: 0, Create: 1, Update: 1, Delete: 2}
-	byPhase := make([][]*Change, 3)
-	for i := range plan.Changes {
-		if p, ok := phases[plan.Changes[i].Action]; ok {
-			byPhase[p] = append(byPhase[p], &plan.Changes[i])
+	phases := map[plan.Action]int{plan.Cleanup: 0, plan.Create: 1, plan.Update: 1, plan.Delete: 2}
+	byPhase := make([][]*plan.Change, 3)
+	for i := range pl.Changes {
+		if p, ok := phases[pl.Changes[i].Action]; ok {
+			byPhase[p] = append(byPhase[p], &pl.Changes[i])
 		}
 	}
 	var done, failed []Applied
@@ -94,7 +98,7 @@ func ApplyGated(sys workspacefs.System, root string, plan Plan, mayDelete func()
 		var errs []error
 		var written []Content
 		if phase == 1 {
-			errs, written = writeAll(w, todo)
+			errs, written = w.WriteAll(todo)
 		} else {
 			errs = make([]error, len(todo))
 			parallel.Each(len(todo), func(i int) error {
@@ -123,19 +127,19 @@ func ApplyGated(sys workspacefs.System, root string, plan Plan, mayDelete func()
 	return done, nil
 }
 
-func removeOne(w workspaceDirs, c Change) error {
-	if c.Action == Cleanup {
+func removeOne(w Workspace, c plan.Change) error {
+	if c.Action == plan.Cleanup {
 		return cleanup(w, c.Path)
 	}
 	return remove(w, c.Path, c.OldSum)
 }
 
-// writeAll makes the creates and updates durable before any is put in place: every
+// WriteAll makes the creates and updates durable before any is put in place: every
 // new content is written to a temp file first, one flush makes them all durable
 // (on Linux one syncfs for the run rather than one fsync per file), and only then
 // is each put in place by a rename (see commit). So a power loss leaves every
 // SKILL.md old or new, never empty.
-func writeAll(w workspaceDirs, changes []*Change) ([]error, []Content) {
+func (w Workspace) WriteAll(changes []*plan.Change) ([]error, []Content) {
 	errs := make([]error, len(changes))
 	written := make([]Content, len(changes))
 	temps := make([]string, len(changes))
@@ -161,34 +165,39 @@ func writeAll(w workspaceDirs, changes []*Change) ([]error, []Content) {
 	return errs, written
 }
 
-// workspaceDirs opens the directory of each change afresh from the workspace root,
+// Workspace opens the directory of each change afresh from the workspace root,
 // in one system call that follows no symlink (workspacefs.Dir.Beneath), and works
 // inside it a system call per step.
-type workspaceDirs struct {
+type Workspace struct {
 	r    workspacefs.FS
 	root workspacefs.Dir
 }
 
-func openWorkspace(sys workspacefs.System, root string) (workspaceDirs, error) {
+// OpenWorkspace opens the workspace at root for writing; Close releases it.
+func OpenWorkspace(sys workspacefs.System, root string) (Workspace, error) {
 	r, err := sys.Open(root)
 	if err != nil {
-		return workspaceDirs{}, err
+		return Workspace{}, err
 	}
 	d, err := r.OpenDir(".")
 	if err != nil {
 		r.Close()
-		return workspaceDirs{}, err
+		return Workspace{}, err
 	}
-	return workspaceDirs{r: r, root: d}, nil
+	return Workspace{r: r, root: d}, nil
 }
 
-func (w workspaceDirs) close() {
+// FS is the workspace as read and written through the System it was opened on.
+func (w Workspace) FS() workspacefs.FS { return w.r }
+
+// Close releases the workspace's open directories.
+func (w Workspace) Close() {
 	w.root.Close()
 	w.r.Close()
 }
 
-// open opens the workspace directory rel.
-func (w workspaceDirs) open(rel string) (workspacefs.Dir, error) {
+// OpenDir opens the workspace directory rel, following no symlink on the way.
+func (w Workspace) OpenDir(rel string) (workspacefs.Dir, error) {
 	var d workspacefs.Dir
 	var err error
 	if rel == "." {
@@ -204,18 +213,18 @@ func (w workspaceDirs) open(rel string) (workspacefs.Dir, error) {
 
 // dirOf opens the directory holding p; for a create, it makes the directory first,
 // and its parents if they are missing.
-func (w workspaceDirs) dirOf(p string, create bool) (workspacefs.Dir, error) {
+func (w Workspace) dirOf(p string, create bool) (workspacefs.Dir, error) {
 	dir := path.Dir(p)
 	if !create || dir == "." {
-		return w.open(dir)
+		return w.OpenDir(dir)
 	}
 	parentPath, name := path.Dir(dir), path.Base(dir)
-	parent, err := w.open(parentPath)
+	parent, err := w.OpenDir(parentPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := w.r.MkdirAll(parentPath, 0o755); err != nil {
 			return nil, workspacefs.Cause(err)
 		}
-		parent, err = w.open(parentPath)
+		parent, err = w.OpenDir(parentPath)
 	}
 	if err != nil {
 		return nil, err
@@ -233,12 +242,12 @@ func (w workspaceDirs) dirOf(p string, create bool) (workspacefs.Dir, error) {
 
 // stage writes a change's content to a temp file in its directory, creating the
 // directory for a create, and returns the temp file's name and what it holds.
-func (w workspaceDirs) stage(c Change) (string, Content, error) {
+func (w Workspace) stage(c plan.Change) (string, Content, error) {
 	data, err := c.Content()
 	if err != nil {
 		return "", Content{}, err
 	}
-	d, err := w.dirOf(c.Path, c.Action == Create)
+	d, err := w.dirOf(c.Path, c.Action == plan.Create)
 	if err != nil {
 		return "", Content{}, err
 	}
@@ -251,14 +260,14 @@ func (w workspaceDirs) stage(c Change) (string, Content, error) {
 // fails rather than replace a file someone put there since the scan (a hard link
 // where the filesystem cannot rename so); an update re-checks that the file is
 // still what was planned on, then renames over it.
-func (w workspaceDirs) commit(c Change, tmpName string) error {
+func (w Workspace) commit(c plan.Change, tmpName string) error {
 	d, err := w.dirOf(c.Path, false)
 	if err != nil {
 		return err // the temp file is in a directory no longer there, or not reachable
 	}
 	defer d.Close()
 	name := path.Base(c.Path)
-	if c.Action == Create {
+	if c.Action == plan.Create {
 		err := d.RenameNoReplace(tmpName, name)
 		switch {
 		case err == nil:
@@ -272,7 +281,7 @@ func (w workspaceDirs) commit(c Change, tmpName string) error {
 		}
 	}
 	defer d.Remove(tmpName) // after a link; after a rename it is gone already
-	if c.Action == Update {
+	if c.Action == plan.Update {
 		if err := stillAsPlanned(d, name, c.Path, c.OldSum); err != nil {
 			return err
 		}
@@ -305,8 +314,8 @@ var errAppeared = errors.New("a file appeared there since the scan (on a case-in
 
 // remove deletes a generated file that is still what was planned on, then its skill
 // directory if nothing else is left in it.
-func remove(w workspaceDirs, rel string, old [32]byte) error {
-	d, err := w.open(path.Dir(rel))
+func remove(w Workspace, rel string, old [32]byte) error {
+	d, err := w.OpenDir(path.Dir(rel))
 	if err != nil {
 		return fmt.Errorf("changed since the scan: %w", err)
 	}
@@ -322,7 +331,7 @@ func remove(w workspaceDirs, rel string, old [32]byte) error {
 
 // removeEmptyUpward removes dir if nothing is left in it, and so on up to the
 // skill directory it is in: a side file sits in a directory of its own inside it.
-func removeEmptyUpward(w workspaceDirs, dir string) error {
+func removeEmptyUpward(w Workspace, dir string) error {
 	skill := clients.SkillDirOf(dir)
 	for {
 		if err := removeIfEmpty(w, dir); err != nil {
@@ -357,8 +366,8 @@ func notPermitted(err error) bool {
 
 // cleanup removes what an interrupted run left: a temp file, or an empty skill
 // directory (rmdir cannot remove anything that has since been put in it).
-func cleanup(w workspaceDirs, rel string) error {
-	parent, err := w.open(path.Dir(rel))
+func cleanup(w Workspace, rel string) error {
+	parent, err := w.OpenDir(path.Dir(rel))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -378,7 +387,7 @@ func cleanup(w workspaceDirs, rel string) error {
 }
 
 // removeTemp removes what an interrupted run left in dir, if it still looks like that.
-func removeTemp(w workspaceDirs, dir workspacefs.Dir, rel string) error {
+func removeTemp(w Workspace, dir workspacefs.Dir, rel string) error {
 	name := path.Base(rel)
 	data, err := dir.ReadRegular(name, observed.MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -401,8 +410,8 @@ func removeTemp(w workspaceDirs, dir workspacefs.Dir, rel string) error {
 
 // removeIfEmpty removes a skill directory that nothing is left in; whatever is
 // there instead by then (a file, a symlink) stays.
-func removeIfEmpty(w workspaceDirs, dir string) error {
-	parent, err := w.open(path.Dir(dir))
+func removeIfEmpty(w Workspace, dir string) error {
+	parent, err := w.OpenDir(path.Dir(dir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

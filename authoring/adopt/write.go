@@ -1,4 +1,4 @@
-package controller
+package adopt
 
 import (
 	"crypto/sha256"
@@ -6,41 +6,42 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/skillsync/skillsync/adopt"
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
 
-// Adopt hands skills people wrote over to skillsync: it creates files (the
+// Apply hands skills people wrote over to skillsync: it creates files (the
 // registry documents declaring them, and their body files) and then removes each
 // hand-written SKILL.md of replaces, for the next reconcile to generate in its
 // place. Every hand-written file must still be exactly as it was read, a regular
 // file in a real directory; the registry must load with the new files, or they
 // are removed again and nothing has changed.
-func Adopt(sys workspacefs.System, root string, files []NewFile, replaces []adopt.Skill) error {
-	w, err := openWorkspace(sys, root)
+func Apply(sys workspacefs.System, root string, files []apply.NewFile, replaces []Skill) error {
+	w, err := apply.OpenWorkspace(sys, root)
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	for _, sk := range replaces {
 		if err := stillHandWritten(w, sk); err != nil {
 			return err
 		}
 	}
-	if err := createAll(w, files); err != nil {
+	if err := w.CreateAll(files); err != nil {
 		return err
 	}
-	in, err := LoadInputs(sys, root, "", "")
+	in, err := controller.LoadInputs(sys, root, "", "")
 	if err != nil {
-		uncreate(w, files)
+		w.Uncreate(files)
 		return fmt.Errorf("the registry does not load with the adopted skills, so nothing was adopted: %w", err)
 	}
 	want := desired.Build(in.Registry, in.Profile)
 	for _, sk := range replaces {
 		if _, ok := want.Files[sk.Path]; !ok {
-			uncreate(w, files)
+			w.Uncreate(files)
 			return fmt.Errorf("the registry would not write %s back at %s (the name is disabled, its target is not enabled, or the profile withholds it: see skillsync explain %s), so nothing was adopted",
 				sk.Name, sk.Path, sk.Name)
 		}
@@ -55,8 +56,8 @@ func Adopt(sys workspacefs.System, root string, files []NewFile, replaces []adop
 
 // stillHandWritten checks that sk's file is what was read: a regular file, in a
 // directory reached without a symlink, with the same bytes, and no generated one.
-func stillHandWritten(w workspaceDirs, sk adopt.Skill) error {
-	d, err := w.open(path.Dir(sk.Path))
+func stillHandWritten(w apply.Workspace, sk Skill) error {
+	d, err := w.OpenDir(path.Dir(sk.Path))
 	if err != nil {
 		return fmt.Errorf("%s: %w; nothing was adopted", sk.Path, workspacefs.Cause(err))
 	}
@@ -64,7 +65,7 @@ func stillHandWritten(w workspaceDirs, sk adopt.Skill) error {
 	return checkHandWritten(d, sk)
 }
 
-func checkHandWritten(d workspacefs.Dir, sk adopt.Skill) error {
+func checkHandWritten(d workspacefs.Dir, sk Skill) error {
 	data, err := d.ReadRegular(path.Base(sk.Path), observed.MaxFileSize)
 	switch {
 	case errors.Is(err, workspacefs.ErrNotRegular):
@@ -79,8 +80,8 @@ func checkHandWritten(d workspacefs.Dir, sk adopt.Skill) error {
 	return nil
 }
 
-func removeHandWritten(w workspaceDirs, sk adopt.Skill) error {
-	d, err := w.open(path.Dir(sk.Path))
+func removeHandWritten(w apply.Workspace, sk Skill) error {
+	d, err := w.OpenDir(path.Dir(sk.Path))
 	if err != nil {
 		return workspacefs.Cause(err)
 	}

@@ -1,4 +1,4 @@
-package controller
+package snapshot
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -47,7 +48,7 @@ func snapshotOf(t *testing.T, title string) []byte {
 func TestRecordSnapshotIgnoresProblemsNotItsOwn(t *testing.T) {
 	root := snapshotWorkspace(t)
 	testkit.WriteFile(t, root, "registry/broken.yaml", []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: half.written\n"))
-	wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
+	wrote, err := Record(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
 	if !wrote || err != nil {
 		t.Fatalf("wrote %v, err %v", wrote, err)
 	}
@@ -72,10 +73,10 @@ func TestRecordSnapshotIgnoresAnotherSourcesProblems(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WriteFile(t, root, "registry/mcp-other.yaml", stamped)
-	if _, err := LoadInputs(workspacefs.OS{}, root, "", ""); err == nil {
+	if _, err := controller.LoadInputs(workspacefs.OS{}, root, "", ""); err == nil {
 		t.Fatal("the other source's snapshot loads; the test needs one that does not")
 	}
-	if wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false); !wrote || err != nil {
+	if wrote, err := Record(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false); !wrote || err != nil {
 		t.Fatalf("wrote %v, err %v", wrote, err)
 	}
 }
@@ -85,8 +86,8 @@ func TestRecordSnapshotIgnoresAnotherSourcesProblems(t *testing.T) {
 func TestRecordSnapshotRefusesItsOwnProblems(t *testing.T) {
 	root := snapshotWorkspace(t)
 	selectAlias(t, root, "intent")
-	var rejected *SnapshotRejectedError
-	wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
+	var rejected *RejectedError
+	wrote, err := Record(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
 	if wrote || !errors.As(err, &rejected) || len(rejected.Problems) == 0 {
 		t.Fatalf("a tool whose selector gives an alias another skill holds: wrote %v, err %v", wrote, err)
 	}
@@ -95,11 +96,11 @@ func TestRecordSnapshotRefusesItsOwnProblems(t *testing.T) {
 	}
 
 	selectAlias(t, root, "ticket")
-	if wrote, err := RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false); !wrote || err != nil {
+	if wrote, err := Record(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false); !wrote || err != nil {
 		t.Fatalf("a snapshot that loads: wrote %v, err %v", wrote, err)
 	}
 	testkit.WriteFile(t, root, "registry/team.yaml", []byte("apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: ticket}\nspec: {description: Ours, body: Ours.}\n"))
-	wrote, err = RecordSnapshot(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
+	wrote, err = Record(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
 	if wrote || !errors.As(err, &rejected) || len(rejected.Problems) != 1 || rejected.Problems[0].Pos.File != "skillsync.yaml" {
 		t.Errorf("the same snapshot, its alias now taken: wrote %v, err %v, problems %v", wrote, err, rejected.Problems)
 	}

@@ -1,4 +1,4 @@
-package controller
+package plan
 
 import (
 	"fmt"
@@ -66,7 +66,7 @@ func FuzzPlan(f *testing.F) {
 				have.Files[p] = observed.File{Path: p, Ownership: c.own, Bytes: []byte(content)}
 			}
 		}
-		plan := MakePlan(want, have, Options{Force: force, AllowEmpty: allowEmpty})
+		plan := Make(want, have, Options{Force: force, AllowEmpty: allowEmpty})
 		got := map[string]Action{}
 		for _, p := range plan.InSync {
 			got[p] = None

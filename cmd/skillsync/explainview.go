@@ -1,4 +1,7 @@
-package summary
+package main
+
+// The explain view says, per skill name, where it comes from and what becomes
+// of it in each target (explain, list). It only reads an Outcome.
 
 import (
 	"fmt"
@@ -8,6 +11,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 )
@@ -26,9 +30,9 @@ type TargetState struct {
 	// absent; Reason says why where there is one.
 	State  string
 	Reason string
-	// Override says what controller.Options.Force would do with a file a person
+	// Override says what plan.Options.Force would do with a file a person
 	// edited.
-	Override controller.Override
+	Override plan.Override
 }
 
 // ClientView is a client in use that will find the skill.
@@ -55,10 +59,10 @@ type Explanation struct {
 	Effect, EffectFrom string
 }
 
-// Explain tells, from a planned pass, where the skill name comes from, what
+// explainSkill tells, from a planned pass, where the skill name comes from, what
 // becomes of it in each target and which clients in use will find it; ok is false
 // when nothing declares the name and no person wrote a skill of it.
-func Explain(out controller.Outcome, evidence map[string][]string, name string) (e Explanation, ok bool) {
+func explainSkill(out controller.Outcome, evidence map[string][]string, name string) (e Explanation, ok bool) {
 	e = Explanation{Name: name, Declarations: []Declaration{}, Targets: []TargetState{}, Clients: []ClientView{},
 		KeptFromModel: desired.KeptFromModel(out.Registry)[name]}
 	reg := out.Registry
@@ -84,7 +88,7 @@ func Explain(out controller.Outcome, evidence map[string][]string, name string) 
 		for _, w := range out.Withheld {
 			switch {
 			case w.Skill != name || w.Target != t.Name:
-			case known && st.State == string(controller.Delete):
+			case known && st.State == string(plan.Delete):
 				st.Reason = "withheld: " + w.Reason // why it is an orphan
 			case !known || st.State == "hand-written":
 				st, known = TargetState{State: "withheld", Reason: w.Reason}, true
@@ -138,7 +142,7 @@ func stateByPath(out controller.Outcome) map[string]TargetState {
 	for _, c := range out.Plan.Changes {
 		if path.Base(c.Path) == desired.SkillFile {
 			state := string(c.Action)
-			if c.Action == controller.None {
+			if c.Action == plan.None {
 				state = "in sync"
 			}
 			states[c.Path] = TargetState{State: state, Reason: c.Reason, Override: c.Override}
@@ -152,9 +156,9 @@ func stateByPath(out controller.Outcome) map[string]TargetState {
 	return states
 }
 
-// SkillNames lists every skill name a pass knows: declared, generated or
+// skillNames lists every skill name a pass knows: declared, generated or
 // hand-written, sorted.
-func SkillNames(out controller.Outcome) []string {
+func skillNames(out controller.Outcome) []string {
 	seen := map[string]bool{}
 	for _, c := range out.Registry.Capabilities {
 		if c.Spec.Skill != nil {
@@ -210,10 +214,10 @@ type MCPEffect struct {
 	Capability, Server, Tool, Effect, From string
 }
 
-// MCPEffects lists the effect of each capability calling a tool of an MCP source,
+// mcpEffects lists the effect of each capability calling a tool of an MCP source,
 // by capability: the server's annotations are hints, so which ones a declaration
 // overrides is worth seeing at a glance.
-func MCPEffects(reg *registry.Registry) []MCPEffect {
+func mcpEffects(reg *registry.Registry) []MCPEffect {
 	sources := map[string]bool{}
 	for _, src := range reg.Config.Spec.MCPSources {
 		sources[src.Name] = true

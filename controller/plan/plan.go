@@ -1,9 +1,7 @@
-// Package controller converges a workspace: Plan compares desired with observed state
-// (pure), Apply carries a plan out (the only code that writes skill files),
-// Reconcile runs load, build, scan, plan and apply as one pass, and Watch runs it
-// again on every change until stopped. It states what happened; the command line
-// says it (docs/architecture.md).
-package controller
+// Package plan decides, for every path of the target directories, what a pass
+// does with it: desired and observed state in, a Plan out, following the plan
+// table in docs/ownership.md. It is pure: it reads and writes nothing.
+package plan
 
 import (
 	"fmt"
@@ -95,15 +93,15 @@ type Plan struct {
 	Emptying bool
 }
 
-// MakePlan decides one action per path, following the plan table in docs/ownership.md.
-func MakePlan(want desired.State, have observed.State, opts Options) Plan {
-	return planFiles(want, have, opts).judged(len(want.Files), have.Escapes, opts)
+// Make decides one action per path, following the plan table in docs/ownership.md.
+func Make(want desired.State, have observed.State, opts Options) Plan {
+	return Files(want, have, opts).Judged(len(want.Files), have.Escapes, opts)
 }
 
-// planFiles decides the action of every path of want and have. Any part of a
+// Files decides the action of every path of want and have. Any part of a
 // workspace (one target directory) can be planned on its own; judged then looks at
 // the whole.
-func planFiles(want desired.State, have observed.State, opts Options) Plan {
+func Files(want desired.State, have observed.State, opts Options) Plan {
 	var plan Plan
 	paths := unionPaths(want.Files, have.Files)
 	if len(have.Files) == 0 && len(paths) > 0 {
@@ -178,7 +176,7 @@ func keepCaseTwins(changes []Change, files map[string]desired.File, have observe
 // judged refuses the plan of a whole workspace where it must not be applied: the
 // workspace links out of itself, or the plan deletes every generated file while
 // nothing (wanted is the number of files desired) is desired.
-func (plan Plan) judged(wanted int, escapes []string, opts Options) Plan {
+func (plan Plan) Judged(wanted int, escapes []string, opts Options) Plan {
 	if len(escapes) > 0 {
 		// A workspace that links out of itself may be hostile: fail closed, whatever
 		// the flags say.
@@ -195,7 +193,7 @@ func (plan Plan) judged(wanted int, escapes []string, opts Options) Plan {
 
 // add appends the plan of another part of the workspace, whose paths all sort
 // after this one's.
-func (plan *Plan) add(part Plan) {
+func (plan *Plan) Add(part Plan) {
 	plan.Changes = append(plan.Changes, part.Changes...)
 	plan.InSync = append(plan.InSync, part.InSync...)
 }

@@ -1,8 +1,7 @@
-// Package summary reads a planned pass for people: per client, what it will find
-// and what is amiss (status), and per skill name, where it comes from and what
-// becomes of it in each target (explain, list). It only reads an Outcome; the
-// pass itself is controller's.
-package summary
+package main
+
+// The status view reads a planned pass for people: per client, what it will
+// find and what is amiss. It only reads an Outcome.
 
 import (
 	"path"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/desired"
 )
 
@@ -35,10 +35,10 @@ type ClientStatus struct {
 	Unguarded []string
 }
 
-// Status summarises the plan of a pass per client. evidence comes from
+// clientStatus summarises the plan of a pass per client. evidence comes from
 // observed.Evidence.
-func Status(out controller.Outcome, evidence map[string][]string) []ClientStatus {
-	in, plan := out.Inputs, out.Plan
+func clientStatus(out controller.Outcome, evidence map[string][]string) []ClientStatus {
+	in, planned := out.Inputs, out.Plan
 	enabled := map[string]bool{}
 	for _, t := range in.Registry.Targets() {
 		enabled[t] = true
@@ -46,8 +46,8 @@ func Status(out controller.Outcome, evidence map[string][]string) []ClientStatus
 	kept := desired.KeptFromModel(in.Registry)
 	var rows []ClientStatus
 	for _, c := range clients.All {
-		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}, SeenTwice: seenTwice(c, enabled, plan),
-			Unguarded: unguarded(c, enabled, plan, kept)}
+		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}, SeenTwice: seenTwice(c, enabled, planned),
+			Unguarded: unguarded(c, enabled, planned, kept)}
 		for _, t := range c.Targets() {
 			if enabled[t] {
 				row.Target, row.Directory = t, clients.Dir(t)
@@ -56,21 +56,21 @@ func Status(out controller.Outcome, evidence map[string][]string) []ClientStatus
 		}
 		if row.Target != "" {
 			prefix := row.Directory + "/"
-			for _, p := range plan.InSync {
+			for _, p := range planned.InSync {
 				if strings.HasPrefix(p, prefix) {
 					row.InSync++
 				}
 			}
-			for _, ch := range plan.Changes {
+			for _, ch := range planned.Changes {
 				if !strings.HasPrefix(ch.Path, prefix) {
 					continue
 				}
 				switch ch.Action {
-				case controller.None:
+				case plan.None:
 					row.InSync++
-				case controller.Conflict:
+				case plan.Conflict:
 					row.Conflicts++
-				case controller.Create, controller.Update, controller.Delete:
+				case plan.Create, plan.Update, plan.Delete:
 					row.ToChange++
 				}
 			}
@@ -92,12 +92,12 @@ func Status(out controller.Outcome, evidence map[string][]string) []ClientStatus
 
 // unguarded lists the skills in kept that c would find in an enabled directory it
 // reads, when c cannot keep a skill from its model.
-func unguarded(c clients.Client, enabled map[string]bool, plan controller.Plan, kept map[string]bool) []string {
+func unguarded(c clients.Client, enabled map[string]bool, planned plan.Plan, kept map[string]bool) []string {
 	out := []string{}
 	if c.CanHide() {
 		return out
 	}
-	for name := range copiesFound(c, enabled, plan) {
+	for name := range copiesFound(c, enabled, planned) {
 		if kept[name] {
 			out = append(out, name)
 		}
@@ -108,9 +108,9 @@ func unguarded(c clients.Client, enabled map[string]bool, plan controller.Plan, 
 
 // seenTwice lists the skills of which the client would find a copy in more than
 // one enabled directory it reads.
-func seenTwice(c clients.Client, enabled map[string]bool, plan controller.Plan) []string {
+func seenTwice(c clients.Client, enabled map[string]bool, planned plan.Plan) []string {
 	twice := []string{}
-	for name, n := range copiesFound(c, enabled, plan) {
+	for name, n := range copiesFound(c, enabled, planned) {
 		if n > 1 {
 			twice = append(twice, name)
 		}
@@ -122,7 +122,7 @@ func seenTwice(c clients.Client, enabled map[string]bool, plan controller.Plan) 
 // copiesFound counts, per skill, the enabled directories c reads that hold it once
 // the plan is carried out: every SKILL.md the plan keeps, makes or leaves in
 // conflict counts, a deleted one does not.
-func copiesFound(c clients.Client, enabled map[string]bool, plan controller.Plan) map[string]int {
+func copiesFound(c clients.Client, enabled map[string]bool, planned plan.Plan) map[string]int {
 	var dirs []string
 	for _, t := range c.Targets() {
 		if enabled[t] {
@@ -137,11 +137,11 @@ func copiesFound(c clients.Client, enabled map[string]bool, plan controller.Plan
 			}
 		}
 	}
-	for _, p := range plan.InSync {
+	for _, p := range planned.InSync {
 		count(p)
 	}
-	for _, ch := range plan.Changes {
-		if ch.Action == controller.Create || ch.Action == controller.Update || ch.Action == controller.Conflict {
+	for _, ch := range planned.Changes {
+		if ch.Action == plan.Create || ch.Action == plan.Update || ch.Action == plan.Conflict {
 			count(ch.Path)
 		}
 	}

@@ -1,4 +1,4 @@
-package controller
+package adopt
 
 import (
 	"maps"
@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillsync/skillsync/adopt"
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -15,15 +16,15 @@ import (
 const mine = "---\nname: review-pr\ndescription: Review it our way.\n---\n\nReview it.\n"
 
 // adoption is what adopt would write for the hand-written review-pr of root.
-func adoption(t *testing.T, root string) ([]NewFile, []adopt.Skill) {
+func adoption(t *testing.T, root string) ([]apply.NewFile, []Skill) {
 	t.Helper()
 	rel := ".claude/skills/review-pr/SKILL.md"
 	testkit.WriteFile(t, root, rel, []byte(mine))
-	sk, err := adopt.Parse(rel, []byte(mine))
+	sk, err := Parse(rel, []byte(mine))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []NewFile{{Path: "registry/skill-review-pr.yaml", Content: adopt.Document(sk, "")}}, []adopt.Skill{sk}
+	return []apply.NewFile{{Path: "registry/skill-review-pr.yaml", Content: Document(sk, "")}}, []Skill{sk}
 }
 
 // Adopt declares the skill and removes the person's file, and only then: whatever
@@ -31,13 +32,13 @@ func adoption(t *testing.T, root string) ([]NewFile, []adopt.Skill) {
 func TestAdopt(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
 	files, skills := adoption(t, root)
-	if err := Adopt(workspacefs.OS{}, root, files, skills); err != nil {
+	if err := Apply(workspacefs.OS{}, root, files, skills); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, ".claude/skills/review-pr/SKILL.md")); !os.IsNotExist(err) {
 		t.Errorf("the hand-written file is still there: %v", err)
 	}
-	out := Reconcile(Request{System: workspacefs.OS{}, Root: root})
+	out := controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: root})
 	if out.Err != nil || len(out.Problems) > 0 {
 		t.Fatal(out.Err, out.Problems)
 	}
@@ -50,13 +51,13 @@ func TestAdopt(t *testing.T) {
 func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		setup func(t *testing.T, root string, files []NewFile)
+		setup func(t *testing.T, root string, files []apply.NewFile)
 		says  string
 	}{
-		{"the file changed since it was read", func(t *testing.T, root string, _ []NewFile) {
+		{"the file changed since it was read", func(t *testing.T, root string, _ []apply.NewFile) {
 			testkit.WriteFile(t, root, ".claude/skills/review-pr/SKILL.md", []byte(mine+"more\n"))
 		}, "changed since it was read"},
-		{"the file became a symlink", func(t *testing.T, root string, _ []NewFile) {
+		{"the file became a symlink", func(t *testing.T, root string, _ []apply.NewFile) {
 			testkit.WriteFile(t, root, "elsewhere.md", []byte(mine))
 			p := filepath.Join(root, ".claude/skills/review-pr/SKILL.md")
 			os.Remove(p)
@@ -64,7 +65,7 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "not a regular file"},
-		{"the skill directory became a symlink", func(t *testing.T, root string, _ []NewFile) {
+		{"the skill directory became a symlink", func(t *testing.T, root string, _ []apply.NewFile) {
 			testkit.WriteFile(t, root, "mine/SKILL.md", []byte(mine))
 			p := filepath.Join(root, ".claude/skills/review-pr")
 			os.RemoveAll(p)
@@ -72,10 +73,10 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "review-pr"},
-		{"the registry document exists", func(t *testing.T, root string, files []NewFile) {
+		{"the registry document exists", func(t *testing.T, root string, files []apply.NewFile) {
 			testkit.WriteFile(t, root, files[0].Path, []byte("# mine\n"))
 		}, "already exists"},
-		{"the name is disabled, so it would not be written back", func(t *testing.T, root string, _ []NewFile) {
+		{"the name is disabled, so it would not be written back", func(t *testing.T, root string, _ []apply.NewFile) {
 			config := filepath.Join(root, "skillsync.yaml")
 			data, err := os.ReadFile(config)
 			if err != nil {
@@ -83,7 +84,7 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 			}
 			testkit.WriteFile(t, root, "skillsync.yaml", []byte(strings.Replace(string(data), "disabled: []", "disabled: [review-pr]", 1)))
 		}, "would not write review-pr back"},
-		{"the registry does not load with it", func(t *testing.T, root string, files []NewFile) {
+		{"the registry does not load with it", func(t *testing.T, root string, files []apply.NewFile) {
 			// A capability already has the alias review-pr.
 			testkit.WriteFile(t, root, "registry/taken.yaml", []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: pr.review}\n"+
 				"spec:\n  title: Review\n  effect: read\n  input: {type: object}\n  mcp: {tool: review}\n  skill: {alias: review-pr}\n"))
@@ -93,12 +94,12 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 			root := testkit.ExampleWorkspace(t)
 			files, skills := adoption(t, root)
 			c.setup(t, root, files)
-			before := tree(t, root)
-			err := Adopt(workspacefs.OS{}, root, files, skills)
+			before := testkit.Tree(t, root)
+			err := Apply(workspacefs.OS{}, root, files, skills)
 			if err == nil || !strings.Contains(err.Error(), c.says) {
 				t.Errorf("err %v, want it to say %q", err, c.says)
 			}
-			if !maps.Equal(before, tree(t, root)) {
+			if !maps.Equal(before, testkit.Tree(t, root)) {
 				t.Error("the workspace changed")
 			}
 		})

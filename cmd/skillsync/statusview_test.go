@@ -1,11 +1,11 @@
-package summary
+package main
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/skillsync/skillsync/clients"
-	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
 )
 
 func clientNamed(t *testing.T, name string) clients.Client {
@@ -22,11 +22,11 @@ func clientNamed(t *testing.T, name string) clients.Client {
 // A client that cannot hide a skill from its model is told which of the skills to
 // keep from it it would offer; one that can is told none.
 func TestUnguarded(t *testing.T) {
-	plan := controller.Plan{
+	plan := plan.Plan{
 		InSync: []string{".agents/skills/write/SKILL.md", ".agents/skills/write/agents/openai.yaml", ".agents/skills/read/SKILL.md"},
-		Changes: []controller.Change{
-			{Path: ".claude/skills/destroy/SKILL.md", Action: controller.Create},
-			{Path: ".claude/skills/gone/SKILL.md", Action: controller.Delete},
+		Changes: []plan.Change{
+			{Path: ".claude/skills/destroy/SKILL.md", Action: plan.Create},
+			{Path: ".claude/skills/gone/SKILL.md", Action: plan.Delete},
 		},
 	}
 	kept := map[string]bool{"write": true, "destroy": true, "gone": true}
@@ -48,13 +48,13 @@ func TestUnguarded(t *testing.T) {
 }
 
 func TestSeenTwice(t *testing.T) {
-	plan := controller.Plan{
+	plan := plan.Plan{
 		InSync: []string{".agents/skills/a/SKILL.md", ".claude/skills/a/SKILL.md", ".agents/skills/c/SKILL.md", ".qwen/skills/a/SKILL.md"},
-		Changes: []controller.Change{
-			{Path: ".agents/skills/b/SKILL.md", Action: controller.Create},
-			{Path: ".claude/skills/b/SKILL.md", Action: controller.Conflict},
-			{Path: ".claude/skills/c/SKILL.md", Action: controller.Delete},
-			{Path: ".claude/skills/d/SKILL.md", Action: controller.Update},
+		Changes: []plan.Change{
+			{Path: ".agents/skills/b/SKILL.md", Action: plan.Create},
+			{Path: ".claude/skills/b/SKILL.md", Action: plan.Conflict},
+			{Path: ".claude/skills/c/SKILL.md", Action: plan.Delete},
+			{Path: ".claude/skills/d/SKILL.md", Action: plan.Update},
 		},
 	}
 	all := map[string]bool{"claude-code": true, "qwen-code": true, "agents": true}

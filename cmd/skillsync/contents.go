@@ -1,15 +1,16 @@
-package controller
+package main
 
 import (
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
 
-// Contents is what a change expects on disk and what it writes, for a diff. The
+// contents is what a change expects on disk and what it writes, for a diff. The
 // plan keeps only the digest of skillsync's own files, so the old side of those is
 // read again from disk; a create has no old side and a delete no new one.
-func (c Change) Contents(sys workspacefs.System, root string) (old, new []byte, err error) {
-	if c.Action != Create {
+func contents(sys workspacefs.System, root string, c plan.Change) (old, new []byte, err error) {
+	if c.Action != plan.Create {
 		old = c.Old
 		if old == nil {
 			r, err := sys.Open(root)
@@ -22,7 +23,7 @@ func (c Change) Contents(sys workspacefs.System, root string) (old, new []byte, 
 			}
 		}
 	}
-	if c.Action != Delete {
+	if c.Action != plan.Delete {
 		new, err = c.Content()
 	}
 	return old, new, err

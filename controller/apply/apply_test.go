@@ -1,12 +1,14 @@
-package controller
+package apply
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/testkit"
@@ -33,26 +35,26 @@ func scan(t *testing.T, root string) observed.State {
 	return st
 }
 
-func reconcileFiles(t *testing.T, root string, files map[string][]byte, opts Options) ([]Applied, error) {
+func reconcileFiles(t *testing.T, root string, files map[string][]byte, opts plan.Options) ([]Applied, error) {
 	t.Helper()
 	want := desired.State{Files: map[string]desired.File{}}
 	for p, b := range files {
 		want.Files[p] = desired.File{Path: p, Owner: "capability/x", Bytes: b}
 	}
-	return Apply(workspacefs.OS{}, root, MakePlan(want, scan(t, root), opts))
+	return Apply(workspacefs.OS{}, root, plan.Make(want, scan(t, root), opts))
 }
 
 func TestApplyCreatesUpdatesAndDeletes(t *testing.T) {
 	root := t.TempDir()
 	a, b := ".claude/skills/a/SKILL.md", ".qwen/skills/b/SKILL.md"
-	if _, err := reconcileFiles(t, root, map[string][]byte{a: generated(t, a, "one"), b: generated(t, b, "one")}, Options{}); err != nil {
+	if _, err := reconcileFiles(t, root, map[string][]byte{a: generated(t, a, "one"), b: generated(t, b, "one")}, plan.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	info, err := os.Stat(filepath.Join(root, a))
 	if err != nil || info.Mode().Perm() != 0o644 {
 		t.Fatalf("created file: %v %v", info, err)
 	}
-	if _, err := reconcileFiles(t, root, map[string][]byte{a: generated(t, a, "two")}, Options{AllowEmpty: true}); err != nil {
+	if _, err := reconcileFiles(t, root, map[string][]byte{a: generated(t, a, "two")}, plan.Options{AllowEmpty: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, a)); string(got) != string(generated(t, a, "two")) {
@@ -64,14 +66,14 @@ func TestApplyCreatesUpdatesAndDeletes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ".qwen/skills")); err != nil {
 		t.Errorf("the target directory itself must stay: %v", err)
 	}
-	assertNoTempFiles(t, root)
+	testkit.AssertNoTempFiles(t, root)
 }
 
 func TestApplyNoOpWritesNothing(t *testing.T) {
 	root := t.TempDir()
 	a := ".claude/skills/a/SKILL.md"
 	files := map[string][]byte{a: generated(t, a, "one")}
-	if _, err := reconcileFiles(t, root, files, Options{}); err != nil {
+	if _, err := reconcileFiles(t, root, files, plan.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	past := time.Now().Add(-time.Hour).Truncate(time.Second)
@@ -80,7 +82,7 @@ func TestApplyNoOpWritesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	applied, err := reconcileFiles(t, root, files, Options{})
+	applied, err := reconcileFiles(t, root, files, plan.Options{})
 	if err != nil || len(applied) != 0 {
 		t.Fatalf("no-op reconcile applied %v, %v", applied, err)
 	}
@@ -97,7 +99,7 @@ func TestApplyKeepsDirectoryWithOtherFiles(t *testing.T) {
 	a := ".claude/skills/a/SKILL.md"
 	testkit.WriteFile(t, root, a, generated(t, a, "one"))
 	notes := testkit.WriteFile(t, root, ".claude/skills/a/notes.txt", []byte("mine"))
-	if _, err := reconcileFiles(t, root, map[string][]byte{}, Options{AllowEmpty: true}); err != nil {
+	if _, err := reconcileFiles(t, root, map[string][]byte{}, plan.Options{AllowEmpty: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, a)); !os.IsNotExist(err) {
@@ -115,27 +117,27 @@ func TestApplyRechecksBeforeTouching(t *testing.T) {
 	cases := map[string]struct {
 		want     map[string][]byte
 		between  []byte // what the person writes after the plan was made
-		planned  Action
-		opts     Options
+		planned  plan.Action
+		opts     plan.Options
 		original []byte
 	}{
-		"delete of a file taken over":  {want: map[string][]byte{}, between: []byte("now mine\n"), planned: Delete, opts: Options{AllowEmpty: true}},
-		"delete of a file edited":      {want: map[string][]byte{}, planned: Delete, opts: Options{AllowEmpty: true}},
-		"update of a file taken over":  {want: map[string][]byte{a: []byte("---\nnew\n")}, between: []byte("now mine\n"), planned: Update},
-		"update of a file edited":      {want: map[string][]byte{a: []byte("---\nnew\n")}, planned: Update},
-		"create where a file appeared": {want: map[string][]byte{a: []byte("---\nnew\n")}, between: []byte("appeared\n"), planned: Create},
+		"delete of a file taken over":  {want: map[string][]byte{}, between: []byte("now mine\n"), planned: plan.Delete, opts: plan.Options{AllowEmpty: true}},
+		"delete of a file edited":      {want: map[string][]byte{}, planned: plan.Delete, opts: plan.Options{AllowEmpty: true}},
+		"update of a file taken over":  {want: map[string][]byte{a: []byte("---\nnew\n")}, between: []byte("now mine\n"), planned: plan.Update},
+		"update of a file edited":      {want: map[string][]byte{a: []byte("---\nnew\n")}, planned: plan.Update},
+		"create where a file appeared": {want: map[string][]byte{a: []byte("---\nnew\n")}, between: []byte("appeared\n"), planned: plan.Create},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
-			if c.planned != Create {
+			if c.planned != plan.Create {
 				testkit.WriteFile(t, root, a, generated(t, a, "one"))
 			}
 			want := desired.State{Files: map[string]desired.File{}}
 			for p, b := range c.want {
 				want.Files[p] = desired.File{Path: p, Bytes: b}
 			}
-			plan := MakePlan(want, scan(t, root), c.opts)
+			plan := plan.Make(want, scan(t, root), c.opts)
 			if plan.Changes[0].Action != c.planned {
 				t.Fatalf("planned %s, want %s", plan.Changes[0].Action, c.planned)
 			}
@@ -151,7 +153,7 @@ func TestApplyRechecksBeforeTouching(t *testing.T) {
 			if got, _ := os.ReadFile(filepath.Join(root, a)); string(got) != string(between) {
 				t.Errorf("file changed to %q", got)
 			}
-			assertNoTempFiles(t, root)
+			testkit.AssertNoTempFiles(t, root)
 		})
 	}
 }
@@ -166,7 +168,7 @@ func TestApplyRemovesLeftoverTempFiles(t *testing.T) {
 	// content skillsync never writes.
 	similar := testkit.WriteFile(t, root, ".agents/skills/a/.skillsync-notes.tmp", []byte("mine"))
 	foreign := testkit.WriteFile(t, root, ".agents/skills/b/.skillsync-fedcba9876543210.tmp", []byte("my notes"))
-	if _, err := reconcileFiles(t, root, map[string][]byte{}, Options{}); err != nil {
+	if _, err := reconcileFiles(t, root, map[string][]byte{}, plan.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{tmp, empty} {
@@ -180,7 +182,7 @@ func TestApplyRemovesLeftoverTempFiles(t *testing.T) {
 		}
 	}
 	lone := testkit.WriteFile(t, root, ".qwen/skills/gone/.skillsync-0000000000000007.tmp", half)
-	if _, err := reconcileFiles(t, root, map[string][]byte{}, Options{}); err != nil {
+	if _, err := reconcileFiles(t, root, map[string][]byte{}, plan.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Dir(lone)); !os.IsNotExist(err) {
@@ -193,9 +195,9 @@ func TestApplyContinuesPastAFailure(t *testing.T) {
 	a, b := ".claude/skills/a/SKILL.md", ".qwen/skills/b/SKILL.md"
 	// A file where the skill directory should be makes the create of a fail.
 	testkit.WriteFile(t, root, ".claude/skills/a", []byte("a file, not a directory"))
-	plan := MakePlan(desired.State{Files: map[string]desired.File{
+	plan := plan.Make(desired.State{Files: map[string]desired.File{
 		a: {Path: a, Bytes: generated(t, a, "x")}, b: {Path: b, Bytes: generated(t, b, "x")},
-	}}, observed.State{}, Options{})
+	}}, observed.State{}, plan.Options{})
 	_, err := Apply(workspacefs.OS{}, root, plan)
 	if err == nil || !strings.Contains(err.Error(), a) {
 		t.Fatalf("error = %v, want one naming %s", err, a)
@@ -203,16 +205,6 @@ func TestApplyContinuesPastAFailure(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, b)); err != nil {
 		t.Errorf("the rest of the plan was not applied: %v", err)
 	}
-}
-
-func assertNoTempFiles(t *testing.T, root string) {
-	t.Helper()
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && banner.IsTempName(d.Name()) {
-			t.Errorf("temp file left behind: %s", p)
-		}
-		return nil
-	})
 }
 
 // TestApplyNeverFollowsASwappedDirectoryOut swaps the target directory for a symlink
@@ -223,10 +215,10 @@ func TestApplyNeverFollowsASwappedDirectoryOut(t *testing.T) {
 	a, b := ".claude/skills/a/SKILL.md", ".claude/skills/b/SKILL.md"
 	testkit.WriteFile(t, root, b, generated(t, b, "old"))
 	testkit.WriteFile(t, outside, "b/SKILL.md", generated(t, b, "old")) // same bytes: a re-check alone would pass
-	plan := MakePlan(desired.State{Files: map[string]desired.File{
+	plan := plan.Make(desired.State{Files: map[string]desired.File{
 		a: {Path: a, Bytes: generated(t, a, "new")},
 		b: {Path: b, Bytes: generated(t, b, "new")},
-	}}, scan(t, root), Options{})
+	}}, scan(t, root), plan.Options{})
 	if err := os.RemoveAll(filepath.Join(root, ".claude/skills")); err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +247,7 @@ func TestApplyRemovesEmptySkillDirectories(t *testing.T) {
 		}
 	}
 	a := ".claude/skills/a/SKILL.md"
-	if _, err := reconcileFiles(t, root, map[string][]byte{a: generated(t, a, "x")}, Options{}); err != nil {
+	if _, err := reconcileFiles(t, root, map[string][]byte{a: generated(t, a, "x")}, plan.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, ".qwen/skills/gone")); !os.IsNotExist(err) {
@@ -263,5 +255,22 @@ func TestApplyRemovesEmptySkillDirectories(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, a)); err != nil {
 		t.Errorf("wanted skill in a directory that was empty: %v", err)
+	}
+}
+
+func TestApplyCarriesOutNoRefusedPlan(t *testing.T) {
+	p := ".claude/skills/intent/SKILL.md"
+	owned := observed.File{Path: p, Ownership: observed.Owned, Owner: "capability/x", Bytes: []byte("old")}
+	emptying := plan.Make(desired.State{Files: map[string]desired.File{}},
+		observed.State{Files: map[string]observed.File{p: owned}}, plan.Options{})
+	linksOut := plan.Make(desired.State{Files: map[string]desired.File{p: {Path: p, Owner: "capability/x", Bytes: []byte("new")}}},
+		observed.State{Files: map[string]observed.File{p: owned}, Escapes: []string{".claude/skills"}}, plan.Options{Force: true, AllowEmpty: true})
+	for name, refused := range map[string]plan.Plan{"emptying": emptying, "links outside": linksOut} {
+		if refused.Refused == "" {
+			t.Fatalf("%s: the plan was not refused", name)
+		}
+		if _, err := Apply(workspacefs.OS{}, t.TempDir(), refused); !errors.Is(err, ErrRefused) {
+			t.Errorf("%s: Apply carried out a refused plan: %v", name, err)
+		}
 	}
 }
