@@ -176,6 +176,25 @@ func Dir(name string) string {
 	return ""
 }
 
+// TargetEntry says which entry of which target directory rel is or is in; whole
+// when rel is a target directory, a directory above one or the workspace itself,
+// whose change can touch any entry.
+func TargetEntry(rel string) (dir, name string, whole bool) {
+	if rel == "." || rel == "" {
+		return "", "", true
+	}
+	for _, t := range Targets {
+		switch {
+		case rel == t.Dir || strings.HasPrefix(t.Dir, rel+"/"):
+			return "", "", true
+		case strings.HasPrefix(rel, t.Dir+"/"):
+			name, _, _ = strings.Cut(rel[len(t.Dir)+1:], "/")
+			return t.Dir, name, false
+		}
+	}
+	return "", "", false
+}
+
 // ReservedBy lists the clients that read one of the enabled targets and already
 // answer to name.
 func ReservedBy(name string, enabled []string) []string {

@@ -22,7 +22,7 @@ import (
 func inSync(t *testing.T) string {
 	t.Helper()
 	root := testkit.ExampleWorkspace(t)
-	if out := ReconcileOnce(Request{Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
+	if out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("first reconcile: %v %v", out.Err, out.Problems)
 	}
 	return root
@@ -39,7 +39,7 @@ func TestReconcileRecordsTheSourcesItApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := registry.Load(root)
+	reg, err := registry.Load(workspacefs.OS{}, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 	if err := os.WriteFile(file, cut, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := ReconcileOnce(Request{Root: root}, time.Second)
+	out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second)
 	if len(out.Problems) != 1 || out.Problems[0].Pos.File != "registry/intents.yaml" || out.Problems[0].Pos.Line != strings.Count(string(cut), "\n")+1 {
 		t.Fatalf("problems = %v, want one at the end of the cut registry/intents.yaml", out.Problems)
 	}
@@ -86,7 +86,7 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 	if err != nil || len(accepted) != 1 {
 		t.Fatalf("Accept = %v, %v", accepted, err)
 	}
-	out = ReconcileOnce(Request{Root: root}, time.Second)
+	out = ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second)
 	if len(out.Problems) != 0 || out.Err != nil || out.Plan.Pending() == 0 {
 		t.Fatalf("after accept: problems %v, err %v, %d pending; want the shorter registry applied", out.Problems, out.Err, out.Plan.Pending())
 	}
@@ -102,7 +102,7 @@ func TestAnUnreadableRecordIsInvalidInput(t *testing.T) {
 	if err := os.Remove(skill); err != nil {
 		t.Fatal(err)
 	}
-	out := ReconcileOnce(Request{Root: root}, time.Second)
+	out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second)
 	if len(out.Problems) != 1 || out.Problems[0].Pos.File != state.AppliedFile || !strings.Contains(out.Problems[0].Hint, "remove it") {
 		t.Fatalf("problems = %v, want one naming %s with what to do", out.Problems, state.AppliedFile)
 	}
@@ -126,7 +126,7 @@ func TestOnceRecordsANewRegistryEvenWhenNothingElseChanges(t *testing.T) {
 	if err := os.WriteFile(file, append(data, "# reviewed\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := ReconcileOnce(Request{Root: root}, time.Second)
+	out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second)
 	if out.Err != nil || out.Plan.Pending() != 0 {
 		t.Fatalf("reconcile: err %v, %d pending; want nothing to change", out.Err, out.Plan.Pending())
 	}
@@ -153,14 +153,14 @@ func TestACutThatDeletesNothingIsApplied(t *testing.T) {
 	if err := os.WriteFile(file, append(append(slices.Clip(data), skillless...), "# a trailing comment\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out := ReconcileOnce(Request{Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
+	if out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("longer file: %v %v", out.Err, out.Problems)
 	}
 	for _, shorter := range [][]byte{append(slices.Clip(data), skillless...), data} {
 		if err := os.WriteFile(file, shorter, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out := ReconcileOnce(Request{Root: root}, time.Second)
+		out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second)
 		if out.Err != nil || len(out.Problems) > 0 || out.Plan.Drift() != 0 {
 			t.Fatalf("cut of %d bytes: err %v, problems %v, drift %d; want it applied, deleting nothing", len(shorter), out.Err, out.Problems, out.Plan.Drift())
 		}
@@ -183,7 +183,7 @@ func TestRecordingRemovesATempFileAKilledRunLeft(t *testing.T) {
 	if err := os.WriteFile(file, append(data, "# grown\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out := ReconcileOnce(Request{Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
+	if out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatal(out.Err, out.Problems)
 	}
 	if _, err := os.Stat(leftover); !errors.Is(err, os.ErrNotExist) {
@@ -238,7 +238,7 @@ func TestACutIsBlamedOnlyForItsOwnDeletes(t *testing.T) {
 	if err := os.WriteFile(journal, append(slices.Clip(data), "# a trailing comment\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out := ReconcileOnce(Request{Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
+	if out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("with the comment: %v %v", out.Err, out.Problems)
 	}
 	// Now the comment goes (a cut) and intents.withdraw leaves another file.
@@ -256,7 +256,7 @@ func TestACutIsBlamedOnlyForItsOwnDeletes(t *testing.T) {
 	if err := os.WriteFile(intents, append(slices.Clip(full[:start]), full[end:]...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := ReconcileOnce(Request{Root: root}, time.Second)
+	out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second)
 	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Delete) != 4 {
 		t.Fatalf("err %v, problems %v, %d deletes; want the withdraw-intent skills and their Codex policy file deleted", out.Err, out.Problems, out.Plan.Count(plan.Delete))
 	}

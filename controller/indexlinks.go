@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -51,7 +52,7 @@ func linkWay(r workspacefs.FS, realRoot, link string) ([]string, bool) {
 			continue
 		}
 		target, err := r.Readlink(next)
-		if hops++; err != nil || hops > maxLinkHops {
+		if hops++; err != nil || hops > registry.MaxLinkHops {
 			return nil, false
 		}
 		var inside bool

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // symlink makes rel in root a symlink to target, replacing what was there, and
@@ -29,7 +30,7 @@ func symlink(t *testing.T, root, target, rel string) {
 func appliedWorkspace(t *testing.T) (string, Request) {
 	t.Helper()
 	root := testkit.ExampleWorkspace(t)
-	req := Request{Root: root}
+	req := Request{System: workspacefs.OS{}, Root: root}
 	if out := ReconcileOnce(req, time.Second); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("first pass: %v %v", out.Err, out.Problems)
 	}
@@ -45,7 +46,7 @@ func onceAgrees(t *testing.T, req Request, want Verdict, what string) {
 	t.Helper()
 	indexAgrees(t, req, what)
 	if got := ReconcileOnce(req, time.Second).Verdict(false); got != want {
-		t.Errorf("%s: --once verdict %d, want %d (from scratch: %d)", what, got, want, Reconcile(Request{Root: req.Root, Check: true}).Verdict(false))
+		t.Errorf("%s: --once verdict %d, want %d (from scratch: %d)", what, got, want, Reconcile(Request{System: workspacefs.OS{}, Root: req.Root, Check: true}).Verdict(false))
 	}
 }
 
@@ -61,7 +62,7 @@ func TestTheIndexSeesALinkOnTheWayPointedOutside(t *testing.T) {
 	}
 	onceAgrees(t, req, Converged, "links inside")
 	symlink(t, root, t.TempDir(), "hop/x")
-	if refused := Reconcile(Request{Root: root, Check: true}).Plan.Refused; !strings.Contains(refused, "symlinks lead outside the workspace") {
+	if refused := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true}).Plan.Refused; !strings.Contains(refused, "symlinks lead outside the workspace") {
 		t.Fatalf("from scratch, a link on the way out is not refused: %q", refused)
 	}
 	onceAgrees(t, req, Refused, "hop/x pointed outside")
@@ -112,7 +113,7 @@ func TestNoIndexOfALinkWhoseWayLeavesTheWorkspace(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(outside, "back")); err != nil {
 		t.Fatal(err)
 	}
-	if out := Reconcile(Request{Root: root, Check: true}); out.Plan.Refused != "" {
+	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true}); out.Plan.Refused != "" {
 		t.Fatalf("from scratch, a link that comes back in is refused: %s", out.Plan.Refused)
 	}
 	if indexAsOf(t, req, later()) {
@@ -157,7 +158,7 @@ func TestTheIndexSeesALinkOnTheWayOfAGlobRepointed(t *testing.T) {
 	}
 	indexAgrees(t, req, "before")
 	symlink(t, root, "../deep2", ".b/hop")
-	if out := Reconcile(Request{Root: root, Check: true}); out.Plan.Pending() == 0 {
+	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true}); out.Plan.Pending() == 0 {
 		t.Fatalf("from scratch, the file the glob finds through the link plans nothing:\n%s", indexSummary(out))
 	}
 	indexAgrees(t, req, ".b/hop pointed at a directory holding d/more.yaml")

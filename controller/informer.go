@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller/plan"
@@ -18,7 +19,7 @@ import (
 	"github.com/skillsync/skillsync/observed"
 )
 
-// informer keeps what a watcher learned of the workspace from pass to pass, as a
+// Informer keeps what a watcher learned of the workspace from pass to pass, as a
 // Kubernetes informer keeps a cache that watch events keep current: the registry
 // files decoded and checked (registry.Cache) and, for every entry of every target
 // directory, what the last pass planned there (targetCache). A pass loads the
@@ -28,38 +29,39 @@ import (
 // overflow, a target directory moved, the config or the active profile changed, a
 // person's skill holding a declared name, a failed pass) and the periodic resync
 // make the next pass a full one, which builds the cache again from scratch.
-type informer struct {
+type Informer struct {
 	decoded registry.Cache
 	record  state.AppliedCache
 	mu      sync.Mutex
-	dirty   dirtySet  // named by events since the last pass took them
+	dirty   Dirty     // named by events since the last pass took them
 	last    *baseline // what the last planned pass found; nil: the next pass is a full one
+	history settling  // since when the inputs have read the same, and the last event seen in them
 }
 
-// newInformer is an informer whose registry cache takes the files it was not
+// NewInformer is an Informer whose registry cache takes the files it was not
 // told of as unchanged.
-func newInformer() *informer {
-	inf := &informer{}
+func NewInformer() *Informer {
+	inf := &Informer{}
 	inf.decoded.TrustChanges()
 	return inf
 }
 
-// inputChanged records that the input file or directory rel changed; removed says
+// InputChanged records that the input file or directory rel changed; removed says
 // it was removed or renamed away.
-func (inf *informer) inputChanged(rel string, removed bool) {
+func (inf *Informer) InputChanged(rel string, removed bool) {
 	if inf != nil {
 		inf.decoded.Changed(rel, removed)
 	}
 }
 
-// dirtySet is what events named since the last pass: entries of target
+// Dirty is what events named since the last pass: entries of target
 // directories, or everything.
-type dirtySet struct {
+type Dirty struct {
 	all     bool
 	entries map[string]map[string]bool // target directory → names in it
 }
 
-func (d *dirtySet) add(dir, name string) {
+func (d *Dirty) add(dir, name string) {
 	if d.entries == nil {
 		d.entries = map[string]map[string]bool{}
 	}
@@ -69,7 +71,7 @@ func (d *dirtySet) add(dir, name string) {
 	d.entries[dir][name] = true
 }
 
-func (d *dirtySet) merge(o dirtySet) {
+func (d *Dirty) merge(o Dirty) {
 	d.all = d.all || o.all
 	for dir, names := range o.entries {
 		for name := range names {
@@ -78,12 +80,12 @@ func (d *dirtySet) merge(o dirtySet) {
 	}
 }
 
-// note records that something changed at rel, a workspace-relative path.
-func (inf *informer) note(rel string) {
+// Note records that something changed at rel, a workspace-relative path.
+func (inf *Informer) Note(rel string) {
 	if inf == nil {
 		return
 	}
-	dir, name, whole := outputEntry(rel)
+	dir, name, whole := clients.TargetEntry(rel)
 	if dir == "" && !whole {
 		return
 	}
@@ -96,8 +98,8 @@ func (inf *informer) note(rel string) {
 	inf.dirty.add(dir, name)
 }
 
-// noteAll makes the next pass a full one, which reads every input again.
-func (inf *informer) noteAll() {
+// NoteAll makes the next pass a full one, which reads every input again.
+func (inf *Informer) NoteAll() {
 	if inf == nil {
 		return
 	}
@@ -107,38 +109,20 @@ func (inf *informer) noteAll() {
 	inf.mu.Unlock()
 }
 
-func (inf *informer) take() dirtySet {
+// Take hands over what events named since the last pass, for a pass to act on.
+func (inf *Informer) Take() Dirty {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	d := inf.dirty
-	inf.dirty = dirtySet{}
+	inf.dirty = Dirty{}
 	return d
 }
 
-// putBack returns what a pass took and could not act on, for the next.
-func (inf *informer) putBack(d dirtySet) {
+// PutBack returns what a pass took and could not act on, for the next.
+func (inf *Informer) PutBack(d Dirty) {
 	inf.mu.Lock()
 	inf.dirty.merge(d)
 	inf.mu.Unlock()
-}
-
-// outputEntry says which entry of which target directory rel is or is in; whole
-// when rel is a target directory, a directory above one or the workspace itself,
-// whose change can touch any entry.
-func outputEntry(rel string) (dir, name string, whole bool) {
-	if rel == "." || rel == "" {
-		return "", "", true
-	}
-	for _, t := range clients.Targets {
-		switch {
-		case rel == t.Dir || strings.HasPrefix(t.Dir, rel+"/"):
-			return "", "", true
-		case strings.HasPrefix(rel, t.Dir+"/"):
-			name, _, _ = strings.Cut(rel[len(t.Dir)+1:], "/")
-			return t.Dir, name, false
-		}
-	}
-	return "", "", false
 }
 
 // baseline is what the last planned pass found: what the inputs made of every
@@ -226,10 +210,17 @@ func contextOf(in Inputs, opts plan.Options) [32]byte {
 	return sum
 }
 
-// reconcile runs one pass through the cache: a full one when it must, else one
+// InputEvent records that the watcher saw an input change at, which holds back
+// the deletes of the next passes until the inputs settle.
+func (inf *Informer) InputEvent(at time.Time) {
+	inf.history.changed(at)
+}
+
+// Reconcile runs one pass through the cache: a full one when it must, else one
 // that reads and plans only what changed.
-func (inf *informer) reconcile(req Request) Outcome {
-	dirty := inf.take()
+func (inf *Informer) Reconcile(r Request) Outcome {
+	req := pass{Request: r, history: &inf.history, informer: inf}
+	dirty := inf.Take()
 	last := inf.last
 	if last == nil || dirty.all {
 		// A full pass reads every input file again too, whatever the events said.
@@ -238,7 +229,7 @@ func (inf *informer) reconcile(req Request) Outcome {
 	}
 	in, out, ok := loadFor(req, nil)
 	if !ok {
-		inf.putBack(dirty)
+		inf.PutBack(dirty)
 		return out
 	}
 	if contextOf(in, req.Options) != last.context {
@@ -246,7 +237,7 @@ func (inf *informer) reconcile(req Request) Outcome {
 	}
 	real, err := workspacefs.RealPath(req.Root)
 	if err != nil {
-		inf.putBack(dirty)
+		inf.PutBack(dirty)
 		out.Err = err
 		return out
 	}
@@ -254,7 +245,7 @@ func (inf *informer) reconcile(req Request) Outcome {
 	touched := touchedNames(last.targets, changedNames(last.files, files), dirty)
 	// The cache is changed in place: a pass that stops half way drops it.
 	inf.drop()
-	scope := &passScope{}
+	scope := &Scope{}
 	parts := make([]targetPart, len(last.targets))
 	taken := desired.Taken{}
 	declaring := in.Registry.WithSkillsNamed(touched)
@@ -265,7 +256,7 @@ func (inf *informer) reconcile(req Request) Outcome {
 		if tc.blocked {
 			return inf.full(req, &in)
 		}
-		have, err := observed.ScanSkillDirs(req.system(), real, tc.dir, slices.Sorted(maps.Keys(touched)))
+		have, err := observed.ScanSkillDirs(req.System, real, tc.dir, slices.Sorted(maps.Keys(touched)))
 		if err != nil {
 			out.Err = err
 			return out
@@ -273,7 +264,7 @@ func (inf *informer) reconcile(req Request) Outcome {
 		if len(have.Blocked) > 0 {
 			return inf.full(req, &in)
 		}
-		scope.read = append(scope.read, have.Entries...)
+		scope.Read = append(scope.Read, have.Entries...)
 		want := desired.BuildTargetInGit(declaring, in.Profile, in.Git, tc.target)
 		findTaken(want, have, taken)
 		parts[i] = targetPart{target: tc.target, want: want, have: have}
@@ -291,7 +282,7 @@ func (inf *informer) reconcile(req Request) Outcome {
 	}
 	last.files = files
 	out = conclude(req, out, last.plan())
-	out.scope = scope
+	out.Scope = scope
 	inf.settle(last, out)
 	return out
 }
@@ -301,7 +292,7 @@ func (inf *informer) reconcile(req Request) Outcome {
 // events named, and every entry that differs from one of these only in case. A
 // name is read in all targets at once, since a person's skill of that name in any
 // of them withholds the skill from all.
-func touchedNames(targets []*targetCache, skills map[string]bool, dirty dirtySet) map[string]bool {
+func touchedNames(targets []*targetCache, skills map[string]bool, dirty Dirty) map[string]bool {
 	set := map[string]bool{}
 	for n := range skills {
 		set[n] = true
@@ -325,7 +316,7 @@ func touchedNames(targets []*targetCache, skills map[string]bool, dirty dirtySet
 
 // full runs a pass from scratch, with the inputs already loaded when loaded is
 // not nil, and keeps what it found as the cache.
-func (inf *informer) full(req Request, loaded *Inputs) Outcome {
+func (inf *Informer) full(req pass, loaded *Inputs) Outcome {
 	inf.drop() // not held beside the cache the pass builds
 	next := &baseline{}
 	first := targetsByDir()[0]
@@ -335,7 +326,7 @@ func (inf *informer) full(req Request, loaded *Inputs) Outcome {
 		}
 		next.targets = append(next.targets, newTargetCache(p))
 	})
-	out.scope = &passScope{full: true}
+	out.Scope = &Scope{Full: true}
 	if !out.Planned {
 		inf.drop()
 		return out
@@ -348,7 +339,7 @@ func (inf *informer) full(req Request, loaded *Inputs) Outcome {
 // settle keeps next as what the last pass found, unless the pass failed: then
 // the disk may hold anything, and the next pass is a full one. The entries the
 // pass wrote to are read again by the next pass.
-func (inf *informer) settle(next *baseline, out Outcome) {
+func (inf *Informer) settle(next *baseline, out Outcome) {
 	if out.Err != nil {
 		inf.drop()
 		return
@@ -357,7 +348,7 @@ func (inf *informer) settle(next *baseline, out Outcome) {
 	defer inf.mu.Unlock()
 	inf.last = next
 	for _, a := range out.Applied {
-		if dir, name, whole := outputEntry(a.Path); whole {
+		if dir, name, whole := clients.TargetEntry(a.Path); whole {
 			inf.dirty.all = true
 		} else if dir != "" {
 			inf.dirty.add(dir, name)
@@ -365,17 +356,17 @@ func (inf *informer) settle(next *baseline, out Outcome) {
 	}
 }
 
-func (inf *informer) drop() {
+func (inf *Informer) drop() {
 	inf.mu.Lock()
 	inf.last = nil
 	inf.mu.Unlock()
 }
 
-// passScope is what a pass read of the target directories: all of them, or the
+// Scope is what a pass read of the target directories: all of them, or the
 // entries listed.
-type passScope struct {
-	full bool
-	read []string // workspace-relative entries of target directories
+type Scope struct {
+	Full bool
+	Read []string // workspace-relative entries of target directories
 }
 
 // plan puts together the plan of every target from its entries, in the order a

@@ -100,7 +100,7 @@ func fromIndex(req Request) (Outcome, bool) {
 	if err != nil {
 		return Outcome{}, false
 	}
-	r, err := req.system().Open(real)
+	r, err := req.System.Open(real)
 	if err != nil {
 		return Outcome{}, false
 	}
@@ -114,7 +114,7 @@ func fromIndex(req Request) (Outcome, bool) {
 		return Outcome{}, false
 	}
 	found, lines, ok := indexOutcome(data, key)
-	if !ok || found.InGit != gitfiles.InWorkTree(req.system(), real) {
+	if !ok || found.InGit != gitfiles.InWorkTree(req.System, real) {
 		return Outcome{}, false
 	}
 	// The stamps are in the order of their paths: each directory is opened once,
@@ -169,7 +169,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 		}
 		conflicts = append(conflicts, indexedConflict{Path: c.Path, Owner: c.Owner, Reason: c.Reason, Obstruction: c.Obstruction, Override: c.Override, OldSum: c.OldSum})
 	}
-	r, err := req.system().Open(in.Registry.Root)
+	r, err := req.System.Open(in.Registry.Root)
 	if err != nil {
 		return
 	}
@@ -206,7 +206,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 		}
 	}
 	found := indexedOutcome{Profile: in.Profile.Name, ProfileSource: in.Profile.Source, Withheld: out.Withheld,
-		HandWritten: out.HandWritten, Conflicts: conflicts, InGit: gitfiles.InWorkTree(req.system(), in.Registry.Root)}
+		HandWritten: out.HandWritten, Conflicts: conflicts, InGit: gitfiles.InWorkTree(req.System, in.Registry.Root)}
 	data, err := encodeIndex(key, found, stamps)
 	if err != nil {
 		return
@@ -223,12 +223,12 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 	inputs := append([]string{registry.ConfigName, desired.ProfileFile, state.AppliedFile}, reg.Files...)
 	inputs = append(inputs, reg.BodyFiles()...)
 	for _, f := range inputs {
-		if links, _, _ := walkLinks(r, f); len(links) > 0 {
+		if links, _, _ := registry.WalkLinks(r, f); len(links) > 0 {
 			return nil, false
 		}
 	}
 	paths := inputs
-	for _, d := range inputDirs(r, reg) {
+	for _, d := range desired.InputDirs(r, reg) {
 		// .skillsync/ changes when the index is written: its files are stamped
 		// instead.
 		if d != state.Dir {
@@ -240,7 +240,7 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 	// each, and every file it read.
 	for _, t := range clients.Targets {
 		paths = append(paths, t.Dir, path.Dir(t.Dir))
-		if d, ok := nearestDir(r, t.Dir, false); ok {
+		if d, ok := registry.NearestDir(r, t.Dir, false); ok {
 			paths = append(paths, d)
 		}
 	}
@@ -274,7 +274,7 @@ func indexKey(req Request, realRoot string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	dir, err := req.system().Open(filepath.Dir(exe))
+	dir, err := req.System.Open(filepath.Dir(exe))
 	if err != nil {
 		return "", false
 	}

@@ -75,7 +75,7 @@ func stampAt(t *testing.T, full string) workspacefs.Stamp {
 func TestTheIndexSeesAnEditInTheSecondOfAPassOnAWholeSecondTarget(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
 	mountWholeSeconds(t, filepath.Join(root, ".claude/skills"))
-	req := Request{Root: root}
+	req := Request{System: workspacefs.OS{}, Root: root}
 	if out := ReconcileOnce(req, time.Second); out.Err != nil || len(out.Applied) == 0 {
 		t.Fatalf("first pass: %v, %d applied", out.Err, len(out.Applied))
 	}
@@ -136,14 +136,14 @@ func TestNoIndexOnAFilesystemWhereStampsMayNotHold(t *testing.T) {
 			if err := os.CopyFS(full, os.DirFS(saved)); err != nil {
 				t.Fatal(err)
 			}
-			req := Request{Root: root}
+			req := Request{System: workspacefs.OS{}, Root: root}
 			if out := ReconcileOnce(req, time.Second); out.Err != nil || len(out.Problems) > 0 {
 				t.Fatalf("first pass: %v %v", out.Err, out.Problems)
 			}
 			if indexAsOf(t, req, later()) {
 				t.Errorf("an index was written with %s on ramfs", c.dir)
 			}
-			before := Reconcile(Request{Root: root, Check: true})
+			before := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true})
 			editKeepingTimes(t, filepath.Join(root, c.edited), c.old, c.new)
 			if out := ReconcileOnce(req, time.Second); out.indexed || indexSummary(out) == indexSummary(before) {
 				t.Errorf("an edit of %s on ramfs is not seen: answered from the index %v\n%s", c.edited, out.indexed, indexSummary(out))

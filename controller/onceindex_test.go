@@ -22,7 +22,7 @@ func indexAsOf(t *testing.T, req Request, began time.Time) bool {
 	check := req
 	check.Check = true
 	var seen seenTargets
-	out := reconcileKeeping(check, nil, seen.keep)
+	out := reconcileKeeping(pass{Request: check}, nil, seen.keep)
 	os.Remove(filepath.Join(req.Root, state.IndexFile))
 	writeIndex(req, out, &seen, began)
 	_, err := os.Stat(filepath.Join(req.Root, state.IndexFile))
@@ -50,7 +50,7 @@ func indexSummary(out Outcome) string {
 // long as nothing it read changed.
 func TestTheIndexAnswersAPassThatFindsNothingToDo(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	req := Request{Root: root}
+	req := Request{System: workspacefs.OS{}, Root: root}
 	if out := ReconcileOnce(req, time.Second); out.Err != nil || len(out.Plan.Changes) == 0 {
 		t.Fatalf("first pass: %v, %d changes", out.Err, len(out.Plan.Changes))
 	}
@@ -65,7 +65,7 @@ func TestTheIndexAnswersAPassThatFindsNothingToDo(t *testing.T) {
 	if !ok || !got.indexed {
 		t.Fatal("the index does not answer the pass it recorded")
 	}
-	want := Reconcile(Request{Root: root, Check: true})
+	want := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true})
 	if indexSummary(got) != indexSummary(want) {
 		t.Errorf("answered from the index:\n%s\nfrom scratch:\n%s", indexSummary(got), indexSummary(want))
 	}
@@ -83,7 +83,7 @@ func TestTheIndexAnswersAPassThatFindsNothingToDo(t *testing.T) {
 // clock would leave them as they are, so no index is written with them.
 func TestNoIndexOfRacilyCleanStamps(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	req := Request{Root: root}
+	req := Request{System: workspacefs.OS{}, Root: root}
 	ReconcileOnce(req, time.Second)
 	if indexAsOf(t, req, time.Now()) {
 		t.Error("an index was written with stamps no older than the pass")
@@ -94,7 +94,7 @@ func TestNoIndexOfRacilyCleanStamps(t *testing.T) {
 }
 
 // indexCases is how many steps the index property test takes.
-func indexCases(t *testing.T) int { return propertyCases(t, "INDEX_CASES", 150) }
+func indexCases(t *testing.T) int { return testkit.PropertyCases(t, "INDEX_CASES", 150) }
 
 // Whatever changes in the workspace, the index answers only a pass whose answer
 // it holds: after every step of a random sequence (the steps of the incremental
@@ -102,12 +102,12 @@ func indexCases(t *testing.T) int { return propertyCases(t, "INDEX_CASES", 150) 
 // and links along a chain pointed elsewhere), an answer from the index is what a
 // pass from scratch finds.
 func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
-	seed := propertySeed(t, "INDEX_SEED")
+	seed := testkit.PropertySeed(t, "INDEX_SEED")
 	rng := rand.New(rand.NewPCG(seed, seed))
 	root := testkit.ExampleWorkspace(t)
 	outside := t.TempDir()
 	chainOfLinks(t, root, outside)
-	req := Request{Root: root}
+	req := Request{System: workspacefs.OS{}, Root: root}
 	var steps []string
 	answered, refused := 0, 0
 	for i := range indexCases(t) {
@@ -119,17 +119,17 @@ func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
 		case 0:
 			steps = append(steps, "nothing")
 		case 4:
-			steps = append(steps, resetWorkspace(t, root))
+			steps = append(steps, testkit.ResetWorkspace(t, root))
 		case 1:
 			steps = append(steps, sameStamp(t, rng, root))
 		case 5, 6:
 			steps = append(steps, relink(t, rng, root, outside))
 		default:
-			steps = append(steps, step(t, rng, root, outside, func() Outcome { return ReconcileOnce(req, time.Second) }))
+			steps = append(steps, testkit.RandomStep(t, rng, root, outside, func() (int, error) { out := ReconcileOnce(req, time.Second); return len(out.Applied), out.Err }))
 		}
 		if got, ok := fromIndex(req); ok {
 			answered++
-			want := Reconcile(Request{Root: root, Check: true})
+			want := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true})
 			if indexSummary(got) != indexSummary(want) {
 				t.Fatalf("after step %d (%s), the index answers otherwise than a pass from scratch (replay: INDEX_SEED=%d INDEX_CASES=%d)\n"+
 					"steps: %s\n--- index\n%s\n--- from scratch\n%s", i, steps[i], seed, i+1, strings.Join(steps, "; "), indexSummary(got), indexSummary(want))
@@ -140,8 +140,8 @@ func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
 		// The comparison means something only if the index both answers and
 		// refuses: every so often, whatever the seed, a workspace put right must be
 		// answered and an edit of it refused.
-		if i%probeEvery == probeEvery-1 {
-			resetWorkspace(t, root)
+		if i%testkit.ProbeEvery == testkit.ProbeEvery-1 {
+			testkit.ResetWorkspace(t, root)
 			ReconcileOnce(req, time.Second)
 			if !indexAsOf(t, req, later()) {
 				t.Fatalf("after step %d, no index of a workspace put right (replay: INDEX_SEED=%d INDEX_CASES=%d)", i, seed, i+1)
@@ -160,31 +160,6 @@ func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
 		}
 	}
 	t.Logf("the index answered %d and refused %d of %d random passes", answered, refused, indexCases(t))
-}
-
-// resetWorkspace puts the example's inputs back and takes away what the steps
-// leave that keeps a pass from finishing (symlinks out, files and directories in
-// the way), as a person fixing a workspace would.
-func resetWorkspace(t *testing.T, root string) string {
-	t.Helper()
-	for _, f := range []string{"registry/intents.yaml", "registry/journal.yaml", "registry/skills.yaml", "registry/profiles.yaml", "skillsync.yaml"} {
-		data, err := os.ReadFile(testkit.Fixture("example/" + f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		testkit.WriteFile(t, root, f, data)
-	}
-	os.Remove(filepath.Join(root, "registry/extra.yaml"))
-	os.Remove(filepath.Join(root, ".skillsync/profile"))
-	for _, target := range []string{".claude/skills", ".agents/skills", ".qwen/skills"} {
-		entries, _ := os.ReadDir(filepath.Join(root, target))
-		for _, e := range entries {
-			if !e.IsDir() || e.Name() == "empty" || strings.ToLower(e.Name()) != e.Name() {
-				os.RemoveAll(filepath.Join(root, target, e.Name()))
-			}
-		}
-	}
-	return "reset"
 }
 
 // sameStamp changes a file the way a stamp of size and modification time alone
@@ -287,7 +262,7 @@ func indexAgrees(t *testing.T, req Request, what string) {
 		t.Logf("%s: the index refuses (fine)", what)
 		return
 	}
-	want := Reconcile(Request{Root: req.Root, Check: true})
+	want := Reconcile(Request{System: workspacefs.OS{}, Root: req.Root, Check: true})
 	if indexSummary(got) != indexSummary(want) {
 		t.Fatalf("%s: the index answers otherwise than a pass from scratch\n--- index\n%s\n--- from scratch\n%s", what, indexSummary(got), indexSummary(want))
 	}
@@ -303,7 +278,7 @@ func TestTheIndexSeesALinkedTargetReplaced(t *testing.T) {
 	if err := os.Symlink("../elsewhere", filepath.Join(root, ".claude/skills")); err != nil {
 		t.Fatal(err)
 	}
-	req := Request{Root: root}
+	req := Request{System: workspacefs.OS{}, Root: root}
 	ReconcileOnce(req, time.Second)
 	if !indexAsOf(t, req, later()) {
 		t.Fatal("no index written")
@@ -318,7 +293,7 @@ func TestTheIndexSeesALinkedTargetReplaced(t *testing.T) {
 // person's file but no side file, is seen.
 func TestTheIndexSeesASideFileDirectory(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	req := Request{Root: root}
+	req := Request{System: workspacefs.OS{}, Root: root}
 	ReconcileOnce(req, time.Second)
 	testkit.WriteFile(t, root, ".agents/skills/weekly-report/agents/notes.txt", []byte("mine\n"))
 	if !indexAsOf(t, req, later()) {
@@ -333,7 +308,7 @@ func TestTheIndexSeesASideFileDirectory(t *testing.T) {
 // parse, answers nothing: the pass reads everything, as without one.
 func TestABrokenIndexAnswersNothing(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	req := Request{Root: root}
+	req := Request{System: workspacefs.OS{}, Root: root}
 	ReconcileOnce(req, time.Second)
 	if !indexAsOf(t, req, later()) {
 		t.Fatal("no index written")

@@ -22,8 +22,9 @@ import (
 
 // Request is one reconcile pass over a workspace.
 type Request struct {
-	// System is what the workspace is read and written through; nil is the disk.
-	// --check passes a workspacefs.ReadOnly, which cannot write.
+	// System is what the workspace is read and written through: the command line
+	// passes the disk, and --check a workspacefs.ReadOnly over it, which cannot
+	// write.
 	System      workspacefs.System
 	Root        string
 	ProfileFlag string
@@ -35,28 +36,27 @@ type Request struct {
 	// Log, when set, says what a --once pass waits for.
 	Log *slog.Logger
 	plan.Options
+}
+
+// pass is one pass as it runs: its request, and what a process carries from
+// pass to pass.
+type pass struct {
+	Request
 	// history carries what the inputs held, and since when, from pass to pass of
 	// one process; nil for a single pass.
 	history *settling
 	// informer keeps, from pass to pass of a watcher, what the last passes found,
 	// so a pass reads and plans only what changed; nil for a pass from scratch.
-	informer *informer
+	informer *Informer
 }
 
 // record is where a watcher keeps the record it last read or wrote; nil for a
 // pass from scratch.
-func (req Request) record() *state.AppliedCache {
+func (req pass) record() *state.AppliedCache {
 	if req.informer == nil {
 		return nil
 	}
 	return &req.informer.record
-}
-
-func (req Request) system() workspacefs.System {
-	if req.System == nil {
-		return workspacefs.OS{}
-	}
-	return req.System
 }
 
 // Inputs is the validated registry and the active profile.
@@ -142,9 +142,9 @@ type Outcome struct {
 	// Planned says the pass got as far as a plan: not when its inputs or the
 	// workspace could not be read.
 	Planned bool
-	// scope is what a watcher's pass read of the target directories; nil for a
+	// Scope is what a watcher's pass read of the target directories; nil for a
 	// pass from scratch.
-	scope *passScope
+	Scope *Scope
 	// indexed says the outcome is the one state.IndexFile recorded: nothing
 	// was read but the stamps.
 	indexed bool
@@ -159,7 +159,7 @@ func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (I
 
 // loadInputs is LoadInputs through the caches of inf, when not nil: the registry
 // files it holds are not decoded again, nor the record parsed again.
-func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, inf *informer) (Inputs, error) {
+func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, inf *Informer) (Inputs, error) {
 	var cache *registry.Cache
 	var record *state.AppliedCache
 	if inf != nil {
@@ -217,21 +217,21 @@ func gitOf(reg *registry.Registry) desired.Git {
 
 // Reconcile runs one full pass: load, build, scan, plan and, unless Check, apply. It
 // fails closed: with any problem in the inputs nothing is planned or written.
-func Reconcile(req Request) Outcome { return reconcile(req, nil) }
+func Reconcile(req Request) Outcome { return reconcile(pass{Request: req}, nil) }
 
 // reconcile is Reconcile with the inputs already loaded, when loaded is not nil.
 // It plans one target directory at a time (its desired files built while it is
 // scanned), so a workspace of thousands of skills is never held in memory whole.
-func reconcile(req Request, loaded *Inputs) Outcome {
+func reconcile(req pass, loaded *Inputs) Outcome {
 	return reconcileKeeping(req, loaded, nil)
 }
 
 // reconcileKeeping is reconcile handing keep, when not nil, each target's part of
 // the plan with the desired and observed states it was made from.
-func reconcileKeeping(req Request, loaded *Inputs, keep func(targetPart)) Outcome {
+func reconcileKeeping(req pass, loaded *Inputs, keep func(targetPart)) Outcome {
 	targets := targetsByDir()
 	// The first scan does not depend on the inputs: it runs while they load.
-	firstScan := scanAsync(req.system(), req.Root, clients.Dir(targets[0]))
+	firstScan := scanAsync(req.System, req.Root, clients.Dir(targets[0]))
 	in, out, ok := loadFor(req, loaded)
 	if !ok {
 		return out
@@ -253,12 +253,12 @@ func reconcileKeeping(req Request, loaded *Inputs, keep func(targetPart)) Outcom
 // loadFor loads the inputs of a pass, or takes loaded, and notes since when they
 // have been as they are; ok is false, with the outcome to report, when they are
 // invalid or could not be read.
-func loadFor(req Request, loaded *Inputs) (in Inputs, out Outcome, ok bool) {
+func loadFor(req pass, loaded *Inputs) (in Inputs, out Outcome, ok bool) {
 	var err error
 	if loaded != nil {
 		in = *loaded
 	} else {
-		in, err = loadInputs(req.system(), req.Root, req.ProfileFlag, req.ProfileEnv, req.informer)
+		in, err = loadInputs(req.System, req.Root, req.ProfileFlag, req.ProfileEnv, req.informer)
 	}
 	out.Inputs = in
 	var problems registry.Problems
@@ -279,7 +279,7 @@ func loadFor(req Request, loaded *Inputs) (in Inputs, out Outcome, ok bool) {
 
 // conclude judges the plan of every target as a whole and, unless the request
 // only checks or the plan is refused, applies it and records the sources.
-func conclude(req Request, out Outcome, targeted targetsPlan) Outcome {
+func conclude(req pass, out Outcome, targeted targetsPlan) Outcome {
 	in := out.Inputs
 	out.Plan, out.Withheld, out.HandWritten = targeted.plan, targeted.withheld, targeted.handWritten
 	wanted, escapes := targeted.wanted, targeted.escapes
@@ -295,7 +295,7 @@ func conclude(req Request, out Outcome, targeted targetsPlan) Outcome {
 	}
 	settleAt, why := req.settleAt(in)
 	deferred := false
-	out.Applied, out.Err = apply.ApplyGated(req.system(), in.Registry.Root, out.Plan, func() bool {
+	out.Applied, out.Err = apply.ApplyGated(req.System, in.Registry.Root, out.Plan, func() bool {
 		deferred = !mayDelete(in, settleAt)
 		return !deferred
 	})
@@ -310,11 +310,11 @@ func conclude(req Request, out Outcome, targeted targetsPlan) Outcome {
 			}
 		}
 	}
-	if err := state.Ignore(req.system(), in.Registry.Root); err != nil && out.Err == nil {
+	if err := state.Ignore(req.System, in.Registry.Root); err != nil && out.Err == nil {
 		out.Err = err
 	}
 	if out.Err == nil && len(out.Deferred) == 0 && in.recordStale() {
-		out.RecordSum, out.Err = state.RecordCached(req.system(), in.Registry, req.record())
+		out.RecordSum, out.Err = state.RecordCached(req.System, in.Registry, req.record())
 		out.Recorded = out.Err == nil && out.RecordSum != [32]byte{}
 	}
 	return out
@@ -344,12 +344,12 @@ type targetPart struct {
 // scanned (first, when not nil, is the scan of targets[0] already under way), the
 // skills in taken withheld from all; keep, when not nil, is handed each target's
 // part.
-func planTargets(req Request, in Inputs, targets []string, first <-chan scanResult, taken desired.Taken, keep func(targetPart)) (targetsPlan, error) {
+func planTargets(req pass, in Inputs, targets []string, first <-chan scanResult, taken desired.Taken, keep func(targetPart)) (targetsPlan, error) {
 	tp := targetsPlan{taken: desired.Taken{}}
 	for i, target := range targets {
 		scanned := first
 		if i > 0 || first == nil {
-			scanned = scanAsync(req.system(), req.Root, clients.Dir(target))
+			scanned = scanAsync(req.System, req.Root, clients.Dir(target))
 		}
 		want := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, target).WithholdTaken(taken)
 		scan := <-scanned
@@ -433,13 +433,13 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	began := time.Now()
 	var seen seenTargets
 	if req.Check {
-		out := reconcileKeeping(req, nil, seen.keep)
+		out := reconcileKeeping(pass{Request: req}, nil, seen.keep)
 		writeIndex(req, out, &seen, began)
 		return out
 	}
 	deadline := time.Now().Add(wait)
-	req.history = &settling{}
-	planOnly := req
+	run := pass{Request: req, history: &settling{}}
+	planOnly := run
 	planOnly.Check = true
 	var out Outcome
 	for {
@@ -461,7 +461,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		}
 		time.Sleep(time.Until(until))
 	}
-	lock, err := state.Acquire(req.system(), req.Root, max(time.Until(deadline), 0))
+	lock, err := state.Acquire(req.System, req.Root, max(time.Until(deadline), 0))
 	var problems registry.Problems
 	if errors.As(err, &problems) {
 		out.Problems = problems
@@ -475,9 +475,9 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	// Under the lock the workspace is scanned again; the inputs are loaded, validated
 	// and rendered again only if a file they came from changed meanwhile.
 	if out.Inputs.unchanged() {
-		out = reconcile(req, &out.Inputs)
+		out = reconcile(run, &out.Inputs)
 	} else {
-		out = Reconcile(req)
+		out = reconcile(run, nil)
 	}
 	if len(out.Deferred) > 0 {
 		out.Err = &UnsettledError{Deletes: len(out.Deferred), Why: out.SettleWhy, Settle: req.Settle, Err: out.Err}

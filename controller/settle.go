@@ -106,7 +106,7 @@ func inputsChanged(r workspacefs.FS, in Inputs) (time.Time, string) {
 	paths := []string{registry.ConfigName, desired.ProfileFile}
 	paths = append(paths, in.Registry.Files...)
 	paths = append(paths, in.Registry.BodyFiles()...)
-	paths = append(paths, registryDirs(r, in.Registry)...)
+	paths = append(paths, registry.Dirs(r, in.Registry)...)
 	var newest time.Time
 	which := ""
 	for _, p := range paths {
@@ -125,7 +125,7 @@ func (req Request) settleAt(in Inputs) (time.Time, string) {
 	if req.Settle <= 0 {
 		return time.Time{}, ""
 	}
-	r, err := req.system().Open(in.Registry.Root)
+	r, err := req.System.Open(in.Registry.Root)
 	if err != nil {
 		return time.Now().Add(req.Settle), "the workspace cannot be read: " + err.Error()
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // Codex's policy file beside a skill is skillsync's only when it carries the
@@ -15,7 +16,7 @@ import (
 // symlink, is never written, even with --force.
 func TestSideFilesOfAPersonAreNeverTouched(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	if out := Reconcile(Request{Root: root}); out.Err != nil || len(out.Problems) > 0 {
+	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root}); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("first pass: %v %v", out.Err, out.Problems)
 	}
 	own := filepath.Join(root, ".agents/skills/intent/agents/openai.yaml")
@@ -36,7 +37,7 @@ func TestSideFilesOfAPersonAreNeverTouched(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out := Reconcile(Request{Root: root, Options: plan.Options{Force: true}})
+	out := Reconcile(Request{System: workspacefs.OS{}, Root: root, Options: plan.Options{Force: true}})
 	if got, _ := os.ReadFile(own); string(got) != string(mine) {
 		t.Errorf("a person's openai.yaml was rewritten:\n%s", got)
 	}
@@ -64,7 +65,7 @@ func TestSideFilesOfAPersonAreNeverTouched(t *testing.T) {
 // (deleted by hand, or by a run that was killed).
 func TestPruningASkillRemovesItsSideFileDirectory(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	if out := Reconcile(Request{Root: root}); out.Err != nil || len(out.Problems) > 0 {
+	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root}); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("first pass: %v %v", out.Err, out.Problems)
 	}
 	if err := os.Remove(filepath.Join(root, ".agents/skills/intent/SKILL.md")); err != nil {
@@ -78,7 +79,7 @@ func TestPruningASkillRemovesItsSideFileDirectory(t *testing.T) {
 	if err := os.WriteFile(config, []byte(strings.Replace(string(data), "disabled: []", "disabled: [intent]", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out := Reconcile(Request{Root: root}); out.Err != nil || len(out.Problems) > 0 {
+	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root}); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("second pass: %v %v", out.Err, out.Problems)
 	}
 	if _, err := os.Lstat(filepath.Join(root, ".agents/skills/intent")); !os.IsNotExist(err) {
@@ -112,7 +113,7 @@ func TestSideFilesWaitForTheirSkillDirectory(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := testkit.ExampleWorkspace(t)
 			c.setup(t, root)
-			out := Reconcile(Request{Root: root})
+			out := Reconcile(Request{System: workspacefs.OS{}, Root: root})
 			actions := map[string]plan.Action{}
 			for _, ch := range out.Plan.Changes {
 				actions[ch.Path] = ch.Action

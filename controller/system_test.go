@@ -102,7 +102,7 @@ func TestApplyUnderInjectedFaults(t *testing.T) {
 // over it is kept: the re-check before the write sees the edit.
 func TestAFileChangedBetweenReadAndWriteIsKept(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	if out := Reconcile(Request{Root: root}); out.Err != nil {
+	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root}); out.Err != nil {
 		t.Fatal(out.Err)
 	}
 	reg := filepath.Join(root, "registry", "intents.yaml")

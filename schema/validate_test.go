@@ -18,6 +18,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // The committed schemas, as an editor reads them, take every valid file.
@@ -43,7 +44,7 @@ func TestLoaderAcceptsTheAcceptedInputs(t *testing.T) {
 		byWorkspace[dir] = append(byWorkspace[dir], in)
 	}
 	for dir, files := range byWorkspace {
-		if _, err := registry.Load(writeWorkspace(t, dir, files)); err != nil {
+		if _, err := registry.Load(workspacefs.OS{}, writeWorkspace(t, dir, files)); err != nil {
 			t.Errorf("%s: %v", dir, err)
 		}
 	}
@@ -77,7 +78,7 @@ func TestSchemasRefuseBrokenDocuments(t *testing.T) {
 				dir = path.Dir(dir)
 				files = append(files, input{dir + "/skillsync.yaml", "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n"})
 			}
-			if _, err := registry.Load(writeWorkspace(t, dir, files)); err == nil {
+			if _, err := registry.Load(workspacefs.OS{}, writeWorkspace(t, dir, files)); err == nil {
 				t.Errorf("%s: the loader takes the document", c.in.path)
 			}
 		})

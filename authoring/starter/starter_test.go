@@ -49,7 +49,7 @@ func TestStarterLoads(t *testing.T) {
 				}
 			}
 			write(t, dir, files)
-			reg, err := registry.LoadFrom(workspacefs.OS{}, dir)
+			reg, err := registry.Load(workspacefs.OS{}, dir)
 			if err != nil {
 				t.Fatalf("%+v, example uncommented %v: %v", found, uncommented, err)
 			}
@@ -124,7 +124,7 @@ func TestUnusableServerNames(t *testing.T) {
 		files[f.Path] = f.Content
 	}
 	write(t, dir, files)
-	if _, err := registry.LoadFrom(workspacefs.OS{}, dir); err != nil {
+	if _, err := registry.Load(workspacefs.OS{}, dir); err != nil {
 		t.Fatalf("%v\n%s", err, files["skillsync.yaml"])
 	}
 	if s.Server != "github" || !strings.Contains(files["skillsync.yaml"], `# .mcp.json names the server "bad\nspec: {}"`) {

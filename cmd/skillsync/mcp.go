@@ -16,9 +16,9 @@ import (
 	"github.com/skillsync/skillsync/authoring/snapshot"
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/watch"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/sources/mcp"
 )
 
@@ -223,7 +223,7 @@ var errNotYetAnswered = errors.New("connecting: the server has not answered yet"
 // follower of each MCP source there, which keeps the source's snapshot in that
 // tree in step with its live server until the watcher leaves the tree. A server
 // that fails makes /readyz name it, and its last snapshot stays in force.
-func sourceFollowers(g *globals, tracker *health.Tracker, log *slog.Logger) func(ctx context.Context, root string) {
+func sourceFollowers(g *globals, tracker *watch.Tracker, log *slog.Logger) func(ctx context.Context, root string) {
 	var reports sync.Mutex // a follower of a tree left behind reports nothing more
 	return func(ctx context.Context, root string) {
 		reports.Lock()

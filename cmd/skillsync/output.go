@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
+	"github.com/skillsync/skillsync/controller/watch"
 )
 
 var pastTense = map[plan.Action]string{
@@ -224,7 +225,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // logOutcome logs a --once run: failures at error, each change at debug (-v 1).
 func logOutcome(log *slog.Logger, out controller.Outcome) {
-	controller.LogApplied(log, out, slog.LevelDebug)
+	watch.LogApplied(log, out, slog.LevelDebug)
 	log.Debug("reconcile finished", "profile", out.Profile.Name, "changes", out.Plan.Pending(),
 		"conflicts", out.Plan.Count(plan.Conflict), "inSync", out.Plan.Count(plan.None), "problems", len(out.Problems))
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/state"
-	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/controller/watch"
 )
 
 // watchFlags are the flags of the long-running controller, and the two that say
@@ -98,7 +98,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		os.Exit(exitChanges)
 	}()
 
-	tracker := &health.Tracker{}
+	tracker := &watch.Tracker{}
 	if w.healthAddr != "" {
 		ln, err := net.Listen("tcp", w.healthAddr)
 		if err != nil {
@@ -114,7 +114,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		onTree = sourceFollowers(g, tracker, log)
 	}
 	log.Info("watching workspace", "root", req.Root, "poll", w.poll.String(), "debounceMs", w.debounce.Milliseconds())
-	err = controller.Watch(ctx, controller.WatchOptions{
+	err = watch.Run(ctx, watch.Options{
 		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, PollFlag: "--poll", Health: tracker, Lock: lock, Log: log,
 		OnTree: onTree,
 	})

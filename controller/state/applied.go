@@ -46,7 +46,7 @@ func RecordCached(sys workspacefs.System, reg *registry.Registry, cache *Applied
 // longer takes their shorter content for a save that was cut off. It needs no lock:
 // it changes only the record, which a reconcile replaces after it applies.
 func Accept(sys workspacefs.System, root string, files []string) ([]string, error) {
-	reg, err := registry.LoadFrom(sys, root)
+	reg, err := registry.Load(sys, root)
 	if reg == nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ import (
 
 func loaded(t *testing.T, root string) *registry.Registry {
 	t.Helper()
-	reg, err := registry.Load(root)
+	reg, err := registry.Load(workspacefs.OS{}, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestKeptBytesCutShortAreWrittenAgain(t *testing.T) {
 		cut = cut[:len(cut)-1]
 	}
 	os.WriteFile(file, cut, 0o644)
-	reg, _ := registry.Load(root)
+	reg, _ := registry.Load(workspacefs.OS{}, root)
 	r, _ := workspacefs.OS{}.Open(root)
 	defer r.Close()
 	applied, err := ReadApplied(r)

@@ -13,7 +13,7 @@ import (
 // UseProfile records name as the workspace's active profile in .skillsync/profile.
 // The name must be a declared profile; the registry must be valid.
 func UseProfile(sys workspacefs.System, root, name string) error {
-	reg, err := registry.LoadFrom(sys, root)
+	reg, err := registry.Load(sys, root)
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func cacheAgrees(t *testing.T, cache *Cache, told bool) {
 	listed := 0
 	load := func(i int) {
 		t.Helper()
-		fresh, freshErr := LoadFrom(workspacefs.OS{}, root)
+		fresh, freshErr := Load(workspacefs.OS{}, root)
 		cached, cachedErr := LoadCached(workspacefs.OS{}, root, cache)
 		if got, want := summarize(cached, cachedErr), summarize(fresh, freshErr); got != want {
 			t.Fatalf("after edit %d (%s), the cached load differs from a fresh one (replay: CACHE_SEED=%d CACHE_CASES=%d)\n"+

@@ -40,19 +40,15 @@ func FindRoot(dir string) (string, error) {
 	}
 }
 
-// Load reads skillsync.yaml under root and every registry document it names, and
-// validates them. It returns Problems for anything malformed or invalid, all at once;
-// a non-Problems error means the workspace could not be read at all.
-func Load(root string) (*Registry, error) {
-	return LoadFrom(workspacefs.OS{}, root)
-}
-
-// LoadFrom is Load through sys; the registry reads its files again through it.
-func LoadFrom(sys workspacefs.System, root string) (*Registry, error) {
+// Load reads skillsync.yaml under root and every registry document it names,
+// through sys, and validates them. It returns Problems for anything malformed or
+// invalid, all at once; a non-Problems error means the workspace could not be
+// read at all. The registry reads its files again through sys.
+func Load(sys workspacefs.System, root string) (*Registry, error) {
 	return LoadCached(sys, root, nil)
 }
 
-// LoadCached is LoadFrom decoding only the registry files cache does not hold as
+// LoadCached is Load decoding only the registry files cache does not hold as
 // they are now, and keeping in it what this load decoded; a nil cache decodes
 // every file.
 func LoadCached(sys workspacefs.System, root string, cache *Cache) (*Registry, error) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 func workspace(t *testing.T, files map[string]string) string {
@@ -40,7 +42,7 @@ func TestLoadReadsJSON(t *testing.T) {
 }`,
 		"registry/empty.yaml": "---\n# nothing here yet\n---\n",
 	})
-	reg, err := Load(root)
+	reg, err := Load(workspacefs.OS{}, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,14 +60,14 @@ func TestLoadJSONDuplicateKeyHasPosition(t *testing.T) {
 		"registry/caps.json": "{\"apiVersion\": \"skillsync/v1\",\n \"kind\": \"Profile\",\n \"metadata\": {\"name\": \"p\"},\n \"kind\": \"Profile\"}\n",
 		"registry/x.yaml":    "",
 	})
-	_, err := Load(root)
+	_, err := Load(workspacefs.OS{}, root)
 	if err == nil || !strings.Contains(err.Error(), "registry/caps.json:4:2: duplicate key kind") {
 		t.Errorf("error = %v", err)
 	}
 }
 
 func TestLoadMissingWorkspaceIsAProblem(t *testing.T) {
-	_, err := Load(filepath.Join(t.TempDir(), "nope"))
+	_, err := Load(workspacefs.OS{}, filepath.Join(t.TempDir(), "nope"))
 	if _, ok := err.(Problems); !ok || !strings.Contains(err.Error(), "pass --workspace") {
 		t.Errorf("error = %#v", err)
 	}
@@ -90,7 +92,7 @@ func TestReservedNamesFollowEnabledTargets(t *testing.T) {
 			ConfigName:        strings.Replace(config, "spec:\n", "spec:\n  targets: "+targets+"\n", 1),
 			"registry/c.yaml": capability,
 		})
-		_, err := Load(root)
+		_, err := Load(workspacefs.OS{}, root)
 		if got := err != nil && strings.Contains(err.Error(), `alias "pr" is reserved by Qwen Code`); got != reserved {
 			t.Errorf("targets %s: reserved = %v, want %v (err %v)", targets, got, reserved, err)
 		}
@@ -104,7 +106,7 @@ func TestWindowsDeviceNamesAreRefused(t *testing.T) {
 		capability := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: devices.open}\nspec:\n  title: Open\n  effect: read\n" +
 			"  input: {type: object, properties: {text: {type: string}}}\n  mcp: {tool: open}\n  skill: {alias: " + alias + ", argument: text}\n"
 		root := workspace(t, map[string]string{ConfigName: yamlOnlyConfig, "registry/c.yaml": capability})
-		_, err := Load(root)
+		_, err := Load(workspacefs.OS{}, root)
 		got := err != nil && strings.Contains(err.Error(), `registry/c.yaml:9:`) && strings.Contains(err.Error(), `alias "`+alias+`" is a Windows device name`)
 		if got != refused || (!refused && err != nil) {
 			t.Errorf("alias %s: refused = %v, want %v (err %v)", alias, got, refused, err)
@@ -138,7 +140,7 @@ func TestUnchangedNoticesEveryInputFile(t *testing.T) {
 			if err := os.CopyFS(root, os.DirFS(example)); err != nil {
 				t.Fatal(err)
 			}
-			reg, err := Load(root)
+			reg, err := Load(workspacefs.OS{}, root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +171,7 @@ func TestPositionsAfterLoadingComeFromTheUnchangedFile(t *testing.T) {
 		"---\napiVersion: skillsync/v1\nkind: Capability\nmetadata:\n  name: second\nspec: {title: Second, effect: read}\n"
 	for _, edited := range []bool{false, true} {
 		root := workspace(t, map[string]string{ConfigName: strings.Replace(config, "registry/*.json, ", "", 1), "registry/caps.yaml": caps})
-		reg, err := Load(root)
+		reg, err := Load(workspacefs.OS{}, root)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +205,7 @@ func TestReadSourceRefusesAFileChangedSinceLoading(t *testing.T) {
 	}
 	for name, change := range changes {
 		root := workspace(t, map[string]string{ConfigName: cfg, "registry/caps.yaml": caps})
-		reg, err := Load(root)
+		reg, err := Load(workspacefs.OS{}, root)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +228,7 @@ func TestCRLFAndByteOrderMark(t *testing.T) {
 	capability := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: notes.add}\nspec:\n  title: Add a note\n  effect: read\n" +
 		"  input: {type: object, properties: {text: {type: string}}}\n  mcp: {tool: note}\n  skill: {alias: note, argument: text}\n"
 	windows := func(s string) string { return "\ufeff" + strings.ReplaceAll(s, "\n", "\r\n") }
-	reg, err := Load(workspace(t, map[string]string{ConfigName: windows(yamlOnlyConfig), "registry/c.yaml": windows(capability)}))
+	reg, err := Load(workspacefs.OS{}, workspace(t, map[string]string{ConfigName: windows(yamlOnlyConfig), "registry/c.yaml": windows(capability)}))
 	if err != nil {
 		t.Fatalf("a CRLF file with a byte order mark: %v", err)
 	}
@@ -234,8 +236,8 @@ func TestCRLFAndByteOrderMark(t *testing.T) {
 		t.Errorf("loaded %+v", reg.Capabilities)
 	}
 	broken := strings.Replace(capability, "effect: read", "effect: reed", 1)
-	_, lfErr := Load(workspace(t, map[string]string{ConfigName: yamlOnlyConfig, "registry/c.yaml": broken}))
-	_, crlfErr := Load(workspace(t, map[string]string{ConfigName: windows(yamlOnlyConfig), "registry/c.yaml": windows(broken)}))
+	_, lfErr := Load(workspacefs.OS{}, workspace(t, map[string]string{ConfigName: yamlOnlyConfig, "registry/c.yaml": broken}))
+	_, crlfErr := Load(workspacefs.OS{}, workspace(t, map[string]string{ConfigName: windows(yamlOnlyConfig), "registry/c.yaml": windows(broken)}))
 	if lfErr == nil || crlfErr == nil || !strings.Contains(lfErr.Error(), "registry/c.yaml:6:") || crlfErr.Error() != lfErr.Error() {
 		t.Errorf("errors differ:\n  LF:   %v\n  CRLF: %v", lfErr, crlfErr)
 	}

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 func TestFieldIndentedIntoInputIsReported(t *testing.T) {
@@ -57,7 +59,7 @@ func TestEveryFieldOfSpecIsFoundInInput(t *testing.T) {
 	for name := range fields {
 		root := workspace(t, map[string]string{ConfigName: yamlOnlyConfig,
 			"registry/c.yaml": brokenCapability(t, "    type: object\n", "    type: object\n    "+name+": x\n")})
-		_, err := Load(root)
+		_, err := Load(workspacefs.OS{}, root)
 		ps, _ := err.(Problems)
 		want := `registry/c.yaml:9:5: spec.input holds "` + name + `", which is a field of spec: probably indented too far`
 		switch {
@@ -79,7 +81,7 @@ func TestSchemaKeywordsAndPropertiesNamedLikeFieldsAreFine(t *testing.T) {
 		brokenCapability(t, "properties: {text: {type: string}}", "properties: {text: {type: string}, mcp: {type: string}, effect: {type: string}}"),
 	} {
 		root := workspace(t, map[string]string{ConfigName: yamlOnlyConfig, "registry/c.yaml": content})
-		if _, err := Load(root); err != nil {
+		if _, err := Load(workspacefs.OS{}, root); err != nil {
 			t.Errorf("%s:\n%v", content, err)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 func TestSkillSelectorPrefersANameToAPattern(t *testing.T) {
@@ -74,7 +76,7 @@ func TestSkillSelectorsAreCheckedAtTheirLines(t *testing.T) {
 		),
 		"registry/x.yaml": "",
 	})
-	_, err := Load(root)
+	_, err := Load(workspacefs.OS{}, root)
 	var ps Problems
 	if !errors.As(err, &ps) {
 		t.Fatalf("load: %v", err)
@@ -123,7 +125,7 @@ func TestProblemsOfARecordedSkillPointAtItsSelector(t *testing.T) {
 			recordedTool("edit_ticket", `{type: object, properties: {summary: {type: string}, body: {type: string}}, required: [summary, body]}`) +
 			recordedTool("move_ticket", `{type: object, properties: {to: {type: integer}}, required: [to]}`),
 	})
-	reg, err := Load(root)
+	reg, err := Load(workspacefs.OS{}, root)
 	var ps Problems
 	if !errors.As(err, &ps) {
 		t.Fatalf("load: %v", err)
@@ -160,7 +162,7 @@ func TestSelectorsApplyToASnapshotAtLoad(t *testing.T) {
 			ConfigName:                  strings.Replace(mcpConfig(selectors...), "      skills:", "      exclude: [drop_*]\n      skills:", 1),
 			"registry/mcp-tracker.yaml": snapshot,
 		})
-		reg, err := Load(root)
+		reg, err := Load(workspacefs.OS{}, root)
 		if err != nil {
 			t.Fatalf("load: %v", err)
 		}
@@ -191,7 +193,7 @@ func TestASelectorOfAToolLeftOutIsAProblem(t *testing.T) {
 			"      skills:", "      exclude: [drop_*]\n      skills:", 1),
 		"registry/mcp-tracker.yaml": recordedTool("open_ticket", text) + recordedTool("drop_ticket", text),
 	})
-	reg, err := Load(root)
+	reg, err := Load(workspacefs.OS{}, root)
 	var ps Problems
 	if !errors.As(err, &ps) || len(ps) != 1 {
 		t.Fatalf("load: %v", err)

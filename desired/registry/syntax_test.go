@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -37,7 +38,7 @@ func brokenCapability(t *testing.T, old, new string) string {
 func loadProblems(t *testing.T, file, content string) Problems {
 	t.Helper()
 	cfg := strings.Replace(config, "[registry/*.json, registry/*.yaml]", "[registry/*]", 1)
-	_, err := Load(workspace(t, map[string]string{ConfigName: cfg, file: content}))
+	_, err := Load(workspacefs.OS{}, workspace(t, map[string]string{ConfigName: cfg, file: content}))
 	var ps Problems
 	if !errors.As(err, &ps) {
 		t.Fatalf("Load = %v, want problems", err)

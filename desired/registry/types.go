@@ -303,14 +303,8 @@ type Registry struct {
 	sys           workspacefs.System // what it was loaded through, and is read again through
 }
 
-// System is what the registry was loaded through: the real disk unless LoadFrom
-// was given another.
-func (r *Registry) System() workspacefs.System {
-	if r.sys == nil {
-		return workspacefs.OS{}
-	}
-	return r.sys
-}
+// System is what the registry was loaded through.
+func (r *Registry) System() workspacefs.System { return r.sys }
 
 // ProfileNamed returns the profile called name.
 func (r *Registry) ProfileNamed(name string) (Profile, bool) {

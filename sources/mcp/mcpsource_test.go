@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -182,7 +183,7 @@ func loadWith(t *testing.T, src registry.MCPSource, snapshot []byte) *registry.R
 			t.Fatal(err)
 		}
 	}
-	reg, err := registry.Load(root)
+	reg, err := registry.Load(workspacefs.OS{}, root)
 	if reg == nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/test/e2e/mcpserver/tools"
 )
 
@@ -52,7 +53,7 @@ func prepare(t *testing.T, label, src, profile string, editConfig func(string) s
 		}
 	}
 	runSkillsync(t, dir, "--profile", profile, "reconcile", "--once")
-	reg, err := registry.Load(dir)
+	reg, err := registry.Load(workspacefs.OS{}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

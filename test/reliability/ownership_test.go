@@ -122,7 +122,7 @@ func (o ownOp) String() string {
 func (o ownOp) check() bool { return o == ownCheck }
 
 func (o ownOp) run(root string) controller.Outcome {
-	req := controller.Request{Root: root}
+	req := controller.Request{System: workspacefs.OS{}, Root: root}
 	switch o {
 	case ownCheck:
 		req.Check = true
@@ -619,7 +619,7 @@ func (c *ownershipCase) checkVerdict(op ownOp, out controller.Outcome, v control
 // checkSettled: after a pass that ran to its end a --check finds nothing to do,
 // reports the same verdict and changes nothing.
 func (c *ownershipCase) checkSettled(v controller.Verdict, now ownTree, when string) ownTree {
-	out := controller.Reconcile(controller.Request{Root: c.root, Check: true})
+	out := controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: c.root, Check: true})
 	after, err := ownSnapshot(c.root)
 	if err != nil {
 		c.failf("%s: snapshot after the follow-up --check: %v", when, err)
@@ -736,7 +736,7 @@ func (g *ownGenerator) earlierRun(round int) error {
 	if err := g.writeRegistry(cfg, docs); err != nil {
 		return err
 	}
-	req := controller.Request{Root: g.root}
+	req := controller.Request{System: workspacefs.OS{}, Root: g.root}
 	req.AllowEmpty = g.chance(2)
 	req.Force = g.chance(3)
 	out := controller.ReconcileOnce(req, 5*time.Second)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // Backdate ages the inputs and leaves every file skillsync writes as it was.
@@ -16,7 +17,7 @@ func TestBackdateAgesInputsOnly(t *testing.T) {
 	if err := Write(dir, 1, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if out := controller.Reconcile(controller.Request{Root: dir}); out.Err != nil || len(out.Problems) > 0 {
+	if out := controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: dir}); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatal(out.Err, out.Problems)
 	}
 	if err := Backdate(dir); err != nil {

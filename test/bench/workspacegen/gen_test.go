@@ -6,6 +6,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // The generated workspace is valid and generates exactly Files(n) skill files, so
@@ -16,7 +17,7 @@ func TestWrittenWorkspaceReconcilesToFiles(t *testing.T) {
 		if err := Write(dir, n, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		out := controller.Reconcile(controller.Request{Root: dir})
+		out := controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: dir})
 		if len(out.Problems) > 0 || out.Err != nil {
 			t.Fatalf("n=%d: %v %v", n, out.Problems, out.Err)
 		}
@@ -34,13 +35,13 @@ func TestRetitleAndDropChangeOnlyThoseCapabilities(t *testing.T) {
 	if err := Write(dir, 120, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if out := controller.Reconcile(controller.Request{Root: dir}); out.Err != nil || len(out.Problems) > 0 {
+	if out := controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: dir}); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatal(out.Err, out.Problems)
 	}
 	if err := Write(dir, 120, map[int]string{7: "Renamed"}, map[int]bool{60: true}); err != nil {
 		t.Fatal(err)
 	}
-	out := controller.Reconcile(controller.Request{Root: dir, Check: true})
+	out := controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: dir, Check: true})
 	if len(out.Problems) > 0 || out.Err != nil {
 		t.Fatal(out.Problems, out.Err)
 	}
@@ -56,12 +57,12 @@ func BenchmarkReconcile(b *testing.B) {
 	if err := Write(dir, 1000, nil, nil); err != nil {
 		b.Fatal(err)
 	}
-	if out := controller.Reconcile(controller.Request{Root: dir}); out.Err != nil || len(out.Problems) > 0 {
+	if out := controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: dir}); out.Err != nil || len(out.Problems) > 0 {
 		b.Fatal(out.Err, out.Problems)
 	}
 	b.Run("in-sync", func(b *testing.B) {
 		for b.Loop() {
-			if out := controller.Reconcile(controller.Request{Root: dir}); out.Plan.Pending() != 0 {
+			if out := controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: dir}); out.Plan.Pending() != 0 {
 				b.Fatal("not in sync")
 			}
 		}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package controller
+package watch
 
 // watchLimitHint says what to do when a directory cannot be watched: kqueue (macOS,
 // the BSDs) holds an open file for every watched directory and every file in it,

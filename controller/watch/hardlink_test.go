@@ -1,4 +1,4 @@
-package controller
+package watch
 
 import (
 	"os"
@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // An input file with a second hard link in a folder no one watches, outside the
@@ -38,13 +39,13 @@ func TestWatchSeesAnEditThroughAHardLinkElsewhere(t *testing.T) {
 			if !c.linkLater {
 				link()
 			}
-			w := startWatcher(t, WatchOptions{Request: Request{Root: root}})
+			w := startWatcher(t, Options{Request: controller.Request{System: workspacefs.OS{}, Root: root}})
 			if c.linkLater {
 				// Making a link sends no event here; a save through the input's own
 				// name does, and the run it causes finds the link.
 				link()
 				replaceIn(t, filepath.Join(root, c.input), c.old, c.old+" (saved)")
-				await(t, func() bool { return holds(root, weeklyReport, "(saved)") && w.ready() == health.Converged })
+				await(t, func() bool { return holds(root, weeklyReport, "(saved)") && w.ready() == Converged })
 				c.old += " (saved)"
 			}
 			data, err := os.ReadFile(elsewhere)
@@ -54,7 +55,7 @@ func TestWatchSeesAnEditThroughAHardLinkElsewhere(t *testing.T) {
 			_, err = f.Write([]byte(strings.Replace(string(data), c.old, c.new, 1)))
 			must(t, err)
 			must(t, f.Close())
-			await(t, func() bool { return c.done(root) && w.ready() == health.Converged })
+			await(t, func() bool { return c.done(root) && w.ready() == Converged })
 		})
 	}
 }

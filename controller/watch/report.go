@@ -1,21 +1,21 @@
-package controller
+package watch
 
 import (
 	"time"
 
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
-	"github.com/skillsync/skillsync/health"
 )
 
 // results are the names the health endpoints give each verdict.
-var results = map[Verdict]health.Result{
-	Converged: health.Converged, ChangesPending: health.ChangesPending, Conflicted: health.Conflicts,
-	Refused: health.Refused, Failed: health.Failed, Invalid: health.Invalid,
+var results = map[controller.Verdict]Result{
+	controller.Converged: Converged, controller.ChangesPending: ChangesPending, controller.Conflicted: Conflicts,
+	controller.Refused: Refused, controller.Failed: Failed, controller.Invalid: Invalid,
 }
 
 // runReport summarises a run for the health endpoints and the log.
-func runReport(out Outcome, started time.Time, took time.Duration) health.Report {
-	r := health.Report{Time: started.UTC(), DurationMS: float64(took.Microseconds()) / 1000, Result: results[out.Verdict(false)],
+func runReport(out controller.Outcome, started time.Time, took time.Duration) Report {
+	r := Report{Time: started.UTC(), DurationMS: float64(took.Microseconds()) / 1000, Result: results[out.Verdict(false)],
 		Counts: map[string]int{string(plan.Create): 0, string(plan.Update): 0, string(plan.Delete): 0, string(plan.Cleanup): 0}}
 	// What was done, not what was planned: a refused or failed change counts nowhere.
 	for _, a := range out.Applied {
@@ -29,8 +29,8 @@ func runReport(out Outcome, started time.Time, took time.Duration) health.Report
 	if err := out.Failure(); err != nil {
 		r.Error = err.Error()
 	}
-	if len(out.Deferred) > 0 && (r.Result == health.Converged || r.Result == health.Conflicts) {
-		r.Result = health.Settling
+	if len(out.Deferred) > 0 && (r.Result == Converged || r.Result == Conflicts) {
+		r.Result = Settling
 	}
 	if len(out.Problems) > 0 {
 		r.Error = out.Problems.Error()

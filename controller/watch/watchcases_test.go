@@ -1,4 +1,4 @@
-package controller
+package watch
 
 import (
 	"os"
@@ -6,14 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // testWatcher is a watcher's informer and change source on a workspace, with
 // the requests it runs and a function that waits for the events so far.
 type testWatcher struct {
-	inf        *informer
-	req, check Request
+	inf        *controller.Informer
+	req, check controller.Request
 	src        *changeSource
 	sync       func()
 }
@@ -22,9 +24,9 @@ type testWatcher struct {
 // runs a full pass that applies, then one that finds nothing to do.
 func convergedWatcher(t *testing.T, root string) testWatcher {
 	t.Helper()
-	w := testWatcher{inf: newInformer()}
-	w.req = Request{Root: root, informer: w.inf, history: &settling{}}
-	w.src, w.sync = watchedBy(t, w.req)
+	w := testWatcher{inf: controller.NewInformer()}
+	w.req = controller.Request{System: workspacefs.OS{}, Root: root}
+	w.src, w.sync = watchedBy(t, w.req, w.inf)
 	w.check = w.req
 	w.check.Check = true
 	w.src.pass(w.inf, w.req)
@@ -43,9 +45,9 @@ func agreeAfter(t *testing.T, root string, changes ...func()) {
 		w.sync()
 		out := w.src.pass(w.inf, w.check)
 		got := planSummary(out)
-		want := planSummary(Reconcile(Request{Root: root, Check: true}))
+		want := planSummary(controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: root, Check: true}))
 		if got != want {
-			full := out.scope != nil && out.scope.full
+			full := out.Scope != nil && out.Scope.Full
 			t.Fatalf("after change %d (full pass: %v) the watcher plans otherwise than a pass from scratch\n--- watcher\n%s\n--- from scratch\n%s", i, full, got, want)
 		}
 	}
@@ -123,28 +125,28 @@ func TestASkillDirectoryMadeAgainDuringAPassIsWatchedAgain(t *testing.T) {
 	}
 	// A pass P has taken the dirty set (nothing) when the directory is removed
 	// and made again, as `git checkout` or a sync tool does.
-	taken := inf.take()
+	taken := inf.Take()
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
 	testkit.WriteFile(t, root, ".claude/skills/intent/SKILL.md", data)
 	sync()
-	stash := inf.take()
-	inf.putBack(taken)
+	stash := inf.Take()
+	inf.PutBack(taken)
 	out := src.pass(inf, check) // P: partial, reads nothing, refreshes some watches
-	if out.scope == nil || out.scope.full {
+	if out.Scope == nil || out.Scope.Full {
 		t.Fatalf("P is not a partial pass")
 	}
-	inf.putBack(stash) // what events named during P
-	inf.noteAll()      // and the resync fires
-	if out := src.pass(inf, check); !out.scope.full {
+	inf.PutBack(stash) // what events named during P
+	inf.NoteAll()      // and the resync fires
+	if out := src.pass(inf, check); !out.Scope.Full {
 		t.Fatalf("P2 is not a full pass")
 	}
 	// A hand edit in the directory: its event must arrive.
 	testkit.WriteFile(t, root, ".claude/skills/intent/SKILL.md", append(data, "edited by hand\n"...))
 	sync()
 	got := planSummary(src.pass(inf, check))
-	want := planSummary(Reconcile(Request{Root: root, Check: true}))
+	want := planSummary(controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: root, Check: true}))
 	if got != want {
 		t.Fatalf("the hand edit in a directory made again was not seen\n--- watcher\n%s\n--- from scratch\n%s", got, want)
 	}
@@ -165,13 +167,13 @@ func TestASaveDuringAPassIsJudgedByTheInputsItLeaves(t *testing.T) {
 	// pass(), split where the save lands: after the reconcile read the inputs,
 	// before the watches and inputs are refreshed.
 	src.runStarting()
-	out := inf.reconcile(check)
+	out := inf.Reconcile(check)
 	replaceIn(t, filepath.Join(root, "registry/extra.yml"), "title: Extra", "title: Extra retitled")
 	sync()
 	src.refresh(out.Registry)
 	src.runEnded(out)
 	got := planSummary(src.pass(inf, check))
-	want := planSummary(Reconcile(Request{Root: root, Check: true}))
+	want := planSummary(controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: root, Check: true}))
 	if got != want {
 		t.Fatalf("the save during the pass was lost\n--- watcher\n%s\n--- from scratch\n%s", got, want)
 	}

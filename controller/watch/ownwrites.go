@@ -1,4 +1,4 @@
-package controller
+package watch
 
 import (
 	"crypto/sha256"
@@ -7,6 +7,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
@@ -64,7 +65,7 @@ func (s *changeSource) runStarting() {
 }
 
 // runEnded records what the run wrote, then judges the events that came during it.
-func (s *changeSource) runEnded(out Outcome) {
+func (s *changeSource) runEnded(out controller.Outcome) {
 	own := map[string]ownState{}
 	observe := func(p string) {
 		if _, seen := own[p]; !seen {
@@ -104,7 +105,7 @@ func (s *changeSource) runEnded(out Outcome) {
 	trigger := false
 	for p, want := range own {
 		if want.file.Size >= 0 && !want.stillThere(s.root, p) {
-			s.o.informer.note(p)
+			s.o.informer.Note(p)
 			trigger = true
 		}
 	}
@@ -136,7 +137,7 @@ func (s *changeSource) judge(rel string, removed bool) bool {
 	s.mu.Unlock()
 	input, output := inputs.holds(rel), outputPath(rel)
 	if input {
-		s.o.informer.inputChanged(rel, removed)
+		s.o.informer.InputChanged(rel, removed)
 		moves := inputs.moves(s.root, rel, removed)
 		s.mu.Lock()
 		s.inputsMoved = s.inputsMoved || moves
@@ -147,7 +148,7 @@ func (s *changeSource) judge(rel string, removed bool) bool {
 		return false
 	}
 	if input {
-		s.o.history.changed(time.Now())
+		s.o.informer.InputEvent(time.Now())
 	}
 	return true
 }

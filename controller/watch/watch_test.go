@@ -1,4 +1,4 @@
-package controller
+package watch
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -18,11 +17,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
+	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -36,7 +36,7 @@ func TestWatchDirs(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, ".agents")); err != nil {
 		t.Fatal(err)
 	}
-	reg, err := registry.Load(root)
+	reg, err := registry.Load(workspacefs.OS{}, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +99,11 @@ func TestWatchRetriesAfterAnIOFailure(t *testing.T) {
 	defer exec.Command("chattr", "-i", skills).Run()
 
 	logs := &logLines{}
-	tracker := &health.Tracker{}
+	tracker := &Tracker{}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- Watch(ctx, WatchOptions{Request: Request{Root: root}, Debounce: 10 * time.Millisecond,
+		done <- Run(ctx, Options{Request: controller.Request{System: workspacefs.OS{}, Root: root}, Debounce: 10 * time.Millisecond,
 			MaxWait: 50 * time.Millisecond, Poll: time.Hour, Health: tracker, Log: slog.New(logs)})
 	}()
 	await(t, func() bool { return logs.count("retrying after failure") >= 1 })
@@ -137,62 +137,25 @@ func await(t *testing.T, cond func() bool) {
 	t.Fatal("condition never came true")
 }
 
-func TestGlobDirsCoverWildcardDirectories(t *testing.T) {
-	root := t.TempDir()
-	for _, d := range []string{"extra/a", "extra/b/deeper", "other"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := workspacefs.OS{}.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	got := globDirs(r, "extra/*/*.yaml")
-	sort.Strings(got)
-	if diff := cmp.Diff([]string{"extra", "extra/a", "extra/b"}, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	// Every level of the directory part, not only the last: a directory replaced in
-	// the middle (extra/b) changes what the glob matches.
-	got = globDirs(r, "extra/*/deeper/*.yaml")
-	sort.Strings(got)
-	if diff := cmp.Diff([]string{"extra", "extra/a", "extra/b", "extra/b/deeper"}, got); diff != "" {
-		t.Errorf("a middle level: (-want +got):\n%s", diff)
-	}
-	// Names starting with "." are matched only by a segment that starts with one,
-	// as the loader matches them: .git is not a registry directory of */*.yaml.
-	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got := globDirs(r, "*/*.yaml"); slices.Contains(got, ".git") {
-		t.Errorf("globDirs(*/*.yaml) = %v, holds .git", got)
-	}
-	if diff := cmp.Diff([]string{"registry"}, globDirs(r, "registry/*.yaml")); diff != "" {
-		t.Errorf("a missing fixed directory: (-want +got):\n%s", diff)
-	}
-}
-
 // A run counts what it did, not what it planned, and names its result as the
 // health endpoints read it.
 func TestRunReports(t *testing.T) {
-	refused := Outcome{Plan: plan.Plan{Refused: "empty", Changes: []plan.Change{{Action: plan.Delete}}}}
-	if r := runReport(refused, time.Now(), time.Millisecond); r.Result != health.Refused || r.Counts["delete"] != 0 {
+	refused := controller.Outcome{Plan: plan.Plan{Refused: "empty", Changes: []plan.Change{{Action: plan.Delete}}}}
+	if r := runReport(refused, time.Now(), time.Millisecond); r.Result != Refused || r.Counts["delete"] != 0 {
 		t.Errorf("refused plan: report=%+v", r)
 	}
-	failed := Outcome{Plan: plan.Plan{Changes: []plan.Change{{Path: "a", Action: plan.Create}, {Path: "b", Action: plan.Create}}},
+	failed := controller.Outcome{Plan: plan.Plan{Changes: []plan.Change{{Path: "a", Action: plan.Create}, {Path: "b", Action: plan.Create}}},
 		Applied: []apply.Applied{{Change: &plan.Change{Path: "a", Action: plan.Create}}, {Change: &plan.Change{Path: "b", Action: plan.Create}, Err: os.ErrPermission}},
 		Err:     os.ErrPermission}
-	if r := runReport(failed, time.Now(), time.Millisecond); r.Result != health.Failed || r.Counts["create"] != 1 {
+	if r := runReport(failed, time.Now(), time.Millisecond); r.Result != Failed || r.Counts["create"] != 1 {
 		t.Errorf("failed run: report=%+v, want failed and 1 create done", r)
 	}
-	if r := runReport(Outcome{Plan: plan.Plan{Changes: []plan.Change{{Action: plan.Conflict}}}}, time.Now(), time.Millisecond); r.Result != health.Conflicts {
+	if r := runReport(controller.Outcome{Plan: plan.Plan{Changes: []plan.Change{{Action: plan.Conflict}}}}, time.Now(), time.Millisecond); r.Result != Conflicts {
 		t.Errorf("conflicts kept: result=%s", r.Result)
 	}
-	deferred := Outcome{Plan: plan.Plan{Changes: []plan.Change{{Action: plan.Delete}}}}
+	deferred := controller.Outcome{Plan: plan.Plan{Changes: []plan.Change{{Action: plan.Delete}}}}
 	deferred.Deferred = []*plan.Change{&deferred.Plan.Changes[0]}
-	if r := runReport(deferred, time.Now(), time.Millisecond); r.Result != health.Settling || r.Counts["deferred"] != 1 {
+	if r := runReport(deferred, time.Now(), time.Millisecond); r.Result != Settling || r.Counts["deferred"] != 1 {
 		t.Errorf("deletes waiting: report=%+v, want settling with 1 deferred", r)
 	}
 }
@@ -233,14 +196,14 @@ func (l *levels) matching(prefix string) []string {
 func TestRunsAreLoggedAtTheirLevelWithoutEmptyKeys(t *testing.T) {
 	h := &levels{}
 	log := slog.New(h)
-	invalid := Outcome{Problems: registry.Problems{{Pos: registry.Position{File: "registry/x.yaml", Line: 3}, Message: "broken"}}}
+	invalid := controller.Outcome{Problems: registry.Problems{{Pos: registry.Position{File: "registry/x.yaml", Line: 3}, Message: "broken"}}}
 	logRun(log, invalid, runReport(invalid, time.Now(), time.Millisecond))
-	conflict := Outcome{Planned: true, Plan: plan.Plan{Changes: []plan.Change{{Path: "a", Action: plan.Conflict, Reason: "edited by hand"}}}}
+	conflict := controller.Outcome{Planned: true, Plan: plan.Plan{Changes: []plan.Change{{Path: "a", Action: plan.Conflict, Reason: "edited by hand"}}}}
 	logRun(log, conflict, runReport(conflict, time.Now(), time.Millisecond))
-	failed := Outcome{Planned: true, Plan: plan.Plan{Changes: []plan.Change{{Path: "b", Action: plan.Create}}}, Err: os.ErrPermission,
+	failed := controller.Outcome{Planned: true, Plan: plan.Plan{Changes: []plan.Change{{Path: "b", Action: plan.Create}}}, Err: os.ErrPermission,
 		Applied: []apply.Applied{{Change: &plan.Change{Path: "b", Action: plan.Create}, Err: os.ErrPermission}}}
 	logRun(log, failed, runReport(failed, time.Now(), time.Millisecond))
-	ok := Outcome{Planned: true, Plan: plan.Plan{InSync: []string{"c"}}}
+	ok := controller.Outcome{Planned: true, Plan: plan.Plan{InSync: []string{"c"}}}
 	logRun(log, ok, runReport(ok, time.Now(), time.Millisecond))
 
 	for prefix, want := range map[string]int{
@@ -272,11 +235,11 @@ func TestRunsAreLoggedAtTheirLevelWithoutEmptyKeys(t *testing.T) {
 func TestWatchRunsOncePerSave(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
 	h := &levels{}
-	tracker := &health.Tracker{}
+	tracker := &Tracker{}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- Watch(ctx, WatchOptions{Request: Request{Root: root, Settle: 2 * time.Second}, Debounce: 50 * time.Millisecond,
+		done <- Run(ctx, Options{Request: controller.Request{System: workspacefs.OS{}, Root: root, Settle: 2 * time.Second}, Debounce: 50 * time.Millisecond,
 			MaxWait: 500 * time.Millisecond, Health: tracker, Log: slog.New(h)})
 	}()
 	runs := func() int { return len(h.matching("INFO reconcile finished")) }
@@ -333,7 +296,7 @@ func TestInputDirsFollowTheLinksOnTheWay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reg, err := registry.Load(root)
+	reg, err := registry.Load(workspacefs.OS{}, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,14 +305,14 @@ func TestInputDirsFollowTheLinksOnTheWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	got := inputDirs(r, reg)
+	got := desired.InputDirs(r, reg)
 	for _, want := range []string{".", "cm", "registry"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("input directories %v lack %s", got, want)
 		}
 	}
-	if diff := cmp.Diff([]string{".", "cm", "cm/..2026_v1"}, linkDirs(r, "registry")); diff != "" {
-		t.Errorf("linkDirs(registry) (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{".", "cm", "cm/..2026_v1"}, registry.LinkDirs(r, "registry")); diff != "" {
+		t.Errorf("registry.LinkDirs(registry) (-want +got):\n%s", diff)
 	}
 	// A link out of the workspace, or a loop, ends the walk.
 	if err := os.Symlink("../..", filepath.Join(root, "out")); err != nil {
@@ -359,8 +322,8 @@ func TestInputDirsFollowTheLinksOnTheWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"out/x", "loop/x"} {
-		if dirs := linkDirs(r, p); len(dirs) > maxLinkHops+1 {
-			t.Errorf("linkDirs(%s) = %v", p, dirs)
+		if dirs := registry.LinkDirs(r, p); len(dirs) > registry.MaxLinkHops+1 {
+			t.Errorf("registry.LinkDirs(%s) = %v", p, dirs)
 		}
 	}
 }
@@ -393,7 +356,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 	defer r.Close()
 	reg := &registry.Registry{Root: root, Files: []string{"extra/b/sub/list.yaml", "registry/caps.yaml"}}
 	reg.Config.Spec.Registry = []string{"extra/*/sub/*.yaml", "registry/*.yaml"}
-	got := registryDirs(r, reg)
+	got := registry.Dirs(r, reg)
 	for _, want := range []string{"extra", "extra/b", "extra/b/sub", "registry", "library"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("registryDirs = %v, lacks %s", got, want)
@@ -417,13 +380,13 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 // skillsync.yaml) neither keep deletes waiting nor cause runs.
 func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	backdate(t, root)
+	testkit.Backdate(t, root)
 	h := &levels{}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- Watch(ctx, WatchOptions{Request: Request{Root: root, Settle: 500 * time.Millisecond}, Debounce: 20 * time.Millisecond,
-			MaxWait: 200 * time.Millisecond, Health: &health.Tracker{}, Log: slog.New(h)})
+		done <- Run(ctx, Options{Request: controller.Request{System: workspacefs.OS{}, Root: root, Settle: 500 * time.Millisecond}, Debounce: 20 * time.Millisecond,
+			MaxWait: 200 * time.Millisecond, Health: &Tracker{}, Log: slog.New(h)})
 	}()
 	await(t, func() bool { return len(h.matching("INFO reconcile finished")) == 1 })
 	stop := make(chan struct{})
@@ -446,11 +409,11 @@ func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
 		}
 	}()
 	defer func() { close(stop); <-written }()
-	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), withoutNote(t, root), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), testkit.WithoutNote(t, root), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	await(t, func() bool {
-		_, err := os.Stat(filepath.Join(root, noteSkill))
+		_, err := os.Stat(filepath.Join(root, testkit.NoteSkill))
 		return errors.Is(err, fs.ErrNotExist) && len(h.matching("INFO reconcile finished result=converged")) == 2
 	})
 	runs := len(h.matching("INFO reconcile finished"))
@@ -470,7 +433,7 @@ func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
 func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
 	q := NewQueue(time.Millisecond, time.Millisecond)
-	src, err := newChangeSource(WatchOptions{Request: Request{Root: root, history: &settling{}}, Health: &health.Tracker{}, Log: slog.New(&levels{})}, q, nil)
+	src, err := newChangeSource(Options{Request: controller.Request{System: workspacefs.OS{}, Root: root}, informer: controller.NewInformer(), Health: &Tracker{}, Log: slog.New(&levels{})}, q, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +455,7 @@ func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
 	}
 
 	src.runStarting()
-	src.runEnded(Outcome{Applied: []apply.Applied{applied(gone), applied(kept)}})
+	src.runEnded(controller.Outcome{Applied: []apply.Applied{applied(gone), applied(kept)}})
 	select {
 	case <-q.triggers:
 		t.Fatal("a run was called for although everything written is in place")
@@ -502,7 +465,7 @@ func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, gone)); err != nil {
 		t.Fatal(err)
 	}
-	src.runEnded(Outcome{Applied: []apply.Applied{applied(gone), applied(kept)}})
+	src.runEnded(controller.Outcome{Applied: []apply.Applied{applied(gone), applied(kept)}})
 	select {
 	case <-q.triggers:
 	default:

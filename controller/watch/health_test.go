@@ -1,4 +1,4 @@
-package health
+package watch
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package controller
+package watch
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/state"
-	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -30,14 +30,14 @@ type runningWatcher struct {
 
 // startWatcher runs Watch with o, holding the workspace lock as the command
 // does, and waits for its first run to converge.
-func startWatcher(t *testing.T, o WatchOptions) *runningWatcher {
+func startWatcher(t *testing.T, o Options) *runningWatcher {
 	t.Helper()
 	lock, err := state.Acquire(workspacefs.OS{}, o.Root, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(lock.Release)
-	tracker := &health.Tracker{}
+	tracker := &Tracker{}
 	srv := httptest.NewServer(tracker.Handler())
 	t.Cleanup(srv.Close)
 	w := &runningWatcher{url: srv.URL + "/readyz", logs: &levels{}, done: make(chan error, 1)}
@@ -48,12 +48,12 @@ func startWatcher(t *testing.T, o WatchOptions) *runningWatcher {
 	o.Resync = time.Hour // only what the watcher sees can make it follow
 	ctx, cancel := context.WithCancel(t.Context())
 	w.stop = cancel
-	go func() { w.done <- Watch(ctx, o) }()
+	go func() { w.done <- Run(ctx, o) }()
 	t.Cleanup(func() {
 		cancel()
 		<-w.done
 	})
-	await(t, func() bool { return w.ready() == health.Converged })
+	await(t, func() bool { return w.ready() == Converged })
 	// Under polling the first run's own writes cause one more: let it pass, so
 	// that only what the test does can cause the next.
 	for runs := -1; runs != w.runs(); time.Sleep(10*o.Debounce + 5*o.Poll) {
@@ -69,7 +69,7 @@ func (w *runningWatcher) runs() int {
 }
 
 // ready is the result /readyz names when it answers ready, "" when it does not.
-func (w *runningWatcher) ready() health.Result {
+func (w *runningWatcher) ready() Result {
 	ready, result, _ := w.readyz()
 	if !ready {
 		return ""
@@ -78,15 +78,15 @@ func (w *runningWatcher) ready() health.Result {
 }
 
 // readyz is what /readyz answers: ready, the last run's result and error.
-func (w *runningWatcher) readyz() (bool, health.Result, string) {
+func (w *runningWatcher) readyz() (bool, Result, string) {
 	resp, err := http.Get(w.url)
 	if err != nil {
 		return false, "", err.Error()
 	}
 	defer resp.Body.Close()
 	var body struct {
-		Ready   bool           `json:"ready"`
-		LastRun *health.Report `json:"lastRun"`
+		Ready   bool    `json:"ready"`
+		LastRun *Report `json:"lastRun"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || body.LastRun == nil {
 		return false, "", ""
@@ -150,13 +150,13 @@ func TestWatchFollowsARootLinkSwappedLikeGitSync(t *testing.T) {
 			if err := os.Symlink(".worktrees/one", root); err != nil {
 				t.Fatal(err)
 			}
-			w := startWatcher(t, WatchOptions{Request: Request{Root: root}, Poll: c.poll})
+			w := startWatcher(t, Options{Request: controller.Request{System: workspacefs.OS{}, Root: root}, Poll: c.poll})
 
 			copyExample(t, two)
 			replaceIn(t, filepath.Join(two, "registry/journal.yaml"), "title: Weekly report for a team", "title: Weekly report, synced")
 			swapLink(t, root, ".worktrees/two")
 			await(t, func() bool {
-				return holds(two, weeklyReport, "Weekly report, synced") && w.ready() == health.Converged
+				return holds(two, weeklyReport, "Weekly report, synced") && w.ready() == Converged
 			})
 			if _, err := state.Acquire(workspacefs.OS{}, two, 0); !errors.As(err, new(*state.HeldError)) {
 				t.Errorf("the new worktree's lock is not held: %v", err)
@@ -170,7 +170,7 @@ func TestWatchFollowsARootLinkSwappedLikeGitSync(t *testing.T) {
 			replaceIn(t, filepath.Join(two, "registry/journal.yaml"), "alias: note,", "alias: jot,")
 			await(t, func() bool {
 				_, err := os.Stat(filepath.Join(two, ".claude/skills/jot/SKILL.md"))
-				return err == nil && w.ready() == health.Converged
+				return err == nil && w.ready() == Converged
 			})
 			if holds(one, weeklyReport, "synced") {
 				t.Error("the old worktree got the new worktree's skills")
@@ -188,21 +188,21 @@ func TestWatchFollowsARootMovedAwayAndCopied(t *testing.T) {
 	base := t.TempDir()
 	root, old := filepath.Join(base, "ws"), filepath.Join(base, "ws.old")
 	copyExample(t, root)
-	w := startWatcher(t, WatchOptions{Request: Request{Root: root}})
+	w := startWatcher(t, Options{Request: controller.Request{System: workspacefs.OS{}, Root: root}})
 
 	if err := os.Rename(root, old); err != nil {
 		t.Fatal(err)
 	}
 	await(t, func() bool {
 		ready, result, _ := w.readyz()
-		return !ready && result == health.Stale
+		return !ready && result == Stale
 	})
 	must(t, os.CopyFS(root+".copy", os.DirFS(old)))
 	must(t, os.Rename(root+".copy", root))
 	replaceIn(t, filepath.Join(root, "registry/journal.yaml"), "alias: note,", "alias: jot,")
 	await(t, func() bool {
 		_, err := os.Stat(filepath.Join(root, ".claude/skills/jot/SKILL.md"))
-		return err == nil && w.ready() == health.Converged
+		return err == nil && w.ready() == Converged
 	})
 	if _, err := state.Acquire(workspacefs.OS{}, root, 0); !errors.As(err, new(*state.HeldError)) {
 		t.Errorf("the copy's lock is not held: %v", err)
@@ -224,7 +224,7 @@ func TestWatchStopsWhenTheNewTreesLockIsHeld(t *testing.T) {
 	if err := os.Symlink("one", root); err != nil {
 		t.Fatal(err)
 	}
-	w := startWatcher(t, WatchOptions{Request: Request{Root: root}})
+	w := startWatcher(t, Options{Request: controller.Request{System: workspacefs.OS{}, Root: root}})
 	other, err := state.Acquire(workspacefs.OS{}, two, 0)
 	if err != nil {
 		t.Fatal(err)

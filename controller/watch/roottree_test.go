@@ -1,12 +1,10 @@
-package controller
+package watch
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/skillsync/skillsync/health"
 )
 
 // A run that ends after the root has come to lead elsewhere converged a tree no
@@ -19,10 +17,10 @@ func TestARunOverATreeTheRootNoLongerLeadsToIsNotPublished(t *testing.T) {
 	}
 	root := filepath.Join(base, "root")
 	must(t, os.Symlink("one", root))
-	tracker := &health.Tracker{}
+	tracker := &Tracker{}
 	tree, err := newRootTree(root, tracker)
 	must(t, err)
-	converged := health.Report{Time: time.Now(), Result: health.Converged}
+	converged := Report{Time: time.Now(), Result: Converged}
 	if !tree.publish(converged) || !tracker.Ready() {
 		t.Fatal("a run over the tree the root leads to is not published")
 	}

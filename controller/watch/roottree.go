@@ -1,4 +1,4 @@
-package controller
+package watch
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -27,7 +26,7 @@ import (
 // leads to it.
 type rootTree struct {
 	path   string // the root as given
-	health *health.Tracker
+	health *Tracker
 
 	mu    sync.Mutex
 	tree  workspacefs.Tree
@@ -35,7 +34,7 @@ type rootTree struct {
 	gone  bool // and, at the last check, to no directory
 }
 
-func newRootTree(path string, h *health.Tracker) (*rootTree, error) {
+func newRootTree(path string, h *Tracker) (*rootTree, error) {
 	tree, err := workspacefs.TreeAt(path)
 	if err != nil {
 		return nil, err
@@ -74,7 +73,7 @@ func (r *rootTree) markStale() {
 		return
 	}
 	r.stale = true
-	r.health.Record(health.Report{Time: time.Now().UTC(), Result: health.Stale,
+	r.health.Record(Report{Time: time.Now().UTC(), Result: Stale,
 		Error: fmt.Sprintf("the workspace root %s no longer leads to %s; moving to where it leads now", r.path, r.tree.Real)})
 }
 
@@ -92,7 +91,7 @@ func (r *rootTree) moved() bool {
 // publish records the report of a run over the tree, unless the root leads
 // elsewhere by now: then the run converged a tree no one reads, and the
 // endpoints keep saying so. It tells whether the report stands.
-func (r *rootTree) publish(rep health.Report) bool {
+func (r *rootTree) publish(rep Report) bool {
 	now, err := workspacefs.TreeAt(r.path)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -130,7 +129,7 @@ func (w *watchLoop) follow(ctx context.Context) error {
 	}
 	// A directory still being filled (a copy under way) is no workspace yet, and
 	// gets no lock file or state directory written into it.
-	if !holdsConfig(w.o.Request.system(), tree.Real) {
+	if !holdsConfig(w.o.System, tree.Real) {
 		return fmt.Errorf("%w: %s leads to %s, which holds no %s yet", errRootGone, w.root.path, tree.Real, registry.ConfigName)
 	}
 	if w.o.Lock != nil {
@@ -141,8 +140,8 @@ func (w *watchLoop) follow(ctx context.Context) error {
 	if err := w.watchTree(ctx, tree); err != nil {
 		return fmt.Errorf("%w: watch %s: %w", errRootGone, tree.Real, err)
 	}
-	w.o.informer.noteAll()
-	w.o.history.changed(time.Now())
+	w.o.informer.NoteAll()
+	w.o.informer.InputEvent(time.Now())
 	w.o.Log.Info("the workspace root leads to another directory; watching that one", "root", w.root.path, "was", was.Real, "now", tree.Real)
 	return nil
 }

@@ -1,4 +1,4 @@
-package controller
+package watch
 
 // watchLimitHint says what to do when a directory cannot be watched: inotify
 // watches count against a per-user limit, and raising it is the way out; polling

@@ -1,4 +1,4 @@
-package controller
+package watch
 
 import (
 	"maps"
@@ -6,23 +6,24 @@ import (
 	"slices"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // pass runs one pass of the watcher through inf, then moves the watches to where
 // the pass leaves things, and judges the events that came meanwhile against what
 // it wrote.
-func (s *changeSource) pass(inf *informer, req Request) Outcome {
+func (s *changeSource) pass(inf *controller.Informer, req controller.Request) controller.Outcome {
 	s.runStarting()
-	out := inf.reconcile(req)
+	out := inf.Reconcile(req)
 	// Watches first: once /readyz says ready, every later change is seen. Inputs
 	// that did not load whole keep every directory watched so far.
 	switch {
 	case !out.Planned:
 		s.refresh(nil)
-	case out.scope != nil && !out.scope.full:
+	case out.Scope != nil && !out.Scope.Full:
 		s.refreshEntries(out.Registry, touchedEntries(out))
 	default:
 		s.refresh(out.Registry)
@@ -32,15 +33,15 @@ func (s *changeSource) pass(inf *informer, req Request) Outcome {
 }
 
 // touchedEntries are the entries of target directories a pass read or wrote.
-func touchedEntries(out Outcome) []string {
+func touchedEntries(out controller.Outcome) []string {
 	set := map[string]bool{}
-	if out.scope != nil {
-		for _, e := range out.scope.read {
+	if out.Scope != nil {
+		for _, e := range out.Scope.Read {
 			set[e] = true
 		}
 	}
 	for _, a := range out.Applied {
-		if dir, name, _ := outputEntry(a.Path); dir != "" {
+		if dir, name, _ := clients.TargetEntry(a.Path); dir != "" {
 			set[path.Join(dir, name)] = true
 		}
 	}
@@ -69,10 +70,10 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	}
 	var dirs []string
 	if !sameInputs {
-		dirs = inputDirs(s.root, reg)
+		dirs = desired.InputDirs(s.root, reg)
 	}
 	for _, t := range clients.Targets {
-		if d, ok := nearestDir(s.root, t.Dir, false); ok {
+		if d, ok := registry.NearestDir(s.root, t.Dir, false); ok {
 			dirs = append(dirs, d)
 		}
 	}
@@ -126,15 +127,15 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	relink := !sameInputs || s.inputEvent
 	s.mu.Unlock()
 	if relink && s.relink(reg) {
-		s.handPollSet(polled, inputDirs(s.root, reg))
+		s.handPollSet(polled, desired.InputDirs(s.root, reg))
 	}
-	s.o.Health.SetWatch(health.WatchState{Inotify: watched, Polled: len(polled), PollMS: s.every.Milliseconds()})
+	s.o.Health.SetWatch(WatchState{Inotify: watched, Polled: len(polled), PollMS: s.every.Milliseconds()})
 	if len(polled) > before {
 		if before == 0 {
 			s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
 				"err", addErr, "pollMs", s.every.Milliseconds(), "hint", watchLimitHint(s.o.PollFlag))
 		}
-		s.handPollSet(polled, inputDirs(s.root, reg))
+		s.handPollSet(polled, desired.InputDirs(s.root, reg))
 	}
 }
 

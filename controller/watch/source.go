@@ -1,4 +1,4 @@
-package controller
+package watch
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/skillsync/skillsync/controller/state"
+	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/health"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -30,7 +30,7 @@ const fallbackPoll = time.Second
 // watch limit reached), so the watcher is never blind while it reports ready.
 // Events caused by the watcher's own writes are recognised and dropped.
 type changeSource struct {
-	o       WatchOptions
+	o       Options
 	q       *Queue
 	root    workspacefs.FS
 	fsw     *fsnotify.Watcher // nil when every directory is polled
@@ -95,8 +95,8 @@ type polledDirs struct {
 
 // newChangeSource watches the workspace at o.Root, the directory tree leads to
 // when tree is not nil.
-func newChangeSource(o WatchOptions, q *Queue, tree *rootTree) (*changeSource, error) {
-	r, err := o.Request.system().Open(o.Root)
+func newChangeSource(o Options, q *Queue, tree *rootTree) (*changeSource, error) {
+	r, err := o.System.Open(o.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func newChangeSource(o WatchOptions, q *Queue, tree *rootTree) (*changeSource, e
 	// Watch before the first run lists anything, so no change after this point can
 	// fall between a scan and its watch. A registry with problems still names its
 	// files and directories.
-	reg, _ := registry.Load(o.Root)
+	reg, _ := registry.Load(o.System, o.Root)
 	s.refresh(reg)
 	s.baseline = map[string]map[string]string{}
 	for _, d := range s.polled {
@@ -234,8 +234,8 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	if s.fsw != nil && before > 0 && len(polled) == 0 {
 		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))
 	}
-	s.o.Health.SetWatch(health.WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
-	s.handPollSet(polled, inputDirs(s.root, reg))
+	s.o.Health.SetWatch(WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
+	s.handPollSet(polled, desired.InputDirs(s.root, reg))
 }
 
 // takeAgain takes the directories whose watches are to be added again, or all;
@@ -271,7 +271,7 @@ func (s *changeSource) relink(reg *registry.Registry) bool {
 	s.mu.Unlock()
 	for f := range linked {
 		if _, known := before[f]; !known && before != nil {
-			s.o.informer.inputChanged(f, false)
+			s.o.informer.InputChanged(f, false)
 			s.q.Add()
 		}
 	}
@@ -327,7 +327,7 @@ func (s *changeSource) run(ctx context.Context) {
 			}
 			// Even a temp file's event is noted: one a killed writer left is cleaned
 			// up by the next pass that reads its directory.
-			s.o.informer.note(rel)
+			s.o.informer.Note(rel)
 			if s.seen != nil {
 				s.seen(rel)
 			}
@@ -349,11 +349,11 @@ func (s *changeSource) run(ctx context.Context) {
 			// An overflow means events were lost, of inputs too for all it tells: only a
 			// full run is safe, and deletes wait as after a change.
 			s.o.Log.Error("watcher error, reconciling in full", "overflow", errors.Is(err, fsnotify.ErrEventOverflow), "err", err)
-			s.o.informer.noteAll()
+			s.o.informer.NoteAll()
 			s.mu.Lock()
 			s.againAll = true
 			s.mu.Unlock()
-			s.o.history.changed(time.Now())
+			s.o.informer.InputEvent(time.Now())
 			s.q.Add()
 		}
 	}
@@ -383,11 +383,11 @@ func (s *changeSource) pollFiles(last map[string]string) {
 			continue
 		}
 		last[f] = now
-		s.o.informer.inputChanged(f, false)
+		s.o.informer.InputChanged(f, false)
 		changed = true
 	}
 	if changed {
-		s.o.history.changed(time.Now())
+		s.o.informer.InputEvent(time.Now())
 		s.q.Add()
 	}
 }
@@ -445,7 +445,7 @@ func (s *changeSource) poll(ctx context.Context) {
 			now[d] = listing(s.root, d)
 			names := changedEntries(last[d], now[d])
 			for _, name := range names {
-				s.o.informer.note(path.Join(d, name))
+				s.o.informer.Note(path.Join(d, name))
 			}
 			if len(names) > 0 {
 				changed = true
@@ -453,11 +453,11 @@ func (s *changeSource) poll(ctx context.Context) {
 			}
 		}
 		if inputChanged {
-			s.o.informer.inputChanged(".", true) // a listing names no change of content
+			s.o.informer.InputChanged(".", true) // a listing names no change of content
 			s.mu.Lock()
 			s.inputsMoved = true
 			s.mu.Unlock()
-			s.o.history.changed(time.Now())
+			s.o.informer.InputEvent(time.Now())
 		}
 		if changed {
 			s.q.Add()

@@ -1,4 +1,4 @@
-package controller
+package watch
 
 import (
 	"fmt"
@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/health"
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // configMapVolume is a directory laid out and updated the way the kubelet's
@@ -78,7 +79,7 @@ func (v *configMapVolume) sleep() {
 
 // configMapSwaps is how many updates each layout gets: a few in make test, 50
 // in make reliability.
-func configMapSwaps(t *testing.T) int { return propertyCases(t, "CONFIGMAP_SWAPS", 6) }
+func configMapSwaps(t *testing.T) int { return testkit.PropertyCases(t, "CONFIGMAP_SWAPS", 6) }
 
 // archiveCapability is a capability some versions add in a file of its own.
 const archiveCapability = `apiVersion: skillsync/v1
@@ -130,14 +131,14 @@ func TestWatchFollowsConfigMapUpdates(t *testing.T) {
 		}},
 	} {
 		t.Run(layout.name, func(t *testing.T) {
-			seed := propertySeed(t, "CONFIGMAP_SEED")
+			seed := testkit.PropertySeed(t, "CONFIGMAP_SEED")
 			rng := rand.New(rand.NewPCG(seed, 7))
 			root := testkit.ExampleWorkspace(t)
 			dir, first := layout.mount(t, root)
 			must(t, os.MkdirAll(dir, 0o755))
 			v := &configMapVolume{dir: dir, rng: rng, pause: 40}
 			v.update(t, first)
-			w := startWatcher(t, WatchOptions{Request: Request{Root: root, Settle: 200 * time.Millisecond}})
+			w := startWatcher(t, Options{Request: controller.Request{System: workspacefs.OS{}, Root: root, Settle: 200 * time.Millisecond}})
 			for i := 1; i <= configMapSwaps(t); i++ {
 				files := maps.Clone(first)
 				layout.vary(files, i, rng)
@@ -145,8 +146,8 @@ func TestWatchFollowsConfigMapUpdates(t *testing.T) {
 				watch := watchPresence(root, before)
 				v.update(t, files)
 				await(t, func() bool {
-					out := Reconcile(Request{Root: root, Check: true})
-					return w.ready() == health.Converged && len(out.Problems) == 0 && out.Err == nil && len(out.Plan.Changes) == 0
+					out := controller.Reconcile(controller.Request{System: workspacefs.OS{}, Root: root, Check: true})
+					return w.ready() == Converged && len(out.Problems) == 0 && out.Err == nil && len(out.Plan.Changes) == 0
 				})
 				after := generatedFiles(t, root)
 				for _, p := range watch() {

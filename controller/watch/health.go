@@ -1,6 +1,7 @@
-// Package health serves the watch loop's /healthz and /readyz. It knows nothing of
-// a reconcile: the loop hands it a Report of each run, already summarised.
-package health
+package watch
+
+// The health endpoints, /healthz and /readyz, know nothing of a reconcile: the
+// loop hands them a Report of each run, already summarised (see runReport).
 
 import (
 	"encoding/json"

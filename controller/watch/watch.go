@@ -1,4 +1,4 @@
-package controller
+package watch
 
 import (
 	"context"
@@ -7,14 +7,14 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
-	"github.com/skillsync/skillsync/health"
 )
 
-// WatchOptions configure the long-running controller.
-type WatchOptions struct {
-	Request
+// Options configure the long-running controller.
+type Options struct {
+	controller.Request
 	Debounce time.Duration // quiet period after the last event
 	MaxWait  time.Duration // longest a run waits for quiet
 	Resync   time.Duration // periodic full reconcile, with up to 10% jitter
@@ -22,7 +22,7 @@ type WatchOptions struct {
 	// PollFlag is how a person asks for Poll, for the hints that suggest it; empty
 	// leaves that suggestion out.
 	PollFlag string
-	Health   *health.Tracker
+	Health   *Tracker
 	Lock     *state.Lock // held by the caller; kept for as long as the loop runs
 	Log      *slog.Logger
 	// OnTree, when set, is called each time the watcher starts on a tree (at its
@@ -31,12 +31,15 @@ type WatchOptions struct {
 	// tree, as a follower writing an MCP source's snapshot there, starts and
 	// stops with it.
 	OnTree func(ctx context.Context, root string)
+
+	// informer is the loop's own: what the passes found, kept from pass to pass.
+	informer *controller.Informer
 }
 
 // maxBackoff caps the retry delay after a failed run.
 const maxBackoff = time.Minute
 
-// Watch keeps the workspace converged until ctx ends: every trigger (start, a file
+// Run keeps the workspace converged until ctx ends: every trigger (start, a file
 // event, the resync timer, a watcher overflow or error, a retry, deletes waiting
 // for the inputs to settle) marks the workspace dirty and one worker runs a pass.
 // A pass reads and plans what the events since the last one named (see informer);
@@ -44,9 +47,8 @@ const maxBackoff = time.Minute
 // made of are full passes, the same as --once. When the root comes to lead to
 // another directory, the watcher moves there (see rootTree). When ctx ends, the
 // run in progress finishes first.
-func Watch(ctx context.Context, o WatchOptions) error {
-	o.history = &settling{}
-	o.informer = newInformer()
+func Run(ctx context.Context, o Options) error {
+	o.informer = controller.NewInformer()
 	root, err := newRootTree(o.Root, o.Health)
 	if err != nil {
 		return err
@@ -58,7 +60,7 @@ func Watch(ctx context.Context, o WatchOptions) error {
 	defer func() { w.stopSource() }()
 	go w.q.Debounce(ctx)
 	go resync(ctx, o.Resync, func() {
-		o.informer.noteAll()
+		o.informer.NoteAll()
 		w.q.Add()
 	})
 	o.Health.SetAlive(true)
@@ -82,7 +84,7 @@ func Watch(ctx context.Context, o WatchOptions) error {
 
 // watchLoop is the state of Watch's one worker.
 type watchLoop struct {
-	o    WatchOptions
+	o    Options
 	q    *Queue
 	root *rootTree
 	// src watches the tree root leads to; stopSource stops it.
@@ -99,7 +101,7 @@ func (w *watchLoop) run(ctx context.Context) error {
 		err := w.follow(ctx)
 		if errors.Is(err, errRootGone) {
 			w.o.Log.Error("cannot move to where the workspace root leads", "root", w.root.path, "err", err)
-			w.o.Health.Record(health.Report{Time: time.Now().UTC(), Result: health.Stale, Error: err.Error()})
+			w.o.Health.Record(Report{Time: time.Now().UTC(), Result: Stale, Error: err.Error()})
 			w.failed()
 			return nil
 		}
@@ -130,7 +132,7 @@ func (w *watchLoop) run(ctx context.Context) error {
 	if len(out.Deferred) > 0 {
 		w.settle = time.AfterFunc(time.Until(out.SettleAt)+10*time.Millisecond, w.q.Add)
 	}
-	if out.Verdict(false) == Failed {
+	if out.Verdict(false) == controller.Failed {
 		w.failed()
 	} else {
 		w.backoff = time.Second
@@ -142,7 +144,7 @@ func (w *watchLoop) run(ctx context.Context) error {
 func (w *watchLoop) failed() {
 	w.o.Log.Warn("retrying after failure", "backoffMs", w.backoff.Milliseconds())
 	w.retry = time.AfterFunc(w.backoff, func() {
-		w.o.informer.noteAll()
+		w.o.informer.NoteAll()
 		w.q.Add()
 	})
 	w.backoff = min(2*w.backoff, maxBackoff)
@@ -158,7 +160,7 @@ func (w *watchLoop) stopTimers() {
 
 // LogApplied logs each attempted change of out: a failure at error, the others at
 // level; a key is left out rather than logged empty.
-func LogApplied(log *slog.Logger, out Outcome, level slog.Level) {
+func LogApplied(log *slog.Logger, out controller.Outcome, level slog.Level) {
 	ctx := context.Background()
 	for _, a := range out.Applied {
 		switch {
@@ -176,7 +178,7 @@ func LogApplied(log *slog.Logger, out Outcome, level slog.Level) {
 
 // logRun logs what a run did: invalid input and conflicts at warn, failures at
 // error, the rest at info; a key is left out rather than logged empty.
-func logRun(log *slog.Logger, out Outcome, r health.Report) {
+func logRun(log *slog.Logger, out controller.Outcome, r Report) {
 	for _, p := range out.Problems {
 		attrs := []any{"file", p.Pos.String(), "problem", p.Message}
 		if p.Hint != "" {
@@ -199,16 +201,16 @@ func logRun(log *slog.Logger, out Outcome, r health.Report) {
 	if n := r.Counts["deferred"]; n > 0 {
 		attrs = append(attrs, "deferred", n)
 	}
-	if sc := out.scope; sc != nil && !sc.full {
-		attrs = append(attrs, "entriesRead", len(sc.read))
+	if sc := out.Scope; sc != nil && !sc.Full {
+		attrs = append(attrs, "entriesRead", len(sc.Read))
 	} else if sc != nil {
 		attrs = append(attrs, "full", true)
 	}
 	level := slog.LevelInfo
 	switch r.Result {
-	case health.Failed:
+	case Failed:
 		level = slog.LevelError
-	case health.Invalid, health.Refused:
+	case Invalid, Refused:
 		level = slog.LevelWarn
 	}
 	if r.Error != "" {

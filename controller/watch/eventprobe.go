@@ -1,4 +1,4 @@
-package controller
+package watch
 
 import (
 	"path/filepath"

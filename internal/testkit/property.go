@@ -1,0 +1,199 @@
+package testkit
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/banner"
+)
+
+// ProbeEvery is how many random steps a property test takes between two that
+// put the workspace right and check what a pass over it does.
+const ProbeEvery = 20
+
+// PropertyCases is how many steps a property test takes: the count the variable
+// env gives, or def, a count that keeps make test quick; make reliability sets
+// many more.
+func PropertyCases(t testing.TB, env string, def int) int {
+	if v := os.Getenv(env); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("%s=%q", env, v)
+		}
+		return n
+	}
+	return def
+}
+
+// PropertySeed is the seed the variable env gives, to explore or to replay a
+// failure, or 1: make test runs the same sequence every time, and make
+// reliability sets a new seed at each run.
+func PropertySeed(t testing.TB, env string) uint64 {
+	v := os.Getenv(env)
+	if v == "" {
+		return 1
+	}
+	seed, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		t.Fatalf("%s=%q", env, v)
+	}
+	return seed
+}
+
+// RandomStep changes the workspace at random, or applies a pass (apply, which
+// returns how many changes it applied and its error), and says what it did.
+func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func() (applied int, err error)) string {
+	t.Helper()
+	at := func(rel string) string { return filepath.Join(root, rel) }
+	// What is in the way (a file where a directory was) makes a write fail: the
+	// step then changes nothing, as a person's editor would.
+	write := func(rel, content string) {
+		if os.MkdirAll(filepath.Dir(at(rel)), 0o755) == nil {
+			os.WriteFile(at(rel), []byte(content), 0o644)
+		}
+	}
+	pick := func(options ...string) string { return options[rng.IntN(len(options))] }
+	file := pick("registry/intents.yaml", "registry/journal.yaml", "registry/extra.yaml")
+	target := pick(".claude/skills", ".agents/skills", ".qwen/skills")
+	skill := pick("intent", "note", "weekly-report", "extra", "find-intent")
+	switch rng.IntN(24) {
+	case 0, 1, 2:
+		applied, err := apply()
+		return fmt.Sprintf("apply (%d applied, err %v)", applied, err)
+	case 3:
+		fixture := pick("registry/intents.yaml", "registry/journal.yaml", "registry/skills.yaml", registry.ConfigName)
+		data, err := os.ReadFile(Fixture("example/" + fixture))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(fixture, string(data))
+		os.Remove(at("registry/extra.yaml"))
+		return "restore " + fixture
+	case 4:
+		data, _ := os.ReadFile(at(file))
+		write(file, strings.Replace(string(data), "title: ", fmt.Sprintf("title: Retitled %d ", rng.IntN(3)), 1))
+		return "retitle " + file
+	case 5:
+		data, _ := os.ReadFile(at(file))
+		write(file, strings.Replace(string(data), "effect: read", "effect: write", 1))
+		return "effect " + file
+	case 6:
+		data, _ := os.ReadFile(at(file))
+		write(file, strings.Replace(string(data), "alias: ", "alias: x", 1))
+		return "realias " + file
+	case 7:
+		os.Remove(at(file))
+		return "delete " + file
+	case 8:
+		to := pick("registry/intents.yaml", "registry/journal.yaml", "registry/extra.yaml")
+		os.Rename(at(file), at(to))
+		return "rename " + file + " " + to
+	case 9:
+		alias := pick("note", "intent", "extra", "weekly-report", "other")
+		write("registry/extra.yaml", "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: extra.cap}\nspec:\n  title: Extra\n  effect: read\n"+
+			"  input: {type: object, properties: {text: {type: string}}, required: [text]}\n  mcp: {tool: extra}\n  skill: {alias: "+alias+", argument: text}\n")
+		return "extra as " + alias
+	case 10:
+		profile := pick("cli", "web-shell", "cli", "web-shell", "undeclared")
+		write(".skillsync/profile", profile+"\n")
+		return "profile " + profile
+	case 11:
+		targets := pick("[claude-code]", "[claude-code, qwen-code, agents]", "[agents]")
+		data, _ := os.ReadFile(at(registry.ConfigName))
+		lines := strings.Split(string(data), "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, "  targets:") {
+				lines[i] = "  targets: " + targets
+			}
+		}
+		write(registry.ConfigName, strings.Join(lines, "\n"))
+		return "targets " + targets
+	case 12:
+		rel := target + "/" + skill + "/SKILL.md"
+		if data, err := os.ReadFile(at(rel)); err == nil {
+			write(rel, string(data)+"edited by hand\n")
+			return "hand edit " + rel
+		}
+		write(rel, "---\nname: "+skill+"\ndescription: mine\n---\nMine.\n")
+		return "person's skill " + rel
+	case 13:
+		rel := target + "/" + skill + "/SKILL.md"
+		os.Remove(at(rel))
+		return "remove " + rel
+	case 14:
+		rel := target + "/" + skill
+		os.RemoveAll(at(rel))
+		return "remove directory " + rel
+	case 15:
+		from, to := target+"/"+skill, target+"/"+pick(strings.ToUpper(skill[:1])+skill[1:], skill+"-moved", "note")
+		os.Rename(at(from), at(to))
+		return "move " + from + " " + to
+	case 16:
+		rel := target + "/" + skill + "/" + banner.NewTempName()
+		os.MkdirAll(filepath.Dir(at(rel)), 0o755)
+		write(rel, "---\n")
+		return "temp file " + rel
+	case 17:
+		rel := target + "/" + pick("empty", skill)
+		os.MkdirAll(at(rel), 0o755)
+		return "directory " + rel
+	case 18:
+		rel := target + "/" + pick("away", skill)
+		os.RemoveAll(at(rel))
+		if err := os.Symlink(pick(outside, "../../registry"), at(rel)); err != nil {
+			return "no symlink " + rel
+		}
+		return "symlink " + rel
+	case 19:
+		rel := target + "/" + skill
+		os.RemoveAll(at(rel))
+		write(rel, "a file where a skill directory goes\n")
+		return "file " + rel
+	case 20:
+		rel := target + "/" + skill + "/skill.md"
+		os.Remove(at(target + "/" + skill + "/SKILL.md"))
+		write(rel, "---\nname: "+skill+"\n---\nlower case\n")
+		return "lower-case " + rel
+	case 21:
+		for _, rel := range []string{target + "/away", target + "/empty", target + "/Intent", target + "/Note"} {
+			os.RemoveAll(at(rel))
+		}
+		return "tidy " + target
+	case 22:
+		os.RemoveAll(at(filepath.Dir(target)))
+		return "remove " + filepath.Dir(target)
+	}
+	applied, err := apply()
+	return fmt.Sprintf("apply (%d applied, err %v)", applied, err)
+}
+
+// ResetWorkspace puts the example's inputs back and takes away what the steps
+// leave that keeps a pass from finishing (symlinks out, files and directories in
+// the way), as a person fixing a workspace would.
+func ResetWorkspace(t testing.TB, root string) string {
+	t.Helper()
+	for _, f := range []string{"registry/intents.yaml", "registry/journal.yaml", "registry/skills.yaml", "registry/profiles.yaml", "skillsync.yaml"} {
+		data, err := os.ReadFile(Fixture("example/" + f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		WriteFile(t, root, f, data)
+	}
+	os.Remove(filepath.Join(root, "registry/extra.yaml"))
+	os.Remove(filepath.Join(root, ".skillsync/profile"))
+	for _, target := range []string{".claude/skills", ".agents/skills", ".qwen/skills"} {
+		entries, _ := os.ReadDir(filepath.Join(root, target))
+		for _, e := range entries {
+			if !e.IsDir() || e.Name() == "empty" || strings.ToLower(e.Name()) != e.Name() {
+				os.RemoveAll(filepath.Join(root, target, e.Name()))
+			}
+		}
+	}
+	return "reset"
+}
