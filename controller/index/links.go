@@ -1,4 +1,4 @@
-package controller
+package index
 
 import (
 	"io/fs"
@@ -16,7 +16,7 @@ import (
 // can be pointed elsewhere without a change to the first. So the index stamps
 // every path that resolution reads, or is not written.
 
-// linkWay lists every path the escape check reads to resolve the symlink link,
+// LinkWay lists every path the escape check reads to resolve the symlink link,
 // as filepath.EvalSymlinks does: each element of link, then each element of what
 // each link on the way holds, up to where the way ends (a directory, a file, or
 // nothing). Each is inside the workspace with no symlink above it, so each has a
@@ -24,7 +24,7 @@ import (
 // change time). false when the way leaves the workspace (an absolute target
 // elsewhere, ".." above the root, more links than the kernel follows): whatever
 // lies there has no stamp in the workspace.
-func linkWay(r workspacefs.FS, realRoot, link string) ([]string, bool) {
+func LinkWay(r workspacefs.FS, realRoot, link string) ([]string, bool) {
 	var read []string
 	parts := strings.Split(link, "/")
 	cur := "."
