@@ -95,7 +95,7 @@ reliability:
 	  echo "property tests: seed $$seed (PROPERTY_SEED=$$seed make reliability replays it)"; \
 	  set -x; CACHE_CASES=$(RELIABILITY_CASES) INCREMENTAL_CASES=$(RELIABILITY_CASES) INDEX_CASES=$(RELIABILITY_CASES) CONFIGMAP_SWAPS=50 \
 	  CACHE_SEED=$$seed INCREMENTAL_SEED=$$seed INDEX_SEED=$$seed CONFIGMAP_SEED=$$seed $(GO) test -count=1 -timeout 30m \
-	  -run 'TestCacheProperty|TestTrustedCacheProperty|TestIncrementalAgreesWithFromScratch|TestTheIndexNeverAnswersAChangedWorkspace|TestWatchFollowsConfigMapUpdates' ./desired/registry/ ./controller/
+	  -run 'TestCacheProperty|TestTrustedCacheProperty|TestIncrementalAgreesWithFromScratch|TestTheIndexNeverAnswersAChangedWorkspace|TestWatchFollowsConfigMapUpdates' ./desired/registry/ ./controller/ ./controller/watch/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -121,7 +121,7 @@ fuzz:
 	$(GO) test ./desired/render -run '^$$' -fuzz '^FuzzFrontMatterRoundTrip$$' -fuzztime $(or $(FUZZTIME),20000x)
 	$(GO) test ./desired/render -run '^$$' -fuzz '^FuzzPlainFrontMatter$$' -fuzztime $(or $(FUZZTIME),800000x)
 	$(GO) test ./desired/registry -run '^$$' -fuzz '^FuzzParseAndValidate$$' -fuzztime $(or $(FUZZTIME),130000x)
-	$(GO) test ./controller -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(or $(FUZZTIME),360000x)
+	$(GO) test ./controller/plan -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(or $(FUZZTIME),360000x)
 
 clean:
 	rm -rf bin dist

@@ -1,12 +1,14 @@
 package desired
 
 import (
+	"fmt"
 	"maps"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/desired/registry"
 )
 
 // Taken are the skill names a person's own file holds where skillsync would write
@@ -49,4 +51,23 @@ func (st State) WithholdTaken(taken Taken) State {
 	}
 	SortWithheld(st.Withheld)
 	return st
+}
+
+// NamesTaken are the problems of a plan's skills withheld because a person's file
+// holds their name: one per skill, at the declaration of the name.
+func NamesTaken(reg *registry.Registry, withheld []Withheld) registry.Problems {
+	var ps registry.Problems
+	seen := map[string]bool{}
+	for _, w := range withheld {
+		if len(w.HandWritten) == 0 || seen[w.Skill] {
+			continue
+		}
+		seen[w.Skill] = true
+		pos, _ := reg.NameAt(w.Owner)
+		ps = append(ps, registry.Problem{Pos: pos,
+			Message: fmt.Sprintf("skill name %q is taken by a hand-written skill at %s, so skillsync generates %s in no target",
+				w.Skill, strings.Join(w.HandWritten, ", "), w.Owner),
+			Hint: "rename it, leave that directory out with the skill's targets, or remove the hand-written skill"})
+	}
+	return ps.Sorted()
 }

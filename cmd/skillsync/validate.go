@@ -55,7 +55,7 @@ func validateWorkspace(g *globals, root string) (controller.Inputs, registry.Pro
 		return in, nil, err
 	}
 	planned := controller.Reconcile(controller.Request{System: g.readOnly(), Root: root, ProfileFlag: g.profile, ProfileEnv: profileEnv, Check: true})
-	return in, controller.NamesTaken(in.Registry, planned.Withheld), nil
+	return in, desired.NamesTaken(in.Registry, planned.Withheld), nil
 }
 
 func reportValidation(g *globals, output string, in controller.Inputs, problems registry.Problems) error {
