@@ -124,13 +124,9 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 		}
 	}
 	paths := inputs
-	for _, d := range desired.InputDirs(r, reg) {
-		// .skillsync/ changes when the index is written: its files are stamped
-		// instead.
-		if d != state.Dir {
-			paths = append(paths, d)
-		}
-	}
+	// .skillsync/ changes when the index is written: its files are stamped
+	// instead of it.
+	paths = append(paths, registry.InputDirs(r, reg)...)
 	// Each target directory, what is above it (it may be a symlink, or missing),
 	// every entry the scan found in it, the side-file directories it listed in
 	// each, and every file it read.

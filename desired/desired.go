@@ -1,5 +1,3 @@
-// Package desired computes the skill files a workspace should have from its registry
-// and the active profile. It is pure: it reads nothing, writes nothing and has no clock.
 package desired
 
 import (

@@ -1,5 +1,3 @@
-// Package observed reads what is on disk in the target directories and says, for each
-// skill file, whether skillsync owns it. It only reads.
 package observed
 
 import (

@@ -1,6 +1,3 @@
-// Package adopt turns skills people wrote into registry Skill documents, so that
-// skillsync owns them and writes them into every target. It is pure: it reads and
-// writes nothing.
 package adopt
 
 import (

@@ -1,6 +1,3 @@
-// Package starter is what `skillsync init` writes: it looks at a directory for the
-// clients in use, the MCP servers the workspace configures and the skills people
-// already wrote, and makes a starting skillsync.yaml and registry from them.
 package starter
 
 import (

@@ -1,6 +1,3 @@
-// Command skillsync keeps agent skill files in a workspace in step with its capability
-// registry. This package wires flags, output and exit codes to the library, and owns
-// how everything is said: the flags named in messages, the JSON of -o json.
 package main
 
 import (

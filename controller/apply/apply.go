@@ -1,6 +1,3 @@
-// Package apply is the one writer of the workspace: it carries a plan out, and
-// gives the commands that write the registry (init, adopt, an MCP snapshot) the
-// same guarded creates and updates. Every write goes through workspacefs.
 package apply
 
 import (

@@ -1,8 +1,3 @@
-// Package workspacelock keeps one writer per workspace: a watcher holds the lock
-// for as long as it runs, a single pass only while it writes. It is a file in
-// .skillsync/ held with flock(2) (LockFileEx on Windows), so the system releases
-// it when its holder dies, and it records the holder's pid for the message of the
-// next one that finds it held.
 package state
 
 import (

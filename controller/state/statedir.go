@@ -1,8 +1,3 @@
-// Package statedir keeps .skillsync/, a workspace's local state: the profile chosen
-// with `skillsync profile use`, the record of the sources last applied (and
-// `skillsync accept`, which rewrites it), and the directory itself, made with a
-// .gitignore so none of it reaches git, and refused when it is not a plain
-// directory. The workspace lock lives in it too (package workspacelock).
 package state
 
 import (

@@ -14,7 +14,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/skillsync/skillsync/controller/state"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -235,7 +234,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))
 	}
 	s.o.Health.SetWatch(WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
-	s.handPollSet(polled, desired.InputDirs(s.root, reg))
+	s.handPollSet(polled, inputDirs(s.root, reg))
 }
 
 // takeAgain takes the directories whose watches are to be added again, or all;

@@ -21,7 +21,6 @@ import (
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -305,7 +304,7 @@ func TestInputDirsFollowTheLinksOnTheWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	got := desired.InputDirs(r, reg)
+	got := inputDirs(r, reg)
 	for _, want := range []string{".", "cm", "registry"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("input directories %v lack %s", got, want)

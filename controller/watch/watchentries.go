@@ -7,7 +7,6 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -70,7 +69,7 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	}
 	var dirs []string
 	if !sameInputs {
-		dirs = desired.InputDirs(s.root, reg)
+		dirs = inputDirs(s.root, reg)
 	}
 	for _, t := range clients.Targets {
 		if d, ok := registry.NearestDir(s.root, t.Dir, false); ok {
@@ -127,7 +126,7 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	relink := !sameInputs || s.inputEvent
 	s.mu.Unlock()
 	if relink && s.relink(reg) {
-		s.handPollSet(polled, desired.InputDirs(s.root, reg))
+		s.handPollSet(polled, inputDirs(s.root, reg))
 	}
 	s.o.Health.SetWatch(WatchState{Inotify: watched, Polled: len(polled), PollMS: s.every.Milliseconds()})
 	if len(polled) > before {
@@ -135,7 +134,7 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 			s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
 				"err", addErr, "pollMs", s.every.Milliseconds(), "hint", watchLimitHint(s.o.PollFlag))
 		}
-		s.handPollSet(polled, desired.InputDirs(s.root, reg))
+		s.handPollSet(polled, inputDirs(s.root, reg))
 	}
 }
 

@@ -21,7 +21,7 @@ import (
 // reg may be nil when the inputs do not load.
 func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 	set := map[string]bool{}
-	for _, d := range desired.InputDirs(r, reg) {
+	for _, d := range inputDirs(r, reg) {
 		set[d] = true
 	}
 	for _, t := range clients.Targets {
@@ -46,6 +46,17 @@ func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
+}
+
+// inputDirs lists the directories whose entries can change what the inputs are:
+// the registry's (registry.InputDirs) and .skillsync/, where the profile is.
+func inputDirs(r workspacefs.FS, reg *registry.Registry) []string {
+	dirs := registry.InputDirs(r, reg)
+	if d, ok := registry.NearestDir(r, state.Dir, true); ok && !slices.Contains(dirs, d) {
+		dirs = append(dirs, d)
+		slices.Sort(dirs)
+	}
+	return dirs
 }
 
 // inputPaths tells which paths of the watched directories are inputs, or could

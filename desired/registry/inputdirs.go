@@ -11,6 +11,23 @@ import (
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
+// InputDirs lists the directories whose entries can change what the registry
+// is: the config's directory, those of the symlinks on the way to the config
+// (see LinkDirs), and the registry directories (see Dirs). reg may be nil.
+func InputDirs(r workspacefs.FS, reg *Registry) []string {
+	set := map[string]bool{}
+	if d, ok := NearestDir(r, ".", true); ok {
+		set[d] = true
+	}
+	for _, d := range LinkDirs(r, ConfigName) {
+		set[d] = true
+	}
+	for _, d := range Dirs(r, reg) {
+		set[d] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
 // Dirs lists the directories whose entries decide what the registry and
 // body files are: every directory a registry glob can match, at every level (see
 // globDirs), the directory of every registry and body file, and, for each of these

@@ -1,6 +1,3 @@
-// Package registry reads a workspace's skillsync.yaml and the registry documents it
-// names (capabilities, workflow skills, profiles), strictly and with positions, and
-// validates them. It reads files; it never writes.
 package registry
 
 import (

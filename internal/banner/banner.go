@@ -1,6 +1,3 @@
-// Package banner is the ownership mark skillsync puts inside the front matter of every
-// file it generates. Both the renderers (which stamp it) and the scanner (which reads
-// it) depend on this one definition, so they can never disagree about the format.
 package banner
 
 import (

@@ -1,5 +1,3 @@
-// Package syncbuffer is a byte buffer that a child process's output can be copied
-// into while another goroutine reads it, as tests and benchmarks of the watcher do.
 package syncbuffer
 
 import (

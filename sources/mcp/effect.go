@@ -1,6 +1,3 @@
-// Package mcp records the tools of MCP servers as capabilities: it lists a
-// server's tools through the official Go SDK and writes them, mapped, into a
-// snapshot file of the registry that a run reads without the server.
 package mcp
 
 import (

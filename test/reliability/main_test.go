@@ -1,9 +1,5 @@
 //go:build reliability && linux
 
-// Package reliability holds the adversarial suites behind `make reliability`: they
-// show with figures that skillsync never loses a person's file, never leaves a
-// partial one, and never writes outside the workspace. Each suite records one row
-// of the table TestMain prints.
 package reliability
 
 import (

@@ -1,14 +1,5 @@
 //go:build linux
 
-// Command reconcile benchmarks skillsync's one-shot commands on generated
-// workspaces of N capabilities, side by side with the raw file-I/O floor (cp -r of
-// the same tree, cat of every file through find) and with the peers rulesync and
-// ruler, in one run. It prints one table and writes it to test/bench/results/latest.md.
-//
-//	go run ./test/bench/reconcile [-sizes 100,1000,10000] [-runs 5] [-peers=false]
-//
-// With -scaling it times only the cold run and the write floor, the sizes in turn
-// run by run, and writes test/bench/results/scaling.md.
 package main
 
 import (

@@ -1,5 +1,3 @@
-// Package tools is the MCP tool list the conformance suite's server offers: one tool
-// per capability, as a real server for that registry would list it.
 package tools
 
 import (

@@ -1,0 +1,8 @@
+// Package adopt hands skills people wrote over to skillsync: it turns each into
+// a registry Skill document (pure), and Apply writes those documents and removes
+// the hand-written files, only if the registry then writes each skill back. It
+// writes the registry, never a skill.
+//
+// It imports, of this module: clients, controller, controller/apply, desired,
+// desired/registry, internal/workspacefs, observed.
+package adopt

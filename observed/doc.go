@@ -1,0 +1,6 @@
+// Package observed reads what is on disk in the target directories and says, for each
+// skill file, whether skillsync owns it. It only reads.
+//
+// It imports, of this module: clients, internal/banner, internal/gitfiles,
+// internal/parallel, internal/workspacefs.
+package observed
