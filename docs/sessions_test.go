@@ -1,6 +1,7 @@
-// Package docs holds the documentation; its test runs the sessions the documents
-// show, so that no command or output in them can drift from what skillsync does.
 package docs
+
+// The sessions test runs the sessions the documents show, so that no command
+// or output in them can drift from what skillsync does.
 
 import (
 	"flag"
