@@ -37,9 +37,9 @@ type Report struct {
 	Error      string         `json:"error,omitempty"`
 }
 
-// WatchState is how the watcher sees changes: the directories inotify watches and
+// watchState is how the watcher sees changes: the directories inotify watches and
 // those it polls instead, every PollMS milliseconds.
-type WatchState struct {
+type watchState struct {
 	Inotify int   `json:"inotify"`
 	Polled  int   `json:"polled"`
 	PollMS  int64 `json:"pollMs"`
@@ -52,7 +52,7 @@ type Tracker struct {
 	alive      bool
 	running    time.Time // start of the run in progress; zero between runs
 	last       *Report
-	watch      *WatchState
+	watch      *watchState
 	stuckAfter time.Duration
 	// sources are the MCP servers the watcher follows that fail, with why.
 	sources map[string]string
@@ -86,15 +86,15 @@ func (t *Tracker) ForgetSources() {
 // (a hung network mount, say), so a liveness probe restarts it.
 const StuckAfter = 10 * time.Minute
 
-// SetWatch records how the watcher now sees changes.
-func (t *Tracker) SetWatch(w WatchState) {
+// setWatch records how the watcher now sees changes.
+func (t *Tracker) setWatch(w watchState) {
 	t.mu.Lock()
 	t.watch = &w
 	t.mu.Unlock()
 }
 
-// RunStarted marks the start of a run.
-func (t *Tracker) RunStarted(at time.Time) {
+// runStarted marks the start of a run.
+func (t *Tracker) runStarted(at time.Time) {
 	t.mu.Lock()
 	t.running = at
 	t.mu.Unlock()
@@ -107,8 +107,8 @@ func (t *Tracker) Record(r Report) {
 	t.mu.Unlock()
 }
 
-// SetAlive marks the loop as running or stopped.
-func (t *Tracker) SetAlive(alive bool) {
+// setAlive marks the loop as running or stopped.
+func (t *Tracker) setAlive(alive bool) {
 	t.mu.Lock()
 	t.alive = alive
 	t.mu.Unlock()

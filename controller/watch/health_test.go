@@ -46,13 +46,13 @@ func TestHealthzIsAliveWhileTheLoopRunsAndIsNotStuck(t *testing.T) {
 	if code, _ := get(t, tr, "/healthz"); code != http.StatusServiceUnavailable {
 		t.Errorf("before the loop starts: %d", code)
 	}
-	tr.SetAlive(true)
-	tr.SetWatch(WatchState{Inotify: 3, Polled: 1, PollMS: 1000})
+	tr.setAlive(true)
+	tr.setWatch(watchState{Inotify: 3, Polled: 1, PollMS: 1000})
 	code, body := get(t, tr, "/healthz")
 	if watch, _ := body["watch"].(map[string]any); code != http.StatusOK || body["alive"] != true || watch["polled"] != 1.0 {
 		t.Errorf("running: %d %v", code, body)
 	}
-	tr.RunStarted(time.Now().Add(-2 * time.Minute))
+	tr.runStarted(time.Now().Add(-2 * time.Minute))
 	if code, _ := get(t, tr, "/healthz"); code != http.StatusServiceUnavailable {
 		t.Errorf("a run started two minutes ago, stuck after one: %d", code)
 	}
@@ -60,7 +60,7 @@ func TestHealthzIsAliveWhileTheLoopRunsAndIsNotStuck(t *testing.T) {
 	if code, _ := get(t, tr, "/healthz"); code != http.StatusOK {
 		t.Errorf("once the run ended: %d", code)
 	}
-	tr.SetAlive(false)
+	tr.setAlive(false)
 	if code, _ := get(t, tr, "/healthz"); code != http.StatusServiceUnavailable {
 		t.Errorf("stopped: %d", code)
 	}

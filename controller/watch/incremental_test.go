@@ -91,7 +91,7 @@ func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 func watchedBy(t *testing.T, req controller.Request, inf *controller.Informer) (*changeSource, func()) {
 	t.Helper()
 	o := Options{Request: req, informer: inf, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Health: &Tracker{}}
-	src, err := newChangeSource(o, NewQueue(time.Hour, time.Hour), nil)
+	src, err := newChangeSource(o, newQueue(time.Hour, time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,22 +5,22 @@ import (
 	"time"
 )
 
-// Queue is the work queue of the one workspace key. Every trigger marks it dirty;
+// queue is the work queue of the one workspace key. Every trigger marks it dirty;
 // after a quiet period without triggers (but no later than maxWait after the first)
 // it offers one run. Triggers during a run leave exactly one more run pending.
-type Queue struct {
+type queue struct {
 	quiet, maxWait time.Duration
 	triggers       chan struct{} // capacity 1: Add never blocks, bursts fold
 	ready          chan struct{} // capacity 1: at most one run pending
 }
 
-// NewQueue returns a queue with the given quiet period and maximum wait.
-func NewQueue(quiet, maxWait time.Duration) *Queue {
-	return &Queue{quiet: quiet, maxWait: maxWait, triggers: make(chan struct{}, 1), ready: make(chan struct{}, 1)}
+// newQueue returns a queue with the given quiet period and maximum wait.
+func newQueue(quiet, maxWait time.Duration) *queue {
+	return &queue{quiet: quiet, maxWait: maxWait, triggers: make(chan struct{}, 1), ready: make(chan struct{}, 1)}
 }
 
 // Add marks the workspace dirty.
-func (q *Queue) Add() {
+func (q *queue) Add() {
 	select {
 	case q.triggers <- struct{}{}:
 	default:
@@ -28,10 +28,10 @@ func (q *Queue) Add() {
 }
 
 // Ready delivers one value per run to make.
-func (q *Queue) Ready() <-chan struct{} { return q.ready }
+func (q *queue) Ready() <-chan struct{} { return q.ready }
 
 // Debounce turns triggers into runs until ctx ends.
-func (q *Queue) Debounce(ctx context.Context) {
+func (q *queue) Debounce(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():

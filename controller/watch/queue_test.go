@@ -9,7 +9,7 @@ import (
 )
 
 // worker runs the queue with a run function and counts the runs.
-func worker(ctx context.Context, q *Queue, run func()) {
+func worker(ctx context.Context, q *queue, run func()) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -24,7 +24,7 @@ func TestQueueFoldsABurstIntoOneRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		q := NewQueue(100*time.Millisecond, time.Second)
+		q := newQueue(100*time.Millisecond, time.Second)
 		var runs atomic.Int32
 		go q.Debounce(ctx)
 		go worker(ctx, q, func() { runs.Add(1) })
@@ -48,7 +48,7 @@ func TestQueueMaxWaitBoundsAStreamOfTriggers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		q := NewQueue(100*time.Millisecond, time.Second)
+		q := newQueue(100*time.Millisecond, time.Second)
 		var runs atomic.Int32
 		go q.Debounce(ctx)
 		go worker(ctx, q, func() { runs.Add(1) })
@@ -68,7 +68,7 @@ func TestQueueTriggersDuringARunGiveExactlyOneMore(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		q := NewQueue(100*time.Millisecond, time.Second)
+		q := newQueue(100*time.Millisecond, time.Second)
 		var runs atomic.Int32
 		release := make(chan struct{})
 		go q.Debounce(ctx)

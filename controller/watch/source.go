@@ -30,7 +30,7 @@ const fallbackPoll = time.Second
 // Events caused by the watcher's own writes are recognised and dropped.
 type changeSource struct {
 	o       Options
-	q       *Queue
+	q       *queue
 	root    workspacefs.FS
 	fsw     *fsnotify.Watcher // nil when every directory is polled
 	every   time.Duration     // the poll interval
@@ -94,7 +94,7 @@ type polledDirs struct {
 
 // newChangeSource watches the workspace at o.Root, the directory tree leads to
 // when tree is not nil.
-func newChangeSource(o Options, q *Queue, tree *rootTree) (*changeSource, error) {
+func newChangeSource(o Options, q *queue, tree *rootTree) (*changeSource, error) {
 	r, err := o.System.Open(o.Root)
 	if err != nil {
 		return nil, err
@@ -233,7 +233,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	if s.fsw != nil && before > 0 && len(polled) == 0 {
 		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))
 	}
-	s.o.Health.SetWatch(WatchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
+	s.o.Health.setWatch(watchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
 	s.handPollSet(polled, inputDirs(s.root, reg))
 }
 

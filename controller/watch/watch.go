@@ -53,7 +53,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	w := &watchLoop{o: o, q: NewQueue(o.Debounce, o.MaxWait), root: root, backoff: time.Second}
+	w := &watchLoop{o: o, q: newQueue(o.Debounce, o.MaxWait), root: root, backoff: time.Second}
 	if err := w.watchTree(ctx, root.current()); err != nil {
 		return err
 	}
@@ -63,8 +63,8 @@ func Run(ctx context.Context, o Options) error {
 		o.informer.NoteAll()
 		w.q.Add()
 	})
-	o.Health.SetAlive(true)
-	defer o.Health.SetAlive(false)
+	o.Health.setAlive(true)
+	defer o.Health.setAlive(false)
 	w.q.Add() // the start trigger
 	defer w.stopTimers()
 	for {
@@ -85,7 +85,7 @@ func Run(ctx context.Context, o Options) error {
 // watchLoop is the state of Watch's one worker.
 type watchLoop struct {
 	o    Options
-	q    *Queue
+	q    *queue
 	root *rootTree
 	// src watches the tree root leads to; stopSource stops it.
 	src           *changeSource
@@ -116,7 +116,7 @@ func (w *watchLoop) run(ctx context.Context) error {
 			return err
 		}
 	}
-	w.o.Health.RunStarted(time.Now())
+	w.o.Health.runStarted(time.Now())
 	started := time.Now()
 	out := w.src.pass(w.o.informer, req)
 	report := runReport(out, started, time.Since(started))

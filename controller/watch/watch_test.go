@@ -431,7 +431,7 @@ func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
 // every path written once more and calls for another run.
 func TestRunEndedNoticesWhatChangedBeforeItsWatch(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	q := NewQueue(time.Millisecond, time.Millisecond)
+	q := newQueue(time.Millisecond, time.Millisecond)
 	src, err := newChangeSource(Options{Request: controller.Request{System: workspacefs.OS{}, Root: root}, informer: controller.NewInformer(), Health: &Tracker{}, Log: slog.New(&levels{})}, q, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -128,7 +128,7 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	if relink && s.relink(reg) {
 		s.handPollSet(polled, inputDirs(s.root, reg))
 	}
-	s.o.Health.SetWatch(WatchState{Inotify: watched, Polled: len(polled), PollMS: s.every.Milliseconds()})
+	s.o.Health.setWatch(watchState{Inotify: watched, Polled: len(polled), PollMS: s.every.Milliseconds()})
 	if len(polled) > before {
 		if before == 0 {
 			s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
