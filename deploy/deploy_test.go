@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/syncbuffer"
+	"github.com/skillsync/skillsync/internal/testkit"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -252,10 +253,7 @@ func TestImageProcessContract(t *testing.T) {
 	}
 	assertStatic(t, bin)
 
-	ws := t.TempDir()
-	if err := os.CopyFS(ws, os.DirFS("../fixtures/example")); err != nil {
-		t.Fatal(err)
-	}
+	ws := testkit.ExampleWorkspace(t)
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, d.entrypoint[1:]...)
 	cmd.Dir = "/"

@@ -12,12 +12,13 @@ import (
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 	yaml "go.yaml.in/yaml/v3"
 )
 
 func example(t *testing.T) *registry.Registry {
 	t.Helper()
-	reg, err := registry.Load("../fixtures/example")
+	reg, err := registry.Load(testkit.Fixture("example"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the outputs the documents show with what the commands print")
@@ -154,7 +156,7 @@ func run(t *testing.T, doc string) (string, []string) {
 			mismatches = append(mismatches, m...)
 		case strings.Contains(info, " file="):
 			name := info[strings.Index(info, " file=")+len(" file="):]
-			writeFile(t, filepath.Join(dir, name), shown)
+			testkit.WriteFile(t, dir, name, []byte(shown))
 		}
 		for _, l := range strings.SplitAfter(shown, "\n") {
 			if l != "" {
@@ -230,14 +232,4 @@ func matches(want, got string) bool {
 		return strings.TrimRight(w[i], " ") == strings.TrimRight(g[j], " ") && match(i+1, j+1)
 	}
 	return match(0, 0)
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

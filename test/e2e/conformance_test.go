@@ -19,6 +19,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/e2e/agentskills"
 	"github.com/skillsync/skillsync/test/e2e/mockapi"
 )
@@ -69,8 +70,8 @@ func TestConformance(t *testing.T) {
 	defer mock.Close()
 	s := &suite{t: t, mock: mock}
 	tested := []client{claudeCode(t), qwenCode(t)}
-	example := filepath.Join(repoRoot(t), "fixtures", "example")
-	hard := filepath.Join(repoRoot(t), "test", "e2e", "testdata", "conformance")
+	example := testkit.Fixture("example")
+	hard := filepath.Join(testkit.Root(), "test", "e2e", "testdata", "conformance")
 
 	for _, ws := range []*workspace{
 		prepare(t, "example (cli)", example, "cli", nil),

@@ -9,11 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/e2e/mockapi"
 )
 
@@ -50,16 +50,9 @@ func envOr(name, fallback string) string {
 	return fallback
 }
 
-// repoRoot is the module root, two levels above this file's package directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
-}
-
 // cacheDir holds the npm installs between runs; it is never committed.
 func cacheDir(t *testing.T) string {
-	dir := envOr("E2E_CACHE", filepath.Join(repoRoot(t), "test", "e2e", ".cache"))
+	dir := envOr("E2E_CACHE", filepath.Join(testkit.Root(), "test", "e2e", ".cache"))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -195,10 +188,5 @@ func writeJSON(t *testing.T, path string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Dir(path), filepath.Base(path), data)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // example copies fixtures/example into a new directory under parent.
@@ -18,9 +20,7 @@ func example(t *testing.T, parent string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.CopyFS(ws, os.DirFS("../../fixtures/example")); err != nil {
-		t.Fatal(err)
-	}
+	testkit.CopyExample(t, ws)
 	return ws
 }
 
