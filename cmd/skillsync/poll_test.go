@@ -16,7 +16,7 @@ import (
 // TestWatchPollConverges runs the real binary as a watcher under --poll (no inotify)
 // and checks the same convergence as the inotify scripts, then stops it with SIGTERM.
 func TestWatchPollConverges(t *testing.T) {
-	bin := buildSkillsync(t)
+	bin := testkit.Build(t, "./cmd/skillsync", nil)
 	ws := testkit.ExampleWorkspace(t)
 	var logs syncbuffer.Buffer
 	cmd := exec.Command(bin, "--workspace", ws, "reconcile", "--poll", "50ms", "--debounce", "20ms", "--max-wait", "200ms")

@@ -29,16 +29,13 @@ import (
 const sentence = `  Ship "it" by Friday: costs $1, not $ARGUMENTS; \$0 — it's #1 --- ünï 🚀  `
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "skillsync-e2e-bin-")
-	if err != nil {
-		panic(err)
-	}
-	if err := buildBinaries(dir); err != nil {
+	if err := buildBinaries(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		testkit.RemoveBinaries()
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	testkit.RemoveBinaries()
 	os.Exit(code)
 }
 

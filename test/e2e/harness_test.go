@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,13 +141,11 @@ func mcpServers(toolsFiles map[string]string, typed bool) map[string]any {
 // mcpServerBin and skillsyncBin are built once per run by TestMain.
 var mcpServerBin, skillsyncBin string
 
-func buildBinaries(dir string) error {
+func buildBinaries() error {
 	for out, pkg := range map[*string]string{&mcpServerBin: "./test/e2e/mcpserver", &skillsyncBin: "./cmd/skillsync"} {
-		*out = filepath.Join(dir, filepath.Base(pkg))
-		cmd := exec.Command("go", "build", "-o", *out, pkg)
-		cmd.Dir = "../.."
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+		var err error
+		if *out, err = testkit.Program(pkg); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -27,7 +27,7 @@ func example(t *testing.T, parent string) string {
 // runOnce runs the real binary and returns its exit code and combined output.
 func runOnce(t *testing.T, ws string, args ...string) (int, string) {
 	t.Helper()
-	out, err := exec.Command(skillsyncBin, append([]string{"--workspace", ws, "reconcile", "--once"}, args...)...).CombinedOutput()
+	out, err := exec.Command(testkit.Binary(t), append([]string{"--workspace", ws, "reconcile", "--once"}, args...)...).CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode(), string(out)
 	}
@@ -90,7 +90,7 @@ func TestPermissionsAndDisk(t *testing.T) {
 		locked := filepath.Join(ws, ".qwen/skills/locked")
 		must(t, os.MkdirAll(locked, 0o755))
 		bin := filepath.Join(parent, "skillsync")
-		data, err := os.ReadFile(skillsyncBin)
+		data, err := os.ReadFile(testkit.Binary(t))
 		must(t, err)
 		must(t, os.WriteFile(bin, data, 0o755))
 		cmd := exec.Command(bin, "--workspace", ws, "reconcile", "--once")

@@ -186,7 +186,7 @@ func newHostileSuite(t *testing.T) *hostileSuite {
 	})
 	must(t, os.Chmod(parent, 0o755))
 	s := &hostileSuite{parent: parent, nobodyBin: filepath.Join(parent, "skillsync")}
-	data, err := os.ReadFile(skillsyncBin)
+	data, err := os.ReadFile(testkit.Binary(t))
 	must(t, err)
 	must(t, os.WriteFile(s.nobodyBin, data, 0o755))
 	return s
@@ -305,9 +305,9 @@ func (r result) problems() []string {
 // run runs the binary on ws with args and a deadline.
 func (s *hostileSuite) run(t *testing.T, ws string, as runAs, args ...string) result {
 	t.Helper()
+	bin := testkit.Binary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), runDeadline)
 	defer cancel()
-	bin := skillsyncBin
 	if as.nobody {
 		bin = s.nobodyBin
 	}
