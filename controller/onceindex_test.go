@@ -12,6 +12,7 @@ import (
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/testkit/property"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -94,7 +95,7 @@ func TestNoIndexOfRacilyCleanStamps(t *testing.T) {
 }
 
 // indexCases is how many steps the index property test takes.
-func indexCases(t *testing.T) int { return testkit.PropertyCases(t, "INDEX_CASES", 150) }
+func indexCases(t *testing.T) int { return property.Cases(t, "INDEX_CASES", 150) }
 
 // Whatever changes in the workspace, the index answers only a pass whose answer
 // it holds: after every step of a random sequence (the steps of the incremental
@@ -102,7 +103,7 @@ func indexCases(t *testing.T) int { return testkit.PropertyCases(t, "INDEX_CASES
 // and links along a chain pointed elsewhere), an answer from the index is what a
 // pass from scratch finds.
 func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
-	seed := testkit.PropertySeed(t, "INDEX_SEED")
+	seed := property.Seed(t, "INDEX_SEED")
 	rng := rand.New(rand.NewPCG(seed, seed))
 	root := testkit.ExampleWorkspace(t)
 	outside := t.TempDir()
@@ -119,13 +120,13 @@ func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
 		case 0:
 			steps = append(steps, "nothing")
 		case 4:
-			steps = append(steps, testkit.ResetWorkspace(t, root))
+			steps = append(steps, property.ResetWorkspace(t, root))
 		case 1:
 			steps = append(steps, sameStamp(t, rng, root))
 		case 5, 6:
 			steps = append(steps, relink(t, rng, root, outside))
 		default:
-			steps = append(steps, testkit.RandomStep(t, rng, root, outside, func() (int, error) { out := ReconcileOnce(req, time.Second); return len(out.Applied), out.Err }))
+			steps = append(steps, property.RandomStep(t, rng, root, outside, func() (int, error) { out := ReconcileOnce(req, time.Second); return len(out.Applied), out.Err }))
 		}
 		if got, ok := fromIndex(req); ok {
 			answered++
@@ -140,8 +141,8 @@ func TestTheIndexNeverAnswersAChangedWorkspace(t *testing.T) {
 		// The comparison means something only if the index both answers and
 		// refuses: every so often, whatever the seed, a workspace put right must be
 		// answered and an edit of it refused.
-		if i%testkit.ProbeEvery == testkit.ProbeEvery-1 {
-			testkit.ResetWorkspace(t, root)
+		if i%property.ProbeEvery == property.ProbeEvery-1 {
+			property.ResetWorkspace(t, root)
 			ReconcileOnce(req, time.Second)
 			if !indexAsOf(t, req, later()) {
 				t.Fatalf("after step %d, no index of a workspace put right (replay: INDEX_SEED=%d INDEX_CASES=%d)", i, seed, i+1)

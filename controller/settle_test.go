@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/controller/state"
-	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/testkit/property"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 func TestOnceWaitsForInputsSavedJustNowBeforeDeleting(t *testing.T) {
 	root := inSync(t)
-	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), testkit.WithoutNote(t, root), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), property.WithoutNote(t, root), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
@@ -29,23 +29,23 @@ func TestOnceWaitsForInputsSavedJustNowBeforeDeleting(t *testing.T) {
 	if !strings.Contains(logs.String(), "waiting for the inputs to settle before deleting") || !strings.Contains(logs.String(), "registry/journal.yaml changed") {
 		t.Errorf("the pass did not say what it waited for:\n%s", logs.String())
 	}
-	if _, err := os.Stat(filepath.Join(root, testkit.NoteSkill)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(root, property.NoteSkill)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the orphan was not deleted once the inputs settled: %v", err)
 	}
 }
 
 func TestOnceDeletesAtOnceWhenTheInputsAreOld(t *testing.T) {
 	root := inSync(t)
-	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), testkit.WithoutNote(t, root), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), property.WithoutNote(t, root), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Backdate(t, root)
+	property.Backdate(t, root)
 	var logs bytes.Buffer
 	out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root, Settle: time.Hour, Log: slog.New(slog.NewTextHandler(&logs, nil))}, 10*time.Second)
 	if out.Err != nil || len(out.Problems) > 0 || len(out.Deferred) > 0 || logs.Len() > 0 {
 		t.Fatalf("err %v, problems %v, deferred %d, logs:\n%s", out.Err, out.Problems, len(out.Deferred), logs.String())
 	}
-	if _, err := os.Stat(filepath.Join(root, testkit.NoteSkill)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(root, property.NoteSkill)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the orphan was not deleted: %v", err)
 	}
 }
@@ -54,7 +54,7 @@ func TestOnceDeletesAtOnceWhenTheInputsAreOld(t *testing.T) {
 // its directory's says the registry just changed.
 func TestARemovedRegistryFileCountsAsAChangeThroughItsDirectory(t *testing.T) {
 	root := inSync(t)
-	testkit.Backdate(t, root)
+	property.Backdate(t, root)
 	if err := os.Remove(filepath.Join(root, "registry/journal.yaml")); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestARemovedRegistryFileCountsAsAChangeThroughItsDirectory(t *testing.T) {
 	if len(out.Deferred) == 0 || out.Err == nil || !strings.Contains(out.Err.Error(), "registry changed") {
 		t.Fatalf("deferred %d, err %v; want the deletes deferred because registry/ changed", len(out.Deferred), out.Err)
 	}
-	if _, err := os.Stat(filepath.Join(root, testkit.NoteSkill)); err != nil {
+	if _, err := os.Stat(filepath.Join(root, property.NoteSkill)); err != nil {
 		t.Errorf("a skill of the removed file was deleted before the inputs settled: %v", err)
 	}
 	// The creates and updates of the same pass are not held back; the record is.
@@ -80,7 +80,7 @@ func TestOnceGivesUpOnInputsThatKeepChanging(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut := testkit.WithoutNote(t, root)
+	cut := property.WithoutNote(t, root)
 	stop := make(chan struct{})
 	saved, first := make(chan struct{}), make(chan struct{})
 	go func() { // an editor saving over and over, each save complete (by rename)
@@ -110,7 +110,7 @@ func TestOnceGivesUpOnInputsThatKeepChanging(t *testing.T) {
 	if len(out.Deferred) == 0 || !errors.As(out.Err, &unsettled) || unsettled.Deletes != len(out.Deferred) || !strings.Contains(out.Err.Error(), "delete(s) not applied") {
 		t.Fatalf("deferred %d, err %v, problems %v; want the deletes not applied", len(out.Deferred), out.Err, out.Problems)
 	}
-	if _, err := os.Stat(filepath.Join(root, testkit.NoteSkill)); err != nil {
+	if _, err := os.Stat(filepath.Join(root, property.NoteSkill)); err != nil {
 		t.Errorf("deleted while the inputs were still changing: %v", err)
 	}
 	os.WriteFile(file, full, 0o644)
@@ -120,7 +120,7 @@ func TestOnceGivesUpOnInputsThatKeepChanging(t *testing.T) {
 // trusted: the inputs settle once this process has read them unchanged for --settle.
 func TestFutureTimestampsFallBackToWhatThePassSaw(t *testing.T) {
 	root := inSync(t)
-	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), testkit.WithoutNote(t, root), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), property.WithoutNote(t, root), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	future := time.Now().Add(time.Hour)
@@ -135,7 +135,7 @@ func TestFutureTimestampsFallBackToWhatThePassSaw(t *testing.T) {
 	if !strings.Contains(logs.String(), "modification time in the future") {
 		t.Errorf("the wait does not name the clock:\n%s", logs.String())
 	}
-	if _, err := os.Stat(filepath.Join(root, testkit.NoteSkill)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(root, property.NoteSkill)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("never deleted: %v", err)
 	}
 }
@@ -145,7 +145,7 @@ func TestFutureTimestampsFallBackToWhatThePassSaw(t *testing.T) {
 // deletes of inputs saved long before.
 func TestOwnWritesDoNotHoldBackDeletes(t *testing.T) {
 	root := inSync(t)
-	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), testkit.WithoutNote(t, root), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), property.WithoutNote(t, root), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.RemoveAll(filepath.Join(root, state.Dir)); err != nil {
@@ -154,12 +154,12 @@ func TestOwnWritesDoNotHoldBackDeletes(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(root, ".agents")); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Backdate(t, root)
+	property.Backdate(t, root)
 	out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root, Settle: time.Hour}, 10*time.Second)
 	if out.Err != nil || len(out.Problems) > 0 || len(out.Deferred) > 0 {
 		t.Fatalf("err %v, problems %v, deferred %d (%s)", out.Err, out.Problems, len(out.Deferred), out.SettleWhy)
 	}
-	if _, err := os.Stat(filepath.Join(root, testkit.NoteSkill)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(root, property.NoteSkill)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the orphan was not deleted: %v", err)
 	}
 }

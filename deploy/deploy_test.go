@@ -10,8 +10,6 @@ import (
 	"bufio"
 	"debug/elf"
 	"encoding/json"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +19,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/syncbuffer"
+	"github.com/skillsync/skillsync/internal/testkit"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -243,20 +242,11 @@ func TestKubernetesNativeSidecar(t *testing.T) {
 // the way the image does.
 func TestImageProcessContract(t *testing.T) {
 	d := readDockerfile(t)
-	bin := filepath.Join(t.TempDir(), "skillsync")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./cmd/skillsync")
-	build.Dir = ".."
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := imageBinary(t)
 	assertStatic(t, bin)
 
-	ws := t.TempDir()
-	if err := os.CopyFS(ws, os.DirFS("../fixtures/example")); err != nil {
-		t.Fatal(err)
-	}
-	addr := freeAddr(t)
+	ws := testkit.ExampleWorkspace(t)
+	addr := testkit.FreeAddr(t)
 	cmd := exec.Command(bin, d.entrypoint[1:]...)
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=/nonexistent", "HOME=/nonexistent", "TMPDIR=/nonexistent"}
@@ -275,7 +265,7 @@ func TestImageProcessContract(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 
-	awaitStatus(t, "http://"+addr+"/readyz", &logs)
+	testkit.AwaitReady(t, "http://"+addr+"/readyz", 30*time.Second, &logs)
 	if _, err := os.Stat(filepath.Join(ws, ".claude/skills/intent/SKILL.md")); err != nil {
 		t.Errorf("ready before converging: %v", err)
 	}
@@ -300,13 +290,7 @@ func TestImageProcessContract(t *testing.T) {
 // cross-compiling on this machine.
 func TestImageBinaryForEachPlatform(t *testing.T) {
 	for arch, machine := range map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64} {
-		bin := filepath.Join(t.TempDir(), "skillsync")
-		build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./cmd/skillsync")
-		build.Dir = ".."
-		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build for linux/%s: %v\n%s", arch, err, out)
-		}
+		bin := imageBinary(t, "GOOS=linux", "GOARCH="+arch)
 		assertStatic(t, bin)
 		f, err := elf.Open(bin)
 		if err != nil {
@@ -317,6 +301,13 @@ func TestImageBinaryForEachPlatform(t *testing.T) {
 		}
 		f.Close()
 	}
+}
+
+// imageBinary builds skillsync as the Dockerfile does, env added to its
+// environment.
+func imageBinary(t *testing.T, env ...string) string {
+	t.Helper()
+	return testkit.Build(t, "./cmd/skillsync", append([]string{"CGO_ENABLED=0"}, env...), "-trimpath", "-ldflags", "-s -w")
 }
 
 func assertStatic(t *testing.T, bin string) {
@@ -348,29 +339,4 @@ func chownAll(t *testing.T, dir string, uid int) {
 		}
 		return err
 	})
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// awaitStatus waits for url to answer 200; the limit bounds a condition, it
-// measures nothing.
-func awaitStatus(t *testing.T, url string, logs *syncbuffer.Buffer) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-	}
-	t.Fatalf("%s never answered 200\n%s", url, logs.String())
 }

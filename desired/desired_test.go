@@ -12,13 +12,14 @@ import (
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	yaml "go.yaml.in/yaml/v3"
 )
 
 func example(t *testing.T) *registry.Registry {
 	t.Helper()
-	reg, err := registry.Load(workspacefs.OS{}, "../fixtures/example")
+	reg, err := registry.Load(workspacefs.OS{}, testkit.Fixture("example"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the outputs the documents show with what the commands print")
@@ -38,12 +40,23 @@ func TestMain(m *testing.M) {
 		code = m.Run()
 	}
 	os.RemoveAll(dir)
+	testkit.RemoveBinaries()
 	os.Exit(code)
 }
 
 func setUpBin(dir string) error {
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "skillsync"), "../cmd/skillsync").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
+	// Copied, not linked like the tools below: a tool may be left out where links
+	// cannot be made, skillsync may not.
+	skillsync, err := testkit.Program("./cmd/skillsync")
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(skillsync)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "skillsync"), data, 0o755); err != nil {
+		return err
 	}
 	for _, tool := range []string{"sh", "git", "cat", "sed", "grep", "ls", "mkdir", "rm", "cp", "mv", "touch", "chmod", "sha256sum", "printf", "echo", "head", "test"} {
 		if p, err := exec.LookPath(tool); err == nil {
@@ -155,7 +168,7 @@ func run(t *testing.T, doc string) (string, []string) {
 			mismatches = append(mismatches, m...)
 		case strings.Contains(info, " file="):
 			name := info[strings.Index(info, " file=")+len(" file="):]
-			writeFile(t, filepath.Join(dir, name), shown)
+			testkit.WriteFile(t, dir, name, []byte(shown))
 		}
 		for _, l := range strings.SplitAfter(shown, "\n") {
 			if l != "" {
@@ -231,14 +244,4 @@ func matches(want, got string) bool {
 		return strings.TrimRight(w[i], " ") == strings.TrimRight(g[j], " ") && match(i+1, j+1)
 	}
 	return match(0, 0)
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

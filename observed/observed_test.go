@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -21,31 +22,20 @@ func stamp(t *testing.T, path string) []byte {
 	return b
 }
 
-func put(t *testing.T, root, rel string, data []byte) {
-	t.Helper()
-	full := filepath.Join(root, rel)
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(full, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestScanClassifiesOwnership(t *testing.T) {
 	root := t.TempDir()
 	owned := ".claude/skills/a/SKILL.md"
-	put(t, root, owned, stamp(t, owned))
+	testkit.WriteFile(t, root, owned, stamp(t, owned))
 	edited := ".claude/skills/b/SKILL.md"
-	put(t, root, edited, append(stamp(t, edited), "more\n"...))
+	testkit.WriteFile(t, root, edited, append(stamp(t, edited), "more\n"...))
 	copied := ".claude/skills/c/SKILL.md"
-	put(t, root, copied, stamp(t, owned))
-	put(t, root, ".qwen/skills/d/SKILL.md", []byte("---\nname: d\n---\nmine\n"))
+	testkit.WriteFile(t, root, copied, stamp(t, owned))
+	testkit.WriteFile(t, root, ".qwen/skills/d/SKILL.md", []byte("---\nname: d\n---\nmine\n"))
 	crlf := ".qwen/skills/e/SKILL.md"
-	put(t, root, crlf, []byte(strings.ReplaceAll(string(stamp(t, crlf)), "\n", "\r\n")))
+	testkit.WriteFile(t, root, crlf, []byte(strings.ReplaceAll(string(stamp(t, crlf)), "\n", "\r\n")))
 	bom := ".agents/skills/f/SKILL.md"
-	put(t, root, bom, append([]byte("\ufeff"), stamp(t, bom)...))
-	put(t, root, ".agents/skills/g/README.md", []byte("not a skill file"))
+	testkit.WriteFile(t, root, bom, append([]byte("\ufeff"), stamp(t, bom)...))
+	testkit.WriteFile(t, root, ".agents/skills/g/README.md", []byte("not a skill file"))
 
 	st, err := Scan(workspacefs.OS{}, root, dirs)
 	if err != nil {
@@ -70,7 +60,7 @@ func TestScanClassifiesOwnership(t *testing.T) {
 
 func TestScanNeverFollowsSymlinks(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
-	put(t, outside, "x/SKILL.md", stamp(t, ".claude/skills/x/SKILL.md"))
+	testkit.WriteFile(t, outside, "x/SKILL.md", stamp(t, ".claude/skills/x/SKILL.md"))
 	if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -110,13 +100,13 @@ func TestScanNeverFollowsSymlinks(t *testing.T) {
 
 func TestScanOddShapes(t *testing.T) {
 	root := t.TempDir()
-	put(t, root, ".agents", []byte("a file where a directory belongs"))
+	testkit.WriteFile(t, root, ".agents", []byte("a file where a directory belongs"))
 	if err := os.MkdirAll(filepath.Join(root, ".qwen/skills/dir/SKILL.md"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	put(t, root, ".claude/skills/plain-file", []byte("x"))
-	put(t, root, ".claude/skills/a/.skillsync-0000000000000009.tmp", []byte("---\n# Code"))
-	put(t, root, ".claude/skills/a/.skillsync-000000000000000a.tmp", []byte("mine"))
+	testkit.WriteFile(t, root, ".claude/skills/plain-file", []byte("x"))
+	testkit.WriteFile(t, root, ".claude/skills/a/.skillsync-0000000000000009.tmp", []byte("---\n# Code"))
+	testkit.WriteFile(t, root, ".claude/skills/a/.skillsync-000000000000000a.tmp", []byte("mine"))
 	st, err := Scan(workspacefs.OS{}, root, dirs)
 	if err != nil {
 		t.Fatal(err)
@@ -137,12 +127,12 @@ func TestScanOddShapes(t *testing.T) {
 
 func TestEvidence(t *testing.T) {
 	root := t.TempDir()
-	put(t, root, "CLAUDE.md", []byte("x"))
-	put(t, root, ".zed/settings.json", []byte("{}"))
+	testkit.WriteFile(t, root, "CLAUDE.md", []byte("x"))
+	testkit.WriteFile(t, root, ".zed/settings.json", []byte("{}"))
 	// Directories skillsync itself creates are no evidence.
-	put(t, root, ".agents/skills/x/SKILL.md", []byte("x"))
-	put(t, root, ".github/skills/x/SKILL.md", []byte("x"))
-	put(t, root, ".gemini/skills/x/SKILL.md", []byte("x"))
+	testkit.WriteFile(t, root, ".agents/skills/x/SKILL.md", []byte("x"))
+	testkit.WriteFile(t, root, ".github/skills/x/SKILL.md", []byte("x"))
+	testkit.WriteFile(t, root, ".gemini/skills/x/SKILL.md", []byte("x"))
 	lookPath := func(name string) (string, error) {
 		if name == "qwen" {
 			return "/usr/bin/qwen", nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -19,14 +20,14 @@ func TestScanSkillDirsIsTheirPartOfScan(t *testing.T) {
 	root := t.TempDir()
 	dir := ".agents/skills"
 	owned := dir + "/owned/SKILL.md"
-	put(t, root, owned, stamp(t, owned))
-	put(t, root, dir+"/owned/agents/openai.yaml", []byte("policy: mine\n"))
+	testkit.WriteFile(t, root, owned, stamp(t, owned))
+	testkit.WriteFile(t, root, dir+"/owned/agents/openai.yaml", []byte("policy: mine\n"))
 	edited := dir + "/edited/SKILL.md"
-	put(t, root, edited, append(stamp(t, edited), "more\n"...))
-	put(t, root, dir+"/mine/SKILL.md", []byte("---\nname: mine\n---\nMine.\n"))
-	put(t, root, dir+"/lower/skill.md", []byte("---\nname: lower\n---\n"))
-	put(t, root, dir+"/notadir", []byte("a file where a skill directory goes"))
-	put(t, root, dir+"/torn/"+banner.NewTempName(), []byte("---\n"))
+	testkit.WriteFile(t, root, edited, append(stamp(t, edited), "more\n"...))
+	testkit.WriteFile(t, root, dir+"/mine/SKILL.md", []byte("---\nname: mine\n---\nMine.\n"))
+	testkit.WriteFile(t, root, dir+"/lower/skill.md", []byte("---\nname: lower\n---\n"))
+	testkit.WriteFile(t, root, dir+"/notadir", []byte("a file where a skill directory goes"))
+	testkit.WriteFile(t, root, dir+"/torn/"+banner.NewTempName(), []byte("---\n"))
 	if err := os.MkdirAll(filepath.Join(root, dir, "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // The yaml-language-server release the editors' YAML support is checked with: the
@@ -55,7 +57,7 @@ func TestYAMLLanguageServer(t *testing.T) {
 	// The modeline names the schema in the file itself, as a path relative to it;
 	// no setting maps these paths.
 	modeline := "# yaml-language-server: $schema=../schema/registry.json\n"
-	withModeline := input{"modeline/intents.yaml", modeline + readFile(t, "../fixtures/example/registry/intents.yaml")}
+	withModeline := input{"modeline/intents.yaml", modeline + readFile(t, testkit.Fixture("example/registry/intents.yaml"))}
 	brokenModeline := input{"modeline/broken.yaml", modeline + capabilityHeader + "  title: Add a note\n  effect: delete\n"}
 
 	var uris []string

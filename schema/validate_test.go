@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -203,13 +203,7 @@ func writeWorkspace(t *testing.T, dir string, files []input) string {
 	t.Helper()
 	root := t.TempDir()
 	for _, f := range files {
-		name := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(f.path, dir+"/")))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(f.text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, root, strings.TrimPrefix(f.path, dir+"/"), []byte(f.text))
 	}
 	return root
 }

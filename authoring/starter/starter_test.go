@@ -2,7 +2,6 @@ package starter
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -17,19 +17,6 @@ func TestRef(t *testing.T) {
 	for version, want := range map[string]string{"v1.2.3": "v1.2.3", "v0.1.0-rc.1": "v0.1.0-rc.1", "(devel)": "main", "v1.2": "main", "": "main"} {
 		if got := Ref(version); got != want {
 			t.Errorf("Ref(%q) = %q, want %q", version, got, want)
-		}
-	}
-}
-
-func write(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
 		}
 	}
 }
@@ -48,7 +35,7 @@ func TestStarterLoads(t *testing.T) {
 					files[f.Path] = example
 				}
 			}
-			write(t, dir, files)
+			testkit.WriteFiles(t, dir, files)
 			reg, err := registry.Load(workspacefs.OS{}, dir)
 			if err != nil {
 				t.Fatalf("%+v, example uncommented %v: %v", found, uncommented, err)
@@ -70,7 +57,7 @@ func TestLook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, dir, map[string]string{
+	testkit.WriteFiles(t, dir, map[string]string{
 		".mcp.json":                          `{"mcpServers": {"zeta": {}, "alpha": {"command": "a"}}}`,
 		".gemini/skills/mine/SKILL.md":       "---\nname: mine\ndescription: mine\n---\n",
 		".agents/skills/team-notes/SKILL.md": "---\nname: team-notes\ndescription: team notes\n---\n",
@@ -108,7 +95,7 @@ func TestLook(t *testing.T) {
 		t.Errorf("a directory that does not exist: %+v, %v", missing, err)
 	}
 
-	write(t, dir, map[string]string{".mcp.json": "{\n  \"mcpServers\": {,}\n}\n"})
+	testkit.WriteFiles(t, dir, map[string]string{".mcp.json": "{\n  \"mcpServers\": {,}\n}\n"})
 	if _, err := Look(workspacefs.OS{}, dir, lookPath); err == nil || !strings.Contains(err.Error(), ".mcp.json: line 2:") {
 		t.Errorf("malformed .mcp.json: %v", err)
 	}
@@ -123,7 +110,7 @@ func TestUnusableServerNames(t *testing.T) {
 	for _, f := range s.Files {
 		files[f.Path] = f.Content
 	}
-	write(t, dir, files)
+	testkit.WriteFiles(t, dir, files)
 	if _, err := registry.Load(workspacefs.OS{}, dir); err != nil {
 		t.Fatalf("%v\n%s", err, files["skillsync.yaml"])
 	}

@@ -16,13 +16,14 @@ import (
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/spf13/cobra"
 )
 
 // TestJSONLogs checks that --log-format json gives one JSON object per line with
 // constant messages and lowerCamelCase keys.
 func TestJSONLogs(t *testing.T) {
-	ws := copyExample(t)
+	ws := testkit.ExampleWorkspace(t)
 	code, _, stderr := runCLI(t, ws, "--log-format", "json", "-v", "1", "reconcile", "--once")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -142,10 +143,9 @@ func TestKeptHousekeepingIsNotReportedAsDone(t *testing.T) {
 }
 
 func TestProfileFileMustNotBeASymlink(t *testing.T) {
-	ws := copyExample(t)
-	outside := t.TempDir() + "/profile"
-	writeFile(t, outside, "web-shell\n")
-	writeFile(t, ws+"/.skillsync/.gitignore", "*\n")
+	ws := testkit.ExampleWorkspace(t)
+	outside := testkit.WriteFile(t, t.TempDir(), "profile", []byte("web-shell\n"))
+	testkit.WriteFile(t, ws, ".skillsync/.gitignore", []byte("*\n"))
 	if err := os.Symlink(outside, ws+"/.skillsync/profile"); err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +162,8 @@ func TestProfileFileMustNotBeASymlink(t *testing.T) {
 // TestStateDirSymlinkOutside points .skillsync at a directory outside the workspace:
 // nothing there may be read (its "profile" holds a secret) or written.
 func TestStateDirSymlinkOutside(t *testing.T) {
-	ws, outside := copyExample(t), t.TempDir()
-	writeFile(t, filepath.Join(outside, "profile"), "secret-content\n")
+	ws, outside := testkit.ExampleWorkspace(t), t.TempDir()
+	testkit.WriteFile(t, outside, "profile", []byte("secret-content\n"))
 	if err := os.Symlink(outside, filepath.Join(ws, ".skillsync")); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestInitThroughSymlinkedDirectoryWritesNothingOutside(t *testing.T) {
 		t.Errorf("init wrote part of the workspace before failing: %v", err)
 	}
 	fresh := t.TempDir()
-	writeFile(t, filepath.Join(fresh, "skillsync.yaml"), "mine\n")
+	testkit.WriteFile(t, fresh, "skillsync.yaml", []byte("mine\n"))
 	if code, _, stderr := runCLI(t, fresh, "init"); code != exitInvalid || !strings.Contains(stderr, "skillsync.yaml already exists") {
 		t.Errorf("init over an existing config: exit %d, %s", code, stderr)
 	}
@@ -214,8 +214,8 @@ func TestConfigThatIsAFIFOIsRefused(t *testing.T) {
 }
 
 func TestReconcileIgnoresAStateDirAHostCreated(t *testing.T) {
-	ws := copyExample(t)
-	writeFile(t, filepath.Join(ws, ".skillsync", "profile"), "web-shell\n")
+	ws := testkit.ExampleWorkspace(t)
+	testkit.WriteFile(t, ws, ".skillsync/profile", []byte("web-shell\n"))
 	if code, _, stderr := runCLI(t, ws, "reconcile", "--once"); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/syncbuffer"
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // TestWatchPollConverges runs the real binary as a watcher under --poll (no inotify)
 // and checks the same convergence as the inotify scripts, then stops it with SIGTERM.
 func TestWatchPollConverges(t *testing.T) {
-	bin := buildSkillsync(t)
-	ws := copyExample(t)
+	bin := testkit.Build(t, "./cmd/skillsync", nil)
+	ws := testkit.ExampleWorkspace(t)
 	var logs syncbuffer.Buffer
 	cmd := exec.Command(bin, "--workspace", ws, "reconcile", "--poll", "50ms", "--debounce", "20ms", "--max-wait", "200ms")
 	cmd.Stderr = &logs
@@ -35,7 +36,7 @@ func TestWatchPollConverges(t *testing.T) {
 	registry := filepath.Join(ws, "registry/journal.yaml")
 	data, _ := os.ReadFile(registry)
 	renamed := strings.Replace(string(data), "alias: note,", "alias: jot,", 1)
-	writeFile(t, registry+".tmp", renamed)
+	testkit.WriteFile(t, ws, "registry/journal.yaml.tmp", []byte(renamed))
 	if err := os.Rename(registry+".tmp", registry); err != nil {
 		t.Fatal(err)
 	}

@@ -16,16 +16,13 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/skillsync/skillsync/authoring/starter"
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // TestMain lets the test binary act as the skillsync command inside scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"skillsync": main, "mcptestserver": mcpTestServer, "mcpbadserver": mcpBadServer, "mcphttpserver": mcpHTTPServer})
 }
-
-// scriptFixture is the shared example workspace; every script finds a fresh copy of
-// it at $WORK/example.
-const scriptFixture = "../../fixtures/example"
 
 // TestScripts runs the CLI scenarios in testdata/script. Each script starts with a
 // copy of fixtures/example in $WORK/example, and $BINDIR names a directory holding
@@ -63,13 +60,12 @@ func TestScripts(t *testing.T) {
 type scriptSnapshotsKey struct{}
 
 func scriptSetup(env *testscript.Env) error {
-	src, err := filepath.Abs(scriptFixture)
-	if err != nil {
-		return err
-	}
+	// The shared example workspace: every script finds a fresh copy of it at
+	// $WORK/example.
+	src := testkit.Fixture("example")
 	dst := filepath.Join(env.WorkDir, "example")
 	if _, err := os.Lstat(dst); err == nil {
-		return fmt.Errorf("script must not ship its own example/ (it is copied from %s)", scriptFixture)
+		return fmt.Errorf("script must not ship its own example/ (it is copied from %s)", src)
 	}
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		return fmt.Errorf("copy fixture: %w", err)

@@ -3,20 +3,19 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // These tests hold the CLI to docs/registry.md, "Problems" and "Skill names": every invalid
 // input is refused with exit 2, a message naming file:line, and a workspace left
 // exactly as it was (fail closed: nothing written, nothing deleted, no mtime moved).
-
-const exampleFixture = "../../fixtures/example"
 
 // testFile is the registry file most rows write; it sorts after the fixture's own files,
 // so a declaration in it is the second one when a name is taken twice.
@@ -276,8 +275,7 @@ func validationCases() []validationCase {
 		{name: "bodyFile symlink to a file outside",
 			files: reg(skillDoc("body: Do the test.", "bodyFile: outside.md")),
 			setup: func(t *testing.T, ws string) {
-				secret := filepath.Join(t.TempDir(), "secret.md")
-				writeFile(t, secret, "outside the workspace\n")
+				secret := testkit.WriteFile(t, t.TempDir(), "secret.md", []byte("outside the workspace\n"))
 				if err := os.Symlink(secret, filepath.Join(ws, "registry", "outside.md")); err != nil {
 					t.Fatal(err)
 				}
@@ -290,7 +288,7 @@ func validationCases() []validationCase {
 			files: map[string]string{"skillsync.yaml": workspaceConfig("[registry/*.yaml]", "[registry/*.yaml, linked/*.yaml]")},
 			setup: func(t *testing.T, ws string) {
 				outside := t.TempDir()
-				writeFile(t, filepath.Join(outside, "more.yaml"), skillDoc())
+				testkit.WriteFile(t, outside, "more.yaml", []byte(skillDoc()))
 				if err := os.Symlink(outside, filepath.Join(ws, "linked")); err != nil {
 					t.Fatal(err)
 				}
@@ -378,9 +376,7 @@ func TestValidateRules(t *testing.T) {
 	for _, tc := range validationCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := reconciledExample(t)
-			for rel, content := range tc.files {
-				writeFile(t, filepath.Join(ws, filepath.FromSlash(rel)), content)
-			}
+			testkit.WriteFiles(t, ws, tc.files)
 			if tc.setup != nil {
 				tc.setup(t, ws)
 			}
@@ -462,9 +458,7 @@ func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := reconciledExample(t)
-			for rel, content := range tc.files {
-				writeFile(t, filepath.Join(ws, filepath.FromSlash(rel)), content)
-			}
+			testkit.WriteFiles(t, ws, tc.files)
 			before := treeOf(t, ws)
 			for _, command := range failClosedCommands {
 				code, stdout, stderr := runCLI(t, ws, command...)
@@ -511,7 +505,7 @@ func TestValidateExampleIsValid(t *testing.T) {
 // a bare mtime change are each reported.
 func TestValidateSnapshotSeesChanges(t *testing.T) {
 	t.Setenv("SKILLSYNC_PROFILE", "")
-	ws := copyExample(t)
+	ws := testkit.ExampleWorkspace(t)
 	before := treeOf(t, ws)
 	if code, stdout, stderr := runCLI(t, ws, "reconcile", "--once"); code != exitOK {
 		t.Fatalf("reconcile --once: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -540,7 +534,7 @@ func TestValidateSnapshotSeesChanges(t *testing.T) {
 // reconcile --once on it, so generated files exist for a bad input to threaten.
 func reconciledExample(t *testing.T) string {
 	t.Helper()
-	ws := copyExample(t)
+	ws := testkit.ExampleWorkspace(t)
 	code, stdout, stderr := runCLI(t, ws, "reconcile", "--once")
 	if code != exitOK {
 		t.Fatalf("reconcile --once on the valid example: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -549,51 +543,6 @@ func reconciledExample(t *testing.T) string {
 		t.Fatalf("reconcile --once on the valid example wrote no skill: %v", err)
 	}
 	return ws
-}
-
-// copyExample copies the example workspace, keeping file modes.
-func copyExample(t *testing.T) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(exampleFixture, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(exampleFixture, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, info.Mode().Perm())
-		case info.Mode().IsRegular():
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(target, data, info.Mode().Perm())
-		}
-		return fmt.Errorf("%s: unexpected file type %s in the fixture", path, info.Mode().Type())
-	})
-	if err != nil {
-		t.Fatalf("copy %s: %v", exampleFixture, err)
-	}
-	return dst
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // runCLI runs skillsync in-process against the workspace ws.

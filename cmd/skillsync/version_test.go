@@ -3,28 +3,17 @@ package main
 import (
 	"encoding/json"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
-)
 
-// buildSkillsync builds the real binary, with flags for go build, into a
-// temporary directory.
-func buildSkillsync(t *testing.T, flags ...string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "skillsync")
-	args := append(append([]string{"build"}, flags...), "-o", bin, ".")
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
+	"github.com/skillsync/skillsync/internal/testkit"
+)
 
 // A release build says what the linker was told; --version and `version` agree.
 func TestReleaseBuildVersion(t *testing.T) {
-	bin := buildSkillsync(t, "-ldflags", "-X main.version=v1.2.3 -X main.commit=0123abc -X main.date=2026-12-01T00:00:00Z")
+	bin := testkit.Build(t, "./cmd/skillsync", nil, "-ldflags", "-X main.version=v1.2.3 -X main.commit=0123abc -X main.date=2026-12-01T00:00:00Z")
 	want := "skillsync v1.2.3\n" +
 		"  commit:     0123abc\n" +
 		"  built:      2026-12-01T00:00:00Z\n" +

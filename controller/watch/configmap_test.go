@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/testkit/property"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -79,7 +80,7 @@ func (v *configMapVolume) sleep() {
 
 // configMapSwaps is how many updates each layout gets: a few in make test, 50
 // in make reliability.
-func configMapSwaps(t *testing.T) int { return testkit.PropertyCases(t, "CONFIGMAP_SWAPS", 6) }
+func configMapSwaps(t *testing.T) int { return property.Cases(t, "CONFIGMAP_SWAPS", 6) }
 
 // archiveCapability is a capability some versions add in a file of its own.
 const archiveCapability = `apiVersion: skillsync/v1
@@ -131,7 +132,7 @@ func TestWatchFollowsConfigMapUpdates(t *testing.T) {
 		}},
 	} {
 		t.Run(layout.name, func(t *testing.T) {
-			seed := testkit.PropertySeed(t, "CONFIGMAP_SEED")
+			seed := property.Seed(t, "CONFIGMAP_SEED")
 			rng := rand.New(rand.NewPCG(seed, 7))
 			root := testkit.ExampleWorkspace(t)
 			dir, first := layout.mount(t, root)

@@ -16,11 +16,12 @@ import (
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/testkit/property"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // incrementalCases is how many steps the incremental property test takes.
-func incrementalCases(t *testing.T) int { return testkit.PropertyCases(t, "INCREMENTAL_CASES", 200) }
+func incrementalCases(t *testing.T) int { return property.Cases(t, "INCREMENTAL_CASES", 200) }
 
 // A watcher's pass, through the caches it keeps and fed with the events real
 // inotify delivers, plans exactly what a pass from scratch plans, after every
@@ -30,7 +31,7 @@ func incrementalCases(t *testing.T) int { return testkit.PropertyCases(t, "INCRE
 // replaced by files or symlinks, temp files and empty directories left, a
 // person's skill written, a target directory removed, and passes that apply.
 func TestIncrementalAgreesWithFromScratch(t *testing.T) {
-	seed := testkit.PropertySeed(t, "INCREMENTAL_SEED")
+	seed := property.Seed(t, "INCREMENTAL_SEED")
 	rng := rand.New(rand.NewPCG(seed, seed))
 	root := testkit.ExampleWorkspace(t)
 	outside := t.TempDir()
@@ -54,7 +55,7 @@ func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 	}
 	partial := 0
 	for i := range incrementalCases(t) {
-		steps = append(steps, testkit.RandomStep(t, rng, root, outside, func() (int, error) { out := src.pass(inf, req); return len(out.Applied), out.Err }))
+		steps = append(steps, property.RandomStep(t, rng, root, outside, func() (int, error) { out := src.pass(inf, req); return len(out.Applied), out.Err }))
 		if scope := compare(i); scope != nil && !scope.Full {
 			partial++
 		}
@@ -62,8 +63,8 @@ func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 		// workspace, which a stretch of invalid inputs keeps from happening: so
 		// every so often the workspace is put right, and the pass after a lone
 		// edit must be a partial one, whatever the seed.
-		if i%testkit.ProbeEvery == testkit.ProbeEvery-1 {
-			steps = append(steps, testkit.ResetWorkspace(t, root))
+		if i%property.ProbeEvery == property.ProbeEvery-1 {
+			steps = append(steps, property.ResetWorkspace(t, root))
 			compare(i)
 			src.pass(inf, req)
 			// The pass after one that made directories watches them, and a pass

@@ -23,6 +23,7 @@ import (
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/testkit/property"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -379,7 +380,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 // skillsync.yaml) neither keep deletes waiting nor cause runs.
 func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	testkit.Backdate(t, root)
+	property.Backdate(t, root)
 	h := &levels{}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -408,11 +409,11 @@ func TestUnrelatedWritesDoNotHoldBackDeletes(t *testing.T) {
 		}
 	}()
 	defer func() { close(stop); <-written }()
-	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), testkit.WithoutNote(t, root), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "registry/journal.yaml"), property.WithoutNote(t, root), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	await(t, func() bool {
-		_, err := os.Stat(filepath.Join(root, testkit.NoteSkill))
+		_, err := os.Stat(filepath.Join(root, property.NoteSkill))
 		return errors.Is(err, fs.ErrNotExist) && len(h.matching("INFO reconcile finished result=converged")) == 2
 	})
 	runs := len(h.matching("INFO reconcile finished"))

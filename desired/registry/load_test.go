@@ -7,21 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 func workspace(t *testing.T, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
-	for rel, content := range files {
-		full := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, root, files)
 	return root
 }
 
@@ -115,10 +108,7 @@ func TestWindowsDeviceNamesAreRefused(t *testing.T) {
 }
 
 func TestUnchangedNoticesEveryInputFile(t *testing.T) {
-	example, err := filepath.Abs("../../fixtures/example")
-	if err != nil {
-		t.Fatal(err)
-	}
+	example := testkit.Fixture("example")
 	changes := map[string]func(root string) error{
 		"nothing": func(string) error { return nil },
 		"config": func(root string) error {

@@ -1,7 +1,9 @@
 // Package testkit is what the tests of several packages share: where the
-// module and its fixtures are, a copy of the example workspace to work in, and
-// files written in one call. Only tests import it.
+// module and its fixtures are, copies of the example workspace to work in,
+// files written in one call, the module's commands built from the checkout, a
+// free address, and a wait for a server to answer ready. Only tests import it;
+// what it shares with the bench programs, which must not need testing, is in
+// benchkit.
 //
-// It imports, of this module: desired/registry, internal/banner,
-// test/bench/workspacegen.
+// It imports, of this module: internal/banner, internal/testkit/benchkit.
 package testkit

@@ -22,10 +22,17 @@ func Fixture(rel string) string {
 func ExampleWorkspace(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
+	CopyExample(t, dir)
+	return dir
+}
+
+// CopyExample copies fixtures/example into dir, which is made if it does not
+// exist and must hold none of the example's files if it does.
+func CopyExample(t testing.TB, dir string) {
+	t.Helper()
 	if err := os.CopyFS(dir, os.DirFS(Fixture("example"))); err != nil {
 		t.Fatal(err)
 	}
-	return dir
 }
 
 // WriteFile writes data at rel under root, making the directories above it, and
@@ -40,4 +47,13 @@ func WriteFile(t testing.TB, root, rel string, data []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// WriteFiles writes each of files, a path under root to its content, as
+// WriteFile does.
+func WriteFiles(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		WriteFile(t, root, rel, []byte(content))
+	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/e2e/mockapi"
 )
 
@@ -266,7 +267,7 @@ func listedTimes(c client, r request, sk skillCase) int {
 // Qwen Code that runs here, each against a mock of its own; E2E_CLIENTS (names
 // separated by commas) picks some.
 func TestConformanceAgents(t *testing.T) {
-	hard := filepath.Join(repoRoot(t), "test", "e2e", "testdata", "conformance")
+	hard := filepath.Join(testkit.Root(), "test", "e2e", "testdata", "conformance")
 	for _, newClient := range []func(*testing.T) client{codex, geminiCLI, openCode, copilotCLI, cline, kilo} {
 		c := newClient(t)
 		if pick := os.Getenv("E2E_CLIENTS"); pick != "" && !slices.Contains(strings.Split(pick, ","), c.name) {

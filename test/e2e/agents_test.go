@@ -5,12 +5,12 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/e2e/mockapi"
 )
 
@@ -51,7 +51,7 @@ func codex(t *testing.T) client {
 			for name, tools := range servers {
 				fmt.Fprintf(&b, "[mcp_servers.%s]\ncommand = %q\nargs = [%q]\n", name, mcpServerBin, tools)
 			}
-			writeFile(t, filepath.Join(home, ".codex", "config.toml"), b.String())
+			testkit.WriteFile(t, home, ".codex/config.toml", []byte(b.String()))
 		},
 	}
 }
@@ -173,15 +173,5 @@ func cline(t *testing.T) client {
 				t.Fatalf("cline auth: %v\n%s", err, out)
 			}
 		},
-	}
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -1,8 +1,5 @@
 //go:build e2e
 
-// The real-client conformance suite: every skill skillsync writes is run in the real
-// Claude Code and Qwen Code against a mock model API, and what reached the model is
-// checked. Run it with `make e2e`.
 package e2e
 
 import (
@@ -19,6 +16,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/e2e/agentskills"
 	"github.com/skillsync/skillsync/test/e2e/mockapi"
 )
@@ -28,16 +26,13 @@ import (
 const sentence = `  Ship "it" by Friday: costs $1, not $ARGUMENTS; \$0 — it's #1 --- ünï 🚀  `
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "skillsync-e2e-bin-")
-	if err != nil {
-		panic(err)
-	}
-	if err := buildBinaries(dir); err != nil {
+	if err := buildBinaries(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		testkit.RemoveBinaries()
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	testkit.RemoveBinaries()
 	os.Exit(code)
 }
 
@@ -69,8 +64,8 @@ func TestConformance(t *testing.T) {
 	defer mock.Close()
 	s := &suite{t: t, mock: mock}
 	tested := []client{claudeCode(t), qwenCode(t)}
-	example := filepath.Join(repoRoot(t), "fixtures", "example")
-	hard := filepath.Join(repoRoot(t), "test", "e2e", "testdata", "conformance")
+	example := testkit.Fixture("example")
+	hard := filepath.Join(testkit.Root(), "test", "e2e", "testdata", "conformance")
 
 	for _, ws := range []*workspace{
 		prepare(t, "example (cli)", example, "cli", nil),

@@ -1,8 +1,6 @@
-// Package e2e is the client conformance suite behind `make e2e`: it installs the
-// real agent clients from npm, runs each headless against a mock model API on
-// 127.0.0.1 (mockapi) in a workspace skillsync converged, and checks that each
-// client finds, loads and follows the skills written for it. The suite builds
-// only with the e2e tag.
+// The real-client conformance suite: every skill skillsync writes is run in the real
+// Claude Code and Qwen Code against a mock model API, and what reached the model is
+// checked. Run it with `make e2e`.
 //
 // It imports nothing of this module.
 package e2e

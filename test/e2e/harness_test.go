@@ -5,15 +5,14 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/e2e/mockapi"
 )
 
@@ -50,16 +49,9 @@ func envOr(name, fallback string) string {
 	return fallback
 }
 
-// repoRoot is the module root, two levels above this file's package directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
-}
-
 // cacheDir holds the npm installs between runs; it is never committed.
 func cacheDir(t *testing.T) string {
-	dir := envOr("E2E_CACHE", filepath.Join(repoRoot(t), "test", "e2e", ".cache"))
+	dir := envOr("E2E_CACHE", filepath.Join(testkit.Root(), "test", "e2e", ".cache"))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -149,13 +141,11 @@ func mcpServers(toolsFiles map[string]string, typed bool) map[string]any {
 // mcpServerBin and skillsyncBin are built once per run by TestMain.
 var mcpServerBin, skillsyncBin string
 
-func buildBinaries(dir string) error {
+func buildBinaries() error {
 	for out, pkg := range map[*string]string{&mcpServerBin: "./test/e2e/mcpserver", &skillsyncBin: "./cmd/skillsync"} {
-		*out = filepath.Join(dir, filepath.Base(pkg))
-		cmd := exec.Command("go", "build", "-o", *out, pkg)
-		cmd.Dir = "../.."
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+		var err error
+		if *out, err = testkit.Program(pkg); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -195,10 +185,5 @@ func writeJSON(t *testing.T, path string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Dir(path), filepath.Base(path), data)
 }

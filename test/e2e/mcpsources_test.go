@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/e2e/mockapi"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -56,10 +57,7 @@ func TestMCPSources(t *testing.T) {
 	version := envOr("E2E_MCP_SERVERS_VERSION", mcpServersVersion)
 	files := npmInstall(t, "@modelcontextprotocol/server-filesystem", version)
 	memory := npmInstall(t, "@modelcontextprotocol/server-memory", version)
-	ws := t.TempDir()
-	if err := os.CopyFS(ws, os.DirFS(filepath.Join(repoRoot(t), "fixtures", "example"))); err != nil {
-		t.Fatal(err)
-	}
+	ws := testkit.ExampleWorkspace(t)
 	// files is configured in .mcp.json, which skillsync and Claude Code both read;
 	// memory only in skillsync.yaml.
 	mcpJSON := filepath.Join(ws, ".mcp.json")
@@ -139,7 +137,7 @@ func callThroughSkill(t *testing.T, ws, mcpJSON string) {
 	const typed = "notes/proof.txt"
 	const tool = "mcp__files__read_text_file"
 	token := "proof-" + rand.Text()
-	writeFile(t, filepath.Join(ws, filepath.FromSlash(typed)), "This file holds "+token+".\n")
+	testkit.WriteFile(t, ws, typed, []byte("This file holds "+token+".\n"))
 	mock, err := mockapi.Start()
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,6 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -33,6 +32,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/controller/state"
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // breakage is one way to break one input file.
@@ -290,12 +290,9 @@ func (s *brokenSuite) expectSameContent(want, got ownTree, when string) {
 // naming file:line) with nothing written, and the restored file makes it ready again.
 func (s *brokenSuite) watch(cuts []breakage) {
 	t := s.t
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testkit.FreeAddr(t)
 	var logs bytes.Buffer
-	w := exec.Command(skillsyncBin, "--workspace", s.ws, "reconcile", "--health-addr", addr, "--debounce", "20ms", "--max-wait", "200ms")
+	w := exec.Command(testkit.Binary(t), "--workspace", s.ws, "reconcile", "--health-addr", addr, "--debounce", "20ms", "--max-wait", "200ms")
 	w.Stdout, w.Stderr = &logs, &logs
 	must(t, w.Start())
 	exited := make(chan error, 1)
@@ -346,6 +343,7 @@ func (s *brokenSuite) watch(cuts []breakage) {
 	}
 
 	must(t, w.Process.Signal(syscall.SIGTERM))
+	var err error
 	select {
 	case err = <-exited:
 	case <-time.After(30 * time.Second):

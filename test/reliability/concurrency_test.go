@@ -6,8 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // TestConcurrency: one writer per workspace. Two --once runs racing on the same
@@ -53,15 +53,11 @@ func TestConcurrency(t *testing.T) {
 	}
 
 	// A watcher holds the lock; a second watcher and a --once with work report it.
-	addr := func() string {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		defer ln.Close()
-		return ln.Addr().String()
-	}()
-	watcher := exec.Command(skillsyncBin, "--workspace", ws, "reconcile", "--health-addr", addr)
+	addr := testkit.FreeAddr(t)
+	watcher := exec.Command(testkit.Binary(t), "--workspace", ws, "reconcile", "--health-addr", addr)
 	must(t, watcher.Start())
 	awaitReady(t, addr)
-	second, out := run(skillsyncBin, "--workspace", ws, "reconcile")
+	second, out := run(testkit.Binary(t), "--workspace", ws, "reconcile")
 	pid := fmt.Sprintf("pid %d", watcher.Process.Pid)
 	if second != 4 || !strings.Contains(out, pid) {
 		failures++
@@ -71,7 +67,7 @@ func TestConcurrency(t *testing.T) {
 	edited := filepath.Join(ws, ".qwen/skills/intent/SKILL.md")
 	data, _ := os.ReadFile(edited)
 	must(t, os.WriteFile(edited, append(data, "edited\n"...), 0o644))
-	once, out := run(skillsyncBin, "--workspace", ws, "reconcile", "--once", "--force", "--lock-timeout", "100ms")
+	once, out := run(testkit.Binary(t), "--workspace", ws, "reconcile", "--once", "--force", "--lock-timeout", "100ms")
 	if once != 4 || !strings.Contains(out, pid) {
 		failures++
 		t.Errorf("--once while a watcher holds the lock: exit %d, want 4 naming %s: %s", once, pid, out)
@@ -80,7 +76,7 @@ func TestConcurrency(t *testing.T) {
 	// Killed without a chance to clean up: the next watcher takes the lock over.
 	must(t, watcher.Process.Signal(syscall.SIGKILL))
 	watcher.Wait()
-	next := exec.Command(skillsyncBin, "--workspace", ws, "reconcile", "--health-addr", addr, "--log-format", "json")
+	next := exec.Command(testkit.Binary(t), "--workspace", ws, "reconcile", "--health-addr", addr, "--log-format", "json")
 	var logs bytes.Buffer
 	next.Stderr = &logs
 	must(t, next.Start())
@@ -104,17 +100,10 @@ func run(name string, args ...string) (int, string) {
 	return 0, string(out)
 }
 
+// awaitReady waits for the watcher serving its health on addr to answer ready.
 func awaitReady(t *testing.T, addr string) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-	}
-	t.Fatal("watcher never became ready")
+	testkit.AwaitReady(t, "http://"+addr+"/readyz", 30*time.Second, nil)
 }
 
 func replaceLine(text, prefix, line string) string {

@@ -47,6 +47,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
@@ -176,12 +177,12 @@ func crashReadTree(ws string) (crashTree, error) {
 }
 
 // crashRun runs `skillsync --workspace ws reconcile --once` (or another mode) to the end.
-func crashRun(ws string, mode ...string) (int, string, time.Duration) {
+func crashRun(bin, ws string, mode ...string) (int, string, time.Duration) {
 	if len(mode) == 0 {
 		mode = []string{"--once"}
 	}
 	var out bytes.Buffer
-	cmd := exec.Command(skillsyncBin, append([]string{"--workspace", ws, "reconcile"}, mode...)...)
+	cmd := exec.Command(bin, append([]string{"--workspace", ws, "reconcile"}, mode...)...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	err := cmd.Run()
@@ -219,7 +220,7 @@ type crashResult struct {
 // deletes); its mtime is polled every 500µs. Loading, scanning and planning (twice:
 // --once plans again under the lock) take most of a run and vary with the load on
 // the machine, so kills are aimed from this moment rather than from the start.
-func crashStart(ws, watchDir string, k crashKill) crashResult {
+func crashStart(bin, ws, watchDir string, k crashKill) crashResult {
 	var res crashResult
 	var buf bytes.Buffer
 	before, err := os.Stat(watchDir)
@@ -227,7 +228,7 @@ func crashStart(ws, watchDir string, k crashKill) crashResult {
 		res.err = err
 		return res
 	}
-	cmd := exec.Command(skillsyncBin, "--workspace", ws, "reconcile", "--once")
+	cmd := exec.Command(bin, "--workspace", ws, "reconcile", "--once")
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -513,6 +514,7 @@ func TestCrashSafety(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(sd), 0x5eed))
 	workers := min(max(runtime.NumCPU(), 1), 4)
 	t.Logf("crash safety: seed %d (RELIABILITY_SEED), %d kills, %d at a time", sd, kills, workers)
+	bin := testkit.Binary(t) // built before the suite's time starts
 	began := time.Now()
 
 	// The template: the old registry, reconciled, then the new registry in place.
@@ -528,7 +530,7 @@ func TestCrashSafety(t *testing.T) {
 	if err := crashWriteRegistry(tmpl, crashOldState(crashCapabilities), func(int) bool { return false }); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, _ := crashRun(tmpl); code != 0 {
+	if code, out, _ := crashRun(bin, tmpl); code != 0 {
 		t.Fatalf("reconcile of the old registry: exit %d\n%s", code, out)
 	}
 	old, err := crashReadTree(tmpl)
@@ -563,7 +565,7 @@ func TestCrashSafety(t *testing.T) {
 	// The new expected state: uninterrupted runs, which must all agree.
 	trees := make([]crashTree, workers)
 	if err := crashParallel(workers, workers, func(i int) error {
-		if code, out, _ := crashRun(copyOf(i)); code != 0 {
+		if code, out, _ := crashRun(bin, copyOf(i)); code != 0 {
 			return fmt.Errorf("uninterrupted reconcile of the new registry: exit %d\n%s", code, out)
 		}
 		tree, err := crashReadTree(copyOf(i))
@@ -617,7 +619,7 @@ func TestCrashSafety(t *testing.T) {
 	)
 	if err := crashParallel(refs-workers, workers, func(i int) error {
 		ws := copyOf(workers + i)
-		res := crashStart(ws, watchIn(ws), crashKill{delay: -1})
+		res := crashStart(bin, ws, watchIn(ws), crashKill{delay: -1})
 		if res.err != nil || res.apply == 0 {
 			return fmt.Errorf("timed run: apply phase seen after %v, error %v\n%s", res.apply, res.err, res.out)
 		}
@@ -689,7 +691,7 @@ func TestCrashSafety(t *testing.T) {
 		var problems []string
 		fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 		kill := killAt(i)
-		res := crashStart(ws, watchIn(ws), kill)
+		res := crashStart(bin, ws, watchIn(ws), kill)
 		if res.err != nil {
 			fail("run: %v\n%s", res.err, crashGist(res.out))
 		}
@@ -716,7 +718,7 @@ func TestCrashSafety(t *testing.T) {
 			}
 		}
 
-		code, out, _ := crashRun(ws)
+		code, out, _ := crashRun(bin, ws)
 		if code != 0 {
 			fail("next run: exit %d, want 0\n%s", code, crashGist(out))
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // example copies fixtures/example into a new directory under parent.
@@ -18,16 +20,14 @@ func example(t *testing.T, parent string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.CopyFS(ws, os.DirFS("../../fixtures/example")); err != nil {
-		t.Fatal(err)
-	}
+	testkit.CopyExample(t, ws)
 	return ws
 }
 
 // runOnce runs the real binary and returns its exit code and combined output.
 func runOnce(t *testing.T, ws string, args ...string) (int, string) {
 	t.Helper()
-	out, err := exec.Command(skillsyncBin, append([]string{"--workspace", ws, "reconcile", "--once"}, args...)...).CombinedOutput()
+	out, err := exec.Command(testkit.Binary(t), append([]string{"--workspace", ws, "reconcile", "--once"}, args...)...).CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode(), string(out)
 	}
@@ -90,7 +90,7 @@ func TestPermissionsAndDisk(t *testing.T) {
 		locked := filepath.Join(ws, ".qwen/skills/locked")
 		must(t, os.MkdirAll(locked, 0o755))
 		bin := filepath.Join(parent, "skillsync")
-		data, err := os.ReadFile(skillsyncBin)
+		data, err := os.ReadFile(testkit.Binary(t))
 		must(t, err)
 		must(t, os.WriteFile(bin, data, 0o755))
 		cmd := exec.Command(bin, "--workspace", ws, "reconcile", "--once")

@@ -79,6 +79,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/controller/state"
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 const (
@@ -185,7 +186,7 @@ func newHostileSuite(t *testing.T) *hostileSuite {
 	})
 	must(t, os.Chmod(parent, 0o755))
 	s := &hostileSuite{parent: parent, nobodyBin: filepath.Join(parent, "skillsync")}
-	data, err := os.ReadFile(skillsyncBin)
+	data, err := os.ReadFile(testkit.Binary(t))
 	must(t, err)
 	must(t, os.WriteFile(s.nobodyBin, data, 0o755))
 	return s
@@ -204,10 +205,8 @@ func (s *hostileSuite) done(t *testing.T, runs int, problems []string) {
 // workspace is a copy of the example, prepared and reconciled.
 func (s *hostileSuite) workspace(t *testing.T, prepare func(*testing.T, string)) string {
 	t.Helper()
-	ws, err := os.MkdirTemp(s.parent, "ws-")
-	must(t, err)
+	ws := example(t, s.parent)
 	must(t, os.Chmod(ws, 0o755))
-	must(t, os.CopyFS(ws, os.DirFS("../../fixtures/example")))
 	if prepare != nil {
 		prepare(t, ws)
 	}
@@ -306,9 +305,9 @@ func (r result) problems() []string {
 // run runs the binary on ws with args and a deadline.
 func (s *hostileSuite) run(t *testing.T, ws string, as runAs, args ...string) result {
 	t.Helper()
+	bin := testkit.Binary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), runDeadline)
 	defer cancel()
-	bin := skillsyncBin
 	if as.nobody {
 		bin = s.nobodyBin
 	}
@@ -350,7 +349,7 @@ func (s *hostileSuite) run(t *testing.T, ws string, as runAs, args ...string) re
 // unreadableMatches are registry glob matches that are not readable regular files.
 // A skipped match would read as a smaller registry and prune its skills.
 func unreadableMatches(t *testing.T) []refusal {
-	config, err := os.ReadFile("../../fixtures/example/skillsync.yaml")
+	config, err := os.ReadFile(testkit.Fixture("example/skillsync.yaml"))
 	must(t, err)
 	glob := lineOf(string(config), "registry:")
 	// subdirectory moves journal.yaml and profiles.yaml a level down, each into a

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -32,6 +31,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/syncbuffer"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
@@ -296,12 +296,9 @@ type watcher struct {
 // the test if nothing stopped it.
 func startWatcher(t *testing.T, ws string, global ...string) *watcher {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	w := &watcher{addr: ln.Addr().String(), exited: make(chan error, 1)}
-	ln.Close()
+	w := &watcher{addr: testkit.FreeAddr(t), exited: make(chan error, 1)}
 	args := slices.Concat(global, []string{"--workspace", ws, "reconcile", "--health-addr", w.addr, "--debounce", "20ms", "--max-wait", "200ms"})
-	cmd := exec.Command(skillsyncBin, args...)
+	cmd := exec.Command(testkit.Binary(t), args...)
 	cmd.Stdout, cmd.Stderr = &w.stdout, &w.stderr
 	must(t, cmd.Start())
 	go func() { w.exited <- cmd.Wait() }()

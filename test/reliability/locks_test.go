@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/internal/syncbuffer"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
@@ -93,8 +93,8 @@ func (s *resSuite) lockLinks(t *testing.T) {
 // it has exited. One that gets as far as answering /healthz has not refused to
 // start; it is stopped, and its code is -1.
 func resWatcherStart(t *testing.T, ws string) (int, string) {
-	addr := resFreeAddr(t)
-	w := resStartWatcher(t, exec.Command(skillsyncBin, "--workspace", ws, "reconcile", "--health-addr", addr))
+	addr := testkit.FreeAddr(t)
+	w := resStartWatcher(t, exec.Command(testkit.Binary(t), "--workspace", ws, "reconcile", "--health-addr", addr))
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		select {
 		case <-w.exited:
@@ -153,7 +153,7 @@ func (s *resSuite) lockHeld(t *testing.T) {
 	s.done(t, "reconcile --once while another process holds the lock", f)
 
 	f = nil
-	cmd := exec.Command(skillsyncBin, "--workspace", ws, "reconcile", "--once", "--lock-timeout", "100ms", "-o", "json")
+	cmd := exec.Command(testkit.Binary(t), "--workspace", ws, "reconcile", "--once", "--lock-timeout", "100ms", "-o", "json")
 	stdout, err := cmd.Output()
 	if _, exited := err.(*exec.ExitError); err != nil && !exited {
 		t.Fatal(err)
@@ -381,14 +381,6 @@ func resPolled(answer string) int {
 		return 0
 	}
 	return r.Watch.Polled
-}
-
-func resFreeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // resConverge runs reconcile --once on ws, which must converge.

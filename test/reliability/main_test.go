@@ -5,13 +5,13 @@ package reliability
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
 	"testing"
 	"text/tabwriter"
+
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // row is one line of the table: a suite, how many cases it tried, how many failed.
@@ -34,24 +34,12 @@ func report(suite string, cases, failures int, checked string) {
 	table = append(table, row{suite, cases, failures, checked})
 }
 
-// skillsyncBin is the real binary, built once for the suites that run it.
-var skillsyncBin string
-
+// TestMain prints the table once every suite has run. The suites that run the
+// real binary share one build, testkit.Binary.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "skillsync-reliability-")
-	if err != nil {
-		panic(err)
-	}
-	skillsyncBin = filepath.Join(dir, "skillsync")
-	build := exec.Command("go", "build", "-o", skillsyncBin, "./cmd/skillsync")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.Exit(1)
-	}
 	code := m.Run()
 	printTable()
-	os.RemoveAll(dir)
+	testkit.RemoveBinaries()
 	os.Exit(code)
 }
 

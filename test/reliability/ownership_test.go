@@ -499,8 +499,8 @@ func ownSettled(out controller.Outcome, v controller.Verdict) bool {
 }
 
 // ownObstructed reports whether the plan is blocked by something that is no file.
-func ownObstructed(plan plan.Plan) bool {
-	for _, c := range plan.Changes {
+func ownObstructed(planned plan.Plan) bool {
+	for _, c := range planned.Changes {
 		if c.Action == plan.Conflict && c.Obstruction {
 			return true
 		}
@@ -542,9 +542,9 @@ func (c *ownershipCase) checkKept(now ownTree, forced bool, when string) {
 
 // checkUntouched: a path the plan left alone (nothing to do, or a conflict kept) is
 // exactly as it was before the pass: a write of unchanged bytes is skipped.
-func (c *ownershipCase) checkUntouched(plan plan.Plan, prev, now ownTree, when string) {
-	left := plan.Changes
-	for _, p := range plan.InSync {
+func (c *ownershipCase) checkUntouched(planned plan.Plan, prev, now ownTree, when string) {
+	left := planned.Changes
+	for _, p := range planned.InSync {
 		left = append(left, plan.Change{Path: p, Action: plan.None})
 	}
 	for _, ch := range left {

@@ -58,6 +58,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
@@ -146,13 +147,13 @@ func (s *resSuite) fewDescriptors(t *testing.T) {
 		for _, n := range fdLimits() {
 			ws := example(t, dir)
 			before := resSkillFiles(t, ws)
-			code, out := resUnderLimit(n, ws)
+			code, out := resUnderLimit(t, n, ws)
 			exits[code]++
 			s.done(t, fmt.Sprintf("ulimit -n %d, 15 files to create", n), resJudgeLimited(t, n, ws, code, out, before, wantCreated))
 
 			ws = pruning()
 			before = resSkillFiles(t, ws)
-			code, out = resUnderLimit(n, ws)
+			code, out = resUnderLimit(t, n, ws)
 			exits[code]++
 			s.done(t, fmt.Sprintf("ulimit -n %d, intents.withdraw removed", n), resJudgeLimited(t, n, ws, code, out, before, wantPruned))
 		}
@@ -162,8 +163,8 @@ func (s *resSuite) fewDescriptors(t *testing.T) {
 
 // resUnderLimit runs reconcile --once on ws with the open-file limit (soft and
 // hard) set to n.
-func resUnderLimit(n int, ws string) (int, string) {
-	return run("sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, n), skillsyncBin, "--workspace", ws, "reconcile", "--once")
+func resUnderLimit(t *testing.T, n int, ws string) (int, string) {
+	return run("sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, n), testkit.Binary(t), "--workspace", ws, "reconcile", "--once")
 }
 
 // resJudgeLimited checks a run under the open-file limit n. Below the minimum it
@@ -270,7 +271,7 @@ func resDropCapability(t *testing.T, ws, name string) {
 // go to the first five in sorted order), so only polling can see the edit.
 func (s *resSuite) inotifyLimit(t *testing.T) {
 	var f resFindings
-	addr := resFreeAddr(t)
+	addr := testkit.FreeAddr(t)
 	var ws string
 	var w *resWatcher
 	args := []string{"--log-format", "json", "reconcile", "--resync", "1h", "--health-addr", addr}
@@ -281,7 +282,7 @@ func (s *resSuite) inotifyLimit(t *testing.T) {
 		ws = example(t, t.TempDir())
 		resConverge(t, ws)
 		w = resStartWatcher(t, exec.Command("unshare", append([]string{"--user", "--map-root-user", "sh", "-c",
-			`echo 5 >/proc/sys/user/max_inotify_watches && exec "$0" "$@"`, skillsyncBin, "--workspace", ws}, args...)...))
+			`echo 5 >/proc/sys/user/max_inotify_watches && exec "$0" "$@"`, testkit.Binary(t), "--workspace", ws}, args...)...))
 		body, ok := resAwaitReadyz(addr, func(status int, _ resReadiness) bool { return status == http.StatusOK })
 		f.expect(ok, "/readyz never ready: %s", body)
 		f.expect(resPolled(body) > 0, "/readyz does not report polled directories: %s", body)
@@ -354,7 +355,7 @@ func resGlobalWatchLimit(t *testing.T, f *resFindings, addr string, args []strin
 	}))
 	must(t, os.Chmod(ws, 0o755))
 	bin := filepath.Join(parent, "skillsync")
-	data, err := os.ReadFile(skillsyncBin)
+	data, err := os.ReadFile(testkit.Binary(t))
 	must(t, err)
 	must(t, os.WriteFile(bin, data, 0o755))
 
@@ -443,8 +444,8 @@ func (s *resSuite) configMapSwap(t *testing.T) {
 	must(t, os.Symlink("cm/..data", filepath.Join(ws, "registry")))
 	resConverge(t, ws)
 
-	addr := resFreeAddr(t)
-	w := resStartWatcher(t, exec.Command(skillsyncBin, "--workspace", ws, "reconcile", "--resync", "1h", "--debounce", "20ms", "--health-addr", addr))
+	addr := testkit.FreeAddr(t)
+	w := resStartWatcher(t, exec.Command(testkit.Binary(t), "--workspace", ws, "reconcile", "--resync", "1h", "--debounce", "20ms", "--health-addr", addr))
 	awaitReady(t, addr)
 
 	// The old version stays until the edit is seen, so that only the swap of

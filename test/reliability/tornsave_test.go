@@ -37,7 +37,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -50,6 +49,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/syncbuffer"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
@@ -208,12 +208,9 @@ func (s *tornSuite) compare(want, got map[string][]byte) {
 // and returns a function that stops it with SIGTERM.
 func (s *tornSuite) startWatcher(ws string, args ...string) func() error {
 	t := s.t
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	s.addr = ln.Addr().String()
-	ln.Close()
+	s.addr = testkit.FreeAddr(t)
 	var logs syncbuffer.Buffer
-	w := exec.Command(skillsyncBin, append([]string{"--workspace", ws, "reconcile", "--health-addr", s.addr}, args...)...)
+	w := exec.Command(testkit.Binary(t), append([]string{"--workspace", ws, "reconcile", "--health-addr", s.addr}, args...)...)
 	w.Stdout, w.Stderr = &logs, &logs
 	must(t, w.Start())
 	exited := make(chan error, 1)

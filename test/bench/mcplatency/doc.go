@@ -9,5 +9,5 @@
 // with the official Go SDK: it checks the tools file every 2 ms and adds what is
 // new, which the SDK announces with tools/list_changed.
 //
-// It imports nothing of this module.
+// It imports, of this module: internal/testkit/benchkit.
 package main

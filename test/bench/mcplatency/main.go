@@ -6,16 +6,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"text/tabwriter"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillsync/skillsync/internal/testkit/benchkit"
 )
 
 func main() {
@@ -27,55 +25,53 @@ func main() {
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "skillsync-mcpbench-")
-	check(err)
+	benchkit.Check(err)
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "skillsync")
 	self := filepath.Join(tmp, "mcplatency")
 	for out, pkg := range map[string]string{bin: "./cmd/skillsync", self: "./test/bench/mcplatency"} {
-		build := exec.Command("go", "build", "-o", out, pkg)
-		build.Stderr = os.Stderr
-		check(build.Run())
+		benchkit.Check(benchkit.Build("", out, pkg, nil))
 	}
 	ws := filepath.Join(tmp, "ws")
 	tools := filepath.Join(tmp, "tools.json")
-	check(os.MkdirAll(filepath.Join(ws, "registry"), 0o755))
+	benchkit.Check(os.MkdirAll(filepath.Join(ws, "registry"), 0o755))
 	writeTools(tools, 0)
-	check(os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n"+
+	benchkit.Check(os.WriteFile(filepath.Join(ws, "skillsync.yaml"), []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n"+
 		"  registry: [registry/*.yaml]\n  targets: [claude-code]\n  mcp: {server: bench}\n  mcpSources:\n"+
 		"    - name: bench\n      command: "+self+"\n      args: [serve, "+tools+"]\n      skills: [{tool: \"tool_*\"}]\n"), 0o644))
 	writeRegistry(ws, 0)
 
-	addr := freeAddr()
+	addr := benchkit.Must(benchkit.FreeAddr())
 	watcher := exec.Command(bin, "--workspace", ws, "reconcile", "--health-addr", addr)
-	check(watcher.Start())
+	benchkit.Check(watcher.Start())
 	defer func() {
 		watcher.Process.Signal(os.Interrupt)
 		watcher.Wait()
 	}()
-	awaitReady(addr)
-	await(filepath.Join(ws, ".claude/skills/tool-0/SKILL.md"), "tool_0")
+	benchkit.AwaitReady(addr)
+	benchkit.AwaitText(filepath.Join(ws, ".claude/skills/tool-0/SKILL.md"), "tool_0", time.Now().Add(time.Minute))
 
 	var mcpTimes, saveTimes []time.Duration
 	for i := 1; i <= *adds; i++ {
 		start := time.Now()
 		writeTools(tools, i)
-		await(filepath.Join(ws, ".claude/skills", fmt.Sprintf("tool-%d", i), "SKILL.md"), fmt.Sprintf("tool_%d", i))
+		benchkit.AwaitText(filepath.Join(ws, ".claude/skills", fmt.Sprintf("tool-%d", i), "SKILL.md"), fmt.Sprintf("tool_%d", i), time.Now().Add(time.Minute))
 		mcpTimes = append(mcpTimes, time.Since(start))
 
 		start = time.Now()
 		writeRegistry(ws, i)
-		await(filepath.Join(ws, ".claude/skills/saved/SKILL.md"), fmt.Sprintf("Saved %d", i))
+		benchkit.AwaitText(filepath.Join(ws, ".claude/skills/saved/SKILL.md"), fmt.Sprintf("Saved %d", i), time.Now().Add(time.Minute))
 		saveTimes = append(saveTimes, time.Since(start))
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "change\tp50\tp90\tmax\tp50 / save p50\t")
-	base := percentile(saveTimes, 50)
+	base := benchkit.Percentile(saveTimes, 50)
 	for _, r := range []struct {
 		name  string
 		times []time.Duration
 	}{{"registry save → skill on disk", saveTimes}, {"MCP tool added → skill on disk", mcpTimes}} {
-		p50 := percentile(r.times, 50)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f×\t\n", r.name, ms(p50), ms(percentile(r.times, 90)), ms(percentile(r.times, 100)), float64(p50)/float64(base))
+		p50 := benchkit.Percentile(r.times, 50)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f×\t\n", r.name, benchkit.Ms(p50), benchkit.Ms(benchkit.Percentile(r.times, 90)), benchkit.Ms(benchkit.Percentile(r.times, 100)), float64(p50)/float64(base))
 	}
 	tw.Flush()
 	fmt.Printf("%d of each, alternating, in one watcher with the default debounce; the server checks its tools file every 2 ms.\n", *adds)
@@ -89,9 +85,9 @@ func writeTools(path string, n int) {
 			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []string{"text"}}})
 	}
 	data, err := json.Marshal(tools)
-	check(err)
-	check(os.WriteFile(path+".tmp", data, 0o644))
-	check(os.Rename(path+".tmp", path))
+	benchkit.Check(err)
+	benchkit.Check(os.WriteFile(path+".tmp", data, 0o644))
+	benchkit.Check(os.Rename(path+".tmp", path))
 }
 
 // writeRegistry saves a registry file declaring the skill "saved", its title
@@ -100,8 +96,8 @@ func writeRegistry(ws string, i int) {
 	path := filepath.Join(ws, "registry", "saved.yaml")
 	doc := fmt.Sprintf("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: bench.saved}\nspec:\n  title: \"Saved %d\"\n  effect: read\n"+
 		"  input: {type: object, properties: {text: {type: string}}}\n  mcp: {tool: saved}\n  skill: {alias: saved, argument: text}\n", i)
-	check(os.WriteFile(path+".swp", []byte(doc), 0o644))
-	check(os.Rename(path+".swp", path))
+	benchkit.Check(os.WriteFile(path+".swp", []byte(doc), 0o644))
+	benchkit.Check(os.Rename(path+".swp", path))
 }
 
 // serve is the MCP server: the tools of the file at path, kept in step with it.
@@ -134,55 +130,5 @@ func serve(path string) {
 			load()
 		}
 	}()
-	check(server.Run(context.Background(), &mcp.StdioTransport{}))
-}
-
-func await(path, text string) {
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if data, err := os.ReadFile(path); err == nil && bytes.Contains(data, []byte(text)) {
-			return
-		}
-		if time.Now().After(deadline) {
-			fmt.Fprintf(os.Stderr, "%s never held %q\n", path, text)
-			os.Exit(1)
-		}
-		time.Sleep(200 * time.Microsecond)
-	}
-}
-
-func awaitReady(addr string) {
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-	}
-	fmt.Fprintln(os.Stderr, "watcher never became ready")
-	os.Exit(1)
-}
-
-func percentile(ds []time.Duration, p int) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := (len(s)*p+99)/100 - 1
-	return s[max(0, min(i, len(s)-1))]
-}
-
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	check(err)
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	benchkit.Check(server.Run(context.Background(), &mcp.StdioTransport{}))
 }

@@ -8,5 +8,5 @@
 // With -scaling it times only the cold run and the write floor, the sizes in turn
 // run by run, and writes test/bench/results/scaling.md.
 //
-// It imports, of this module: test/bench/workspacegen.
+// It imports, of this module: internal/testkit/benchkit, test/bench/workspacegen.
 package main

@@ -6,10 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/skillsync/skillsync/internal/testkit/benchkit"
 )
 
 func main() {
@@ -25,9 +26,7 @@ func main() {
 	check(err)
 	defer os.RemoveAll(tmp) // deleted only after every timed series
 	bin := filepath.Join(tmp, "skillsync")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/skillsync")
-	build.Stderr = os.Stderr
-	check(build.Run())
+	check(benchkit.Build("", bin, "./cmd/skillsync", nil))
 
 	var ns []int
 	for _, s := range strings.Split(*sizes, ",") {

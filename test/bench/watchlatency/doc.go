@@ -4,5 +4,5 @@
 //
 //	go run ./test/bench/watchlatency [-saves 15] [-idle 60s] [-sizes 100,1000,10000]
 //
-// It imports, of this module: internal/syncbuffer.
+// It imports, of this module: internal/syncbuffer, internal/testkit/benchkit.
 package main

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +14,7 @@ import (
 	"time"
 
 	"github.com/skillsync/skillsync/internal/syncbuffer"
+	"github.com/skillsync/skillsync/internal/testkit/benchkit"
 )
 
 const perFile = 10 // capabilities per registry file
@@ -29,19 +27,17 @@ func main() {
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "skillsync-bench-")
-	check(err)
+	benchkit.Check(err)
 	defer os.RemoveAll(tmp) // deleted only after every timed series
 	bin := filepath.Join(tmp, "skillsync")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/skillsync")
-	build.Stderr = os.Stderr
-	check(build.Run())
+	benchkit.Check(benchkit.Build("", bin, "./cmd/skillsync", nil))
 
 	// Prepare every workspace before any timed series.
 	var ns []int
 	workspaces := map[int]string{}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
-		check(err)
+		benchkit.Check(err)
 		ns = append(ns, n)
 		workspaces[n] = prepare(filepath.Join(tmp, fmt.Sprintf("ws-%d", n)), n)
 	}
@@ -68,25 +64,25 @@ func measure(bin, ws string, n, saves, baselineRuns int, idle time.Duration) row
 	r := row{n: n}
 	// Baseline, in the same script: one full pass that reads, renders, scans and
 	// plans, but writes nothing (the watcher's run minus the writes).
-	check(exec.Command(bin, "--workspace", ws, "reconcile", "--once").Run())
+	benchkit.Check(exec.Command(bin, "--workspace", ws, "reconcile", "--once").Run())
 	var base []time.Duration
 	for range baselineRuns {
 		start := time.Now()
-		check(exec.Command(bin, "--workspace", ws, "reconcile", "--check").Run())
+		benchkit.Check(exec.Command(bin, "--workspace", ws, "reconcile", "--check").Run())
 		base = append(base, time.Since(start))
 	}
-	r.baseline = percentile(base, 50)
+	r.baseline = benchkit.Percentile(base, 50)
 
-	addr := freeAddr()
+	addr := benchkit.Must(benchkit.FreeAddr())
 	watcher := exec.Command(bin, "--workspace", ws, "reconcile", "--health-addr", addr, "--log-format", "json")
 	var logs syncbuffer.Buffer
 	watcher.Stderr = &logs
-	check(watcher.Start())
+	benchkit.Check(watcher.Start())
 	defer func() {
 		watcher.Process.Signal(syscall.SIGTERM)
 		watcher.Wait()
 	}()
-	awaitReady(addr)
+	benchkit.AwaitReady(addr)
 
 	var lat []time.Duration
 	for i := range saves {
@@ -97,7 +93,7 @@ func measure(bin, ws string, n, saves, baselineRuns int, idle time.Duration) row
 		awaitFiles(ws, capability, title)
 		lat = append(lat, time.Since(start))
 	}
-	r.p50, r.p99, r.max = percentile(lat, 50), percentile(lat, 99), percentile(lat, 100)
+	r.p50, r.p99, r.max = benchkit.Percentile(lat, 50), benchkit.Percentile(lat, 99), benchkit.Percentile(lat, 100)
 
 	time.Sleep(2 * time.Second) // let the last runs settle, and log, before measuring idle
 	// The watcher's first run, before the saves, is not one of them.
@@ -114,8 +110,8 @@ func measure(bin, ws string, n, saves, baselineRuns int, idle time.Duration) row
 
 // prepare writes a workspace with n capabilities, perFile to a registry file.
 func prepare(dir string, n int) string {
-	check(os.MkdirAll(filepath.Join(dir, "registry"), 0o755))
-	check(os.WriteFile(filepath.Join(dir, "skillsync.yaml"), []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  targets: [claude-code, qwen-code, agents]\n  mcp: {server: bench}\n"), 0o644))
+	benchkit.Check(os.MkdirAll(filepath.Join(dir, "registry"), 0o755))
+	benchkit.Check(os.WriteFile(filepath.Join(dir, "skillsync.yaml"), []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  targets: [claude-code, qwen-code, agents]\n  mcp: {server: bench}\n"), 0o644))
 	for f := 0; f*perFile < n; f++ {
 		writeRegistryFile(dir, f, n, -1, "")
 	}
@@ -138,8 +134,8 @@ func writeRegistryFile(dir string, f, n, changed int, title string) {
 			"  input: {type: object, properties: {text: {type: string}}}\n  mcp: {tool: cap_%d}\n  skill: {alias: cap-%d, argument: text}\n", i, t, i, i)
 	}
 	path := registryPath(dir, f)
-	check(os.WriteFile(path+".swp", []byte(b.String()), 0o644))
-	check(os.Rename(path+".swp", path)) // save by rename, as editors do
+	benchkit.Check(os.WriteFile(path+".swp", []byte(b.String()), 0o644))
+	benchkit.Check(os.Rename(path+".swp", path)) // save by rename, as editors do
 }
 
 func save(dir string, capability, n int, title string) {
@@ -150,36 +146,13 @@ func save(dir string, capability, n int, title string) {
 func awaitFiles(dir string, capability int, title string) {
 	deadline := time.Now().Add(time.Minute)
 	for _, target := range []string{".claude/skills", ".qwen/skills", ".agents/skills"} {
-		path := filepath.Join(dir, target, fmt.Sprintf("cap-%d", capability), "SKILL.md")
-		for {
-			if data, err := os.ReadFile(path); err == nil && bytes.Contains(data, []byte(title)) {
-				break
-			}
-			if time.Now().After(deadline) {
-				fmt.Fprintf(os.Stderr, "%s never got %q\n", path, title)
-				os.Exit(1)
-			}
-			time.Sleep(200 * time.Microsecond)
-		}
+		benchkit.AwaitText(filepath.Join(dir, target, fmt.Sprintf("cap-%d", capability), "SKILL.md"), title, deadline)
 	}
-}
-
-func awaitReady(addr string) {
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-	}
-	fmt.Fprintln(os.Stderr, "watcher never became ready")
-	os.Exit(1)
 }
 
 func cpuTicks(pid int) int {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	check(err)
+	benchkit.Check(err)
 	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
 	utime, _ := strconv.Atoi(fields[11])
 	stime, _ := strconv.Atoi(fields[12])
@@ -188,7 +161,7 @@ func cpuTicks(pid int) int {
 
 func memory(pid int) (rss, peak int) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	check(err)
+	benchkit.Check(err)
 	for _, line := range strings.Split(string(data), "\n") {
 		f := strings.Fields(line)
 		if len(f) >= 2 && f[0] == "VmRSS:" {
@@ -201,26 +174,12 @@ func memory(pid int) (rss, peak int) {
 	return rss, peak
 }
 
-func percentile(ds []time.Duration, p int) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := (len(s)*p+99)/100 - 1
-	return s[max(0, min(i, len(s)-1))]
-}
-
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	check(err)
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 func print(rows []row, saves int, idle time.Duration) {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "capabilities\tfiles\tsave→disk p50\tp99\tmax\tp50 / first size's\t--check run (median)\tp50 / --check\truns (full)\tidle CPU (%s)\tRSS MB\tpeak RSS MB\t\n", idle)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%.2f×\t%s\t%.1f×\t%d (%d)\t%.2f%%\t%.1f\t%.1f\t\n", r.n, 3*r.n, ms(r.p50), ms(r.p99), ms(r.max),
-			float64(r.p50)/float64(rows[0].p50), ms(r.baseline), float64(r.p50)/float64(r.baseline), r.runsDuringSeries, r.fullDuringSeries,
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%.2f×\t%s\t%.1f×\t%d (%d)\t%.2f%%\t%.1f\t%.1f\t\n", r.n, 3*r.n, benchkit.Ms(r.p50), benchkit.Ms(r.p99), benchkit.Ms(r.max),
+			float64(r.p50)/float64(rows[0].p50), benchkit.Ms(r.baseline), float64(r.p50)/float64(r.baseline), r.runsDuringSeries, r.fullDuringSeries,
 			r.idleCPU, mb(r.rssKB), mb(r.peakRSSKB))
 	}
 	tw.Flush()
@@ -235,7 +194,7 @@ func print(rows []row, saves int, idle time.Duration) {
 	}
 	fmt.Println("Targets, as the run judged them:")
 	ratio := float64(last.p50) / float64(first.p50)
-	fmt.Printf("- save → disk p50 at N=%d ≤ 1.5× the p50 at N=%d: %.2f× (%s vs %s): %s.\n", last.n, first.n, ratio, ms(last.p50), ms(first.p50), verdict(ratio <= 1.5))
+	fmt.Printf("- save → disk p50 at N=%d ≤ 1.5× the p50 at N=%d: %.2f× (%s vs %s): %s.\n", last.n, first.n, ratio, benchkit.Ms(last.p50), benchkit.Ms(first.p50), verdict(ratio <= 1.5))
 	fmt.Printf("- peak RSS at N=%d ≤ 60 MB: %.1f MB: %s.\n", last.n, mb(last.peakRSSKB), verdict(mb(last.peakRSSKB) <= 60))
 	quiet := true
 	var ticks []string
@@ -248,12 +207,3 @@ func print(rows []row, saves int, idle time.Duration) {
 
 // mb is KiB in MB of 10^6 bytes.
 func mb(kib int) float64 { return float64(kib) * 1024 / 1e6 }
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-
-func check(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}

@@ -1,4 +1,4 @@
-package testkit
+package property
 
 import (
 	"fmt"
@@ -9,18 +9,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 )
 
 // ProbeEvery is how many random steps a property test takes between two that
 // put the workspace right and check what a pass over it does.
 const ProbeEvery = 20
 
-// PropertyCases is how many steps a property test takes: the count the variable
+// Cases is how many steps a property test takes: the count the variable
 // env gives, or def, a count that keeps make test quick; make reliability sets
 // many more.
-func PropertyCases(t testing.TB, env string, def int) int {
+func Cases(t testing.TB, env string, def int) int {
 	if v := os.Getenv(env); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -31,10 +31,10 @@ func PropertyCases(t testing.TB, env string, def int) int {
 	return def
 }
 
-// PropertySeed is the seed the variable env gives, to explore or to replay a
+// Seed is the seed the variable env gives, to explore or to replay a
 // failure, or 1: make test runs the same sequence every time, and make
 // reliability sets a new seed at each run.
-func PropertySeed(t testing.TB, env string) uint64 {
+func Seed(t testing.TB, env string) uint64 {
 	v := os.Getenv(env)
 	if v == "" {
 		return 1
@@ -67,8 +67,8 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 		applied, err := apply()
 		return fmt.Sprintf("apply (%d applied, err %v)", applied, err)
 	case 3:
-		fixture := pick("registry/intents.yaml", "registry/journal.yaml", "registry/skills.yaml", registry.ConfigName)
-		data, err := os.ReadFile(Fixture("example/" + fixture))
+		fixture := pick("registry/intents.yaml", "registry/journal.yaml", "registry/skills.yaml", "skillsync.yaml")
+		data, err := os.ReadFile(testkit.Fixture("example/" + fixture))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,14 +105,14 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 		return "profile " + profile
 	case 11:
 		targets := pick("[claude-code]", "[claude-code, qwen-code, agents]", "[agents]")
-		data, _ := os.ReadFile(at(registry.ConfigName))
+		data, _ := os.ReadFile(at("skillsync.yaml"))
 		lines := strings.Split(string(data), "\n")
 		for i, l := range lines {
 			if strings.HasPrefix(l, "  targets:") {
 				lines[i] = "  targets: " + targets
 			}
 		}
-		write(registry.ConfigName, strings.Join(lines, "\n"))
+		write("skillsync.yaml", strings.Join(lines, "\n"))
 		return "targets " + targets
 	case 12:
 		rel := target + "/" + skill + "/SKILL.md"
@@ -179,11 +179,11 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 func ResetWorkspace(t testing.TB, root string) string {
 	t.Helper()
 	for _, f := range []string{"registry/intents.yaml", "registry/journal.yaml", "registry/skills.yaml", "registry/profiles.yaml", "skillsync.yaml"} {
-		data, err := os.ReadFile(Fixture("example/" + f))
+		data, err := os.ReadFile(testkit.Fixture("example/" + f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		WriteFile(t, root, f, data)
+		testkit.WriteFile(t, root, f, data)
 	}
 	os.Remove(filepath.Join(root, "registry/extra.yaml"))
 	os.Remove(filepath.Join(root, ".skillsync/profile"))
