@@ -40,7 +40,9 @@ schema-check:
 	$(GO) test -tags editor -count=1 -timeout 10m -run TestYAMLLanguageServer ./schema/
 
 # Builds the command and vets every package, tests included, for every platform,
-# so a platform break cannot land unnoticed.
+# so a platform break cannot land unnoticed; then builds the container image's
+# binary as the Dockerfile does, for each of its platforms, and runs it as the
+# image would (deploy/image_test.go).
 cross:
 	@set -e; for p in $(PLATFORMS); do \
 	  echo "cross: $$p"; \
@@ -48,6 +50,7 @@ cross:
 	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
 	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet -tags e2e ./test/e2e/...; \
 	done
+	$(GO) test -tags image -count=1 -run 'TestImageProcessContract|TestImageBinaryForEachPlatform' ./deploy/
 
 # Release archives for every platform, with checksums, in dist/ (GoReleaser's
 # snapshot mode: nothing is published). dist-check validates .goreleaser.yaml.
