@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,9 +21,27 @@ import (
 	"github.com/skillsync/skillsync/internal/testkit"
 )
 
+// scriptCommands are the commands the test binary acts as inside scripts.
+var scriptCommands = map[string]func(){"skillsync": main, "mcptestserver": mcpTestServer, "mcpbadserver": mcpBadServer, "mcphttpserver": mcpHTTPServer}
+
 // TestMain lets the test binary act as the skillsync command inside scripts.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"skillsync": main, "mcptestserver": mcpTestServer, "mcpbadserver": mcpBadServer, "mcphttpserver": mcpHTTPServer})
+	if _, command := scriptCommands[strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")]; !command {
+		moreScriptsAtOnce()
+	}
+	testscript.Main(m, scriptCommands)
+}
+
+// moreScriptsAtOnce lets two scripts per CPU run at once unless -parallel
+// says otherwise: a script spends most of its time waiting for the processes
+// it starts, so go test's default of one per CPU leaves the CPUs idle.
+func moreScriptsAtOnce() {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 }
 
 // TestScripts runs the CLI scenarios in testdata/script. Each script starts with a

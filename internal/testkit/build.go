@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -17,10 +18,21 @@ import (
 func Build(t testing.TB, pkg string, env []string, flags ...string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), path.Base(pkg))
-	if err := benchkit.Build(Root(), out, pkg, env, flags...); err != nil {
+	if err := benchkit.Build(Root(), out, pkg, env, slices.Concat(likeTheTests(env), flags)...); err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// likeTheTests are the flags that build a command as the running tests were
+// built: with the race detector when they have it, unless env turns cgo off,
+// which the detector needs. A build like the tests' reuses the packages go test
+// compiled, and the detector then watches the command too.
+func likeTheTests(env []string) []string {
+	if raceDetector && !slices.Contains(env, "CGO_ENABLED=0") {
+		return []string{"-race"}
+	}
+	return nil
 }
 
 // Binary is the skillsync command as Program builds it.
@@ -40,7 +52,7 @@ var programs struct {
 }
 
 // Program is the main package pkg, named from the module's root like
-// ./test/e2e/mcpserver, built with plain go build once in the test process, the
+// ./test/e2e/mcpserver, built once in the test process (see likeTheTests), the
 // first time it is asked for: every later call, from any test, has the same
 // executable, named as pkg's last element (so two packages built this way must
 // not share one), or the same error. It returns the error, rather than failing
@@ -60,7 +72,7 @@ func Program(pkg string) (string, error) {
 	if !ok {
 		out := filepath.Join(programs.dir, path.Base(pkg))
 		build = sync.OnceValues(func() (string, error) {
-			return out, benchkit.Build(Root(), out, pkg, nil)
+			return out, benchkit.Build(Root(), out, pkg, nil, likeTheTests(nil)...)
 		})
 		programs.built[pkg] = build
 	}
