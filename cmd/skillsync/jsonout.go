@@ -122,7 +122,7 @@ type mcpEffectJSON struct {
 func mcpEffectJSONs(effects []MCPEffect) []mcpEffectJSON {
 	out := make([]mcpEffectJSON, 0, len(effects))
 	for _, e := range effects {
-		out = append(out, mcpEffectJSON{Capability: e.Capability, Server: e.Server, Tool: e.Tool, Effect: e.Effect, From: e.From})
+		out = append(out, mcpEffectJSON(e))
 	}
 	return out
 }
