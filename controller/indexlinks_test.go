@@ -130,7 +130,7 @@ func TestNoIndexOfALinkWhoseWayLeavesTheWorkspace(t *testing.T) {
 // elsewhere: a link on its way pointed at another directory inside the
 // workspace brings in a registry file, and the index does not answer as before
 // (the directories holding each link on the way to a glob's directory are
-// stamped, see registryDirs).
+// stamped, see registry.Dirs).
 func TestTheIndexSeesALinkOnTheWayOfAGlobRepointed(t *testing.T) {
 	root, req := appliedWorkspace(t)
 	config, err := os.ReadFile(filepath.Join(root, "skillsync.yaml"))

@@ -213,7 +213,9 @@ func contextOf(in Inputs, opts plan.Options) [32]byte {
 // InputEvent records that the watcher saw an input change at, which holds back
 // the deletes of the next passes until the inputs settle.
 func (inf *Informer) InputEvent(at time.Time) {
-	inf.history.changed(at)
+	if inf != nil {
+		inf.history.changed(at)
+	}
 }
 
 // Reconcile runs one pass through the cache: a full one when it must, else one

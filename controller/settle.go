@@ -99,7 +99,7 @@ func settledAt(r workspacefs.FS, in Inputs, settle time.Duration, now time.Time)
 
 // inputsChanged is the newest modification time among the input files of in (the
 // config, the profile, the registry and body files) and the registry directories
-// that hold them or could hold a new one (registryDirs), and which it was. The
+// that hold them or could hold a new one (registry.Dirs), and which it was. The
 // workspace root and .skillsync/ count only through the files in them: skillsync's
 // own writes (its state directory, a new target directory) change them too.
 func inputsChanged(r workspacefs.FS, in Inputs) (time.Time, string) {

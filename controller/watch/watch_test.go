@@ -359,11 +359,11 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 	got := registry.Dirs(r, reg)
 	for _, want := range []string{"extra", "extra/b", "extra/b/sub", "registry", "library"} {
 		if !slices.Contains(got, want) {
-			t.Errorf("registryDirs = %v, lacks %s", got, want)
+			t.Errorf("registry.Dirs = %v, lacks %s", got, want)
 		}
 	}
 	if slices.Contains(got, ".") || slices.Contains(got, state.Dir) {
-		t.Errorf("registryDirs = %v: the root and .skillsync/ count only through their files", got)
+		t.Errorf("registry.Dirs = %v: the root and .skillsync/ count only through their files", got)
 	}
 	in := inputsOf(r, reg)
 	for rel, want := range map[string]bool{

@@ -10,7 +10,7 @@ package reliability
 // The suite can catch a broken Apply. Verified on a scratch copy of the repository
 // (cp -r /work/main /tmp/XXXX; never in the real tree), RELIABILITY_KILLS=60, seed 1:
 //
-//   - create() in controller/apply.go changed to write the final file directly
+//   - create() in controller/apply/apply.go changed to write the final file directly
 //     (r.MkdirAll, then `return r.WriteFile(rel, data, 0o644)` instead of temp + link):
 //     2 and 5 kills failed in two runs. A kill between the open(O_CREAT|O_TRUNC) and
 //     the write leaves an empty SKILL.md, reported as "neither old nor new (0 bytes;

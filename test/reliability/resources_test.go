@@ -20,10 +20,10 @@ package reliability
 //     and 15. skillsync ran instead of refusing to start: exit 4 "too many open
 //     files" (at 8 reading skillsync.yaml, at 12 with some files written), or at
 //     15 exit 0 with every file written or deleted.
-//   - refresh in controller/source.go skipping a directory whose inotify Add
+//   - refresh in controller/watch/source.go skipping a directory whose inotify Add
 //     fails instead of polling it: 1, the watch-limit case. /readyz shows
 //     "polled": 0, nothing is logged, and the retitle is not applied in 30 s.
-//   - linkDirs in controller/watchset.go returning nil: 1, the first ConfigMap
+//   - registry.LinkDirs (desired/registry/inputdirs.go) returning nil: 1, the first ConfigMap
 //     swap is not applied in 30 s. The second passes: removing the old version
 //     at once changes the directory the registry resolved to, which is watched.
 //   - the lock opened through the os.Root, r.OpenFile(LockFile, os.O_RDWR|os.O_CREATE|
@@ -37,7 +37,7 @@ package reliability
 //     attempted: 1, the held lock in text, which prints "updated", "deleted" and
 //     "created" lines (noted "not done") for changes it did not make; -o json is
 //     not affected.
-//   - removeIfEmpty in controller/apply.go without its notPermitted case: 1, the
+//   - removeIfEmpty in controller/apply/apply.go without its notPermitted case: 1, the
 //     delete under an immutable .claude/skills exits 4 and reports "failed"
 //     (runs 2 and 3 then exit 4 as well).
 
