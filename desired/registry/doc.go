@@ -1,6 +1,7 @@
 // Package registry reads a workspace's skillsync.yaml and the registry documents it
 // names (capabilities, workflow skills, profiles), strictly and with positions, and
-// validates them. It reads files; it never writes.
+// validates them, and knows which directories its inputs live in (InputDirs).
+// It reads files; it never writes.
 //
 // It imports, of this module: clients, desired/render, internal/parallel,
 // internal/printable, internal/workspacefs.
