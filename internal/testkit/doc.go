@@ -1,7 +1,8 @@
 // Package testkit is what the tests of several packages share: where the
 // module and its fixtures are, copies of the example workspace to work in,
-// files written in one call, the module's commands built from the checkout, a
-// free address, and a wait for a server to answer ready. Only tests import it;
+// files written in one call, a directory's whole tree and the temp files left
+// in it, the module's commands built from the checkout, a free address, and a
+// wait for a server to answer ready. Only tests import it;
 // what it shares with the bench programs, which must not need testing, is in
 // benchkit.
 //
