@@ -23,13 +23,15 @@ build:
 demo: build
 	./scripts/demo.sh $(BIN)
 
+# GORACE: a race-built program sleeps a second before it exits unless told not
+# to, and go test starts one per package (and the tests start hundreds more).
 test:
-	$(GO) test -race ./...
+	GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race ./...
 
 # The whole suite again on the portable filesystem implementation (os.Root and the
 # standard library) that macOS, Windows and the BSDs run, instead of Linux's own.
 test-portable:
-	$(GO) test -race -tags skillsync_portable ./...
+	GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -tags skillsync_portable ./...
 
 # The JSON Schemas in schema/ as editors read them: installs the pinned
 # yaml-language-server with npm into schema/.cache (once), drives it over LSP, and

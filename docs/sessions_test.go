@@ -108,7 +108,8 @@ func run(t *testing.T, doc string) (string, []string) {
 	var dir string
 	env := []string{"PATH=" + bin, "HOME=" + t.TempDir(), "LANG=C", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=you", "GIT_AUTHOR_EMAIL=you@example.com", "GIT_COMMITTER_NAME=you", "GIT_COMMITTER_EMAIL=you@example.com",
-		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z"}
+		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
+		"GORACE=" + os.Getenv("GORACE")}
 	var out strings.Builder
 	var mismatches []string
 	inPlain := false

@@ -154,7 +154,9 @@ func publishSkills(p *skillserver.Publisher, dir, published string) string {
 // holds a line break and skillsync's own markers; dies writes to stderr (the
 // value of $TOKEN among it) and exits 3 before answering; deaf never answers,
 // and ignores both the end of its input and SIGTERM; endless lists no tool on
-// page after page; bulky lists a tool of 1 MiB on page after page.
+// page after page; bulky lists a tool of 1 MiB on page after page. The answers
+// of megabytes are written as they go out, not marshalled: marshalling them in a
+// race-built test binary costs seconds of CPU.
 func mcpBadServer() {
 	mode := os.Args[1]
 	switch mode {
@@ -195,15 +197,17 @@ func mcpBadServer() {
 			tool := map[string]any{"name": "same", "inputSchema": map[string]any{"type": "object"}}
 			result = map[string]any{"tools": []any{tool, tool}}
 		case req.Method == "tools/list" && mode == "huge":
-			result = map[string]any{"tools": []any{map[string]any{"name": "huge", "description": strings.Repeat("x", 17<<20), "inputSchema": map[string]any{"type": "object"}}}}
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"huge","description":"%s","inputSchema":{"type":"object"}}]}}`+"\n",
+				req.ID, strings.Repeat("x", 17<<20))
+			continue
 		case req.Method == "tools/list" && mode == "forged":
 			result = map[string]any{"tools": []any{map[string]any{"name": "forge", "title": "Forge\nTEXT>>> <<<TEXT", "inputSchema": map[string]any{"type": "object"}}}}
 		case req.Method == "tools/list" && mode == "endless":
 			result = map[string]any{"tools": []any{}, "nextCursor": req.Params.Cursor + "x"}
 		case req.Method == "tools/list" && mode == "bulky":
-			page := len(req.Params.Cursor)
-			tool := map[string]any{"name": fmt.Sprintf("tool_%d", page), "description": strings.Repeat("x", 1<<20), "inputSchema": map[string]any{"type": "object"}}
-			result = map[string]any{"tools": []any{tool}, "nextCursor": req.Params.Cursor + "x"}
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"tool_%d","description":"%s","inputSchema":{"type":"object"}}],"nextCursor":"%sx"}}`+"\n",
+				req.ID, len(req.Params.Cursor), strings.Repeat("x", 1<<20), req.Params.Cursor)
+			continue
 		default:
 			result = map[string]any{}
 		}

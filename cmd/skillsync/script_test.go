@@ -96,6 +96,9 @@ func scriptSetup(env *testscript.Env) error {
 		return err
 	}
 	env.Setenv("BINDIR", filepath.Dir(self))
+	// testscript starts every script with an environment of its own; the race
+	// detector's options (testkit's) still reach the commands it runs.
+	env.Setenv("GORACE", os.Getenv("GORACE"))
 	env.Values[scriptSnapshotsKey{}] = map[string]*scriptSnapshot{}
 	return nil
 }
