@@ -115,7 +115,7 @@ func TestOutputOfARunThatAppliedNothingClaimsNothing(t *testing.T) {
 		!strings.Contains(got, "nothing changed: not done: update 1; 1 in sync") {
 		t.Errorf("output does not say the update was not done:\n%s", got)
 	}
-	report := reconcileReport(out, false, exitFailure)
+	report := reconcileReport(out, false, exitFailure, false)
 	if len(report.Changes) != 1 || report.Changes[0].Done {
 		t.Errorf("-o json reports %+v as done", report.Changes)
 	}
@@ -137,7 +137,7 @@ func TestKeptHousekeepingIsNotReportedAsDone(t *testing.T) {
 		!strings.Contains(got, "nothing changed: kept 1") {
 		t.Errorf("output:\n%s", got)
 	}
-	if r := reconcileReport(out, false, exitOK); r.Changes[0].Done {
+	if r := reconcileReport(out, false, exitOK, false); r.Changes[0].Done {
 		t.Errorf("-o json reports the kept cleanup as done")
 	}
 }

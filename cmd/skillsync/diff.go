@@ -1,11 +1,116 @@
 package main
 
-import udiff "github.com/aymanbagabas/go-udiff"
+import (
+	"fmt"
+	"io"
+	"os"
 
-// unifiedDiff is what `--diff` prints for one file: a unified diff labelled a/ and
-// b/ as git labels them, with /dev/null for a side that does not exist (nil), and
-// empty when the texts are equal. go-udiff is gopls' diff: linear in the size of
-// the files for the few changed lines a regenerated skill has (docs/decisions.md).
+	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
+	"github.com/skillsync/skillsync/desired"
+	"github.com/spf13/cobra"
+)
+
+func newDiffCommand(g *globals) *cobra.Command {
+	var (
+		exitCode bool
+		output   string
+	)
+	cmd := &cobra.Command{
+		Use:   "diff",
+		Short: "Show what reconcile would change, as a unified diff; write nothing",
+		Long: "Print a unified diff of every file reconcile would create, update or delete, whole\n" +
+			"files as they are on disk, banners included, and write nothing, as git diff and\n" +
+			"kubectl diff do. Conflicts are not diffs: they are named on stderr.\n" +
+			"Exit codes: 0 (with --exit-code: 0 no differences, 1 differences), 2 invalid input,\n" +
+			"3 conflicts or a refused plan, 4 any other failure.",
+		Example: "  skillsync diff               what reconcile --once would change\n" +
+			"  skillsync diff --exit-code   also exit 1 when there is anything to change\n" +
+			"  skillsync diff -o json       the changes with a diff each",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output, "text", "json"); err != nil {
+				return err
+			}
+			root, err := g.root()
+			if err != nil {
+				return err
+			}
+			out := controller.ReconcileOnce(controller.Request{System: g.readOnly(), Root: root, ProfileFlag: g.profile,
+				ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true, Log: g.logger()}, 0)
+			code := diffCode(out, exitCode)
+			if output == "json" {
+				return finish(code, writeJSON(g.stdout, reconcileReport(out, true, code, true)))
+			}
+			if len(out.Problems) > 0 {
+				printProblems(g.stderr, out.Problems)
+				return &exitError{code: code}
+			}
+			if out.Planned {
+				writeDiffs(g.stdout, out)
+				writeConflicts(g.stderr, out)
+			}
+			return &exitError{code: code, err: flagWords(out.Failure())}
+		},
+	}
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences, as git diff --exit-code")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text (the diff) or json")
+	return cmd
+}
+
+// diffCode is the exit code of skillsync diff: a reconcile --check's, except
+// that changes to make are no failure unless --exit-code asks for 1.
+func diffCode(out controller.Outcome, exitCode bool) int {
+	code := outcomeCode(out, true)
+	if code == exitChanges && !exitCode {
+		return exitOK
+	}
+	return code
+}
+
+// writeDiffs writes the unified diff of every create, update and delete of the
+// plan, in the plan's order; a file it cannot read gets a line saying so.
+func writeDiffs(w io.Writer, out controller.Outcome) {
+	for _, c := range out.Plan.Changes {
+		d, err := changeDiff(out, c)
+		if err != nil {
+			fmt.Fprintf(w, "%s: no diff: %v\n", c.Path, err)
+			continue
+		}
+		fmt.Fprint(w, d)
+	}
+}
+
+// changeDiff is the unified diff of one change: empty unless it creates,
+// updates or deletes a file.
+func changeDiff(out controller.Outcome, c plan.Change) (string, error) {
+	switch c.Action {
+	case plan.Create, plan.Update, plan.Delete:
+	default:
+		return "", nil
+	}
+	old, new, err := contents(out.Registry.System(), out.Registry.Root, c)
+	if err != nil {
+		return "", err
+	}
+	return unifiedDiff(c.Path, old, new), nil
+}
+
+// writeConflicts names, one a line, each file the plan leaves alone because it
+// is in the way: a diff has no lines for them.
+func writeConflicts(w io.Writer, out controller.Outcome) {
+	for _, c := range out.Plan.Changes {
+		if c.Action == plan.Conflict {
+			fmt.Fprintf(w, "conflict %s: %s\n", c.Path, c.Reason)
+		}
+	}
+}
+
+// unifiedDiff is the diff of one file: unified, labelled a/ and b/ as git labels
+// them, with /dev/null for a side that does not exist (nil), and empty when the
+// texts are equal. go-udiff is gopls' diff: linear in the size of the files for
+// the few changed lines a regenerated skill has (docs/decisions.md).
 func unifiedDiff(path string, old, new []byte) string {
 	from, to := "a/"+path, "b/"+path
 	if old == nil {

@@ -41,17 +41,7 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 	}
 	writeTable(w, rows)
 	if diff {
-		for _, c := range out.Plan.Changes {
-			switch c.Action {
-			case plan.Create, plan.Update, plan.Delete:
-				old, new, err := contents(out.Registry.System(), out.Registry.Root, c)
-				if err != nil {
-					fmt.Fprintf(w, "%s: no diff: %v\n", c.Path, err)
-					continue
-				}
-				fmt.Fprint(w, unifiedDiff(c.Path, old, new))
-			}
-		}
+		writeDiffs(w, out)
 	}
 	fmt.Fprintln(w, summaryLine(out, check))
 }
@@ -182,6 +172,10 @@ type changeReport struct {
 	Error   string `json:"error,omitempty"`
 	Kept    string `json:"kept,omitempty"`
 	NotDone string `json:"notDone,omitempty"`
+	// Diff is the change as a unified diff, when one was asked for; DiffError
+	// says why there is none.
+	Diff      string `json:"diff,omitempty"`
+	DiffError string `json:"diffError,omitempty"`
 }
 
 type reconcileJSON struct {
@@ -196,7 +190,7 @@ type reconcileJSON struct {
 	Error    string          `json:"error,omitempty"`
 }
 
-func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON {
+func reconcileReport(out controller.Outcome, check bool, code int, diffs bool) reconcileJSON {
 	r := reconcileJSON{Profile: out.Profile.Name, Check: check, ExitCode: code, Changes: []changeReport{},
 		InSync: out.Plan.Count(plan.None), Refused: refusal(out.Plan), Withheld: withheldJSONs(out.Withheld), Problems: problemReports(out.Problems)}
 	for _, res := range out.Results(check) {
@@ -208,6 +202,13 @@ func reconcileReport(out controller.Outcome, check bool, code int) reconcileJSON
 			Done: res.Fate == controller.Made, Kept: res.Kept, NotDone: res.NotDone}
 		if res.Err != nil {
 			cr.Error = res.Err.Error()
+		}
+		if diffs {
+			d, err := changeDiff(out, *c)
+			cr.Diff = d
+			if err != nil {
+				cr.DiffError = err.Error()
+			}
 		}
 		r.Changes = append(r.Changes, cr)
 	}

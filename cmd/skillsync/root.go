@@ -61,6 +61,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newInitCommand(g),
 		newValidateCommand(g),
 		newReconcileCommand(g),
+		newDiffCommand(g),
 		newStatusCommand(g),
 		newListCommand(g),
 		newExplainCommand(g),
