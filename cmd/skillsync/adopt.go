@@ -30,7 +30,7 @@ func newAdoptCommand(g *globals) *cobra.Command {
 			"be given, and all must declare the same skill.",
 		Example: "  skillsync adopt .claude/skills/review-pr\n" +
 			"  skillsync adopt --yes --body-file .claude/skills/review-pr/SKILL.md",
-		Args: cobra.MinimumNArgs(1),
+		Args: someArgs("the hand-written skills to adopt, as directories or SKILL.md files"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, _, err := planned(g)
 			if err != nil {

@@ -14,12 +14,13 @@ import (
 )
 
 func newProfileCommand(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "profile", Short: "Show or choose the active capability profile"}
-	cmd.AddCommand(&cobra.Command{
-		Use:     "use NAME",
-		Short:   "Make NAME the active profile of this workspace (.skillsync/profile)",
-		Example: "  skillsync profile use web-shell    this clone now generates the web-shell skills",
-		Args:    cobra.ExactArgs(1),
+	cmd := &cobra.Command{Use: "profile", Short: "List, show or choose the active capability profile"}
+	return groupOf(cmd, newProfileListCommand(g), &cobra.Command{
+		Use:               "use NAME",
+		Short:             "Make NAME the active profile of this workspace (.skillsync/profile)",
+		Example:           "  skillsync profile use web-shell    this clone now generates the web-shell skills",
+		Args:              oneArg("a profile name", "skillsync profile list shows them"),
+		ValidArgsFunction: completeOne(g, profileNames),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := g.root()
 			if err != nil {
@@ -61,7 +62,6 @@ func newProfileCommand(g *globals) *cobra.Command {
 			return nil
 		},
 	})
-	return cmd
 }
 
 func newAcceptCommand(g *globals) *cobra.Command {
@@ -73,7 +73,7 @@ func newAcceptCommand(g *globals) *cobra.Command {
 last applied from: that is what a save cut off midway leaves, and applying it would
 prune skills. If you removed the end of the file on purpose, accept it; the next
 reconcile (or the running watcher) then applies it.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: someArgs("the registry files to accept"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := g.root()
 			if err != nil {
@@ -99,7 +99,9 @@ func newProbeCommand(g *globals) *cobra.Command {
 		Use:     "probe URL",
 		Short:   "GET a health endpoint (like http://127.0.0.1:8081/healthz); exit 0 on 200, else 4",
 		Example: "  skillsync probe http://127.0.0.1:8081/readyz",
-		Args:    cobra.ExactArgs(1),
+		Args:    oneArg("the URL of a health endpoint", "the watcher serves /healthz and /readyz at --health-addr"),
+		// Plumbing for container health checks, not a command people type.
+		Hidden: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			client := &http.Client{Timeout: timeout}
 			resp, err := client.Get(args[0])

@@ -47,7 +47,8 @@ func newExplainCommand(g *globals) *cobra.Command {
 			"model may choose it on its own. It writes nothing.",
 		Example: "  skillsync explain intent\n" +
 			"  skillsync explain intent -o json",
-		Args: cobra.ExactArgs(1),
+		Args:              oneArg("a skill name", "skillsync list shows every name"),
+		ValidArgsFunction: completeOne(g, skillNamesHere),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(output, "text", "json"); err != nil {
 				return err

@@ -29,8 +29,9 @@ func newMCPCommand(g *globals) *cobra.Command {
 		timeout time.Duration
 	)
 	refresh := &cobra.Command{
-		Use:   "refresh [NAME...]",
-		Short: "Ask each MCP source (or those named) for its tools and write its snapshot in the registry",
+		Use:               "refresh [NAME...]",
+		ValidArgsFunction: completeEach(g, mcpSourceNames),
+		Short:             "Ask each MCP source (or those named) for its tools and write its snapshot in the registry",
 		Long: "refresh starts or connects to each server of spec.mcpSources (as .mcp.json or the source\n" +
 			"configures it), lists its tools, and writes the capabilities they make into the source's\n" +
 			"snapshot file, which reconcile, --check and CI then read without the server. A snapshot\n" +
@@ -101,8 +102,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 	}
 	refresh.Flags().BoolVar(&force, "force", false, "replace a snapshot that was edited by hand")
 	refresh.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "give up on the servers after this long: it bounds starting, asking and stopping them all")
-	cmd.AddCommand(refresh)
-	return cmd
+	return groupOf(cmd, refresh)
 }
 
 // readMCPConfig reads the workspace's .mcp.json; nil when there is none.

@@ -35,6 +35,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	g := &globals{stdout: stdout, stderr: stderr, sys: workspacefs.OS{}}
 	root := &cobra.Command{
 		Use:           "skillsync",
+		Args:          cobra.ArbitraryArgs,
 		Short:         "Keep agent skill files in step with the capability registry",
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -57,7 +58,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	pf.StringVar(&g.profile, "profile", "", "active capability profile (overrides SKILLSYNC_PROFILE, .skillsync/profile and spec.profile)")
 	pf.StringVar(&g.logFormat, "log-format", envOr("SKILLSYNC_LOG_FORMAT", "text"), "log format: text or json (default $SKILLSYNC_LOG_FORMAT, else text)")
 	pf.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (0 quiet, 1 each change, 2 debug)")
-	root.AddCommand(
+	groupOf(root,
 		newInitCommand(g),
 		newValidateCommand(g),
 		newReconcileCommand(g),
