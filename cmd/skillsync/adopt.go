@@ -46,9 +46,9 @@ func newAdoptCommand(g *globals) *cobra.Command {
 				return &exitError{exitInvalid, err}
 			}
 			printAdoption(g.stdout, skills, files)
-			if !yes && !confirmed(g, cmd.InOrStdin()) {
+			if !yes && !confirmed(g, cmd.InOrStdin(), "adopt") {
 				fmt.Fprintln(g.stdout, "nothing changed")
-				return &exitError{code: exitChanges}
+				return nil
 			}
 			if err := adopt.Apply(g.sys, root, files, skills); err != nil {
 				if errors.Is(err, apply.ErrExists) {
@@ -139,9 +139,9 @@ func printAdoption(w io.Writer, skills []adopt.Skill, files []apply.NewFile) {
 	}
 }
 
-// confirmed asks on stderr and reads the answer from in.
-func confirmed(g *globals, in io.Reader) bool {
-	fmt.Fprint(g.stderr, "adopt? [y/N] ")
+// confirmed asks on stderr whether to do what, and reads the answer from in.
+func confirmed(g *globals, in io.Reader, what string) bool {
+	fmt.Fprintf(g.stderr, "%s? [y/N] ", what)
 	answer, err := bufio.NewReader(in).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, fs.ErrClosed) {
 		return false

@@ -14,7 +14,8 @@ import (
 )
 
 func newProfileCommand(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "profile", Short: "List, show or choose the active capability profile"}
+	cmd := &cobra.Command{Use: "profile", Short: "List, show or choose the active capability profile",
+		Example: "  skillsync profile list\n  skillsync profile use web-shell"}
 	return groupOf(cmd, newProfileListCommand(g), &cobra.Command{
 		Use:               "use NAME",
 		Short:             "Make NAME the active profile of this workspace (.skillsync/profile)",

@@ -4,7 +4,7 @@
 // of -o json, the status and explain views. It decides once that the workspace is
 // the real disk (workspacefs.OS).
 //
-// It imports, of this module: authoring/adopt, authoring/snapshot,
+// It imports, of this module: authoring/adopt, authoring/forget, authoring/snapshot,
 // authoring/starter, clients, controller, controller/apply, controller/plan,
 // controller/state, controller/watch, desired, desired/registry,
 // internal/printable, internal/workspacefs, observed, sources/mcp.

@@ -23,7 +23,8 @@ import (
 )
 
 func newMCPCommand(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "mcp", Short: "Record the tools of the MCP servers in spec.mcpSources as capabilities"}
+	cmd := &cobra.Command{Use: "mcp", Short: "Record the tools of the MCP servers in spec.mcpSources as capabilities",
+		Example: "  skillsync mcp refresh"}
 	var (
 		force   bool
 		timeout time.Duration

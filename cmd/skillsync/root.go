@@ -34,9 +34,13 @@ func (g *globals) readOnly() workspacefs.System { return workspacefs.NewReadOnly
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	g := &globals{stdout: stdout, stderr: stderr, sys: workspacefs.OS{}}
 	root := &cobra.Command{
-		Use:           "skillsync",
-		Args:          cobra.ArbitraryArgs,
-		Short:         "Keep agent skill files in step with the capability registry",
+		Use:   "skillsync",
+		Args:  cobra.ArbitraryArgs,
+		Short: "Keep agent skill files in step with the capability registry",
+		Example: "  skillsync init               start a workspace here\n" +
+			"  skillsync reconcile --once   write the skill files now\n" +
+			"  skillsync diff               show what a run would change\n" +
+			"  skillsync reconcile          keep them in step while you work",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -67,6 +71,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newListCommand(g),
 		newExplainCommand(g),
 		newAdoptCommand(g),
+		newForgetCommand(g),
 		newMCPCommand(g),
 		newProfileCommand(g),
 		newAcceptCommand(g),

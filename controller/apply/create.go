@@ -1,12 +1,15 @@
 package apply
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/observed"
 )
 
 // ErrExists means a command that only creates files found one there.
@@ -51,4 +54,35 @@ func (w Workspace) Uncreate(files []NewFile) {
 			w.r.Remove(f.Path)
 		}
 	}
+}
+
+// Edit replaces rel, a file a person owns that a command was asked to edit (a
+// name added to skillsync.yaml, shown and confirmed first), with content, only
+// if it is still the regular file whose bytes hash to old: the new content is
+// written to a temp file beside it and made durable, and the file is checked
+// again just before the rename puts it in place.
+func (w Workspace) Edit(rel string, old [32]byte, content []byte) error {
+	d, err := w.OpenDir(path.Dir(rel))
+	if err != nil {
+		return workspacefs.Cause(err)
+	}
+	defer d.Close()
+	tmp, err := writeTemp(d, content)
+	if err != nil {
+		return err
+	}
+	defer d.Remove(tmp) // gone already after the rename
+	if err := d.Flush(); err != nil {
+		return workspacefs.Cause(err)
+	}
+	data, err := d.ReadRegular(path.Base(rel), int64(len(content))+observed.MaxFileSize)
+	switch {
+	case errors.Is(err, workspacefs.ErrNotRegular):
+		return errors.New("no longer a regular file; not written")
+	case err != nil:
+		return workspacefs.Cause(err)
+	case sha256.Sum256(data) != old:
+		return errors.New("changed since it was read; not written")
+	}
+	return workspacefs.Cause(d.Rename(tmp, path.Base(rel)))
 }

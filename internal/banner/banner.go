@@ -134,6 +134,18 @@ func Parse(content []byte) (mark Mark, unmarked []byte, err error) {
 	return b.mark(), unmarked, nil
 }
 
+// Remove returns the file without its banner: the front matter's opening line
+// and then everything after the mark line, the way a file a person wrote starts.
+func Remove(content []byte) ([]byte, error) {
+	b, err := split(content)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(frontMatterDelimiter)+1+len(b.rest))
+	out = append(out, frontMatterDelimiter+"\n"...)
+	return append(out, b.rest...), nil
+}
+
 // Verify reports whether the file's content still matches the digest its banner records.
 func Verify(mark Mark, unmarked []byte) bool {
 	return Digest(unmarked) == mark.Digest

@@ -169,3 +169,18 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestRemoveLeavesTheFileAPersonWouldWrite(t *testing.T) {
+	body := "---\nname: note\ndescription: Note\n---\n\nBody.\n"
+	stamped, err := Stamp([]byte(body), "capability/journal.note", ".claude/skills/note/SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Remove(stamped)
+	if err != nil || string(got) != body {
+		t.Errorf("Remove = %q, %v; want %q", got, err, body)
+	}
+	if _, err := Remove([]byte(body)); err != ErrNoBanner {
+		t.Errorf("Remove of a file without a banner: %v, want ErrNoBanner", err)
+	}
+}

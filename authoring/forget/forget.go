@@ -1,0 +1,71 @@
+package forget
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/controller/plan"
+	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// File is a generated file as read, and what it becomes once handed over.
+type File struct {
+	Path  string
+	Sum   [32]byte // of the file as read, checked again before it is replaced
+	Owner string   // the declaration its banner names
+	Yours []byte   // the file without its banner
+}
+
+// HandOver is f, a generated file of path as read, without its banner. ok is
+// false when it carries no banner, or one naming no owner of owners.
+func HandOver(path string, data []byte, owners []string) (f File, ok bool) {
+	mark, _, err := banner.Parse(data)
+	if err != nil || !slices.Contains(owners, mark.Owner) {
+		return File{}, false
+	}
+	yours, err := banner.Remove(data)
+	if err != nil {
+		return File{}, false
+	}
+	return File{Path: path, Sum: sha256.Sum256(data), Owner: mark.Owner, Yours: yours}, true
+}
+
+// Apply takes the banner off each of files, every one replaced only if it still
+// holds what was read, and then, when config is not nil, writes it over
+// skillsync.yaml, which must still hold what configSum says. The banners go
+// first: a watcher that sees them gone before the name is disabled finds
+// people's files where the skill would go, a conflict that writes and deletes
+// nothing, while a name disabled first would make every generated copy an
+// orphan to delete.
+func Apply(sys workspacefs.System, root string, files []File, configFile string, configSum [32]byte, config []byte) error {
+	w, err := apply.OpenWorkspace(sys, root)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	var updates []*plan.Change
+	for _, f := range files {
+		updates = append(updates, &plan.Change{Path: f.Path, Action: plan.Update, New: f.Yours, OldSum: f.Sum})
+	}
+	errs, _ := w.WriteAll(updates)
+	var failed []error
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, fmt.Errorf("%s: %w", updates[i].Path, workspacefs.Cause(err)))
+		}
+	}
+	if failed != nil {
+		return fmt.Errorf("%w; skillsync.yaml was not changed", errors.Join(failed...))
+	}
+	if config == nil {
+		return nil
+	}
+	if err := w.Edit(configFile, configSum, config); err != nil {
+		return fmt.Errorf("%s: %w; the files are yours already: add the name to spec.disabled by hand", configFile, err)
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package forget
+
+import (
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+func generated(t *testing.T, owner, path string) []byte {
+	t.Helper()
+	data, err := banner.Stamp([]byte("---\nname: note\ndescription: Note\n---\n\nBody.\n"), owner, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestHandOverTakesOnlyTheNamedOwnersFiles(t *testing.T) {
+	const p = ".claude/skills/note/SKILL.md"
+	data := generated(t, "capability/journal.note", p)
+	f, ok := HandOver(p, data, []string{"skill/note", "capability/journal.note"})
+	if !ok || string(f.Yours) != "---\nname: note\ndescription: Note\n---\n\nBody.\n" || f.Sum != sha256.Sum256(data) || f.Owner != "capability/journal.note" {
+		t.Errorf("HandOver = %+v, %v", f, ok)
+	}
+	if _, ok := HandOver(p, data, []string{"skill/note"}); ok {
+		t.Error("handed over a file whose banner names another declaration")
+	}
+	if _, ok := HandOver(p, []byte("---\nname: note\n---\nmine\n"), []string{"capability/journal.note"}); ok {
+		t.Error("handed over a person's file")
+	}
+}
+
+func TestApplyChangesNothingOfAFileChangedSinceItWasRead(t *testing.T) {
+	root := t.TempDir()
+	const p = ".claude/skills/note/SKILL.md"
+	data := generated(t, "capability/journal.note", p)
+	write := func(rel string, b []byte) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, rel), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(p, data)
+	config := []byte("kind: Workspace\nspec:\n  disabled: []\n")
+	write("skillsync.yaml", config)
+	f, _ := HandOver(p, data, []string{"capability/journal.note"})
+	edited, _, err := Disable(config, "note")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := append(data, "edited\n"...)
+	write(p, changed)
+	if err := Apply(workspacefs.OS{}, root, []File{f}, "skillsync.yaml", sha256.Sum256(config), edited); err == nil {
+		t.Fatal("Apply handed over a file changed since it was read")
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, p)); string(got) != string(changed) {
+		t.Errorf("the changed file was rewritten:\n%s", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "skillsync.yaml")); string(got) != string(config) {
+		t.Errorf("skillsync.yaml was edited although a file could not be handed over:\n%s", got)
+	}
+
+	write(p, data)
+	write("skillsync.yaml", append(config, "# a person's edit\n"...))
+	if err := Apply(workspacefs.OS{}, root, []File{f}, "skillsync.yaml", sha256.Sum256(config), edited); err == nil {
+		t.Fatal("Apply wrote over a skillsync.yaml changed since it was read")
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "skillsync.yaml")); string(got) != string(config)+"# a person's edit\n" {
+		t.Errorf("skillsync.yaml changed since it was read was replaced:\n%s", got)
+	}
+}
