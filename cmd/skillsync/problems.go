@@ -109,6 +109,18 @@ func annotatePlan(w io.Writer, out controller.Outcome, check bool) {
 		if r.Action != plan.Conflict && r.Fate == controller.Proposed {
 			text += " (run skillsync reconcile --once and commit the result)"
 		}
-		githubCommand(w, "error", text, "file", r.Path)
+		githubCommand(w, "error", text, annotationAt(out, r)...)
 	}
+}
+
+// annotationAt is where a change's annotation goes: on the registry line that
+// declares the skill when the change follows from the declaration (a file to
+// create or update), where the pull request changed it; else on the file.
+func annotationAt(out controller.Outcome, r controller.Result) []any {
+	if r.Action == plan.Create || r.Action == plan.Update {
+		if pos, ok := out.Registry.NameAt(r.Owner); ok && pos.File != "" {
+			return []any{"file", pos.File, "line", pos.Line, "col", pos.Column}
+		}
+	}
+	return []any{"file", r.Path}
 }
