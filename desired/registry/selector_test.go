@@ -131,6 +131,7 @@ func TestProblemsOfARecordedSkillPointAtItsSelector(t *testing.T) {
 		t.Fatalf("load: %v", err)
 	}
 	want := []string{
+		`registry/team.yaml:3:18: skill name "open-ticket" is also claimed by capability/tracker.open_ticket at skillsync.yaml:9:18 (aliases and skill names share one namespace)`,
 		`skillsync.yaml:9:18: tracker.open_ticket (recorded in registry/mcp-tracker.yaml): alias "open-ticket" is taken by skill/open-ticket at registry/team.yaml:3:18 (aliases and skill names share one namespace; a selector of its own naming open_ticket can give its alias and argument)`,
 		`skillsync.yaml:10:39: tracker.close_ticket (recorded in registry/mcp-tracker.yaml): alias "help" is reserved by Claude Code`,
 		`skillsync.yaml:11:42: tracker.find_tickets (recorded in registry/mcp-tracker.yaml): argument "limit" has type integer, not string`,

@@ -110,6 +110,14 @@ type claim struct {
 	alias      bool
 }
 
+// what names the kind of skill name cl claims, as messages do.
+func (cl claim) what() string {
+	if cl.alias {
+		return "alias"
+	}
+	return "skill name"
+}
+
 func (cl claim) owner() string {
 	if cl.skill != nil {
 		return SkillOwner(cl.skill.Name)
@@ -142,6 +150,7 @@ type validator struct {
 	doc       document // the document being checked
 	problems  Problems
 	taken     claims
+	clashed   map[string]bool // names whose first claim was told of a later one
 	announced map[string]bool
 	// schemaErrors holds what checkSchema found, by the schema's JSON text.
 	schemaErrors map[string][]schemaError
@@ -546,14 +555,29 @@ func (v *validator) checkName(name string, pos place, what string) bool {
 	return true
 }
 
-// claimName claims a valid skill name for cl, or reports the declaration that
-// claimed it first: aliases and skill names share one namespace.
+// claimName claims a valid skill name for cl, or reports the clash at both
+// declarations: which of them is the one just added, the order the files are
+// read in cannot tell, and a pull request annotated on the old line alone would
+// not show the new one. Aliases and skill names share one namespace.
 func (v *validator) claimName(name string, cl claim, what string) {
-	if first, dup := v.taken.names[name]; dup {
-		v.add(v.claimAt(cl), "aliases and skill names share one namespace", "%s %q is taken by %s at %s", what, name, first.owner(), v.claimAt(first).Position())
+	const hint = "aliases and skill names share one namespace"
+	first, dup := v.taken.names[name]
+	if !dup {
+		v.taken.names[name] = cl
 		return
 	}
-	v.taken.names[name] = cl
+	v.add(v.claimAt(cl), hint, "%s %q is taken by %s at %s", what, name, first.owner(), v.claimAt(first).Position())
+	if v.clashed == nil {
+		v.clashed = map[string]bool{}
+	}
+	if !v.clashed[name] {
+		v.clashed[name] = true
+		later, n := v.claimAt(cl), len(v.problems)
+		v.add(v.claimAt(first), hint, "%s %q is also claimed by %s at %s", first.what(), name, cl.owner(), later.Position())
+		if r := later.recorded; r != nil && len(v.problems) > n {
+			v.problems[n].snapshot = r.snapshot // as the later claim's problem, a refresh may mend it
+		}
+	}
 }
 
 func (v *validator) targetList(d document, targets []string, keys ...string) {
