@@ -15,7 +15,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # each for a time instead.
 FUZZTIME  ?=
 
-.PHONY: build demo test test-portable schema-check cross dist dist-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
+.PHONY: build demo test test-portable schema-check cross dist dist-check cask-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/skillsync
@@ -54,12 +54,15 @@ cross:
 	done
 	$(GO) test -tags image -count=1 -run 'TestImageProcessContract|TestImageBinaryForEachPlatform' ./deploy/
 
-# Release archives for every platform, with checksums, in dist/ (GoReleaser's
-# snapshot mode: nothing is published). dist-check validates .goreleaser.yaml.
+# Release archives for every platform, with checksums, and the Homebrew cask in
+# dist/ (GoReleaser's snapshot mode: nothing is published). dist-check validates
+# .goreleaser.yaml; cask-check, after dist, checks the cask names the archives.
 dist:
 	$(GO) run $(GORELEASER) release --snapshot --clean
 dist-check:
 	$(GO) run $(GORELEASER) check
+cask-check:
+	./scripts/cask_check.sh
 
 # Real-client conformance: installs the pinned Claude Code and Qwen Code with npm
 # into test/e2e/.cache (once) and drives them against a mock model API on 127.0.0.1.
