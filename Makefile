@@ -15,7 +15,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # each for a time instead.
 FUZZTIME  ?=
 
-.PHONY: build demo test test-portable schema-check cross dist dist-check cask-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
+.PHONY: build demo test test-portable schema-check cross dist dist-check cask-check npm-packages npm-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/skillsync
@@ -63,6 +63,15 @@ dist-check:
 	$(GO) run $(GORELEASER) check
 cask-check:
 	./scripts/cask_check.sh
+
+# The npm packages, after dist: skillsync (a launcher) and one @skillsync/cli-<os>-<cpu>
+# per binary, in dist/npm/ (scripts/npm_packages.js, templates in packaging/npm/).
+# npm-check makes them, installs the launcher and this machine's package offline
+# from their tarballs, and checks `npx skillsync` is the dist binary (needs Node, npm).
+npm-packages:
+	node scripts/npm_packages.js
+npm-check:
+	./scripts/npm_check.sh
 
 # Real-client conformance: installs the pinned Claude Code and Qwen Code with npm
 # into test/e2e/.cache (once) and drives them against a mock model API on 127.0.0.1.
