@@ -15,10 +15,21 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # each for a time instead.
 FUZZTIME  ?=
 
-.PHONY: build demo test test-portable schema-check cross dist dist-check cask-check npm-packages npm-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
+.PHONY: build install demo test test-portable schema-check cross dist dist-check cask-check npm-packages npm-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/skillsync
+
+# `make install` builds skillsync as `make build` does, its version from git describe,
+# into the directory `go install` uses (GOBIN, else GOPATH/bin), so the two never
+# leave two different skillsyncs on PATH; PREFIX=/usr/local puts it in
+# $(PREFIX)/bin instead, and DESTDIR stages either under another root for packaging.
+PREFIX ?=
+DESTDIR ?=
+BINDIR ?= $(if $(PREFIX),$(PREFIX)/bin,$(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin))
+install:
+	mkdir -p "$(DESTDIR)$(BINDIR)"
+	$(GO) build -ldflags "$(LDFLAGS)" -o "$(DESTDIR)$(BINDIR)/skillsync$(shell $(GO) env GOEXE)" ./cmd/skillsync
 
 demo: build
 	./scripts/demo.sh $(BIN)
