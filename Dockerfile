@@ -3,7 +3,7 @@
 # filesystem). See docs/operations.md. One Dockerfile for linux/amd64 and
 # linux/arm64: the build stage runs on the builder's platform and cross-compiles,
 #   docker buildx build --platform linux/amd64,linux/arm64 \
-#     --build-arg VERSION=v0.1.0 --build-arg COMMIT=$(git rev-parse HEAD) -t skillsync .
+#     --build-arg VERSION=$(git describe --tags --always) --build-arg COMMIT=$(git rev-parse HEAD) -t skillsync .
 FROM --platform=$BUILDPLATFORM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./

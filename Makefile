@@ -15,10 +15,21 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # each for a time instead.
 FUZZTIME  ?=
 
-.PHONY: build demo test test-portable schema-check cross dist dist-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
+.PHONY: build install demo test test-portable schema-check cross dist dist-check cask-check npm-packages npm-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/skillsync
+
+# `make install` builds skillsync as `make build` does, its version from git describe,
+# into the directory `go install` uses (GOBIN, else GOPATH/bin), so the two never
+# leave two different skillsyncs on PATH; PREFIX=/usr/local puts it in
+# $(PREFIX)/bin instead, and DESTDIR stages either under another root for packaging.
+PREFIX ?=
+DESTDIR ?=
+BINDIR ?= $(if $(PREFIX),$(PREFIX)/bin,$(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin))
+install:
+	mkdir -p "$(DESTDIR)$(BINDIR)"
+	$(GO) build -ldflags "$(LDFLAGS)" -o "$(DESTDIR)$(BINDIR)/skillsync$(shell $(GO) env GOEXE)" ./cmd/skillsync
 
 demo: build
 	./scripts/demo.sh $(BIN)
@@ -54,12 +65,24 @@ cross:
 	done
 	$(GO) test -tags image -count=1 -run 'TestImageProcessContract|TestImageBinaryForEachPlatform' ./deploy/
 
-# Release archives for every platform, with checksums, in dist/ (GoReleaser's
-# snapshot mode: nothing is published). dist-check validates .goreleaser.yaml.
+# Release archives for every platform, with checksums, and the Homebrew cask in
+# dist/ (GoReleaser's snapshot mode: nothing is published). dist-check validates
+# .goreleaser.yaml; cask-check, after dist, checks the cask names the archives.
 dist:
 	$(GO) run $(GORELEASER) release --snapshot --clean
 dist-check:
 	$(GO) run $(GORELEASER) check
+cask-check:
+	./scripts/cask_check.sh
+
+# The npm packages, after dist: skillsync (a launcher) and one @skillsync/cli-<os>-<cpu>
+# per binary, in dist/npm/ (scripts/npm_packages.js, templates in packaging/npm/).
+# npm-check makes them, installs the launcher and this machine's package offline
+# from their tarballs, and checks `npx skillsync` is the dist binary (needs Node, npm).
+npm-packages:
+	node scripts/npm_packages.js
+npm-check:
+	./scripts/npm_check.sh
 
 # Real-client conformance: installs the pinned Claude Code and Qwen Code with npm
 # into test/e2e/.cache (once) and drives them against a mock model API on 127.0.0.1.

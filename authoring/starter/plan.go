@@ -67,7 +67,7 @@ func Plan(found Found, ref string) Start {
 // Ref is the version the files name for a skillsync version: its tag when it is
 // a release, else "main".
 func Ref(version string) string {
-	if release.MatchString(version) {
+	if release.MatchString(version) && !pseudoVersion.MatchString(version) {
 		return version
 	}
 	return "main"
@@ -79,6 +79,12 @@ func SchemaURL(ref string) string {
 }
 
 var release = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+
+// pseudoVersion ends each form of Go's pseudo-version (v0.0.0-20260102150405-abcdef123456,
+// v1.2.4-0.20260102150405-abcdef123456, …): what Go stamps on a build from a clone
+// or installs for a commit without a tag. It looks like a release but names no
+// tag, so no schema is published at it.
+var pseudoVersion = regexp.MustCompile(`\d{14}-[0-9a-f]{12}$`)
 
 func (s Start) config(ref string) string {
 	var b strings.Builder

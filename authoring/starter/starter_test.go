@@ -14,7 +14,9 @@ import (
 )
 
 func TestRef(t *testing.T) {
-	for version, want := range map[string]string{"v1.2.3": "v1.2.3", "v0.1.0-rc.1": "v0.1.0-rc.1", "(devel)": "main", "v1.2": "main", "": "main"} {
+	for version, want := range map[string]string{"v1.2.3": "v1.2.3", "v0.1.0-rc.1": "v0.1.0-rc.1", "(devel)": "main", "v1.2": "main", "": "main",
+		// Go's pseudo-versions: a build from a clean clone, and a commit after a tag.
+		"v0.0.0-20261202083158-392f663d9b74": "main", "v1.2.4-0.20261202083158-392f663d9b74": "main"} {
 		if got := Ref(version); got != want {
 			t.Errorf("Ref(%q) = %q, want %q", version, got, want)
 		}
