@@ -243,6 +243,14 @@ func sourceFollowers(g *globals, tracker *watch.Tracker, log *slog.Logger) func(
 	}
 }
 
+// The states of a followed MCP source, for its log lines: each change is
+// logged once.
+const (
+	notYetAnswered = iota
+	answering
+	failing
+)
+
 // followSources starts a follower of each MCP source of the workspace at root,
 // until ctx ends; report records whether a source answers, and says false once
 // the follower's reports no longer count.
@@ -268,7 +276,7 @@ func followSources(ctx context.Context, g *globals, root string, report func(nam
 			log.Warn("MCP source not followed", "server", src.Name, "err", serverErr)
 			continue
 		}
-		failing := false
+		state := notYetAnswered
 		follower := mcp.Follower{Source: src, Server: server, Path: path, Lookup: os.LookupEnv,
 			Timeout: 30 * time.Second, Backoff: time.Second, MaxBackoff: 30 * time.Second,
 			Write: func(content []byte) error {
@@ -283,16 +291,22 @@ func followSources(ctx context.Context, g *globals, root string, report func(nam
 					return
 				}
 				switch {
-				case err != nil && !failing:
+				case err != nil && state != failing:
 					log.Warn("MCP server unavailable; its last snapshot stays in force", "server", src.Name, "err", err)
-				case err == nil && failing:
+				case err == nil && state == notYetAnswered:
+					log.Info("MCP server connected; following its tools", "server", src.Name)
+				case err == nil && state == failing:
 					log.Info("MCP server answers again", "server", src.Name)
 				}
-				failing = err != nil
+				state = answering
+				if err != nil {
+					state = failing
+				}
 			},
 		}
 		// Not ready until the server has answered, or failed, once.
 		report(src.Name, errNotYetAnswered)
+		log.Info("following MCP source", "server", src.Name, "snapshot", path)
 		go follower.Run(ctx)
 	}
 }
