@@ -18,13 +18,14 @@ import (
 
 func newStatusCommand(g *globals) *cobra.Command {
 	var (
-		output   string
-		exitCode bool
+		output        string
+		exitCode, all bool
 	)
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show, per client, the skill directory, evidence of use, drift, conflicts and withheld skills",
-		Long: "status plans like reconcile --check and reports per client. It writes nothing.\n" +
+		Long: "status plans like reconcile --check and reports per client: those with evidence of use\n" +
+			"here and those whose own directory is a target (--all: every client). It writes nothing.\n" +
 			"Like git status it exits 0 whatever the drift (2 on invalid input); with --exit-code\n" +
 			"it exits as reconcile --check does: 1 changes pending, 3 conflicts.",
 		Example: "  skillsync status                 what each client in use would see\n" +
@@ -64,22 +65,27 @@ func newStatusCommand(g *globals) *cobra.Command {
 			}
 			if output == "json" {
 				return finish(code, writeJSON(g.stdout, map[string]any{
-					"profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": clientJSONs(rows),
+					"root": out.Registry.Root, "profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": clientJSONs(rows),
 					"recommendedTargets": append([]string{}, rec.Targets...), "mcpEffects": mcpEffectJSONs(mcpEffects(out.Registry)),
 					"exitCode": code,
 				}))
 			}
-			printStatus(g, out, rows)
+			printStatus(g, out, rows, all)
 			printRecommendation(g, out, rows, rec)
 			return finish(code, nil)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when changes are pending and 3 when conflicts remain")
+	cmd.Flags().BoolVar(&all, "all", false, "show every client, not only those in use or targeted here")
 	return cmd
 }
 
-func printStatus(g *globals, out controller.Outcome, clients []ClientStatus) {
+func printStatus(g *globals, out controller.Outcome, all []ClientStatus, showAll bool) {
+	clients, hidden := all, []string(nil)
+	if !showAll {
+		clients, hidden = shownClients(out.Registry.Targets(), all)
+	}
 	source := ""
 	if out.Profile.Source != "" {
 		source = " (from " + out.Profile.Source + ")"
@@ -92,6 +98,10 @@ func printStatus(g *globals, out controller.Outcome, clients []ClientStatus) {
 			fmt.Sprint(r.HandWritten)})
 	}
 	writeTable(g.stdout, rows)
+	if len(hidden) > 0 {
+		fmt.Fprintf(g.stdout, "not shown: %d clients with no evidence of use here (%s); skillsync status --all shows them\n",
+			len(hidden), strings.Join(hidden, ", "))
+	}
 	printSeenTwice(g, clients)
 	printUnguarded(g, clients)
 	if effects := mcpEffects(out.Registry); len(effects) > 0 {
@@ -161,18 +171,42 @@ func printUnguarded(g *globals, clients []ClientStatus) {
 	writeTable(g.stdout, rows)
 }
 
-// printSeenTwice names, per client, the skills it finds in two enabled
-// directories, and says how to avoid it.
-func printSeenTwice(g *globals, clients []ClientStatus) {
-	var rows [][]string
-	for _, r := range clients {
-		if len(r.SeenTwice) > 0 {
-			rows = append(rows, []string{"  " + r.Client, strings.Join(r.SeenTwice, ", ")})
+// shownClients are the rows status shows: the clients with evidence of use, and
+// those whose own directory is one of the enabled targets; hidden names the rest.
+func shownClients(targets []string, rows []ClientStatus) (shown []ClientStatus, hidden []string) {
+	own := map[string]bool{}
+	for _, t := range clients.Targets {
+		if t.Owner != "" && slices.Contains(targets, t.Name) {
+			own[t.Owner] = true
 		}
 	}
-	if rows == nil {
-		return
+	for _, r := range rows {
+		if len(r.Evidence) > 0 || own[r.Client] {
+			shown = append(shown, r)
+		} else {
+			hidden = append(hidden, r.Client)
+		}
 	}
-	fmt.Fprintln(g.stdout, "\nseen twice (each client below reads two enabled directories that both hold these skills):")
-	writeTable(g.stdout, rows)
+	return shown, hidden
+}
+
+// printSeenTwice says, in a line per client, which skills it finds in two
+// enabled directories and what the client then does, which says whether it
+// matters.
+func printSeenTwice(g *globals, rows []ClientStatus) {
+	first := true
+	for _, r := range rows {
+		if len(r.SeenTwice) == 0 {
+			continue
+		}
+		if first {
+			fmt.Fprintln(g.stdout, "\nseen twice (a client that reads two enabled directories finds these skills in both):")
+			first = false
+		}
+		then := r.Duplicates
+		if then == "" {
+			then = "what it does then is not recorded"
+		}
+		fmt.Fprintf(g.stdout, "  %s: %s; %s\n", r.Client, strings.Join(r.SeenTwice, ", "), then)
+	}
 }

@@ -29,6 +29,8 @@ type ClientStatus struct {
 	// SeenTwice are the skills the client would find in two or more of the
 	// enabled directories it reads, once the plan is carried out.
 	SeenTwice []string
+	// Duplicates is what the client does with a name it finds twice.
+	Duplicates string
 	// Unguarded are the skills to keep from the model that the client, which has
 	// no way to, would offer its model: from an enabled directory it shares
 	// with clients that can.
@@ -47,7 +49,8 @@ func clientStatus(out controller.Outcome, evidence map[string][]string) []Client
 	var rows []ClientStatus
 	for _, c := range clients.All {
 		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}, SeenTwice: seenTwice(c, enabled, planned),
-			Unguarded: unguarded(c, enabled, planned, kept)}
+			Duplicates: strings.ReplaceAll(c.Duplicates, "`", ""),
+			Unguarded:  unguarded(c, enabled, planned, kept)}
 		for _, t := range c.Targets() {
 			if enabled[t] {
 				row.Target, row.Directory = t, clients.Dir(t)
