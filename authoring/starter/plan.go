@@ -2,7 +2,9 @@ package starter
 
 import (
 	"fmt"
+	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +30,16 @@ type Start struct {
 	// Unusable are the servers of mcp.ConfigFile whose names skillsync cannot take
 	// (letters, digits, _ and - only).
 	Unusable []string
-	Files    []File
+	// Unseen are the skills people wrote that some client in use does not see,
+	// with those clients, for init to suggest adopt.
+	Unseen []Unseen
+	Files  []File
+}
+
+// Unseen is a skill a person wrote where some clients in use do not look.
+type Unseen struct {
+	Path    string // its SKILL.md
+	Clients []string
 }
 
 // Plan makes the starting workspace for what was found. ref names the schemas'
@@ -57,6 +68,7 @@ func Plan(found Found, ref string) Start {
 	if len(s.Servers) > 0 {
 		s.Server = s.Servers[0]
 	}
+	s.Unseen = unseen(found)
 	s.Files = []File{
 		{Path: registry.ConfigName, Content: s.config(ref)},
 		{Path: "registry/capabilities.yaml", Content: s.capabilities(ref)},
@@ -120,7 +132,51 @@ spec:
 			"  # a capability on another (%s) says mcp: {server: …, tool: …}.\n  mcp: {server: %s}\n",
 			strings.Join(s.Servers[1:], ", "), s.Server)
 	}
+	if len(s.Servers) > 0 {
+		b.WriteString(`  # The servers whose tools are capabilities: skillsync mcp refresh starts each
+  # as your clients do and records its tools in registry/mcp-<name>.yaml, and the
+  # watcher keeps them in step (docs/mcp.md).
+  mcpSources:
+`)
+		for _, name := range s.Servers {
+			fmt.Fprintf(&b, "    - {name: %s}\n", name)
+		}
+	}
 	return b.String()
+}
+
+// knownTools are tools the MCP servers of these names are known to have, for
+// the example capability: it names a real tool of a server .mcp.json lists, or
+// none, which the person then names.
+var knownTools = map[string]string{"github": "create_issue"}
+
+// unseen are the skills people wrote that a client found in use does not see:
+// none of the directories it reads holds one of that name.
+func unseen(found Found) []Unseen {
+	dirsOf := map[string][]string{} // skill name -> the directories holding it
+	for _, p := range found.HandWritten {
+		if dir := clients.SkillDirOf(p); dir != "" {
+			name := path.Base(dir)
+			dirsOf[name] = append(dirsOf[name], path.Dir(dir))
+		}
+	}
+	var out []Unseen
+	for _, p := range found.HandWritten {
+		dir := clients.SkillDirOf(p)
+		if dir == "" || path.Join(dir, "SKILL.md") != p {
+			continue
+		}
+		u := Unseen{Path: p}
+		for _, c := range clients.All {
+			if len(found.InUse[c.Name]) > 0 && !slices.ContainsFunc(dirsOf[path.Base(dir)], func(d string) bool { return slices.Contains(c.Reads, d) }) {
+				u.Clients = append(u.Clients, c.Name)
+			}
+		}
+		if len(u.Clients) > 0 && !slices.ContainsFunc(out, func(o Unseen) bool { return path.Base(path.Dir(o.Path)) == path.Base(dir) }) {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 func (s Start) targetsComment() string {
@@ -143,19 +199,22 @@ func (s Start) targetsComment() string {
 const exampleStart = "# --- example ---\n"
 
 func (s Start) capabilities(ref string) string {
-	server := s.Server
+	server, tool := s.Server, knownTools[s.Server]
 	if server == "" {
-		server = "my-server"
+		server, tool = "my-server", "create_issue"
 	}
-	tool := "the tool create_issue of the MCP server " + server
+	which := "here the tool " + tool + " of the MCP server " + server
+	if tool == "" {
+		which = "add one of " + server + "'s tools to its mcp line: skillsync mcp refresh\n# lists them all in registry/mcp-" + server + ".yaml"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# yaml-language-server: $schema=%sregistry.json\n", SchemaURL(ref))
 	fmt.Fprintf(&b, `# Declare each capability once; skillsync writes its skill into every target.
 # To start, uncomment the example below, make it call a tool your MCP server has
-# (here %s), and run
+# (%s), and run
 #   skillsync reconcile --once
 # Then type /issue and your text in your agent.
-`, tool)
+`, which)
 	if len(s.HandWritten) > 0 {
 		b.WriteString("#\n# Skills people wrote, which skillsync never changes (a capability whose alias\n" +
 			"# is one of these names is withheld everywhere):\n")
@@ -164,6 +223,10 @@ func (s Start) capabilities(ref string) string {
 		}
 	}
 	b.WriteString(exampleStart)
+	call := fmt.Sprintf("{server: %s, tool: %s}", server, tool)
+	if tool == "" {
+		call = fmt.Sprintf("{server: %s}   # add tool: one of %s's tools", server, server)
+	}
 	example := fmt.Sprintf(`apiVersion: skillsync/v1
 kind: Capability
 metadata: {name: issues.create}
@@ -174,9 +237,9 @@ spec:
     type: object
     properties: {title: {type: string}}
     required: [title]
-  mcp: {server: %s, tool: create_issue}
+  mcp: %s
   skill: {alias: issue, argument: title}
-`, server)
+`, call)
 	for _, line := range strings.SplitAfter(example, "\n") {
 		if line != "" {
 			b.WriteString("# " + line)

@@ -120,3 +120,16 @@ func TestUnusableServerNames(t *testing.T) {
 		t.Errorf("server %q:\n%s", s.Server, files["skillsync.yaml"])
 	}
 }
+
+// A skill a person wrote is named for adopt when a client in use reads no
+// directory holding a skill of its name.
+func TestUnseenNamesTheClientsThatDoNotLookThere(t *testing.T) {
+	found := Found{
+		InUse:       map[string][]string{"Claude Code": {"CLAUDE.md"}, "Codex": {"AGENTS.md"}},
+		HandWritten: []string{".agents/skills/both/SKILL.md", ".claude/skills/both/SKILL.md", ".claude/skills/release/SKILL.md"},
+	}
+	got := unseen(found)
+	if len(got) != 1 || got[0].Path != ".claude/skills/release/SKILL.md" || !slices.Equal(got[0].Clients, []string{"Codex"}) {
+		t.Errorf("unseen = %+v, want release, unseen by Codex alone", got)
+	}
+}

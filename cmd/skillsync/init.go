@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,18 +14,21 @@ import (
 	"github.com/skillsync/skillsync/authoring/starter"
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/sources/mcp"
 )
 
 func newInitCommand(g *globals) *cobra.Command {
-	var dryRun bool
+	var dryRun, here bool
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Start a workspace: skillsync.yaml for the clients and MCP servers found here, and a registry",
 		Long: "init looks for the clients in use (their files here, their programs on PATH), the MCP\n" +
 			"servers of .mcp.json and the skills people already wrote, then writes skillsync.yaml with\n" +
 			"the targets that reach those clients and registry/capabilities.yaml with an example to\n" +
-			"uncomment. It never overwrites a file; --dry-run prints what it would write.",
+			"uncomment, and lists the servers of .mcp.json as spec.mcpSources for skillsync mcp refresh.\n" +
+			"It never overwrites a file; --dry-run prints what it would write. Inside a workspace it\n" +
+			"refuses, naming it; --here starts a nested workspace on purpose.",
 		Example: "  skillsync init                     start a workspace here\n" +
 			"  skillsync init --dry-run           show what it would write, write nothing\n" +
 			"  skillsync init --workspace ../app  start one in ../app",
@@ -32,6 +37,9 @@ func newInitCommand(g *globals) *cobra.Command {
 			dir := g.workspace
 			if dir == "" {
 				dir = "."
+			}
+			if err := notInsideAWorkspace(dir, here); err != nil {
+				return err
 			}
 			found, err := starter.Look(g.readOnly(), dir, exec.LookPath)
 			if err != nil {
@@ -59,11 +67,16 @@ func newInitCommand(g *globals) *cobra.Command {
 			for _, f := range start.Files {
 				fmt.Fprintf(g.stdout, "created %s\n", f.Path)
 			}
+			if len(start.Servers) > 0 {
+				fmt.Fprintf(g.stdout, "next: skillsync mcp refresh records the tools of %s as capabilities (it starts the servers as your clients do)\n",
+					strings.Join(start.Servers, ", "))
+			}
 			fmt.Fprintln(g.stdout, "next: uncomment the example in registry/capabilities.yaml, then skillsync reconcile --once")
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what init would write, and write nothing")
+	cmd.Flags().BoolVar(&here, "here", false, "start a workspace here even inside another one")
 	return cmd
 }
 
@@ -117,4 +130,27 @@ func printFound(w io.Writer, s starter.Start) {
 	if len(s.HandWritten) > 0 {
 		fmt.Fprintf(w, "skills people wrote (never changed by skillsync): %s\n", strings.Join(s.HandWritten, ", "))
 	}
+	for _, u := range s.Unseen {
+		fmt.Fprintf(w, "note: %s does not reach %s, in use here; skillsync adopt %s writes it to every target\n",
+			u.Path, strings.Join(u.Clients, ", "), path.Dir(u.Path))
+	}
+}
+
+// notInsideAWorkspace refuses to start a workspace in dir when a directory
+// above it holds one already, which status and reconcile there would use, as
+// git init warns of nothing and leaves people with two: unless here says so.
+func notInsideAWorkspace(dir string, here bool) error {
+	if here {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return &exitError{exitFailure, err}
+	}
+	root, err := registry.FindRoot(abs)
+	if err != nil || root == abs {
+		return nil // none above, or one here, which init refuses to overwrite
+	}
+	return usageError("%s is inside the workspace whose %s is at %s: status, reconcile and the watcher there cover it; "+
+		"skillsync init --here starts a nested workspace of its own", abs, registry.ConfigName, root)
 }
