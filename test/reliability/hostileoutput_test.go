@@ -56,6 +56,9 @@ func (s *hostileSuite) hostileOutput(t *testing.T) {
 		{args: []string{"status", "--exit-code"}, exits: []int{1, 3}, shows: true},
 		{args: []string{"status", "-o", "json", "--exit-code"}, json: true, exits: []int{1, 3}},
 		{args: []string{"reconcile", "--check", "--diff"}, exits: []int{1, 3}, shows: true},
+		{args: []string{"reconcile", "--dry-run"}, exits: []int{3}, shows: true},
+		{args: []string{"diff"}, exits: []int{3}, shows: true},
+		{args: []string{"diff", "-o", "json"}, json: true, exits: []int{3}, shows: true},
 		{args: []string{"-v", "1", "reconcile", "--once"}, exits: []int{3}, shows: true},
 		{args: []string{"reconcile", "--once", "-o", "json"}, json: true, exits: []int{3}, shows: true},
 	}
