@@ -4,9 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -101,7 +103,11 @@ func TestRecordSnapshotRefusesItsOwnProblems(t *testing.T) {
 	}
 	testkit.WriteFile(t, root, "registry/team.yaml", []byte("apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: ticket}\nspec: {description: Ours, body: Ours.}\n"))
 	wrote, err = Record(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
-	if wrote || !errors.As(err, &rejected) || len(rejected.Problems) != 1 || rejected.Problems[0].Pos.File != "skillsync.yaml" {
+	// The clash is told at both declarations: the selector that gives the alias,
+	// and the Skill that holds the name.
+	if wrote || !errors.As(err, &rejected) || len(rejected.Problems) != 2 ||
+		!slices.ContainsFunc(rejected.Problems, func(p registry.Problem) bool { return p.Pos.File == "skillsync.yaml" }) ||
+		!slices.ContainsFunc(rejected.Problems, func(p registry.Problem) bool { return p.Pos.File == "registry/team.yaml" }) {
 		t.Errorf("the same snapshot, its alias now taken: wrote %v, err %v, problems %v", wrote, err, rejected.Problems)
 	}
 }
