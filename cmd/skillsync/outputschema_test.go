@@ -94,6 +94,7 @@ func generateOutputSchemas(t *testing.T) map[string][]byte {
 		case kindProfileList:
 			documentKind(s.Properties.Value("items").Items, kindProfile)
 		}
+		problemSeverities(s)
 		data, err := json.MarshalIndent(s, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -106,6 +107,23 @@ func generateOutputSchemas(t *testing.T) map[string][]byte {
 func documentKind(s *jsonschema.Schema, kind string) {
 	s.Properties.Value("apiVersion").Const = outputAPIVersion
 	s.Properties.Value("kind").Const = kind
+}
+
+// problemSeverities gives each problem's severity its one value, wherever a
+// document holds problems.
+func problemSeverities(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Properties != nil {
+		if problems, ok := s.Properties.Get("problems"); ok {
+			problems.Items.Properties.Value("severity").Enum = []any{"error"}
+		}
+		for pair := s.Properties.Oldest(); pair != nil; pair = pair.Next() {
+			problemSeverities(pair.Value)
+		}
+	}
+	problemSeverities(s.Items)
 }
 
 func enumTargetStates(explanation *jsonschema.Schema) {
@@ -176,6 +194,12 @@ func TestOutputMatchesSchemas(t *testing.T) {
 		if code, _, _ := runCLI(t, ws, "reconcile", "--check", "-o", "json"); code != exitConflicts {
 			t.Errorf("reconcile --check: exit %d, want %d: the case has no conflict", code, exitConflicts)
 		}
+	})
+	t.Run("without a workspace", func(t *testing.T) {
+		check(t, t.TempDir(), every, map[string]string{
+			"validate": kindValidation, "reconcile --check": kindReconcileResult, "status": kindError, "list": kindError,
+			"version": kindVersion,
+		})
 	})
 	t.Run("with invalid input", func(t *testing.T) {
 		ws := testkit.ExampleWorkspace(t)
