@@ -267,10 +267,18 @@ func jsonToYAML(data []byte) ([]byte, error) {
 
 func plain(n *yaml.Node) {
 	n.Style = 0
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && yaml11Bools[strings.ToLower(n.Value)] {
+		n.Style = yaml.DoubleQuotedStyle
+	}
 	for _, c := range n.Content {
 		plain(c)
 	}
 }
+
+// yaml11Bools are the words a YAML 1.1 reader (PyYAML, yaml.v2) takes for a
+// boolean: the encoder writes YAML 1.2, where they are strings, and would leave
+// them bare.
+var yaml11Bools = map[string]bool{"y": true, "yes": true, "n": true, "no": true, "on": true, "off": true}
 
 // logOutcome logs a --once run: failures at error, each change at debug (-v 1).
 func logOutcome(log *slog.Logger, out controller.Outcome) {

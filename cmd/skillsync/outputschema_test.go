@@ -247,3 +247,37 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// -o yaml reads back as the JSON it was made from, keys in the same order, for
+// strings that would read as another type if written plain.
+func TestYAMLIsTheJSONDocument(t *testing.T) {
+	tricky := []string{"", "true", "no", "Yes", "on", "y", "null", "~", "123", "1e3", "0x1F", "a: b", "- x", "#x", "line\nbreak\n", " lead", "@x", "'q'"}
+	strs, err := json.Marshal(tricky)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(`{"z": ` + string(strs) + `, "a": {"n": 1.5, "b": false, "nil": null, "empty": [], "obj": {}}}`)
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := writeDocument(&out, "yaml", json.RawMessage(data)); err != nil {
+		t.Fatal(err)
+	}
+	var back any
+	if err := yaml.Unmarshal(out.Bytes(), &back); err != nil {
+		t.Fatalf("not YAML: %v\n%s", err, out.String())
+	}
+	if !sameDocument(doc, back) {
+		t.Errorf("-o yaml reads back as another document:\n%s", out.String())
+	}
+	if a, z := strings.Index(out.String(), "\na:"), strings.Index(out.String(), "z:"); a < 0 || z != 0 {
+		t.Errorf("keys not in the JSON's order (z, then a):\n%s", out.String())
+	}
+	for _, word := range []string{"no", "Yes", "on", "y"} {
+		if !strings.Contains(out.String(), `- "`+word+`"`) {
+			t.Errorf("%q is bare, which a YAML 1.1 reader takes for a boolean:\n%s", word, out.String())
+		}
+	}
+}
