@@ -9,5 +9,11 @@
 // `go test ./schema -update` writes them again. The package has no code: the
 // generator is a test, so nothing of it is linked into skillsync.
 //
+// output/ holds a JSON Schema per kind of document the commands print for -o json
+// and -o yaml (reconcile-result.json, status.json, …). They are generated from the
+// command line's own output types by cmd/skillsync's tests, which also validate
+// the real commands' output against them; `go test ./cmd/skillsync -run
+// OutputSchemas -update-schemas` writes them again.
+//
 // It imports nothing of this module.
 package schema

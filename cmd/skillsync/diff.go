@@ -30,7 +30,7 @@ func newDiffCommand(g *globals) *cobra.Command {
 			"  skillsync diff -o json       the changes with a diff each",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := checkOutput(output, "text", "json", "yaml"); err != nil {
 				return err
 			}
 			root, err := g.root()
@@ -40,8 +40,8 @@ func newDiffCommand(g *globals) *cobra.Command {
 			out := controller.ReconcileOnce(controller.Request{System: g.readOnly(), Root: root, ProfileFlag: g.profile,
 				ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true, Log: g.logger()}, 0)
 			code := diffCode(out, exitCode)
-			if output == "json" {
-				return finish(code, writeJSON(g.stdout, reconcileReport(out, true, code, true)))
+			if documentFormat(output) {
+				return finish(code, writeDocument(g.stdout, output, reconcileReport(out, true, code, true)))
 			}
 			if len(out.Problems) > 0 {
 				printProblems(g.stderr, out.Problems)
@@ -55,7 +55,7 @@ func newDiffCommand(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when there are differences, as git diff --exit-code")
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text (the diff) or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text (the diff), json or yaml")
 	return cmd
 }
 

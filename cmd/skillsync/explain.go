@@ -23,7 +23,7 @@ func planned(g *globals) (controller.Outcome, map[string][]string, error) {
 	out := controller.Reconcile(controller.Request{System: sys, Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
 	if len(out.Problems) > 0 {
 		printProblems(g.stderr, out.Problems)
-		return out, nil, &exitError{code: exitInvalid}
+		return out, nil, invalidInput(out.Problems)
 	}
 	if out.Err != nil {
 		return out, nil, &exitError{exitFailure, out.Err}
@@ -50,7 +50,7 @@ func newExplainCommand(g *globals) *cobra.Command {
 		Args:              oneArg("a skill name", "skillsync list shows every name"),
 		ValidArgsFunction: completeOne(g, skillNamesHere),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := checkOutput(output, "text", "json", "yaml"); err != nil {
 				return err
 			}
 			out, evidence, err := planned(g)
@@ -61,14 +61,14 @@ func newExplainCommand(g *globals) *cobra.Command {
 			if !ok {
 				return usageError("no skill is called %q: nothing declares it and no one wrote one%s", args[0], didYouMean(args[0], skillNames(out)))
 			}
-			if output == "json" {
-				return writeJSON(g.stdout, explanationJSONOf(e))
+			if documentFormat(output) {
+				return writeDocument(g.stdout, output, explanationJSONOf(e))
 			}
 			printExplanation(g, e)
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	return cmd
 }
 
@@ -123,7 +123,7 @@ func newListCommand(g *globals) *cobra.Command {
 			"  skillsync list -o json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := checkOutput(output, "text", "json", "yaml"); err != nil {
 				return err
 			}
 			out, evidence, err := planned(g)
@@ -135,12 +135,12 @@ func newListCommand(g *globals) *cobra.Command {
 				e, _ := explainSkill(out, evidence, name)
 				all = append(all, e)
 			}
-			if output == "json" {
-				var js []explanationJSON // null for a workspace without a skill, as it always was
+			if documentFormat(output) {
+				list := skillListJSON{typeMeta: kindOf(kindSkillList), Items: []explanationJSON{}}
 				for _, e := range all {
-					js = append(js, explanationJSONOf(e))
+					list.Items = append(list.Items, explanationJSONOf(e))
 				}
-				return writeJSON(g.stdout, js)
+				return writeDocument(g.stdout, output, list)
 			}
 			rows := [][]string{{"NAME", "FROM", "TARGETS"}}
 			for _, e := range all {
@@ -158,6 +158,6 @@ func newListCommand(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	return cmd
 }

@@ -2,11 +2,121 @@ package main
 
 import (
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/desired/registry"
 )
 
 // The JSON of -o json is the command line's own: these shapes are filled from the
 // library's values, so renaming a field in Go never changes what a script reads.
-// A list that is never null here is made non-nil on purpose.
+// A list that is never null here is made non-nil on purpose. -o yaml prints the
+// same documents; schema/output holds a JSON Schema of each kind.
+
+// outputAPIVersion is every output document's apiVersion: the registry's, since
+// both are the one contract a release keeps.
+const outputAPIVersion = registry.APIVersion
+
+// typeMeta opens every output document, as apiVersion and kind open a
+// Kubernetes object, so a script can tell what it reads before reading it.
+type typeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+func kindOf(kind string) typeMeta { return typeMeta{APIVersion: outputAPIVersion, Kind: kind} }
+
+// The kinds of output document, one JSON Schema each in schema/output.
+const (
+	kindReconcileResult = "ReconcileResult"
+	kindValidation      = "Validation"
+	kindStatus          = "Status"
+	kindExplanation     = "Explanation"
+	kindSkillList       = "SkillList"
+	kindProfile         = "Profile"
+	kindProfileList     = "ProfileList"
+	kindVersion         = "Version"
+	kindError           = "Error"
+)
+
+// errorJSON is what a command asked for -o json or -o yaml prints when it has no
+// document of its own kind to print: invalid input, or an error before any.
+type errorJSON struct {
+	typeMeta
+	ExitCode int             `json:"exitCode"`
+	Error    string          `json:"error,omitempty"`
+	Problems []problemReport `json:"problems"`
+}
+
+// validationJSON is what validate prints; the counts are there only when the
+// workspace is valid.
+type validationJSON struct {
+	typeMeta
+	Valid    bool            `json:"valid"`
+	ExitCode int             `json:"exitCode"`
+	Problems []problemReport `json:"problems"`
+	*validationCounts
+}
+
+type validationCounts struct {
+	Profile      string `json:"profile"`
+	Files        int    `json:"files"`
+	Capabilities int    `json:"capabilities"`
+	Skills       int    `json:"skills"`
+	Profiles     int    `json:"profiles"`
+	Desired      int    `json:"desired"`
+	Withheld     int    `json:"withheld"`
+}
+
+// statusJSON is what status prints.
+type statusJSON struct {
+	typeMeta
+	Root               string          `json:"root"`
+	Profile            string          `json:"profile"`
+	ProfileSource      string          `json:"profileSource"`
+	ExitCode           int             `json:"exitCode"`
+	Clients            []clientJSON    `json:"clients"`
+	RecommendedTargets []string        `json:"recommendedTargets"`
+	MCPEffects         []mcpEffectJSON `json:"mcpEffects"`
+}
+
+// skillListJSON is what list prints: an Explanation per name, each with its own
+// apiVersion and kind, as the items of a kubectl List carry theirs.
+type skillListJSON struct {
+	typeMeta
+	Items []explanationJSON `json:"items"`
+}
+
+// profileListJSON is what profile list prints.
+type profileListJSON struct {
+	typeMeta
+	Active string        `json:"active"` // "" for the empty profile
+	From   string        `json:"from"`   // where the active profile is set; "" when nowhere
+	Items  []profileJSON `json:"items"`
+}
+
+// profileJSON is one item of a ProfileList.
+type profileJSON struct {
+	typeMeta
+	Name         string   `json:"name"`
+	Capabilities []string `json:"capabilities"`
+	Active       bool     `json:"active"`
+}
+
+// versionJSON is what version prints; its apiVersion is also the registry's this
+// build reads.
+type versionJSON struct {
+	typeMeta
+	Version    string `json:"version"`
+	Commit     string `json:"commit,omitempty"`
+	Modified   bool   `json:"modified,omitempty"`
+	CommitDate string `json:"commitDate,omitempty"`
+	BuildDate  string `json:"buildDate,omitempty"`
+	GoVersion  string `json:"goVersion"`
+	Platform   string `json:"platform"`
+}
+
+func versionJSONOf(b buildInfo) versionJSON {
+	return versionJSON{typeMeta: kindOf(kindVersion), Version: b.Version, Commit: b.Commit, Modified: b.Modified,
+		CommitDate: b.CommitDate, BuildDate: b.BuildDate, GoVersion: b.GoVersion, Platform: b.Platform}
+}
 
 type withheldJSON struct {
 	Skill  string `json:"skill"`
@@ -30,7 +140,7 @@ type clientJSON struct {
 	Client      string         `json:"client"`
 	Target      string         `json:"target"`
 	Directory   string         `json:"directory"`
-	Evidence    []string       `json:"evidence"` // null when there is none
+	Evidence    []string       `json:"evidence"`
 	InSync      int            `json:"inSync"`
 	ToChange    int            `json:"toChange"`
 	Conflicts   int            `json:"conflicts"`
@@ -41,9 +151,9 @@ type clientJSON struct {
 }
 
 func clientJSONs(rows []ClientStatus) []clientJSON {
-	var out []clientJSON
+	out := []clientJSON{}
 	for _, r := range rows {
-		out = append(out, clientJSON{Client: r.Client, Target: r.Target, Directory: r.Directory, Evidence: r.Evidence,
+		out = append(out, clientJSON{Client: r.Client, Target: r.Target, Directory: r.Directory, Evidence: nonNil(r.Evidence),
 			InSync: r.InSync, ToChange: r.ToChange, Conflicts: r.Conflicts, HandWritten: r.HandWritten,
 			Withheld: withheldJSONs(r.Withheld), SeenTwice: nonNil(r.SeenTwice), Unguarded: nonNil(r.Unguarded)})
 	}
@@ -52,6 +162,7 @@ func clientJSONs(rows []ClientStatus) []clientJSON {
 
 // explanationJSON is what explain -o json prints, and list -o json one per name.
 type explanationJSON struct {
+	typeMeta
 	Name          string            `json:"name"`
 	Declarations  []declarationJSON `json:"declarations"`
 	Targets       []targetJSON      `json:"targets"`
@@ -67,17 +178,17 @@ type declarationJSON struct {
 	At    positionJSON `json:"at"`
 }
 
-// positionJSON keeps the keys explain has always printed: the Go names of
-// registry.Position's fields, which it once printed untagged.
+// positionJSON is a place in a file, keyed as a problem's place is.
 type positionJSON struct {
-	File   string `json:"File"`
-	Line   int    `json:"Line"`
-	Column int    `json:"Column"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
 }
 
 type targetJSON struct {
 	Target string `json:"target"`
 	Path   string `json:"path"`
+	// State is one token of targetStates.
 	State  string `json:"state"`
 	Reason string `json:"reason,omitempty"`
 }
@@ -89,18 +200,33 @@ type clientViewJSON struct {
 }
 
 func explanationJSONOf(e Explanation) explanationJSON {
-	j := explanationJSON{Name: e.Name, Declarations: []declarationJSON{}, Targets: []targetJSON{}, Clients: []clientViewJSON{},
+	j := explanationJSON{typeMeta: kindOf(kindExplanation), Name: e.Name, Declarations: []declarationJSON{}, Targets: []targetJSON{}, Clients: []clientViewJSON{},
 		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom}
 	for _, d := range e.Declarations {
 		j.Declarations = append(j.Declarations, declarationJSON{Owner: d.Owner, At: positionJSON{File: d.At.File, Line: d.At.Line, Column: d.At.Column}})
 	}
 	for _, t := range e.Targets {
-		j.Targets = append(j.Targets, targetJSON{Target: t.Target, Path: t.Path, State: t.State, Reason: withForce(t.Reason, t.Override)})
+		j.Targets = append(j.Targets, targetJSON{Target: t.Target, Path: t.Path, State: stateToken(t.State), Reason: withForce(t.Reason, t.Override)})
 	}
 	for _, c := range e.Clients {
 		j.Clients = append(j.Clients, clientViewJSON{Client: c.Client, Paths: nonNil(c.Paths), Offered: c.Offered})
 	}
 	return j
+}
+
+// targetStates turns the words text output uses for a skill's state in a target
+// into the camelCase tokens of JSON, which a script compares without knowing
+// English; a state that is one word already is its own token.
+var targetStates = map[string]string{"in sync": "inSync", "hand-written": "handWritten"}
+
+// targetStateTokens are every state a target may be in, for the schema.
+var targetStateTokens = []string{"inSync", "create", "update", "delete", "cleanup", "conflict", "withheld", "handWritten"}
+
+func stateToken(state string) string {
+	if token, ok := targetStates[state]; ok {
+		return token
+	}
+	return state
 }
 
 func nonNil(s []string) []string {

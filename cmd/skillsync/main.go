@@ -7,7 +7,9 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/printable"
+	"github.com/spf13/cobra"
 )
 
 // Exit codes, the same for every command (README, "Commands").
@@ -23,6 +25,18 @@ const (
 type exitError struct {
 	code int
 	err  error
+}
+
+// shownProblems is the invalid input behind an exit 2, already printed on
+// stderr: run prints it no more, and puts it in the Error document -o json and
+// -o yaml print instead of nothing.
+type shownProblems registry.Problems
+
+func (ps shownProblems) Error() string { return registry.Problems(ps).Error() }
+
+// invalidInput is the exit error of problems the command has printed.
+func invalidInput(ps registry.Problems) error {
+	return &exitError{exitInvalid, shownProblems(ps)}
 }
 
 func (e *exitError) Error() string {
@@ -69,20 +83,57 @@ func limitMemory() {
 // through a printable.Writer: paths, file contents and registry text can hold escape
 // sequences, and none of them may reach a terminal raw.
 func run(args []string, stdout, stderr io.Writer) int {
-	stdout, stderr = printable.NewWriter(stdout), printable.NewWriter(stderr)
-	root := newRootCommand(stdout, stderr)
+	written := &countingWriter{w: printable.NewWriter(stdout)}
+	stderr = printable.NewWriter(stderr)
+	root := newRootCommand(written, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return exitOK
 	}
+	code, message, problems := exitInvalid, err, registry.Problems(nil)
 	var ee *exitError
+	var shown shownProblems
 	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(stderr, "skillsync: %v\n", ee.err)
+		code, message = ee.code, ee.err
+		if errors.As(ee.err, &shown) {
+			message, problems = nil, registry.Problems(shown)
 		}
-		return ee.code
+		if message != nil {
+			fmt.Fprintf(stderr, "skillsync: %v\n", message)
+		}
+	} else {
+		fmt.Fprintf(stderr, "skillsync: %v\nRun 'skillsync --help' for usage.\n", err)
 	}
-	fmt.Fprintf(stderr, "skillsync: %v\nRun 'skillsync --help' for usage.\n", err)
-	return exitInvalid
+	if output := outputFlag(cmd); documentFormat(output) && written.n == 0 {
+		doc := errorJSON{typeMeta: kindOf(kindError), ExitCode: code, Problems: problemReports(problems)}
+		if message != nil {
+			doc.Error = message.Error()
+		}
+		writeDocument(written, output, doc)
+	}
+	return code
+}
+
+// outputFlag is the -o a command was given, "" for a command without one.
+func outputFlag(cmd *cobra.Command) string {
+	if cmd == nil {
+		return ""
+	}
+	if f := cmd.Flags().Lookup("output"); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}
+
+// countingWriter tells whether a command wrote its document before it failed.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/watch"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 var pastTense = map[plan.Action]string{
@@ -178,7 +179,9 @@ type changeReport struct {
 	DiffError string `json:"diffError,omitempty"`
 }
 
+// reconcileJSON is what reconcile --once, --check, --dry-run and diff print.
 type reconcileJSON struct {
+	typeMeta
 	Profile  string          `json:"profile"`
 	Check    bool            `json:"check"`
 	ExitCode int             `json:"exitCode"`
@@ -191,7 +194,7 @@ type reconcileJSON struct {
 }
 
 func reconcileReport(out controller.Outcome, check bool, code int, diffs bool) reconcileJSON {
-	r := reconcileJSON{Profile: out.Profile.Name, Check: check, ExitCode: code, Changes: []changeReport{},
+	r := reconcileJSON{typeMeta: kindOf(kindReconcileResult), Profile: out.Profile.Name, Check: check, ExitCode: code, Changes: []changeReport{},
 		InSync: out.Plan.Count(plan.None), Refused: refusal(out.Plan), Withheld: withheldJSONs(out.Withheld), Problems: problemReports(out.Problems)}
 	for _, res := range out.Results(check) {
 		if res.Fate == controller.InSync {
@@ -218,11 +221,64 @@ func reconcileReport(out controller.Outcome, check bool, code int, diffs bool) r
 	return r
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+// documentFormat says whether -o asks for a document (json or yaml) rather than
+// text or annotations.
+func documentFormat(output string) bool { return output == "json" || output == "yaml" }
+
+// writeDocument writes v as -o asks: indented JSON, or the same document as YAML
+// with its keys in the JSON's order.
+func writeDocument(w io.Writer, output string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if output == "yaml" {
+		if data, err = jsonToYAML(data); err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
 }
+
+// jsonToYAML re-encodes a JSON document as block YAML. JSON is YAML, so the
+// decoder reads it into nodes that keep each object's key order; only the flow
+// style and quotes JSON's syntax gave them are dropped, and the encoder quotes
+// again any string that would otherwise read as another type.
+func jsonToYAML(data []byte) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	plain(&doc)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func plain(n *yaml.Node) {
+	n.Style = 0
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && yaml11Bools[strings.ToLower(n.Value)] {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	for _, c := range n.Content {
+		plain(c)
+	}
+}
+
+// yaml11Bools are the words a YAML 1.1 reader (PyYAML, yaml.v2) takes for a
+// boolean: the encoder writes YAML 1.2, where they are strings, and would leave
+// them bare.
+var yaml11Bools = map[string]bool{"y": true, "yes": true, "n": true, "no": true, "on": true, "off": true}
 
 // logOutcome logs a --once run: failures at error, each change at debug (-v 1).
 func logOutcome(log *slog.Logger, out controller.Outcome) {

@@ -17,7 +17,7 @@ func inputError(stderr io.Writer, err error) error {
 	var ps registry.Problems
 	if errors.As(err, &ps) {
 		printProblems(stderr, ps)
-		return &exitError{code: exitInvalid}
+		return invalidInput(ps)
 	}
 	return &exitError{exitFailure, err}
 }

@@ -9,20 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// profileJSON is one entry of profile list -o json.
-type profileJSON struct {
-	Name         string   `json:"name"`
-	Capabilities []string `json:"capabilities"`
-	Active       bool     `json:"active"`
-}
-
-// profileListJSON is what profile list -o json prints.
-type profileListJSON struct {
-	Active   string        `json:"active"` // "" for the empty profile
-	From     string        `json:"from"`   // where the active profile is set; "" when nowhere
-	Profiles []profileJSON `json:"profiles"`
-}
-
 func newProfileListCommand(g *globals) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
@@ -32,7 +18,7 @@ func newProfileListCommand(g *globals) *cobra.Command {
 			"  skillsync profile list -o json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := checkOutput(output, "text", "json", "yaml"); err != nil {
 				return err
 			}
 			root, err := g.root()
@@ -43,15 +29,15 @@ func newProfileListCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return inputError(g.stderr, err)
 			}
-			list := profileListJSON{Active: in.Profile.Name, From: in.Profile.Source, Profiles: []profileJSON{}}
+			list := profileListJSON{typeMeta: kindOf(kindProfileList), Active: in.Profile.Name, From: in.Profile.Source, Items: []profileJSON{}}
 			for _, p := range in.Registry.Profiles {
-				list.Profiles = append(list.Profiles, profileJSON{Name: p.Name, Capabilities: nonNil(p.Spec.Capabilities), Active: p.Name == in.Profile.Name})
+				list.Items = append(list.Items, profileJSON{typeMeta: kindOf(kindProfile), Name: p.Name, Capabilities: nonNil(p.Spec.Capabilities), Active: p.Name == in.Profile.Name})
 			}
-			if output == "json" {
-				return writeJSON(g.stdout, list)
+			if documentFormat(output) {
+				return writeDocument(g.stdout, output, list)
 			}
 			rows := [][]string{{"ACTIVE", "NAME", "ANNOUNCES"}}
-			for _, p := range list.Profiles {
+			for _, p := range list.Items {
 				mark := ""
 				if p.Active {
 					mark = "*"
@@ -65,6 +51,6 @@ func newProfileListCommand(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	return cmd
 }

@@ -35,7 +35,7 @@ func newReconcileCommand(g *globals) *cobra.Command {
 			"  skillsync reconcile --check -o github   in GitHub Actions: annotate each file out of step",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json", "github"); err != nil {
+			if err := checkOutput(output, "text", "json", "yaml", "github"); err != nil {
 				return err
 			}
 			if diff && !check && !dryRun {
@@ -68,8 +68,8 @@ func newReconcileCommand(g *globals) *cobra.Command {
 			if code == exitChanges && !check {
 				code = exitOK // a dry run exits as the run it shows would
 			}
-			if output == "json" {
-				return finish(code, writeJSON(g.stdout, reconcileReport(out, writeNothing, code, diffs)))
+			if documentFormat(output) {
+				return finish(code, writeDocument(g.stdout, output, reconcileReport(out, writeNothing, code, diffs)))
 			}
 			if output == "github" {
 				annotate(g.stdout, out.Problems)
@@ -90,7 +90,7 @@ func newReconcileCommand(g *globals) *cobra.Command {
 	f.BoolVar(&diff, "diff", false, "with --check: add a unified diff of every change")
 	f.BoolVar(&opts.Force, "force", false, "restore or remove generated files that were edited by hand, never files without a banner (implies --once)")
 	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "allow removing every generated file when nothing is desired (implies --once)")
-	f.StringVarP(&output, "output", "o", "text", "output format: text, json, or github (text and workflow annotations) (implies --once)")
+	f.StringVarP(&output, "output", "o", "text", "output format: text, json, yaml, or github (text and workflow annotations) (implies --once)")
 	watch.register(f)
 	return cmd
 }

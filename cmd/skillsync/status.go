@@ -33,7 +33,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 			"  skillsync status --exit-code     fail a script when anything is pending",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json"); err != nil {
+			if err := checkOutput(output, "text", "json", "yaml"); err != nil {
 				return err
 			}
 			root, err := g.root()
@@ -43,11 +43,8 @@ func newStatusCommand(g *globals) *cobra.Command {
 			sys := g.readOnly()
 			out := controller.Reconcile(controller.Request{System: sys, Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
 			if len(out.Problems) > 0 {
-				if output == "json" {
-					return finish(exitInvalid, writeJSON(g.stdout, map[string]any{"problems": problemReports(out.Problems), "exitCode": exitInvalid}))
-				}
 				printProblems(g.stderr, out.Problems)
-				return &exitError{code: exitInvalid}
+				return invalidInput(out.Problems)
 			}
 			if out.Err != nil {
 				return &exitError{exitFailure, out.Err}
@@ -63,11 +60,10 @@ func newStatusCommand(g *globals) *cobra.Command {
 			if exitCode {
 				code = outcomeCode(out, true)
 			}
-			if output == "json" {
-				return finish(code, writeJSON(g.stdout, map[string]any{
-					"root": out.Registry.Root, "profile": out.Profile.Name, "profileSource": out.Profile.Source, "clients": clientJSONs(rows),
-					"recommendedTargets": append([]string{}, rec.Targets...), "mcpEffects": mcpEffectJSONs(mcpEffects(out.Registry)),
-					"exitCode": code,
+			if documentFormat(output) {
+				return finish(code, writeDocument(g.stdout, output, statusJSON{typeMeta: kindOf(kindStatus),
+					Root: out.Registry.Root, Profile: out.Profile.Name, ProfileSource: out.Profile.Source, ExitCode: code,
+					Clients: clientJSONs(rows), RecommendedTargets: append([]string{}, rec.Targets...), MCPEffects: mcpEffectJSONs(mcpEffects(out.Registry)),
 				}))
 			}
 			printStatus(g, out, rows, all)
@@ -75,7 +71,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 			return finish(code, nil)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when changes are pending and 3 when conflicts remain")
 	cmd.Flags().BoolVar(&all, "all", false, "show every client, not only those in use or targeted here")
 	return cmd

@@ -24,7 +24,7 @@ func newValidateCommand(g *globals) *cobra.Command {
 			"directories already holds. Writes nothing; exit 2 when anything is invalid.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json", "github"); err != nil {
+			if err := checkOutput(output, "text", "json", "yaml", "github"); err != nil {
 				return err
 			}
 			root, err := g.root()
@@ -38,7 +38,7 @@ func newValidateCommand(g *globals) *cobra.Command {
 			return reportValidation(g, output, in, problems)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or github (workflow annotations)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json, yaml or github (workflow annotations)")
 	return cmd
 }
 
@@ -64,14 +64,15 @@ func reportValidation(g *globals, output string, in controller.Inputs, problems 
 		code = exitInvalid
 	}
 	switch {
-	case output == "json":
-		report := map[string]any{"valid": len(problems) == 0, "problems": problemReports(problems), "exitCode": code}
+	case documentFormat(output):
+		report := validationJSON{typeMeta: kindOf(kindValidation), Valid: len(problems) == 0, ExitCode: code, Problems: problemReports(problems)}
 		if len(problems) == 0 {
 			want := desired.Build(in.Registry, in.Profile)
-			report["capabilities"], report["skills"], report["profiles"] = len(in.Registry.Capabilities), len(in.Registry.Skills), len(in.Registry.Profiles)
-			report["files"], report["profile"], report["desired"], report["withheld"] = len(in.Registry.Files), in.Profile.Name, len(want.Files), len(want.Withheld)
+			report.validationCounts = &validationCounts{Profile: in.Profile.Name, Files: len(in.Registry.Files),
+				Capabilities: len(in.Registry.Capabilities), Skills: len(in.Registry.Skills), Profiles: len(in.Registry.Profiles),
+				Desired: len(want.Files), Withheld: len(want.Withheld)}
 		}
-		return finish(code, writeJSON(g.stdout, report))
+		return finish(code, writeDocument(g.stdout, output, report))
 	case len(problems) > 0 && output == "github":
 		annotate(g.stdout, problems)
 		printProblems(g.stderr, problems)

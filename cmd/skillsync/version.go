@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
@@ -17,16 +16,16 @@ import (
 // …@v1.2.3` and a build from a git checkout say what they are too.
 var version, commit, date string
 
-// buildInfo is what `skillsync version` reports.
+// buildInfo is what `skillsync version` reports (versionJSON is its -o json).
 type buildInfo struct {
-	Version    string `json:"version"`
-	Commit     string `json:"commit,omitempty"`
-	Modified   bool   `json:"modified,omitempty"`
-	CommitDate string `json:"commitDate,omitempty"`
-	BuildDate  string `json:"buildDate,omitempty"`
-	GoVersion  string `json:"goVersion"`
-	Platform   string `json:"platform"`
-	APIVersion string `json:"apiVersion"`
+	Version    string
+	Commit     string
+	Modified   bool
+	CommitDate string
+	BuildDate  string
+	GoVersion  string
+	Platform   string
+	APIVersion string
 }
 
 func readBuildInfo() buildInfo {
@@ -94,7 +93,7 @@ func newVersionCommand(g *globals) *cobra.Command {
 			return printVersion(g.stdout, output)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	return cmd
 }
 
@@ -104,10 +103,8 @@ func printVersion(w io.Writer, output string) error {
 	case "text":
 		_, err := io.WriteString(w, b.String())
 		return err
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(b)
+	case "json", "yaml":
+		return writeDocument(w, output, versionJSONOf(b))
 	}
-	return checkOutput(output, "text", "json")
+	return checkOutput(output, "text", "json", "yaml")
 }

@@ -26,8 +26,9 @@ func TestReleaseBuildVersion(t *testing.T) {
 		}
 	}
 	out, err := exec.Command(bin, "version", "-o", "json").Output()
-	var got buildInfo
-	if err != nil || json.Unmarshal(out, &got) != nil || got.Version != "v1.2.3" || got.Commit != "0123abc" || got.BuildDate != "2026-12-01T00:00:00Z" {
+	var got versionJSON
+	if err != nil || json.Unmarshal(out, &got) != nil || got.Kind != kindVersion || got.APIVersion != "skillsync/v1" ||
+		got.Version != "v1.2.3" || got.Commit != "0123abc" || got.BuildDate != "2026-12-01T00:00:00Z" {
 		t.Errorf("version -o json = %s (%v)", out, err)
 	}
 }

@@ -48,19 +48,20 @@ func (s *hostileSuite) hostileOutput(t *testing.T) {
 	commands := []struct {
 		args  []string
 		json  bool
-		exits []int // conflicts remain: two generated files are not as skillsync wrote them
+		kind  string // the kind of the -o json document
+		exits []int  // conflicts remain: two generated files are not as skillsync wrote them
 		// shows marks the commands that list changes: they name the orphan, so the
 		// escapes did reach what they print.
 		shows bool
 	}{
 		{args: []string{"status", "--exit-code"}, exits: []int{1, 3}, shows: true},
-		{args: []string{"status", "-o", "json", "--exit-code"}, json: true, exits: []int{1, 3}},
+		{args: []string{"status", "-o", "json", "--exit-code"}, json: true, kind: "Status", exits: []int{1, 3}},
 		{args: []string{"reconcile", "--check", "--diff"}, exits: []int{1, 3}, shows: true},
 		{args: []string{"reconcile", "--dry-run"}, exits: []int{3}, shows: true},
 		{args: []string{"diff"}, exits: []int{3}, shows: true},
 		{args: []string{"diff", "-o", "json"}, json: true, exits: []int{3}, shows: true},
 		{args: []string{"-v", "1", "reconcile", "--once"}, exits: []int{3}, shows: true},
-		{args: []string{"reconcile", "--once", "-o", "json"}, json: true, exits: []int{3}, shows: true},
+		{args: []string{"reconcile", "--once", "-o", "json"}, json: true, kind: "ReconcileResult", exits: []int{3}, shows: true},
 	}
 	for _, c := range commands {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -78,6 +79,8 @@ func (s *hostileSuite) hostileOutput(t *testing.T) {
 			case !c.json:
 			case json.Unmarshal(res.stdout, &doc) != nil:
 				problems = append(problems, "stdout is not JSON")
+			case kindOf(doc) != c.kind:
+				problems = append(problems, fmt.Sprintf("the JSON's kind is %q, want %q", kindOf(doc), c.kind))
 			case c.shows && !holds(doc, hostileOrphan):
 				// Escaped for the terminal, the path must still read back as it is.
 				problems = append(problems, fmt.Sprintf("no string in the JSON is the orphan's path %q", hostileOrphan))
@@ -420,4 +423,11 @@ func clip(s string) string {
 		return s[:2000] + "…"
 	}
 	return s
+}
+
+// kindOf is the kind an -o json document names, "" when it is no object.
+func kindOf(doc any) string {
+	m, _ := doc.(map[string]any)
+	kind, _ := m["kind"].(string)
+	return kind
 }

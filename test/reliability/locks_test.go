@@ -159,7 +159,8 @@ func (s *resSuite) lockHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	var report struct {
-		ExitCode int `json:"exitCode"`
+		Kind     string `json:"kind"`
+		ExitCode int    `json:"exitCode"`
 		Changes  []struct {
 			Path   string `json:"path"`
 			Action string `json:"action"`
@@ -168,6 +169,7 @@ func (s *resSuite) lockHeld(t *testing.T) {
 		Error string `json:"error"`
 	}
 	f.expect(json.Unmarshal(stdout, &report) == nil, "stdout is not one JSON report")
+	f.expect(report.Kind == "ReconcileResult", "kind %q, want ReconcileResult", report.Kind)
 	f.expect(cmd.ProcessState.ExitCode() == 4 && report.ExitCode == 4, "exit %d, exitCode %d, want 4", cmd.ProcessState.ExitCode(), report.ExitCode)
 	f.expect(strings.Contains(report.Error, holder), "error %q does not name the holder (%s)", report.Error, holder)
 	f.expect(len(report.Changes) == 8, "reports %d changes, want 8", len(report.Changes))
