@@ -7,7 +7,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/spf13/cobra"
@@ -42,13 +41,9 @@ func newProfileCommand(g *globals) *cobra.Command {
 		Example: "  skillsync profile show",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			root, err := g.root()
+			in, err := profileInputs(g)
 			if err != nil {
 				return err
-			}
-			in, err := controller.LoadInputs(g.readOnly(), root, g.profile, os.Getenv(desired.ProfileEnv))
-			if err != nil {
-				return inputError(g.stderr, err)
 			}
 			source := "nothing set"
 			if in.Profile.Source != "" {

@@ -21,13 +21,9 @@ func newProfileListCommand(g *globals) *cobra.Command {
 			if err := checkOutput(output, "text", "json", "yaml"); err != nil {
 				return err
 			}
-			root, err := g.root()
+			in, err := profileInputs(g)
 			if err != nil {
 				return err
-			}
-			in, err := controller.LoadInputs(g.readOnly(), root, g.profile, os.Getenv(desired.ProfileEnv))
-			if err != nil {
-				return inputError(g.stderr, err)
 			}
 			list := profileListJSON{typeMeta: kindOf(kindProfileList), Active: in.Profile.Name, From: in.Profile.Source, Items: []profileJSON{}}
 			for _, p := range in.Registry.Profiles {
@@ -53,4 +49,19 @@ func newProfileListCommand(g *globals) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	return cmd
+}
+
+// profileInputs are the workspace's inputs as the profile commands read them:
+// the registry, and the profile active by the flag, the environment and the
+// workspace's files; invalid input is printed and exits 2.
+func profileInputs(g *globals) (controller.Inputs, error) {
+	root, err := g.root()
+	if err != nil {
+		return controller.Inputs{}, err
+	}
+	in, err := controller.LoadInputs(g.readOnly(), root, g.profile, os.Getenv(desired.ProfileEnv))
+	if err != nil {
+		return controller.Inputs{}, inputError(g.stderr, err)
+	}
+	return in, nil
 }
