@@ -23,4 +23,4 @@ EXPOSE 8081
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s CMD ["skillsync", "probe", "http://127.0.0.1:8081/healthz"]
 # Defaults through the environment, so `docker run IMAGE --poll 2s` keeps them.
 ENV SKILLSYNC_WORKSPACE=/workspace SKILLSYNC_HEALTH_ADDR=:8081 SKILLSYNC_LOG_FORMAT=json
-ENTRYPOINT ["skillsync", "reconcile"]
+ENTRYPOINT ["skillsync", "reconcile", "--watch"]

@@ -76,7 +76,7 @@ func TestDockerfile(t *testing.T) {
 	if d.user == "" || strings.HasPrefix(d.user, "0") || strings.HasPrefix(d.user, "root") {
 		t.Errorf("final stage runs as %q, not a non-root user", d.user)
 	}
-	if strings.Join(d.entrypoint, " ") != "skillsync reconcile" {
+	if strings.Join(d.entrypoint, " ") != "skillsync reconcile --watch" {
 		t.Errorf("ENTRYPOINT = %q", d.entrypoint)
 	}
 	if !strings.Contains(d.build, "CGO_ENABLED=0") {

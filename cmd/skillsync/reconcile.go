@@ -11,27 +11,28 @@ import (
 
 func newReconcileCommand(g *globals) *cobra.Command {
 	var (
-		once, check, diff, dryRun bool
-		opts                      plan.Options
-		output                    string
-		watch                     watchFlags
+		once, watching, check, diff, dryRun bool
+		opts                                plan.Options
+		output                              string
+		watch                               watchFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "reconcile",
-		Short: "Converge the skill files with the registry",
+		Short: "Converge the skill files with the registry, once or (--watch) as they change",
 		Long: "Compute the desired skill files, compare them with the target directories and write or\n" +
-			"remove the files skillsync owns. --check only reports. Without --once, keep watching and\n" +
-			"reconciling until SIGTERM or SIGINT (see docs/operations.md); --check, --dry-run, --diff,\n" +
-			"--force, --allow-empty and -o are for one run and imply --once. --dry-run shows what a run\n" +
+			"remove the files skillsync owns, once. --check only reports; --dry-run shows what the run\n" +
 			"would do, with a diff of each file, and writes nothing; --diff adds the diff to --check.\n" +
+			"--watch keeps watching and reconciling until SIGTERM or SIGINT (see docs/operations.md);\n" +
+			"the watcher's own flags (--poll, --health-addr, --debounce, --max-wait, --resync,\n" +
+			"--follow-mcp) imply it, and the flags of one run are refused beside it.\n" +
 			"Deletes wait until the inputs have been unchanged for --settle, so a file being saved never\n" +
 			"prunes skills.\n" +
 			"Exit codes: 0 converged or in sync, 1 --check found changes, 2 invalid input,\n" +
 			"3 conflicts remain, 4 any other failure (including the workspace lock being held).",
-		Example: "  skillsync reconcile --once          converge now\n" +
+		Example: "  skillsync reconcile                 converge now\n" +
 			"  skillsync reconcile --dry-run       show what --once would do, with diffs; write nothing\n" +
 			"  skillsync reconcile --check --diff  the same, exiting 1 if anything would change\n" +
-			"  skillsync reconcile                 keep converging while you work\n" +
+			"  skillsync reconcile --watch         keep converging while you work\n" +
 			"  skillsync reconcile --check -o github   in GitHub Actions: annotate each file out of step",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -43,8 +44,8 @@ func newReconcileCommand(g *globals) *cobra.Command {
 					"skillsync diff prints the diff alone")
 			}
 			writeNothing, diffs := check || dryRun, diff || dryRun
-			oneShot := once || oneShotFlag(cmd) != ""
-			if err := watch.check(cmd, oneShot); err != nil {
+			watching, err := watch.check(cmd, watching)
+			if err != nil {
 				return err
 			}
 			root, err := g.root()
@@ -59,7 +60,7 @@ func newReconcileCommand(g *globals) *cobra.Command {
 			if writeNothing {
 				req.System = g.readOnly()
 			}
-			if !oneShot {
+			if watching {
 				return runWatch(g, req, watch)
 			}
 			out := controller.ReconcileOnce(req, watch.lockTimeout)
@@ -84,29 +85,21 @@ func newReconcileCommand(g *globals) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&once, "once", false, "reconcile once and exit")
-	f.BoolVar(&check, "check", false, "plan and report, write nothing; exit 1 when changes are needed (implies --once)")
-	f.BoolVar(&dryRun, "dry-run", false, "show what a run would do, with a unified diff of every change; write nothing (implies --once)")
+	f.BoolVar(&once, "once", false, "reconcile once and exit: what reconcile does without --watch")
+	f.BoolVar(&watching, "watch", false, "keep watching the workspace and reconciling as it changes, until SIGTERM or SIGINT")
+	f.BoolVar(&check, "check", false, "plan and report, write nothing; exit 1 when changes are needed")
+	f.BoolVar(&dryRun, "dry-run", false, "show what a run would do, with a unified diff of every change; write nothing")
 	f.BoolVar(&diff, "diff", false, "with --check: add a unified diff of every change")
-	f.BoolVar(&opts.Force, "force", false, "restore or remove generated files that were edited by hand, never files without a banner (implies --once)")
-	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "allow removing every generated file when nothing is desired (implies --once)")
-	f.StringVarP(&output, "output", "o", "text", "output format: text, json, yaml, or github (text and workflow annotations) (implies --once)")
+	f.BoolVar(&opts.Force, "force", false, "restore or remove generated files that were edited by hand, never files without a banner")
+	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "allow removing every generated file when nothing is desired")
+	f.StringVarP(&output, "output", "o", "text", "output format: text, json, yaml, or github (text and workflow annotations)")
 	watch.register(f)
 	return cmd
 }
 
-// oneShotFlags are the flags that only make sense for one run: each implies --once.
+// oneShotFlags are the flags that only make sense for one run, refused beside
+// --watch.
 var oneShotFlags = []string{"check", "dry-run", "diff", "force", "allow-empty", "output"}
-
-// oneShotFlag names the first one-shot flag given, or "".
-func oneShotFlag(cmd *cobra.Command) string {
-	for _, name := range oneShotFlags {
-		if cmd.Flags().Changed(name) {
-			return name
-		}
-	}
-	return ""
-}
 
 // exitCodes maps each verdict to its exit code (README, "Commands").
 var exitCodes = map[controller.Verdict]int{

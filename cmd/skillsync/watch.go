@@ -26,7 +26,8 @@ type watchFlags struct {
 	followMCP                                            bool
 }
 
-// watchOnlyFlags make sense only for the watcher; lockTimeout only for one run.
+// watchOnlyFlags make sense only for the watcher, and each implies --watch;
+// lockTimeout only for one run.
 var watchOnlyFlags = []string{"debounce", "max-wait", "resync", "poll", "health-addr", "follow-mcp"}
 
 func (w *watchFlags) register(f *pflag.FlagSet) {
@@ -36,33 +37,36 @@ func (w *watchFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&w.poll, "poll", 0, "watch: poll for changes this often instead of using inotify (network mounts)")
 	f.BoolVar(&w.followMCP, "follow-mcp", true, "watch: keep a session to each MCP source and record its tools as they change (docs/mcp.md)")
 	f.StringVar(&w.healthAddr, "health-addr", os.Getenv("SKILLSYNC_HEALTH_ADDR"), "watch: serve /healthz and /readyz on this address, like :8081 (default $SKILLSYNC_HEALTH_ADDR)")
-	f.DurationVar(&w.lockTimeout, "lock-timeout", 30*time.Second, "--once: how long to wait for another skillsync to release the workspace, and for inputs being saved to settle")
+	f.DurationVar(&w.lockTimeout, "lock-timeout", 30*time.Second, "one run: how long to wait for another skillsync to release the workspace, and for inputs being saved to settle")
 	f.DurationVar(&w.settle, "settle", 2*time.Second, "apply a delete only once the inputs it follows from have been unchanged this long (0: at once)")
 }
 
-// check refuses flags that do not apply to the mode chosen: the watcher's flags on
-// a single run, --lock-timeout on the watcher.
-func (w *watchFlags) check(cmd *cobra.Command, oneShot bool) error {
+// check says whether the command asks for the watcher, --watch or a flag only
+// the watcher takes, and refuses a flag of one run beside it: --once, a flag of
+// oneShotFlags, or --lock-timeout.
+func (w *watchFlags) check(cmd *cobra.Command, watchFlag bool) (watching bool, err error) {
 	f := cmd.Flags()
 	if w.settle < 0 {
-		return usageError("--settle must not be negative")
+		return false, usageError("--settle must not be negative")
 	}
-	if oneShot {
-		for _, name := range watchOnlyFlags {
-			if f.Changed(name) {
-				why := "--once"
-				if flag := oneShotFlag(cmd); flag != "" {
-					why = "--" + flag + " (which implies --once)"
-				}
-				return usageError("--%s is for the watcher, and %s asks for one run; drop one of them", name, why)
-			}
+	why := ""
+	if watchFlag {
+		why = "--watch"
+	}
+	for _, name := range watchOnlyFlags {
+		if why == "" && f.Changed(name) {
+			why = "--" + name + " (which implies --watch)"
 		}
-		return nil
 	}
-	if f.Changed("lock-timeout") {
-		return usageError("--lock-timeout is for one run (--once); the watcher takes the lock at start or exits 4")
+	if why == "" {
+		return false, nil
 	}
-	return nil
+	for _, name := range append([]string{"once", "lock-timeout"}, oneShotFlags...) {
+		if f.Changed(name) {
+			return true, usageError("--%s is for one run, and %s asks for the watcher; drop one of them", name, why)
+		}
+	}
+	return true, nil
 }
 
 // runWatch runs the controller until SIGTERM or SIGINT: the first signal lets the

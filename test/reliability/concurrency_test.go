@@ -57,7 +57,7 @@ func TestConcurrency(t *testing.T) {
 	watcher := exec.Command(testkit.Binary(t), "--workspace", ws, "reconcile", "--health-addr", addr)
 	must(t, watcher.Start())
 	awaitReady(t, addr)
-	second, out := run(testkit.Binary(t), "--workspace", ws, "reconcile")
+	second, out := run(testkit.Binary(t), "--workspace", ws, "reconcile", "--watch")
 	pid := fmt.Sprintf("pid %d", watcher.Process.Pid)
 	if second != 4 || !strings.Contains(out, pid) {
 		failures++
