@@ -98,7 +98,7 @@ same 2 "$project" explain "no such skill" --workspace workspace
 # and waits for the binary's pid in the workspace lock and its first run's end.
 start_watcher() {
   cp -R fixtures/example "$project/$1"
-  setsid "$project/node_modules/.bin/skillsync" reconcile --workspace "$project/$1" >"$work/$1.log" 2>&1 &
+  setsid "$project/node_modules/.bin/skillsync" reconcile --watch --workspace "$project/$1" >"$work/$1.log" 2>&1 &
   launcher=$!
   pids+=("$launcher")
   for _ in $(seq 100); do
