@@ -59,7 +59,7 @@ func (s *hostileSuite) hostileOutput(t *testing.T) {
 		{args: []string{"reconcile", "--check", "--diff"}, exits: []int{1, 3}, shows: true},
 		{args: []string{"reconcile", "--dry-run"}, exits: []int{3}, shows: true},
 		{args: []string{"diff"}, exits: []int{3}, shows: true},
-		{args: []string{"diff", "-o", "json"}, json: true, exits: []int{3}, shows: true},
+		{args: []string{"diff", "-o", "json"}, json: true, kind: "ReconcileResult", exits: []int{3}, shows: true},
 		{args: []string{"-v", "1", "reconcile", "--once"}, exits: []int{3}, shows: true},
 		{args: []string{"reconcile", "--once", "-o", "json"}, json: true, kind: "ReconcileResult", exits: []int{3}, shows: true},
 	}
