@@ -5,6 +5,6 @@
 // the registry no longer wants it. The edit of skillsync.yaml is a text edit
 // that keeps every other byte, checked by decoding the result (pure).
 //
-// It imports, of this module: controller/apply, controller/plan,
-// internal/banner, internal/workspacefs.
+// It imports, of this module: clients, controller/apply, controller/plan,
+// internal/banner, internal/workspacefs, observed.
 package forget

@@ -4,12 +4,15 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/observed"
 )
 
 // File is a generated file as read, and what it becomes once handed over.
@@ -32,6 +35,27 @@ func HandOver(path string, data []byte, owners []string) (f File, ok bool) {
 		return File{}, false
 	}
 	return File{Path: path, Sum: sha256.Sum256(data), Owner: mark.Owner, Yours: yours}, true
+}
+
+// Generated reads through fsys the files among paths that skillsync generated
+// for the skill name: those in a skill directory called name whose banner names
+// one of owners. A path with no regular file on it is skipped, since nothing of
+// skillsync's is there to hand over.
+func Generated(fsys workspacefs.FS, paths []string, name string, owners []string) []File {
+	var files []File
+	for _, p := range paths {
+		if path.Base(clients.SkillDirOf(p)) != name {
+			continue
+		}
+		data, err := fsys.ReadRegular(p, observed.MaxFileSize)
+		if err != nil {
+			continue
+		}
+		if f, ok := HandOver(p, data, owners); ok {
+			files = append(files, f)
+		}
+	}
+	return files
 }
 
 // Apply takes the banner off each of files, every one replaced only if it still

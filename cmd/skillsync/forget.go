@@ -4,13 +4,11 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"path"
 	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync/authoring/forget"
-	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -89,20 +87,7 @@ func generatedFilesOf(g *globals, out controller.Outcome, name string) ([]forget
 		return nil, &exitError{exitFailure, err}
 	}
 	defer ws.Close()
-	var files []forget.File
-	for _, p := range plannedPaths(out) {
-		if path.Base(clients.SkillDirOf(p)) != name {
-			continue
-		}
-		data, err := ws.ReadRegular(p, observed.MaxFileSize)
-		if err != nil {
-			continue // not there yet, or not a file: nothing of skillsync's to hand over
-		}
-		if f, ok := forget.HandOver(p, data, owners); ok {
-			files = append(files, f)
-		}
-	}
-	return files, nil
+	return forget.Generated(ws, plannedPaths(out), name, owners), nil
 }
 
 // plannedPaths is every path of the plan, in sync or to change, sorted.

@@ -75,7 +75,7 @@ func (w Workspace) Edit(rel string, old [32]byte, content []byte) error {
 	if err := d.Flush(); err != nil {
 		return workspacefs.Cause(err)
 	}
-	data, err := d.ReadRegular(path.Base(rel), int64(len(content))+observed.MaxFileSize)
+	data, err := d.ReadRegular(path.Base(rel), observed.MaxFileSize)
 	switch {
 	case errors.Is(err, workspacefs.ErrNotRegular):
 		return errors.New("no longer a regular file; not written")
