@@ -15,6 +15,7 @@ import (
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/gitfiles"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -245,6 +246,13 @@ func (inf *Informer) Reconcile(r Request) Outcome {
 	}
 	files := declaredIn(in.Registry)
 	touched := touchedNames(last.targets, changedNames(last.files, files), dirty)
+	if len(touched) > 0 && in.Git.Mode != "" {
+		// A target's git files name the files of every skill in it: any change
+		// may change them.
+		for _, name := range gitfiles.Names {
+			touched[name] = true
+		}
+	}
 	// The cache is changed in place: a pass that stops half way drops it.
 	inf.drop()
 	scope := &Scope{}
@@ -279,6 +287,7 @@ func (inf *Informer) Reconcile(r Request) Outcome {
 		// A skill a person's file holds in one target is withheld from all, as in
 		// a full pass: every target's entries of its name were read.
 		p.want = p.want.WithholdTaken(taken)
+		p.want = p.want.WithGitFiles(in.Git, tc.target, tc.gitLines(touched, p.want))
 		p.plan = plan.Files(p.want, p.have, req.Options)
 		tc.replace(touched, p)
 	}

@@ -352,6 +352,7 @@ func planTargets(req pass, in Inputs, targets []string, first <-chan scanResult,
 			scanned = scanAsync(req.System, req.Root, clients.Dir(target))
 		}
 		want := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, target).WithholdTaken(taken)
+		want = want.WithGitFiles(in.Git, target, want.GitLinesByEntry(clients.Dir(target)))
 		scan := <-scanned
 		if scan.err != nil {
 			return targetsPlan{}, scan.err

@@ -36,6 +36,8 @@ type entry struct {
 	rare    *rareEntry
 	wanted  int32 // files desired in it
 	present bool  // it is in the target directory
+	// git are the lines the skill directory adds to the target's git files.
+	git desired.GitLines
 }
 
 // rareEntry is what an entry that is not simply in sync has.
@@ -54,6 +56,19 @@ func (e *entry) more() *rareEntry {
 
 func (e entry) empty() bool {
 	return e.rare == nil && len(e.inSync) == 0 && e.wanted == 0 && !e.present
+}
+
+// gitLines are the lines every skill directory of the target adds to its git
+// files: those of the entries called names as want makes them, the others' as
+// kept.
+func (tc *targetCache) gitLines(names map[string]bool, want desired.State) map[string]desired.GitLines {
+	out := want.GitLinesByEntry(tc.dir)
+	for _, e := range tc.entries {
+		if !names[e.name] && (len(e.git.Attributes) > 0 || len(e.git.Ignore) > 0) {
+			out[e.name] = e.git
+		}
+	}
+	return out
 }
 
 // newTargetCache keeps one target's part of a full pass.
@@ -135,6 +150,11 @@ func entriesOf(dir string, p targetPart) map[string]entry {
 	}
 	for _, path := range p.have.Entries {
 		at(path, func(e *entry) { e.present = true })
+	}
+	for name, lines := range p.want.GitLinesByEntry(dir) {
+		e := out[name]
+		e.git = lines
+		out[name] = e
 	}
 	return out
 }

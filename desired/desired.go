@@ -21,16 +21,21 @@ type File struct {
 	Path   string // workspace-relative, slash-separated
 	Target string
 	Skill  string
-	Owner  string // capability/<id> or skill/<name>
+	Owner  string // capability/<id>, skill/<name>, or target/<name> (GitOwner)
+	// Optional files are written only where no person's file is: a person's file
+	// at the path stays, and is no conflict (the target's git files).
+	Optional bool
 	// Bytes, when set, is the content itself (states built by hand, in tests).
 	// Build does not set it: a file is rendered only when it is compared with one
 	// on disk (Sum) or written (Content), so a large registry's output is never
 	// held, and a file that is created is rendered once.
 	Bytes []byte
 	from  origin
-	// side is the content of a side file a client reads beside SKILL.md; empty
-	// for a SKILL.md.
+	// side is the content of a side file a client reads beside SKILL.md, or of a
+	// git file; empty for a SKILL.md.
 	side string
+	// gitIgnored says git is to ignore the file (see BuildTargetInGit).
+	gitIgnored bool
 }
 
 // origin is the declaration a file is rendered from, in the registry: a
@@ -105,11 +110,11 @@ func (f File) Content() ([]byte, error) {
 	if f.Bytes != nil {
 		return f.Bytes, nil
 	}
-	if f.from == (origin{}) {
-		return nil, fmt.Errorf("%s: no content", f.Path)
-	}
 	if f.side != "" {
 		return render.SideFile(f.side, f.Owner, f.Path)
+	}
+	if f.from == (origin{}) {
+		return nil, fmt.Errorf("%s: no content", f.Path)
 	}
 	return render.File(f.Target, f.from.skill(), f.Path)
 }

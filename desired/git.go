@@ -1,6 +1,7 @@
 package desired
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -20,32 +21,31 @@ type Git struct {
 	Declared Profile
 }
 
-// BuildTargetInGit is BuildTarget for a workspace in git. Ignore mode adds a
-// .gitignore beside every generated skill. Commit mode builds the skills of the
-// declared profile, each with a .gitattributes marking it generated, and adds the
-// skills only the active profile makes, each with a .gitignore: a local profile
-// adds skills where git ignores them and never changes a committed file.
+// BuildTargetInGit is BuildTarget for a workspace in git, each file marked for
+// the target's git files (see WithGitFiles). Ignore mode ignores every file.
+// Commit mode builds the skills of the declared profile, committed, and adds the
+// skills only the active profile makes, ignored: a local profile adds skills
+// where git ignores them and never changes a committed file.
 func BuildTargetInGit(reg *registry.Registry, profile Profile, git Git, target string) State {
 	active := BuildTarget(reg, profile, target)
 	switch git.Mode {
 	case registry.GeneratedIgnore:
-		return active.beside(active.Files, gitfiles.Ignore, ignoring(active.Files))
+		for p, f := range active.Files {
+			f.gitIgnored = true
+			active.Files[p] = f
+		}
+		return active
 	case registry.GeneratedCommit:
 	default:
 		return active
 	}
-	committed := BuildTarget(reg, git.Declared, target)
-	extras := map[string]File{}
+	st := BuildTarget(reg, git.Declared, target)
 	for p, f := range active.Files {
-		if _, ok := committed.Files[p]; !ok {
-			extras[p] = f
+		if _, committed := st.Files[p]; !committed {
+			f.gitIgnored = true
+			st.Files[p] = f
 		}
 	}
-	st := committed.beside(committed.Files, gitfiles.Attributes, attributes)
-	for p, f := range extras {
-		st.Files[p] = f
-	}
-	st = st.beside(extras, gitfiles.Ignore, ignoring(extras))
 	st.Profile, st.Withheld = active.Profile, nil
 	for _, w := range active.Withheld {
 		if _, built := st.Files[path.Join(clients.Dir(w.Target), w.Skill, SkillFile)]; !built {
@@ -55,36 +55,67 @@ func BuildTargetInGit(reg *registry.Registry, profile Profile, git Git, target s
 	return st
 }
 
-// beside adds the file name to the directory of each SKILL.md of files, owned
-// like it, holding what content gives for that directory.
-func (st State) beside(files map[string]File, name string, content func(dir string) string) State {
-	for p, f := range files {
-		if path.Base(p) != SkillFile {
+// GitLines are the lines one entry of a target directory, a skill directory,
+// adds to the target's git files: a line per generated file in it, sorted.
+type GitLines struct {
+	Attributes []string // files git commits, each marked generated
+	Ignore     []string // files git is to ignore
+}
+
+// GitLinesByEntry are the lines each skill directory of the target directory dir
+// adds to its git files, by the directory's name, as the files of st make them.
+func (st State) GitLinesByEntry(dir string) map[string]GitLines {
+	out := map[string]GitLines{}
+	for p, f := range st.Files {
+		rel, ok := strings.CutPrefix(p, dir+"/")
+		name, _, _ := strings.Cut(rel, "/")
+		if !ok || f.Skill == "" {
 			continue
 		}
-		dir := path.Dir(p)
-		side := path.Join(dir, name)
-		st.Files[side] = File{Path: side, Target: f.Target, Skill: f.Skill, Owner: f.Owner, from: f.from, side: content(dir)}
+		lines := out[name]
+		if f.gitIgnored {
+			lines.Ignore = append(lines.Ignore, "/"+rel)
+		} else {
+			lines.Attributes = append(lines.Attributes, "/"+rel+" "+gitfiles.Generated)
+		}
+		out[name] = lines
 	}
+	for name, lines := range out {
+		slices.Sort(lines.Attributes)
+		slices.Sort(lines.Ignore)
+		out[name] = lines
+	}
+	return out
+}
+
+// WithGitFiles adds the git files of target to st, made of the lines of every
+// skill directory in it (GitLinesByEntry, or kept from an earlier build): in
+// commit mode a .gitattributes marking each committed file generated, and a
+// .gitignore naming each ignored one, each file only where it has a line to hold.
+// So a target directory has at most one git file that git sees. Each lists itself
+// too, and is optional: where a person's file is at its path, that file stays.
+func (st State) WithGitFiles(git Git, target string, lines map[string]GitLines) State {
+	if git.Mode == "" {
+		return st
+	}
+	dir := clients.Dir(target)
+	var attributes, ignore []string
+	for _, name := range slices.Sorted(maps.Keys(lines)) {
+		attributes = append(attributes, lines[name].Attributes...)
+		ignore = append(ignore, lines[name].Ignore...)
+	}
+	add := func(name, self string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		p := path.Join(dir, name)
+		content := self + "\n" + strings.Join(lines, "\n") + "\n"
+		st.Files[p] = File{Path: p, Target: target, Owner: GitOwner(target), Optional: true, side: content}
+	}
+	add(gitfiles.Attributes, "/"+gitfiles.Attributes+" "+gitfiles.Generated, attributes)
+	add(gitfiles.Ignore, "/"+gitfiles.Ignore, ignore)
 	return st
 }
 
-// ignoring is the .gitignore of each skill directory of files: the files
-// skillsync writes there, itself included, one by one, so that git still sees
-// whatever a person adds beside them.
-func ignoring(files map[string]File) func(dir string) string {
-	byDir := map[string][]string{}
-	for p := range files {
-		if dir := clients.SkillDirOf(p); dir != "" {
-			byDir[dir] = append(byDir[dir], "/"+strings.TrimPrefix(p, dir+"/"))
-		}
-	}
-	return func(dir string) string {
-		names := append([]string{"/" + gitfiles.Ignore}, byDir[dir]...)
-		slices.Sort(names)
-		return strings.Join(names, "\n") + "\n"
-	}
-}
-
-// attributes is the .gitattributes of every skill directory.
-func attributes(string) string { return gitfiles.AttributesContent }
+// GitOwner is the owner of the git files of target: the target, not a skill.
+func GitOwner(target string) string { return "target/" + target }

@@ -2,9 +2,13 @@ package desired
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
 )
 
@@ -13,25 +17,33 @@ func TestBuildTargetInGit(t *testing.T) {
 	cli, _ := ResolveProfile(reg, ProfileSources{Flag: "cli"})
 	web, _ := ResolveProfile(reg, ProfileSources{Flag: "web-shell"})
 	commit := Git{Mode: registry.GeneratedCommit, Declared: cli}
-
-	st := BuildTargetInGit(reg, web, commit, "qwen-code")
-	for p := range BuildTarget(reg, cli, "qwen-code").Files {
-		if _, ok := st.Files[path.Join(path.Dir(p), ".gitattributes")]; !ok {
-			t.Errorf("no .gitattributes beside committed %s", p)
-		}
-		if _, ok := st.Files[path.Join(path.Dir(p), ".gitignore")]; ok {
-			t.Errorf("a committed skill is ignored: %s", p)
-		}
+	withGit := func(st State, git Git, target string) State {
+		return st.WithGitFiles(git, target, st.GitLinesByEntry(clients.Dir(target)))
 	}
+
+	st := withGit(BuildTargetInGit(reg, web, commit, "qwen-code"), commit, "qwen-code")
+	var attributes []string
+	for p := range BuildTarget(reg, cli, "qwen-code").Files {
+		attributes = append(attributes, "/"+strings.TrimPrefix(p, ".qwen/skills/")+" linguist-generated=true")
+	}
+	slices.Sort(attributes)
+	wantContent(t, st, ".qwen/skills/.gitattributes", append([]string{"/.gitattributes linguist-generated=true"}, attributes...))
 	extra := ".qwen/skills/qwencode-viz/"
 	if _, ok := st.Files[extra+"SKILL.md"]; !ok {
 		t.Fatal("the active profile's extra skill is missing")
 	}
-	if _, ok := st.Files[extra+".gitignore"]; !ok {
-		t.Error("the extra skill has no .gitignore")
+	wantContent(t, st, ".qwen/skills/.gitignore", []string{"/.gitignore", "/qwencode-viz/SKILL.md"})
+	gitFiles := 0
+	for p, f := range st.Files {
+		if f.Skill == "" {
+			gitFiles++
+			if !f.Optional || f.Owner != "target/qwen-code" || path.Dir(p) != ".qwen/skills" {
+				t.Errorf("git file %s: %+v", p, f)
+			}
+		}
 	}
-	if _, ok := st.Files[extra+".gitattributes"]; ok {
-		t.Error("the extra skill is marked as a committed one")
+	if gitFiles != 2 {
+		t.Errorf("%d git files in the target directory, want the two", gitFiles)
 	}
 	for _, w := range st.Withheld {
 		if w.Skill == "qwencode-viz" {
@@ -39,30 +51,54 @@ func TestBuildTargetInGit(t *testing.T) {
 		}
 	}
 
-	// The declared profile as the active one: what a fresh clone builds.
-	clone := BuildTargetInGit(reg, cli, commit, "qwen-code")
-	for p := range clone.Files {
-		if _, ok := st.Files[p]; !ok {
-			t.Errorf("%s is built in a fresh clone but not under the local profile", p)
+	// The declared profile as the active one, what a fresh clone builds: the one
+	// .gitattributes, as under the local profile, and no .gitignore.
+	clone := withGit(BuildTargetInGit(reg, cli, commit, "qwen-code"), commit, "qwen-code")
+	for p, f := range clone.Files {
+		if g, ok := st.Files[p]; !ok || g.Sum() != f.Sum() {
+			t.Errorf("%s is built in a fresh clone but not, or otherwise, under the local profile", p)
+		}
+		if path.Base(p) == ".gitignore" {
+			t.Errorf("a fresh clone ignores %s", p)
 		}
 	}
 
-	ignored := BuildTargetInGit(reg, cli, Git{Mode: registry.GeneratedIgnore}, "agents")
+	ignore := Git{Mode: registry.GeneratedIgnore}
+	ignored := withGit(BuildTargetInGit(reg, cli, ignore, "agents"), ignore, "agents")
 	plain := BuildTarget(reg, cli, "agents")
-	skills := 0
+	names := []string{"/.gitignore"}
 	for p := range plain.Files {
-		if path.Base(p) == SkillFile {
-			skills++
-			if _, ok := ignored.Files[path.Join(path.Dir(p), ".gitignore")]; !ok {
-				t.Errorf("ignore mode: no .gitignore beside %s", p)
-			}
-		}
+		names = append(names, "/"+strings.TrimPrefix(p, ".agents/skills/"))
 	}
-	if len(ignored.Files) != len(plain.Files)+skills {
-		t.Errorf("ignore mode: %d files, want %d and one .gitignore per skill", len(ignored.Files), len(plain.Files))
+	slices.Sort(names)
+	wantContent(t, ignored, ".agents/skills/.gitignore", names)
+	if len(ignored.Files) != len(plain.Files)+1 {
+		t.Errorf("ignore mode: %d files, want %d and the one .gitignore", len(ignored.Files), len(plain.Files))
 	}
-	if got := BuildTargetInGit(reg, cli, Git{}, "agents"); len(got.Files) != len(plain.Files) {
+	if got := withGit(BuildTargetInGit(reg, cli, Git{}, "agents"), Git{}, "agents"); len(got.Files) != len(plain.Files) {
 		t.Error("outside git the files differ")
+	}
+	if none := withGit(BuildTargetInGit(reg, cli, commit, "cursor"), commit, "cursor"); len(none.Files) != 0 {
+		t.Errorf("a target with no skills has files: %v", slices.Collect(maps.Keys(none.Files)))
+	}
+}
+
+// wantContent fails unless st has the file p holding, after its banner, lines.
+func wantContent(t *testing.T, st State, p string, lines []string) {
+	t.Helper()
+	f, ok := st.Files[p]
+	if !ok {
+		t.Errorf("no %s", p)
+		return
+	}
+	data, err := f.Content()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(data), " DO NOT EDIT.\n")
+	_, body, _ = strings.Cut(body, "\n")
+	if want := strings.Join(lines, "\n") + "\n"; body != want {
+		t.Errorf("%s holds\n%s\nwant\n%s", p, data, want)
 	}
 }
 

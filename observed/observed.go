@@ -221,6 +221,12 @@ type skillDir struct {
 func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skillDir {
 	sd := skillDir{path: path.Join(dir, e.Name)}
 	switch {
+	case slices.Contains(gitfiles.Names, e.Name):
+		sd.readTargetFile(target, e)
+		return sd
+	case banner.IsTempName(e.Name) && e.Type.IsRegular():
+		sd.findTemp(target, e, sd.path)
+		return sd
 	case e.Type&fs.ModeSymlink != 0:
 		sd.noFilesIn(sd.path, sd.path+" is a symlink", false)
 		sd.links = append(sd.links, sd.path)
@@ -266,6 +272,20 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 		}
 	}
 	return sd
+}
+
+// readTargetFile reads the entry e of a target directory that is no skill
+// directory but a file skillsync writes there (a git file). A symlink there is
+// never followed, so it is only noted.
+func (sd *skillDir) readTargetFile(target workspacefs.Dir, e workspacefs.Entry) {
+	switch {
+	case e.Type&fs.ModeSymlink != 0:
+		sd.files = append(sd.files, File{Path: sd.path, Reason: sd.path + " is a symlink", Link: true})
+	case !e.Type.IsRegular():
+		sd.files = append(sd.files, File{Path: sd.path, Reason: sd.path + " is not a regular file", Obstruction: true})
+	default:
+		sd.read(target, e.Name, sd.path)
+	}
 }
 
 // noFilesIn records that nothing skillsync writes in dir (the skill directory, or

@@ -137,7 +137,9 @@ func ownersOf(reg *registry.Registry, name string) []string {
 func stateByPath(out controller.Outcome) map[string]TargetState {
 	states := map[string]TargetState{}
 	for _, p := range out.Plan.InSync {
-		states[p] = TargetState{State: "in sync"}
+		if path.Base(p) == desired.SkillFile {
+			states[p] = TargetState{State: "in sync"}
+		}
 	}
 	for _, c := range out.Plan.Changes {
 		if path.Base(c.Path) == desired.SkillFile {

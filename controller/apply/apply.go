@@ -328,8 +328,13 @@ func remove(w Workspace, rel string, old [32]byte) error {
 
 // removeEmptyUpward removes dir if nothing is left in it, and so on up to the
 // skill directory it is in: a side file sits in a directory of its own inside it.
+// A directory in no skill directory (a target directory, which a git file or a
+// temp file is in) stays: clients look for it, and it may be a person's.
 func removeEmptyUpward(w Workspace, dir string) error {
 	skill := clients.SkillDirOf(dir)
+	if skill == "" {
+		return nil
+	}
 	for {
 		if err := removeIfEmpty(w, dir); err != nil {
 			return err

@@ -206,6 +206,8 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 	switch {
 	case !present:
 		c.Action = Create
+	case h.Ownership == observed.Unowned && w.Optional:
+		return Change{}, false
 	case h.Ownership == observed.Unowned && wanted:
 		c.Action, c.Reason, c.Obstruction = Conflict, h.Reason+"; kept", h.Obstruction
 	case h.Ownership == observed.Unowned:

@@ -6,16 +6,16 @@ import (
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
-// The files, each in a generated skill's directory, and what they hold after
-// skillsync's banner. A pattern in them applies to the directory they are in.
+// The files, each in a target directory, naming generated files by their paths
+// from there (desired writes the lists). A scan reads them in skill directories
+// too, so that those earlier versions wrote there are pruned.
 const (
-	// Ignore makes git ignore the files skillsync writes in the skill directory,
-	// itself included, each by name (desired writes the list).
+	// Ignore makes git ignore the files skillsync writes, itself included.
 	Ignore = ".gitignore"
-	// Attributes marks every file of the skill directory as generated, which
-	// GitHub and other review tools collapse in diffs.
-	Attributes        = ".gitattributes"
-	AttributesContent = "* linguist-generated=true\n"
+	// Attributes marks the files skillsync writes, itself included, as Generated.
+	Attributes = ".gitattributes"
+	// Generated is the attribute GitHub and other review tools collapse in diffs.
+	Generated = "linguist-generated=true"
 )
 
 // Names are the files this package knows, for a scan to look for.
