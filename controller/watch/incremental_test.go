@@ -29,7 +29,9 @@ func incrementalCases(t *testing.T) int { return property.Cases(t, "INCREMENTAL_
 // the profile switched, the config changed, generated files edited by hand,
 // deleted or renamed, skill directories removed, renamed to another case,
 // replaced by files or symlinks, temp files and empty directories left, a
-// person's skill written, a target directory removed, and passes that apply.
+// person's skill written, a target directory removed, the workspace taken in and
+// out of git and its git mode switched, a target's git file edited, removed or
+// replaced by a person's, and passes that apply.
 func TestIncrementalAgreesWithFromScratch(t *testing.T) {
 	seed := property.Seed(t, "INCREMENTAL_SEED")
 	rng := rand.New(rand.NewPCG(seed, seed))

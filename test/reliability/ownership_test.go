@@ -376,12 +376,19 @@ func (c *ownershipCase) emptyAtStart(dir string) bool {
 
 // ownSideFiles are the files a client reads beside SKILL.md, relative to the skill
 // directory, as docs/ownership.md lists them.
-var ownSideFiles = []string{"agents/openai.yaml"}
+var ownSideFiles = []string{"agents/openai.yaml", ".gitignore", ".gitattributes"}
 
-// ownScannedSkillFile reports whether p is <target dir>/<name>/SKILL.md or a side
-// file beside it, the only places a file can be skillsync's. (A snapshot never
-// descends into a symlink, so every directory above p is a real one.)
+// ownTargetFiles are the files skillsync writes in a target directory itself.
+var ownTargetFiles = []string{".gitignore", ".gitattributes"}
+
+// ownScannedSkillFile reports whether p is <target dir>/<name>/SKILL.md, a side
+// file beside it or a target directory's own file, the only places a file can be
+// skillsync's. (A snapshot never descends into a symlink, so every directory
+// above p is a real one.)
 func ownScannedSkillFile(p string) bool {
+	if slices.Contains(ownTargetFiles, path.Base(p)) && slices.Contains(ownTargetDirs(), path.Dir(p)) {
+		return true
+	}
 	for _, rel := range append([]string{observed.SkillFile}, ownSideFiles...) {
 		if skill, ok := strings.CutSuffix(p, "/"+rel); ok && ownSkillDir(skill) {
 			return true
@@ -431,10 +438,11 @@ func ownBannerRule(rel string, data []byte) observed.Ownership {
 }
 
 // ownInterruptedWrite reports whether p is a temp file skillsync removes by design: in
-// a skill directory, named exactly like its in-flight writes, holding the beginning
+// a target or skill directory, named exactly like its in-flight writes, holding the beginning
 // of a generated file.
 func ownInterruptedWrite(root, p string) bool {
-	if !banner.IsTempName(path.Base(p)) || !ownSkillDir(path.Dir(p)) && !ownSideDir(path.Dir(p)) {
+	dir := path.Dir(p)
+	if !banner.IsTempName(path.Base(p)) || !ownSkillDir(dir) && !ownSideDir(dir) && !slices.Contains(ownTargetDirs(), dir) {
 		return false
 	}
 	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
@@ -699,6 +707,13 @@ func ownPick[T any](g *ownGenerator, list []T) T { return list[g.rng.IntN(len(li
 // build lays the workspace out: earlier generated state, the current registry, then
 // people's files and directories.
 func (g *ownGenerator) build() error {
+	if g.chance(3) {
+		// In a git work tree, each target directory gets its git file too.
+		if err := os.Mkdir(filepath.Join(g.root, ".git"), 0o755); err != nil {
+			return err
+		}
+		g.logf("in git")
+	}
 	for round := range g.rng.IntN(3) {
 		if err := g.earlierRun(round); err != nil {
 			return err
@@ -716,12 +731,15 @@ func (g *ownGenerator) build() error {
 		g.logf("registry: broken (%s)", broken)
 	}
 	if in, err := controller.LoadInputs(workspacefs.OS{}, g.root, "", ""); err == nil {
-		for p, f := range desired.Build(in.Registry, in.Profile).Files {
-			data, err := f.Content()
-			if err != nil {
-				return err
+		for _, t := range clients.Targets {
+			st := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, t.Name)
+			for p, f := range st.WithGitFiles(in.Git, t.Name, st.GitLinesByEntry(t.Dir)).Files {
+				data, err := f.Content()
+				if err != nil {
+					return err
+				}
+				g.want[p] = data
 			}
-			g.want[p] = data
 		}
 		g.logf("registry: valid, %d file(s) desired", len(g.want))
 	} else if broken == "" {
@@ -1001,8 +1019,10 @@ func (g *ownGenerator) handPath() string {
 		return path.Join(td, name, ownPick(g, []string{"notes.md", "skill.md", "SKILL.md.orig", "nested/SKILL.md", g.tempName(),
 			ownSideFiles[0], path.Join(path.Dir(ownSideFiles[0]), g.tempName())}))
 	case 6:
-		// A file where a skill directory, or the target directory itself, goes.
-		return ownPick(g, []string{path.Join(td, name), path.Join(td, name), path.Join(td, g.tempName()), td, path.Dir(td)})
+		// A file where a skill directory, the target directory itself, or its git
+		// file goes.
+		return ownPick(g, []string{path.Join(td, name), path.Join(td, name), path.Join(td, g.tempName()), td, path.Dir(td),
+			path.Join(td, ".gitignore"), path.Join(td, ".gitattributes")})
 	}
 	return path.Join(td, name, observed.SkillFile)
 }
@@ -1124,11 +1144,13 @@ func (g *ownGenerator) handDirectory() {
 	name := ownPick(g, append(append([]string{}, ownAliases...), ownHandNames...))
 	p := path.Join(td, name)
 	kind := "empty skill directory"
-	switch g.rng.IntN(3) {
+	switch g.rng.IntN(4) {
 	case 0:
 		p, kind = path.Join(p, observed.SkillFile), "directory named SKILL.md"
 	case 1:
 		p, kind = path.Join(p, "assets"), "empty directory in a skill directory"
+	case 2:
+		p, kind = path.Join(td, ownPick(g, []string{".gitignore", ".gitattributes"})), "directory named like a target's git file"
 	}
 	if os.MkdirAll(filepath.Join(g.root, filepath.FromSlash(p)), 0o755) == nil {
 		g.logf("dir %s: %s", p, kind)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 	file := pick("registry/intents.yaml", "registry/journal.yaml", "registry/extra.yaml")
 	target := pick(".claude/skills", ".agents/skills", ".qwen/skills")
 	skill := pick("intent", "note", "weekly-report", "extra", "find-intent")
-	switch rng.IntN(24) {
+	switch rng.IntN(26) {
 	case 0, 1, 2:
 		applied, err := apply()
 		return fmt.Sprintf("apply (%d applied, err %v)", applied, err)
@@ -168,6 +169,39 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 	case 22:
 		os.RemoveAll(at(filepath.Dir(target)))
 		return "remove " + filepath.Dir(target)
+	case 23:
+		if pick("git", "mode") == "mode" {
+			mode := pick("commit", "ignore")
+			data, _ := os.ReadFile(at("skillsync.yaml"))
+			lines := slices.DeleteFunc(strings.Split(string(data), "\n"), func(l string) bool { return strings.HasPrefix(l, "  generatedFiles:") })
+			write("skillsync.yaml", strings.Join(append(lines, "  generatedFiles: "+mode), "\n"))
+			return "generated files " + mode
+		}
+		if os.Remove(at(".git")) == nil {
+			return "out of git"
+		}
+		os.Mkdir(at(".git"), 0o755)
+		return "into git"
+	case 24:
+		rel := target + "/" + pick(".gitignore", ".gitattributes")
+		switch pick("person", "edit", "remove", "directory") {
+		case "person":
+			os.Remove(at(rel))
+			write(rel, "/mine\n")
+			return "person's " + rel
+		case "edit":
+			if data, err := os.ReadFile(at(rel)); err == nil {
+				write(rel, string(data)+"/edited\n")
+				return "hand edit " + rel
+			}
+			return "no " + rel
+		case "remove":
+			os.RemoveAll(at(rel))
+			return "remove " + rel
+		}
+		os.RemoveAll(at(rel))
+		os.MkdirAll(at(rel), 0o755)
+		return "directory " + rel
 	}
 	applied, err := apply()
 	return fmt.Sprintf("apply (%d applied, err %v)", applied, err)
