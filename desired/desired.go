@@ -207,10 +207,14 @@ func capabilitySkill(c *registry.Capability, ws *registry.Workspace, owner strin
 	if spec.CLI != nil {
 		call.Command, call.Flag = spec.CLI.Command, spec.CLI.Flag
 	}
+	description := spec.Description
+	if description == "" {
+		description = spec.Title
+	}
 	return render.Skill{
 		Name:                   spec.Skill.Alias,
 		Owner:                  owner,
-		Description:            spec.Title,
+		Description:            description,
 		ArgumentHint:           "<" + spec.Skill.Argument + ">",
 		DisableModelInvocation: origin{capability: c}.hidden(),
 		Call:                   call,

@@ -86,6 +86,7 @@ kind: Capability
 metadata: {name: files.list}
 spec:
   title: List files
+  description: ""
   effect: read
   input: true
   mcp: ~
@@ -184,6 +185,11 @@ spec:
 		name: "title on two lines",
 		in:   input{"broken/title/registry/notes.yaml", capabilityHeader + "  title: |\n    Add a note\n    to the journal\n  effect: write\n"},
 		line: 5, says: `must be one line of text`,
+	},
+	{
+		name: "description on two lines",
+		in:   input{"broken/description/registry/notes.yaml", capabilityHeader + "  title: Add a note\n  description: \"Adds a note.\\nThen stops.\"\n  effect: write\n"},
+		line: 6, says: `must be one line of text`,
 	},
 	{
 		name: "skill with both body and bodyFile",

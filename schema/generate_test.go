@@ -145,6 +145,9 @@ func capabilityRules(s *jsonschema.Schema) {
 	matches(id, registry.CapabilityIDPattern, "letters and digits in runs separated by single dots, hyphens or underscores, like intents.propose")
 	spec := prop(s, "spec")
 	oneLine(prop(spec, "title"))
+	description := prop(spec, "description")
+	oneLine(description)
+	description.Pattern = orEmpty(description.Pattern)
 	effect := prop(spec, "effect")
 	for _, e := range registry.Effects() {
 		effect.Enum = append(effect.Enum, e)

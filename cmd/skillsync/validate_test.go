@@ -235,6 +235,12 @@ func validationCases() []validationCase {
 			want: problem{testFile + ":5", "title holds the control character U+001B", "one line of plain text"}},
 		{name: "title with a bidi override", files: reg(capabilityDoc("title: Do the thing", "title: Do the \u202ething")),
 			want: problem{testFile + ":5", "title holds the control character U+202E", "one line of plain text"}},
+		{name: "capability description with a line break", files: reg(capabilityDoc("title: Do the thing", "title: Do the thing\n  description: \"Does it.\\nThen stops.\"")),
+			want: problem{testFile + ":6", "description holds a line break", "one line of plain text"}},
+		{name: "capability description too long", files: reg(capabilityDoc("title: Do the thing", "title: Do the thing\n  description: "+strings.Repeat("x", 1025))),
+			want: problem{testFile + ":6", "description is 1025 characters long", "shorten it to 1024 characters"}},
+		{name: "capability description blank", files: reg(capabilityDoc("title: Do the thing", "title: Do the thing\n  description: ' '")),
+			want: problem{testFile + ":6", "description is blank", "leave description out to use the title"}},
 		{name: "skill description with a tab", files: reg(skillDoc("description: A test skill.", `description: "A test\tskill."`)),
 			want: problem{testFile + ":5", "description holds a tab", "one line of plain text"}},
 		{name: "argument with a closing tag", files: reg(capabilityDoc("text: {type: string}", "'te>xt': {type: string}", "argument: text", "argument: te>xt")),
@@ -324,7 +330,7 @@ func validationCases() []validationCase {
 
 		// Strict parsing: unknown field, wrong type, duplicate key, unknown kind.
 		{name: "unknown field", files: reg(capabilityDoc("  effect: write\n", "  effect: write\n  colour: blue\n")),
-			want: problem{testFile + ":7", "unknown field spec.colour", "known fields here: cli, effect, input, mcp, skill, title"}},
+			want: problem{testFile + ":7", "unknown field spec.colour", "known fields here: cli, description, effect, input, mcp, skill, title"}},
 		{name: "unknown field in metadata", files: reg(skillDoc("metadata: {name: test-skill}", "metadata: {name: test-skill, labels: {a: b}}")),
 			want: problem{testFile + ":3", "unknown field metadata.labels", "known fields here: name"}},
 		{name: "effect is a list", files: reg(capabilityDoc("effect: write", "effect: [read]")),

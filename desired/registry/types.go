@@ -174,8 +174,13 @@ type WorkspaceMCP struct {
 
 // CapabilitySpec is a capability declaration.
 type CapabilitySpec struct {
-	// The capability's name in one line; the generated skill's description.
+	// The capability's name in one line; the generated skill's description when
+	// description is not set, and the first line of its body.
 	Title string `json:"title" jsonschema:"required"`
+	// What the capability does and when to use it, in one line of at most 1024
+	// characters: the generated skill's description, the text a model reads to
+	// decide whether to use the skill. An MCP snapshot records the tool's own.
+	Description string `json:"description"`
 	// What calling it does: read, write or destructive. Skills of write and
 	// destructive capabilities run only when a person types them.
 	Effect string `json:"effect" jsonschema:"required"`

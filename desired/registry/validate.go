@@ -324,6 +324,14 @@ func (v *validator) checkCapability(c Capability) checked {
 	case n > MaxDescriptionLength:
 		v.add(d.at("spec", "title"), fmt.Sprintf("shorten it to %d characters; clients reject longer descriptions", MaxDescriptionLength), "title is %d characters long", n)
 	}
+	if n := utf8.RuneCountInString(spec.Description); spec.Description != "" && v.oneLine(d.at("spec", "description"), "description", spec.Description) {
+		switch {
+		case strings.TrimSpace(spec.Description) == "":
+			v.add(d.at("spec", "description"), "write what the capability does, or leave description out to use the title", "description is blank")
+		case n > MaxDescriptionLength:
+			v.add(d.at("spec", "description"), fmt.Sprintf("shorten it to %d characters; clients reject longer descriptions", MaxDescriptionLength), "description is %d characters long", n)
+		}
+	}
 	v.inputSchema(c)
 	if !contains(effects, spec.Effect) {
 		v.add(d.at("spec", "effect"), "effect is one of read, write, destructive", "effect %q is not valid", spec.Effect)

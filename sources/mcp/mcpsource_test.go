@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -320,5 +321,39 @@ func TestSnapshotTakesEveryToolNameMCPAllows(t *testing.T) {
 	}
 	if !strings.Contains(string(r.Snapshot), "    tool: get.item\n") {
 		t.Errorf("get.item is not recorded as the tool it is:\n%s", r.Snapshot)
+	}
+}
+
+// A tool's description is what the model reads to choose the skill: the
+// snapshot records it as one line, its paragraphs folded, its control and bidi
+// characters escaped, and cut at a word to the 1 024 characters clients take; the
+// registry loads it, and a description the same as the title is not repeated.
+func TestSnapshotRecordsToolDescriptions(t *testing.T) {
+	long := strings.Repeat("word ", 300)
+	tools := listed(t, []*mcp.Tool{
+		{Name: "search_nodes", Title: "Search Nodes", Description: "Search for nodes in the knowledge graph.\n\nMatches names,\ttypes and\r\nobservations.\u202e",
+			InputSchema: object(map[string]any{"query": str}, "query")},
+		{Name: "long", Description: long, InputSchema: object(map[string]any{"query": str}, "query")},
+		{Name: "same", Title: "Same", Description: " Same\n", InputSchema: object(map[string]any{"query": str}, "query")},
+		{Name: "none", InputSchema: object(map[string]any{"query": str}, "query")},
+	})
+	src := registry.MCPSource{Name: "memory", Skills: []registry.MCPSkill{{Tool: "*"}}}
+	r, err := Snapshot(src, Listing{Tools: tools}, "registry/mcp-memory.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range loadWith(t, src, r.Snapshot).Capabilities {
+		got[c.Spec.MCP.Tool] = c.Spec.Description
+	}
+	want := `Search for nodes in the knowledge graph. Matches names, types and observations.\u202e`
+	if got["search_nodes"] != want {
+		t.Errorf("search_nodes: %q, want %q", got["search_nodes"], want)
+	}
+	if n := utf8.RuneCountInString(got["long"]); n > registry.MaxDescriptionLength || !strings.HasSuffix(got["long"], "word…") {
+		t.Errorf("long: %d characters, ends %q", n, got["long"][len(got["long"])-12:])
+	}
+	if got["same"] != "" || got["none"] != "" {
+		t.Errorf("same: %q, none: %q", got["same"], got["none"])
 	}
 }

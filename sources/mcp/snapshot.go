@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/printable"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -134,15 +136,36 @@ func capability(src registry.MCPSource, t *mcp.Tool, id string, input json.RawMe
 		return nil, err
 	}
 	spec := map[string]any{"title": title, "effect": effect, "input": schema, "mcp": map[string]string{"server": src.Name, "tool": t.Name}}
+	if d := oneLineDescription(t.Description); d != "" && d != title {
+		spec["description"] = d
+	}
 	var n yaml.Node
 	if err := n.Encode(map[string]any{"apiVersion": registry.APIVersion, "kind": "Capability", "metadata": map[string]string{"name": id}, "spec": spec}); err != nil {
 		return nil, err
 	}
 	order(&n, "apiVersion", "kind", "metadata", "spec")
 	specNode := valueOf(&n, "spec")
-	order(specNode, "title", "effect", "input", "mcp")
+	order(specNode, "title", "description", "effect", "input", "mcp")
 	valueOf(specNode, "effect").LineComment = why
 	return encode(&n)
+}
+
+// oneLineDescription is a tool's description as a skill's description holds
+// it: one line, its whitespace and line breaks folded into single spaces, every
+// other control or bidi character escaped as \uXXXX so that it shows rather than
+// acts, cut at a word to registry.MaxDescriptionLength characters. Servers write
+// descriptions of several paragraphs, and the model reads it to decide whether
+// to use the skill: folding keeps all of it, where refusing would drop it.
+func oneLineDescription(s string) string {
+	s = printable.String(strings.Join(strings.Fields(s), " "))
+	if utf8.RuneCountInString(s) <= registry.MaxDescriptionLength {
+		return s
+	}
+	cut := string([]rune(s)[:registry.MaxDescriptionLength-1])
+	if i := strings.LastIndexByte(cut, ' '); i > 0 {
+		cut = cut[:i]
+	}
+	return cut + "…"
 }
 
 // encode writes the document n as a snapshot writes its documents.

@@ -90,6 +90,7 @@ spec:
 		t.Fatalf("mcp refresh: %v\n%s", err, out)
 	}
 	got := map[string]string{}
+	var readText struct{ Title, Description string }
 	for _, server := range []string{"files", "memory"} {
 		data, err := os.ReadFile(filepath.Join(ws, "registry", "mcp-"+server+".yaml"))
 		if err != nil {
@@ -99,12 +100,15 @@ spec:
 		for {
 			var doc struct {
 				Metadata struct{ Name string }
-				Spec     struct{ Effect string }
+				Spec     struct{ Effect, Title, Description string }
 			}
 			if dec.Decode(&doc) != nil {
 				break
 			}
 			got[doc.Metadata.Name] = doc.Spec.Effect
+			if doc.Metadata.Name == "files.read_text_file" {
+				readText.Title, readText.Description = doc.Spec.Title, doc.Spec.Description
+			}
 		}
 	}
 	for id, want := range wantEffects {
@@ -124,6 +128,17 @@ spec:
 	skill, err := os.ReadFile(filepath.Join(ws, ".claude/skills/read-file/SKILL.md"))
 	if err != nil || !strings.Contains(string(skill), "mcp__files__read_text_file") {
 		t.Errorf("the skill of read_text_file does not name the tool as Claude Code has it: %v\n%s", err, skill)
+	}
+	// The server's own description, not its title, is what the model reads of the
+	// skill: recorded as one line, and the skill's description.
+	var front struct{ Description string }
+	if _, rest, ok := strings.Cut(string(skill), "---\n"); ok {
+		head, _, _ := strings.Cut(rest, "\n---\n")
+		yaml.Unmarshal([]byte(head), &front)
+	}
+	if readText.Description == "" || readText.Description == readText.Title || strings.ContainsAny(readText.Description, "\n\t") ||
+		front.Description != readText.Description {
+		t.Errorf("read_text_file: recorded title %q, description %q; the skill's description %q", readText.Title, readText.Description, front.Description)
 	}
 	t.Run("Claude Code calls the server through /read-file", func(t *testing.T) { callThroughSkill(t, ws, mcpJSON) })
 }

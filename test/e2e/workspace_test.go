@@ -78,7 +78,11 @@ func prepare(t *testing.T, label, src, profile string, editConfig func(string) s
 		if c.Spec.Skill == nil {
 			continue
 		}
-		sc := skillCase{name: c.Spec.Skill.Alias, capabilityID: c.ID, title: c.Spec.Title, description: c.Spec.Title,
+		description := c.Spec.Description
+		if description == "" {
+			description = c.Spec.Title
+		}
+		sc := skillCase{name: c.Spec.Skill.Alias, capabilityID: c.ID, title: c.Spec.Title, description: description,
 			modelInvocable: c.Spec.Effect == registry.EffectRead}
 		if c.Spec.MCP != nil {
 			sc.mcpServer, sc.mcpTool = c.MCPServer(reg.Config), c.Spec.MCP.Tool
