@@ -207,14 +207,10 @@ func capabilitySkill(c *registry.Capability, ws *registry.Workspace, owner strin
 	if spec.CLI != nil {
 		call.Command, call.Flag = spec.CLI.Command, spec.CLI.Flag
 	}
-	description := spec.Description
-	if description == "" {
-		description = spec.Title
-	}
 	return render.Skill{
 		Name:                   spec.Skill.Alias,
 		Owner:                  owner,
-		Description:            description,
+		Description:            c.SkillDescription(),
 		ArgumentHint:           "<" + spec.Skill.Argument + ">",
 		DisableModelInvocation: origin{capability: c}.hidden(),
 		Call:                   call,

@@ -72,7 +72,7 @@ func explainSkill(out controller.Outcome, evidence map[string][]string, name str
 	}
 	for _, c := range reg.Capabilities {
 		if c.Spec.Skill != nil && c.Spec.Skill.Alias == name && e.Description == "" {
-			e.Description, e.Effect = c.Spec.Title, c.Spec.Effect
+			e.Description, e.Effect = c.SkillDescription(), c.Spec.Effect
 			e.EffectFrom = effectFrom(reg, c)
 		}
 	}

@@ -371,6 +371,15 @@ func (c Capability) MCPServer(ws Workspace) string {
 	return ""
 }
 
+// SkillDescription is what the capability's skill is listed with, for a model
+// to choose it: its description, else its title.
+func (c Capability) SkillDescription() string {
+	if c.Spec.Description != "" {
+		return c.Spec.Description
+	}
+	return c.Spec.Title
+}
+
 // Pos is where the capability is declared.
 func (c Capability) Pos() Position { return c.doc.at("metadata", "name").Position() }
 

@@ -78,11 +78,7 @@ func prepare(t *testing.T, label, src, profile string, editConfig func(string) s
 		if c.Spec.Skill == nil {
 			continue
 		}
-		description := c.Spec.Description
-		if description == "" {
-			description = c.Spec.Title
-		}
-		sc := skillCase{name: c.Spec.Skill.Alias, capabilityID: c.ID, title: c.Spec.Title, description: description,
+		sc := skillCase{name: c.Spec.Skill.Alias, capabilityID: c.ID, title: c.Spec.Title, description: c.SkillDescription(),
 			modelInvocable: c.Spec.Effect == registry.EffectRead}
 		if c.Spec.MCP != nil {
 			sc.mcpServer, sc.mcpTool = c.MCPServer(reg.Config), c.Spec.MCP.Tool
