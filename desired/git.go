@@ -1,7 +1,6 @@
 package desired
 
 import (
-	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -56,7 +55,7 @@ func BuildTargetInGit(reg *registry.Registry, profile Profile, git Git, target s
 }
 
 // GitLines are the lines one entry of a target directory, a skill directory,
-// adds to the target's git files: a line per generated file in it, sorted.
+// adds to the target's git files: a line per generated file in it.
 type GitLines struct {
 	Attributes []string // files git commits, each marked generated
 	Ignore     []string // files git is to ignore
@@ -80,11 +79,6 @@ func (st State) GitLinesByEntry(dir string) map[string]GitLines {
 		}
 		out[name] = lines
 	}
-	for name, lines := range out {
-		slices.Sort(lines.Attributes)
-		slices.Sort(lines.Ignore)
-		out[name] = lines
-	}
 	return out
 }
 
@@ -100,10 +94,12 @@ func (st State) WithGitFiles(git Git, target string, lines map[string]GitLines) 
 	}
 	dir := clients.Dir(target)
 	var attributes, ignore []string
-	for _, name := range slices.Sorted(maps.Keys(lines)) {
-		attributes = append(attributes, lines[name].Attributes...)
-		ignore = append(ignore, lines[name].Ignore...)
+	for _, l := range lines {
+		attributes = append(attributes, l.Attributes...)
+		ignore = append(ignore, l.Ignore...)
 	}
+	slices.Sort(attributes)
+	slices.Sort(ignore)
 	add := func(name, self string, lines []string) {
 		if len(lines) == 0 {
 			return
