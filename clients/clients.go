@@ -129,6 +129,15 @@ func (c Client) CanHide() bool {
 	return c.Guard == GuardFrontMatter || c.Guard == GuardSideFile
 }
 
+// CanHideIn is CanHide where skills carry the specification's front matter keys
+// only, when strict: then only a side file keeps a skill from the model.
+func (c Client) CanHideIn(strict bool) bool {
+	if strict {
+		return c.Guard == GuardSideFile
+	}
+	return c.CanHide()
+}
+
 // Targets are the targets whose directories c reads, in the order of c.Reads.
 func (c Client) Targets() []string {
 	var out []string

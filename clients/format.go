@@ -106,6 +106,20 @@ func keyOrder(key string) int {
 	return slices.Index(claudeKeys, key)
 }
 
+// Strict is the format with the specification's front matter keys only: no
+// Keys, and every reader whose way to keep a skill from its model is a key
+// among the Unguarded.
+func (f Format) Strict() Format {
+	f.Keys = nil
+	f.Unguarded = nil
+	for _, c := range f.Readers {
+		if !c.CanHideIn(true) {
+			f.Unguarded = append(f.Unguarded, c.Name)
+		}
+	}
+	return f
+}
+
 // Guarded says some reader of the directory can keep a skill from its model.
 func (f Format) Guarded() bool {
 	return len(f.Unguarded) < len(f.Readers)

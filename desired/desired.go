@@ -91,7 +91,7 @@ func (o origin) skill() render.Skill {
 	if o.capability != nil {
 		return capabilitySkill(o.capability, o.config, o.owner())
 	}
-	return workflowSkill(o.workflow, o.owner())
+	return workflowSkill(o.workflow, o.config, o.owner())
 }
 
 // Sum is the SHA-256 of the file's content. A file that cannot be rendered has none
@@ -153,7 +153,7 @@ func BuildTarget(reg *registry.Registry, profile Profile, target string) State {
 func build(reg *registry.Registry, profile Profile, only string) State {
 	st := State{Profile: profile.Name, Files: map[string]File{}}
 	p := projection{reg: reg, profile: profile, only: only, disabled: set(reg.Config.Spec.Disabled), enabled: set(reg.Targets()),
-		allowUnguarded: reg.Config.Spec.UnguardedClients == registry.UnguardedAllow}
+		allowUnguarded: reg.Config.Spec.UnguardedClients == registry.UnguardedAllow, strict: reg.Config.StrictFrontMatter()}
 	for i := range reg.Capabilities {
 		c := &reg.Capabilities[i]
 		if c.Spec.Skill == nil {
@@ -164,7 +164,7 @@ func build(reg *registry.Registry, profile Profile, only string) State {
 	}
 	for i := range reg.Skills {
 		sk := &reg.Skills[i]
-		p.project(&st, origin{workflow: sk}, sk.Spec.Targets, sk.Spec.RequiredCapabilities)
+		p.project(&st, origin{workflow: sk, config: &reg.Config}, sk.Spec.Targets, sk.Spec.RequiredCapabilities)
 	}
 	SortWithheld(st.Withheld)
 	return st
@@ -181,10 +181,11 @@ func SortWithheld(ws []Withheld) {
 	})
 }
 
-func workflowSkill(sk *registry.Skill, owner string) render.Skill {
+func workflowSkill(sk *registry.Skill, ws *registry.Workspace, owner string) render.Skill {
 	return render.Skill{
 		Name:                   sk.Name,
 		Owner:                  owner,
+		SpecKeysOnly:           ws.StrictFrontMatter(),
 		Description:            sk.Spec.Description,
 		DisableModelInvocation: sk.Spec.DisableModelInvocation,
 		UserInvocable:          sk.Spec.UserInvocable,
@@ -210,6 +211,7 @@ func capabilitySkill(c *registry.Capability, ws *registry.Workspace, owner strin
 	return render.Skill{
 		Name:                   spec.Skill.Alias,
 		Owner:                  owner,
+		SpecKeysOnly:           ws.StrictFrontMatter(),
 		Description:            c.SkillDescription(),
 		ArgumentHint:           "<" + spec.Skill.Argument + ">",
 		DisableModelInvocation: origin{capability: c}.hidden(),
@@ -224,6 +226,16 @@ type projection struct {
 	only              string // the one target built, when set
 	disabled, enabled map[string]bool
 	allowUnguarded    bool
+	strict            bool // spec.frontMatter: strict
+}
+
+// format is how the skills of target are written.
+func (p projection) format(target string) clients.Format {
+	f, _ := clients.FormatOf(target)
+	if p.strict {
+		return f.Strict()
+	}
+	return f
 }
 
 // project writes the skill from declares into every target it belongs to (only
@@ -251,9 +263,13 @@ func (p projection) project(st *State, from origin, skillTargets, required []str
 		case len(missing) > 0:
 			why = fmt.Sprintf("profile %s does not announce %s", p.profile.Label(), strings.Join(missing, ", "))
 		case from.hidden() && !p.allowUnguarded:
-			if f, _ := clients.FormatOf(target); !f.Guarded() {
-				why = fmt.Sprintf("no client reading %s (%s) can keep the model from invoking it; set spec.unguardedClients: %s in %s to write it anyway",
-					f.Target.Dir, strings.Join(f.Unguarded, ", "), registry.UnguardedAllow, registry.ConfigName)
+			if f := p.format(target); !f.Guarded() {
+				strictly := ""
+				if p.strict {
+					strictly = " with the specification's front matter keys only (spec.frontMatter: " + registry.FrontMatterStrict + ")"
+				}
+				why = fmt.Sprintf("no client reading %s (%s) can keep the model from invoking it%s; set spec.unguardedClients: %s in %s to write it anyway",
+					f.Target.Dir, strings.Join(f.Unguarded, ", "), strictly, registry.UnguardedAllow, registry.ConfigName)
 			}
 		}
 		if why != "" {
@@ -266,8 +282,7 @@ func (p projection) project(st *State, from origin, skillTargets, required []str
 		if !from.hidden() {
 			continue
 		}
-		f, _ := clients.FormatOf(target)
-		for _, sf := range f.SideFiles {
+		for _, sf := range p.format(target).SideFiles {
 			side := path.Join(dir, sf.Path)
 			st.Files[side] = File{Path: side, Target: target, Skill: name, Owner: owner, from: from, side: sf.Content}
 		}

@@ -133,6 +133,7 @@ func workspaceRules(s *jsonschema.Schema) {
 	// names it never checks.
 	prop(spec, "unguardedClients").Enum = []any{registry.UnguardedWithhold, registry.UnguardedAllow, ""}
 	prop(spec, "generatedFiles").Enum = []any{registry.GeneratedCommit, registry.GeneratedIgnore, ""}
+	prop(spec, "frontMatter").Enum = []any{registry.FrontMatterClients, registry.FrontMatterStrict, ""}
 	prop(spec, "disabled").Items.Extras = map[string]any{"type": []string{"string", "null"}}
 	prop(spec, "disabled").Items.Type = ""
 }

@@ -50,7 +50,7 @@ func clientStatus(out controller.Outcome, evidence map[string][]string) []Client
 	for _, c := range clients.All {
 		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}, SeenTwice: seenTwice(c, enabled, planned),
 			Duplicates: strings.ReplaceAll(c.Duplicates, "`", ""),
-			Unguarded:  unguarded(c, enabled, planned, kept)}
+			Unguarded:  unguarded(c, in.Registry.Config.StrictFrontMatter(), enabled, planned, kept)}
 		for _, t := range c.Targets() {
 			if enabled[t] {
 				row.Target, row.Directory = t, clients.Dir(t)
@@ -94,10 +94,11 @@ func clientStatus(out controller.Outcome, evidence map[string][]string) []Client
 }
 
 // unguarded lists the skills in kept that c would find in an enabled directory it
-// reads, when c cannot keep a skill from its model.
-func unguarded(c clients.Client, enabled map[string]bool, planned plan.Plan, kept map[string]bool) []string {
+// reads, when c cannot keep a skill from its model (with the specification's
+// front matter keys only, when strict).
+func unguarded(c clients.Client, strict bool, enabled map[string]bool, planned plan.Plan, kept map[string]bool) []string {
 	out := []string{}
-	if c.CanHide() {
+	if c.CanHideIn(strict) {
 		return out
 	}
 	for name := range copiesFound(c, enabled, planned) {

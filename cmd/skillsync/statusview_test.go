@@ -33,16 +33,21 @@ func TestUnguarded(t *testing.T) {
 	all := map[string]bool{"claude-code": true, "agents": true}
 	for _, c := range []struct {
 		client string
+		strict bool // spec.frontMatter: strict
 		want   []string
 	}{
-		{"Gemini CLI", []string{"write"}},
-		{"OpenCode", []string{"destroy", "write"}},
-		{"Claude Code", []string{}},
-		{"Codex", []string{}},
-		{"Copilot CLI", []string{}},
+		{"Gemini CLI", false, []string{"write"}},
+		{"OpenCode", false, []string{"destroy", "write"}},
+		{"Claude Code", false, []string{}},
+		{"Codex", false, []string{}},
+		{"Copilot CLI", false, []string{}},
+		// With the specification's keys only, a client whose way is a key has none.
+		{"Claude Code", true, []string{"destroy"}},
+		{"Copilot CLI", true, []string{"destroy", "write"}},
+		{"Codex", true, []string{}},
 	} {
-		if got := unguarded(clientNamed(t, c.client), all, plan, kept); !slices.Equal(got, c.want) {
-			t.Errorf("%s: unguarded %q, want %q", c.client, got, c.want)
+		if got := unguarded(clientNamed(t, c.client), c.strict, all, plan, kept); !slices.Equal(got, c.want) {
+			t.Errorf("%s (strict %v): unguarded %q, want %q", c.client, c.strict, got, c.want)
 		}
 	}
 }

@@ -87,6 +87,13 @@ type WorkspaceSpec struct {
 	// Whether, in a git work tree, the team commits the generated files (commit,
 	// the default) or has git ignore them (ignore); see docs/workflow.md.
 	GeneratedFiles string `json:"generatedFiles"`
+	// Which front matter keys generated skills carry: clients (the default), the
+	// Agent Skills specification's and those the clients reading each directory
+	// act on, such as disable-model-invocation; or strict, the specification's
+	// only, for tooling that validates against it. Strict gives up the clients'
+	// keys: a client whose only way to keep a skill from its model is such a key
+	// counts as one that cannot (see unguardedClients).
+	FrontMatter string `json:"frontMatter"`
 	// MCP servers whose tools are capabilities of the workspace; see docs/mcp.md.
 	MCPSources []MCPSource `json:"mcpSources"`
 }
@@ -165,6 +172,16 @@ const (
 	GeneratedCommit = "commit"
 	GeneratedIgnore = "ignore"
 )
+
+// Values of spec.frontMatter.
+const (
+	FrontMatterClients = "clients"
+	FrontMatterStrict  = "strict"
+)
+
+// StrictFrontMatter says generated skills carry the specification's front
+// matter keys only.
+func (w Workspace) StrictFrontMatter() bool { return w.Spec.FrontMatter == FrontMatterStrict }
 
 // WorkspaceMCP holds the default MCP server of the workspace's capabilities.
 type WorkspaceMCP struct {

@@ -239,6 +239,11 @@ func (v *validator) workspace() {
 	default:
 		v.add(cfg.at("spec", "unguardedClients"), "use "+UnguardedWithhold+" (the default) or "+UnguardedAllow, "unguardedClients %q is not valid", u)
 	}
+	switch f := v.reg.Config.Spec.FrontMatter; f {
+	case "", FrontMatterClients, FrontMatterStrict:
+	default:
+		v.add(cfg.at("spec", "frontMatter"), suggest(f, []string{FrontMatterClients, FrontMatterStrict}, "use "+FrontMatterClients+" (the default) or "+FrontMatterStrict), "frontMatter %q is not valid", f)
+	}
 	switch g := v.reg.Config.Spec.GeneratedFiles; g {
 	case "", GeneratedCommit, GeneratedIgnore:
 	default:

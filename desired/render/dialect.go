@@ -16,9 +16,13 @@ func dialectOf(target string) (dialect, bool) {
 	return dialect{f}, ok
 }
 
-// keys are the front matter fields of s that the target's readers read.
+// keys are the front matter fields of s that the target's readers read; only
+// the specification's when s asks for those alone.
 func (d dialect) keys(s Skill) []field {
 	fields := []field{{"name", s.Name}, {"description", s.Description}}
+	if s.SpecKeysOnly {
+		return fields
+	}
 	for _, k := range d.Keys {
 		switch {
 		case k == "argument-hint" && s.ArgumentHint != "":

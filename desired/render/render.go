@@ -11,8 +11,11 @@ import (
 
 // Skill is a skill ready to render, whatever declared it.
 type Skill struct {
-	Name                   string
-	Owner                  string // "capability/<id>" or "skill/<name>"
+	Name  string
+	Owner string // "capability/<id>" or "skill/<name>"
+	// SpecKeysOnly writes the Agent Skills specification's front matter keys
+	// only, none of the clients' own (spec.frontMatter: strict).
+	SpecKeysOnly           bool
 	Description            string
 	ArgumentHint           string
 	DisableModelInvocation bool

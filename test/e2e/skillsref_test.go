@@ -29,10 +29,21 @@ var unexpectedFields = regexp.MustCompile(`^\s*- Unexpected fields in frontmatte
 // specification that the client table says a client reading that directory
 // needs (clients.Format.Keys: disable-model-invocation keeps a write skill
 // manual-only, argument-hint shows what to type); any other complaint, or a key
-// the table does not name, fails.
+// the table does not name, fails. With spec.frontMatter: strict every directory
+// passes.
 func TestReferenceValidator(t *testing.T) {
 	prefix := npmInstall(t, "skills-ref", envOr("E2E_SKILLS_REF_VERSION", skillsRefVersion))
 	cli := filepath.Join(prefix, "node_modules", "skills-ref", "dist", "cli.js")
+	for _, frontMatter := range []string{"clients", "strict"} {
+		t.Run(frontMatter, func(t *testing.T) { validateGenerated(t, cli, frontMatter) })
+	}
+}
+
+// validateGenerated reconciles the example into every target, with
+// spec.frontMatter as given, and runs skills-ref over each skill directory
+// written: with strict front matter each must pass; otherwise a refusal may
+// only name keys the client table says a reader of that directory needs.
+func validateGenerated(t *testing.T, cli, frontMatter string) {
 	ws := testkit.ExampleWorkspace(t)
 	config := filepath.Join(ws, "skillsync.yaml")
 	data, err := os.ReadFile(config)
@@ -42,7 +53,8 @@ func TestReferenceValidator(t *testing.T) {
 	all := "[" + strings.Join(clients.TargetNames(), ", ") + "]"
 	// Every target, and write skills also where no client can keep them manual:
 	// every skill in every directory.
-	edited := strings.Replace(string(data), "[claude-code, qwen-code, agents]", all, 1) + "  unguardedClients: allow\n"
+	edited := strings.Replace(string(data), "[claude-code, qwen-code, agents]", all, 1) +
+		"  unguardedClients: allow\n  frontMatter: " + frontMatter + "\n"
 	if err := os.WriteFile(config, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +77,7 @@ func TestReferenceValidator(t *testing.T) {
 			}
 			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
 				m := unexpectedFields.FindStringSubmatch(line)
-				if m == nil {
+				if m == nil || frontMatter == "strict" {
 					t.Errorf("%s: skills-ref: %s", dir, line)
 					continue
 				}
