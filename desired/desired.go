@@ -190,6 +190,10 @@ func workflowSkill(sk *registry.Skill, ws *registry.Workspace, owner string) ren
 		DisableModelInvocation: sk.Spec.DisableModelInvocation,
 		UserInvocable:          sk.Spec.UserInvocable,
 		Paths:                  sk.Spec.Paths,
+		License:                sk.Spec.License,
+		Compatibility:          sk.Spec.Compatibility,
+		Metadata:               sk.Spec.Metadata,
+		AllowedTools:           sk.Spec.AllowedTools,
 		Body:                   sk.Body,
 	}
 }

@@ -183,6 +183,12 @@ func skillRules(s *jsonschema.Schema) {
 	prop(s, "metadata", "name").Description = "The skill's name, typed as /<name>: lowercase letters, digits and single hyphens, at most 64 characters."
 	spec := prop(s, "spec")
 	oneLine(prop(spec, "description"))
+	for _, key := range []string{"license", "compatibility", "allowedTools"} {
+		p := prop(spec, key)
+		matches(p, orEmpty(notBlankLine), "one line of text, without control characters")
+	}
+	prop(spec, "compatibility").MaxLength = ptr(registry.MaxCompatibilityLength)
+	matches(prop(spec, "metadata").AdditionalProperties, orEmpty(notBlankLine), "one line of text, without control characters")
 	matches(prop(spec, "body"), bodyPattern, "plain text: tabs and line breaks, but no other control characters or bidi overrides")
 	// One of the two, the other left out or empty.
 	body, bodyFile := present("body"), present("bodyFile")

@@ -3,6 +3,7 @@ package adopt
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -25,18 +26,23 @@ type Skill struct {
 
 // Spec holds the front matter keys a registry Skill carries, and the body.
 type Spec struct {
-	Description            string   `yaml:"description"`
-	DisableModelInvocation bool     `yaml:"disableModelInvocation,omitempty"`
-	UserInvocable          *bool    `yaml:"userInvocable,omitempty"`
-	Paths                  []string `yaml:"paths,omitempty"`
-	Body                   string   `yaml:"body,omitempty"`
-	BodyFile               string   `yaml:"bodyFile,omitempty"`
+	Description            string            `yaml:"description"`
+	DisableModelInvocation bool              `yaml:"disableModelInvocation,omitempty"`
+	UserInvocable          *bool             `yaml:"userInvocable,omitempty"`
+	Paths                  []string          `yaml:"paths,omitempty"`
+	License                string            `yaml:"license,omitempty"`
+	Compatibility          string            `yaml:"compatibility,omitempty"`
+	Metadata               map[string]string `yaml:"metadata,omitempty"`
+	AllowedTools           string            `yaml:"allowedTools,omitempty"`
+	Body                   string            `yaml:"body,omitempty"`
+	BodyFile               string            `yaml:"bodyFile,omitempty"`
 }
 
 // keys maps each front matter key a Skill can carry to its field.
 var keys = map[string]string{
 	"name": "metadata.name", "description": "spec.description", "disable-model-invocation": "spec.disableModelInvocation",
 	"user-invocable": "spec.userInvocable", "paths": "spec.paths",
+	"license": "spec.license", "compatibility": "spec.compatibility", "metadata": "spec.metadata", "allowed-tools": "spec.allowedTools",
 }
 
 // Parse reads the SKILL.md at rel, which must be in a skill directory of a target.
@@ -69,22 +75,53 @@ func Parse(rel string, data []byte) (Skill, error) {
 			rel, strings.Join(unknown, ", "))
 	}
 	var fm struct {
-		Name                   string   `yaml:"name"`
-		Description            string   `yaml:"description"`
-		DisableModelInvocation bool     `yaml:"disable-model-invocation"`
-		UserInvocable          *bool    `yaml:"user-invocable"`
-		Paths                  []string `yaml:"paths"`
+		Name                   string            `yaml:"name"`
+		Description            string            `yaml:"description"`
+		DisableModelInvocation bool              `yaml:"disable-model-invocation"`
+		UserInvocable          *bool             `yaml:"user-invocable"`
+		Paths                  []string          `yaml:"paths"`
+		License                string            `yaml:"license"`
+		Compatibility          string            `yaml:"compatibility"`
+		Metadata               map[string]string `yaml:"metadata"`
 	}
 	if err := yaml.Unmarshal([]byte(front), &fm); err != nil {
 		return Skill{}, fmt.Errorf("%s: front matter: %v", rel, err)
+	}
+	allowed, err := allowedTools(fields["allowed-tools"])
+	if err != nil {
+		return Skill{}, fmt.Errorf("%s: allowed-tools: %v", rel, err)
 	}
 	if name := path.Base(dir); fm.Name != name {
 		return Skill{}, fmt.Errorf("%s: name %q differs from its directory %q; make them the same first", rel, fm.Name, name)
 	}
 	return Skill{Path: rel, Sum: sha256.Sum256(data), Name: fm.Name, Spec: Spec{
 		Description: fm.Description, DisableModelInvocation: fm.DisableModelInvocation,
-		UserInvocable: fm.UserInvocable, Paths: fm.Paths, Body: strings.TrimPrefix(body, "\n"),
+		UserInvocable: fm.UserInvocable, Paths: fm.Paths, License: fm.License, Compatibility: fm.Compatibility,
+		Metadata: fm.Metadata, AllowedTools: allowed, Body: strings.TrimPrefix(body, "\n"),
 	}}, nil
+}
+
+// allowedTools is the allowed-tools value v as the registry holds it: the
+// specification's one string. A list, as Claude Code also takes, becomes that
+// string only when no item holds a blank, which would split it in two.
+func allowedTools(v any) (string, error) {
+	switch v := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return v, nil
+	case []any:
+		var items []string
+		for _, item := range v {
+			s, ok := item.(string)
+			if !ok || s == "" || strings.ContainsAny(s, " \t\n") {
+				return "", fmt.Errorf("the item %v cannot be one of a space-delimited list; write allowed-tools as one string, as the specification does", item)
+			}
+			items = append(items, s)
+		}
+		return strings.Join(items, " "), nil
+	}
+	return "", errors.New("neither a string nor a list; write it as one string, as the specification does")
 }
 
 // Same says a and b declare the same skill.

@@ -18,7 +18,8 @@ func TestParse(t *testing.T) {
 		t.Errorf("parsed %+v", sk)
 	}
 	for _, c := range []struct{ rel, text, says string }{
-		{rel, "---\nname: review-pr\ndescription: d\nallowed-tools: Bash\nmodel: x\n---\nb\n", "cannot carry allowed-tools, model"},
+		{rel, "---\nname: review-pr\ndescription: d\nallowed-tools: Bash\nmodel: x\ncontext: fork\n---\nb\n", "cannot carry context, model"},
+		{rel, "---\nname: review-pr\ndescription: d\nallowed-tools: {Bash: true}\n---\nb\n", "allowed-tools: neither a string nor a list"},
 		{rel, "---\nname: other\ndescription: d\n---\nb\n", `name "other" differs from its directory "review-pr"`},
 		{rel, "no front matter\n", "no front matter"},
 		{rel, "---\nname: [\n---\nb\n", "front matter:"},

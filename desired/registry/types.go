@@ -269,7 +269,23 @@ type SkillSpec struct {
 	// Globs, relative to the workspace root, of the files the skill is for;
 	// written for claude-code and qwen-code.
 	Paths []string `json:"paths"`
+	// The skill's license, as the Agent Skills specification's license: a
+	// license name, or a file the skill holds. One line.
+	License string `json:"license"`
+	// What the skill needs of its environment (a product, system packages,
+	// network access), as the specification's compatibility: one line of at most
+	// 500 characters.
+	Compatibility string `json:"compatibility"`
+	// More properties, each a string, as the specification's metadata.
+	Metadata map[string]string `json:"metadata"`
+	// The tools the skill may use without asking, as the specification's
+	// allowed-tools, space-delimited like "Bash(git:*) Read": one line, written
+	// as given. Claude Code pre-approves them; other clients may not.
+	AllowedTools string `json:"allowedTools"`
 }
+
+// MaxCompatibilityLength is the specification's limit of compatibility.
+const MaxCompatibilityLength = 500
 
 // ProfileSpec lists the client capabilities a profile announces.
 type ProfileSpec struct {

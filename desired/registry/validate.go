@@ -503,6 +503,30 @@ func (v *validator) skill(s *Skill) {
 	v.problems = append(v.problems, ch.afterName...)
 }
 
+// specKeys checks the Agent Skills specification's keys a skill carries: each a
+// line of front matter.
+func (v *validator) specKeys(s Skill) {
+	d, spec := s.doc, s.Spec
+	for _, f := range []struct{ key, value string }{{"license", spec.License}, {"compatibility", spec.Compatibility}, {"allowedTools", spec.AllowedTools}} {
+		switch {
+		case f.value == "":
+		case strings.TrimSpace(f.value) == "":
+			v.add(d.at("spec", f.key), "give it a value, or leave it out", "%s is blank", f.key)
+		case !v.oneLine(d.at("spec", f.key), f.key, f.value):
+		case f.key == "compatibility" && utf8.RuneCountInString(f.value) > MaxCompatibilityLength:
+			v.add(d.at("spec", f.key), fmt.Sprintf("shorten it to %d characters, the specification's limit", MaxCompatibilityLength),
+				"compatibility is %d characters long", utf8.RuneCountInString(f.value))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(spec.Metadata)) {
+		if strings.TrimSpace(k) == "" || !singleLineText(k) {
+			v.add(d.at("spec", "metadata"), "name each property with a word on one line", "metadata has the key %q", k)
+			continue
+		}
+		v.oneLine(d.at("spec", "metadata", k), "metadata."+k, spec.Metadata[k])
+	}
+}
+
 // checkSkill runs the checks of s that need no other declaration.
 func (v *validator) checkSkill(s Skill) checked {
 	d, spec := s.doc, s.Spec
@@ -524,6 +548,7 @@ func (v *validator) checkSkill(s Skill) checked {
 		v.add(d.at("spec"), "add body: (inline text) or bodyFile: (a path relative to this file)", "skill %s has no body", s.Name)
 	}
 	v.bodyText(s)
+	v.specKeys(s)
 	for i, p := range spec.Paths {
 		if !v.oneLine(itemAt(d, i, "spec", "paths"), "path", p) {
 			continue

@@ -20,6 +20,17 @@ func dialectOf(target string) (dialect, bool) {
 // the specification's when s asks for those alone.
 func (d dialect) keys(s Skill) []field {
 	fields := []field{{"name", s.Name}, {"description", s.Description}}
+	for _, f := range []field{{"license", s.License}, {"compatibility", s.Compatibility}} {
+		if f.value != "" {
+			fields = append(fields, f)
+		}
+	}
+	if len(s.Metadata) > 0 {
+		fields = append(fields, field{"metadata", s.Metadata})
+	}
+	if s.AllowedTools != "" {
+		fields = append(fields, field{"allowed-tools", s.AllowedTools})
+	}
 	if s.SpecKeysOnly {
 		return fields
 	}

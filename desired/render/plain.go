@@ -58,11 +58,17 @@ func isPlainSafe(s string) bool {
 			return false
 		}
 	}
+	return !yaml11Word(s) && !strings.Contains(s, delimiter)
+}
+
+// yaml11Word says a YAML 1.1 reader takes s, written plain, for a boolean or
+// null rather than the string.
+func yaml11Word(s string) bool {
 	switch strings.ToLower(s) {
-	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
-		return false
+	case "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~":
+		return true
 	}
-	return !strings.Contains(s, delimiter)
+	return false
 }
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

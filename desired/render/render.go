@@ -3,6 +3,8 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/banner"
@@ -21,8 +23,11 @@ type Skill struct {
 	DisableModelInvocation bool
 	UserInvocable          *bool
 	Paths                  []string
-	Call                   *Call  // set for a capability's skill
-	Body                   string // set for a workflow skill
+	// The specification's optional keys, written wherever set.
+	License, Compatibility, AllowedTools string
+	Metadata                             map[string]string
+	Call                                 *Call  // set for a capability's skill
+	Body                                 string // set for a workflow skill
 }
 
 // Call is how a capability's skill reaches the capability.
@@ -133,7 +138,7 @@ func valueNode(value any) (*yaml.Node, error) {
 	switch v := value.(type) {
 	case string:
 		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
-		if strings.ContainsAny(v, "\n\r\t") || strings.Contains(v, delimiter) {
+		if strings.ContainsAny(v, "\n\r\t") || strings.Contains(v, delimiter) || yaml11Word(v) {
 			n.Style = yaml.DoubleQuotedStyle
 		}
 		return n, nil
@@ -144,6 +149,14 @@ func valueNode(value any) (*yaml.Node, error) {
 			seq.Content = append(seq.Content, n)
 		}
 		return seq, nil
+	case map[string]string:
+		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			key, _ := valueNode(k)
+			val, _ := valueNode(v[k])
+			m.Content = append(m.Content, key, val)
+		}
+		return m, nil
 	}
 	var n yaml.Node
 	if err := n.Encode(value); err != nil {
@@ -169,9 +182,21 @@ func roundTrips(front []byte, fields []field) error {
 		return fmt.Errorf("front matter does not parse back: %w", err)
 	}
 	for _, f := range fields {
-		want, ok := f.value.(string)
-		if ok && back[f.key] != want {
-			return fmt.Errorf("front matter %s does not read back as written", f.key)
+		switch want := f.value.(type) {
+		case string:
+			if back[f.key] != want {
+				return fmt.Errorf("front matter %s does not read back as written", f.key)
+			}
+		case map[string]string:
+			got, _ := back[f.key].(map[string]any)
+			if len(got) != len(want) {
+				return fmt.Errorf("front matter %s does not read back as written", f.key)
+			}
+			for k, v := range want {
+				if got[k] != v {
+					return fmt.Errorf("front matter %s.%s does not read back as written", f.key, k)
+				}
+			}
 		}
 	}
 	if bytes.Contains(front, []byte(delimiter)) {

@@ -39,8 +39,9 @@ func TestReferenceValidator(t *testing.T) {
 	}
 }
 
-// validateGenerated reconciles the example into every target, with
-// spec.frontMatter as given, and runs skills-ref over each skill directory
+// validateGenerated reconciles the example, and a skill carrying every optional
+// key of the specification, into every target, with spec.frontMatter as given,
+// and runs skills-ref over each skill directory
 // written: with strict front matter each must pass; otherwise a refusal may
 // only name keys the client table says a reader of that directory needs.
 func validateGenerated(t *testing.T, cli, frontMatter string) {
@@ -58,6 +59,19 @@ func validateGenerated(t *testing.T, cli, frontMatter string) {
 	if err := os.WriteFile(config, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A skill with every optional key of the specification, which every
+	// directory takes.
+	testkit.WriteFile(t, ws, "registry/spec-keys.yaml", []byte(`apiVersion: skillsync/v1
+kind: Skill
+metadata: {name: spec-keys}
+spec:
+  description: Uses every optional key of the specification.
+  license: Apache-2.0
+  compatibility: Needs git and network access
+  metadata: {team: release, "yes": "no"}
+  allowedTools: Bash(git:*) Read
+  body: Do it.
+`))
 	runSkillsync(t, ws, "--profile", "web-shell", "reconcile", "--once")
 	checked, extra := 0, map[string][]string{}
 	for _, target := range clients.Targets {
