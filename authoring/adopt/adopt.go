@@ -124,6 +124,25 @@ func allowedTools(v any) (string, error) {
 	return "", errors.New("neither a string nor a list; write it as one string, as the specification does")
 }
 
+// Alone refuses a skill whose directory holds entries beside its SKILL.md (the
+// names given, as the directory lists them): a registry Skill is its SKILL.md
+// alone, so every other client would get a skill without them, pointing at
+// files it does not have.
+func Alone(rel string, names []string) error {
+	var beside []string
+	for _, name := range names {
+		if name != path.Base(rel) {
+			beside = append(beside, name)
+		}
+	}
+	if len(beside) == 0 {
+		return nil
+	}
+	slices.Sort(beside)
+	return fmt.Errorf("%s has %s beside it, which a registry Skill cannot carry: the other clients would get the skill without them; keep the skill hand-written",
+		rel, strings.Join(beside, ", "))
+}
+
 // Same says a and b declare the same skill.
 func Same(a, b Skill) bool {
 	x, _ := yaml.Marshal(a.Spec)

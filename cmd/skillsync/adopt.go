@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillsync/skillsync/authoring/adopt"
 	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -99,9 +100,37 @@ func readHandWritten(g *globals, root string, paths, handWritten []string) ([]ad
 		if err != nil {
 			return nil, err
 		}
+		names, err := entryNames(ws, path.Dir(rel))
+		if err != nil {
+			return nil, err
+		}
+		if err := adopt.Alone(rel, names); err != nil {
+			return nil, err
+		}
 		skills = append(skills, sk)
 	}
 	return adopt.Group(skills, handWritten)
+}
+
+// entryNames lists the directory dir of ws by name, a directory's with a slash.
+func entryNames(ws workspacefs.FS, dir string) ([]string, error) {
+	d, err := ws.OpenDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, workspacefs.Cause(err))
+	}
+	defer d.Close()
+	entries, err := d.Entries()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, workspacefs.Cause(err))
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name
+		if e.Type.IsDir() {
+			names[i] += "/"
+		}
+	}
+	return names, nil
 }
 
 // workspacePath is arg relative to the workspace root, slash-separated.
