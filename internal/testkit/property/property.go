@@ -173,8 +173,13 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 		if pick("git", "mode") == "mode" {
 			mode := pick("commit", "ignore")
 			data, _ := os.ReadFile(at("skillsync.yaml"))
+			// Inserted at the top of spec, not appended: the example's file is then
+			// no prefix of it, which would look like a save cut off.
 			lines := slices.DeleteFunc(strings.Split(string(data), "\n"), func(l string) bool { return strings.HasPrefix(l, "  generatedFiles:") })
-			write("skillsync.yaml", strings.Join(append(lines, "  generatedFiles: "+mode), "\n"))
+			if at := slices.Index(lines, "spec:"); at >= 0 {
+				lines = slices.Insert(lines, at+1, "  generatedFiles: "+mode)
+			}
+			write("skillsync.yaml", strings.Join(lines, "\n"))
 			return "generated files " + mode
 		}
 		if os.Remove(at(".git")) == nil {
