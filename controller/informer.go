@@ -138,8 +138,8 @@ type baseline struct {
 type declared struct {
 	sum   [32]byte
 	names []string // the skills it declares, as they made it into the registry
-	// bodies says it declares a skill whose body is another file: it counts as
-	// changed at every pass.
+	// bodies says it declares a skill whose body is another file, or that is a
+	// skill directory: it counts as changed at every pass.
 	bodies bool
 }
 
@@ -160,7 +160,7 @@ func declaredIn(reg *registry.Registry) map[string]declared {
 		s := &reg.Skills[i]
 		d := out[s.File()]
 		d.names = append(d.names, s.Name)
-		d.bodies = d.bodies || s.BodyPath != ""
+		d.bodies = d.bodies || s.BodyPath != "" || s.Dir != ""
 		out[s.File()] = d
 	}
 	return out

@@ -117,7 +117,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 // leaves the workspace.
 func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) ([]string, bool) {
 	inputs := append([]string{registry.ConfigName, desired.ProfileFile, state.AppliedFile}, reg.Files...)
-	inputs = append(inputs, reg.BodyFiles()...)
+	inputs = append(inputs, reg.SkillFiles()...)
 	for _, f := range inputs {
 		if links, _, _ := registry.WalkLinks(r, f); len(links) > 0 {
 			return nil, false

@@ -62,6 +62,9 @@ func inputDigest(in Inputs) [32]byte {
 		if s.BodyPath != "" {
 			fmt.Fprintf(h, "%s\x00%x\x00", s.BodyPath, sha256.Sum256([]byte(s.Body)))
 		}
+		if s.Dir != "" {
+			fmt.Fprintf(h, "%s\x00%x\x00", s.Dir, s.DirSum())
+		}
 	}
 	fmt.Fprintf(h, "%s\x00%s", desired.ProfileFile, in.profileFile)
 	var out [32]byte
@@ -105,7 +108,7 @@ func settledAt(r workspacefs.FS, in Inputs, settle time.Duration, now time.Time)
 func inputsChanged(r workspacefs.FS, in Inputs) (time.Time, string) {
 	paths := []string{registry.ConfigName, desired.ProfileFile}
 	paths = append(paths, in.Registry.Files...)
-	paths = append(paths, in.Registry.BodyFiles()...)
+	paths = append(paths, in.Registry.SkillFiles()...)
 	paths = append(paths, registry.Dirs(r, in.Registry)...)
 	var newest time.Time
 	which := ""

@@ -2,6 +2,7 @@ package desired
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/desired/render"
+	"github.com/skillsync/skillsync/internal/banner"
 )
 
 // SkillFile is the file every skill is written to, inside its own directory.
@@ -36,7 +38,17 @@ type File struct {
 	side string
 	// gitIgnored says git is to ignore the file (see BuildTargetInGit).
 	gitIgnored bool
+	// support is the file of a skill directory this is a copy of; nil for
+	// anything else.
+	support *registry.SupportFile
 }
+
+// Supporting says the file is one of a skill directory's files beside its
+// SKILL.md, which that SKILL.md's manifest names.
+func (f File) Supporting() bool { return f.support != nil }
+
+// Executable says the file is written executable.
+func (f File) Executable() bool { return f.support != nil && f.support.Executable }
 
 // origin is the declaration a file is rendered from, in the registry: a
 // capability's skill or a workflow skill. A file keeps it rather than the skill
@@ -98,6 +110,9 @@ func (o origin) skill() render.Skill {
 // (the zero digest): it matches nothing on disk, so a plan writes it, and the write
 // fails with the error from Content.
 func (f File) Sum() [32]byte {
+	if f.support != nil {
+		return f.support.Sum
+	}
 	data, err := f.Content()
 	if err != nil {
 		return [32]byte{}
@@ -109,6 +124,9 @@ func (f File) Sum() [32]byte {
 func (f File) Content() ([]byte, error) {
 	if f.Bytes != nil {
 		return f.Bytes, nil
+	}
+	if f.support != nil {
+		return f.support.Data, nil
 	}
 	if f.side != "" {
 		return render.SideFile(f.side, f.Owner, f.Path)
@@ -195,7 +213,20 @@ func workflowSkill(sk *registry.Skill, ws *registry.Workspace, owner string) ren
 		Metadata:               sk.Spec.Metadata,
 		AllowedTools:           sk.Spec.AllowedTools,
 		Body:                   sk.Body,
+		Files:                  manifest(sk.Files),
 	}
+}
+
+// manifest is what a generated SKILL.md says of the supporting files beside it.
+func manifest(files []registry.SupportFile) []banner.ManifestEntry {
+	if len(files) == 0 {
+		return nil
+	}
+	out := make([]banner.ManifestEntry, len(files))
+	for i, f := range files {
+		out[i] = banner.ManifestEntry{Path: f.Path, Digest: hex.EncodeToString(f.Sum[:]), Executable: f.Executable}
+	}
+	return out
 }
 
 func capabilitySkill(c *registry.Capability, ws *registry.Workspace, owner string) render.Skill {
@@ -283,6 +314,13 @@ func (p projection) project(st *State, from origin, skillTargets, required []str
 		dir := path.Join(clients.Dir(target), name)
 		file := path.Join(dir, SkillFile)
 		st.Files[file] = File{Path: file, Target: target, Skill: name, Owner: owner, from: from}
+		if from.workflow != nil {
+			for i := range from.workflow.Files {
+				sf := &from.workflow.Files[i]
+				p := path.Join(dir, sf.Path)
+				st.Files[p] = File{Path: p, Target: target, Skill: name, Owner: owner, from: from, support: sf}
+			}
+		}
 		if !from.hidden() {
 			continue
 		}

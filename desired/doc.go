@@ -2,5 +2,5 @@
 // and the active profile. It is pure: it reads nothing, writes nothing and has no clock.
 //
 // It imports, of this module: clients, desired/registry, desired/render,
-// internal/gitfiles.
+// internal/banner, internal/gitfiles.
 package desired

@@ -64,6 +64,11 @@ type File struct {
 	// Link marks a symlink where the file or its directory goes: it may lead to
 	// skillsync's own output, so it is no skill a person wrote.
 	Link bool
+	// Supporting marks a file of a skill directory that its SKILL.md's manifest
+	// names, and Executable whether it has its execute bit (nil where files have
+	// none).
+	Supporting bool
+	Executable *bool
 }
 
 // HandWrittenSkills lists the SKILL.md files of st that people wrote, sorted.
@@ -209,6 +214,10 @@ func (st *State) scanEntries(target workspacefs.Dir, dir string, entries []works
 type skillDir struct {
 	path  string // workspace-relative
 	files []File
+	// manifest is what the SKILL.md that carries skillsync's banner names, and
+	// skillFile that SKILL.md's ownership: Unowned when there is none.
+	manifest  []banner.ManifestEntry
+	skillFile Ownership
 	links []string
 	temps []string
 	empty bool
@@ -271,6 +280,9 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 			sd.read(skill, e2.Name, rel)
 		}
 	}
+	if sd.err == nil {
+		sd.scanSupporting(skill, entries)
+	}
 	return sd
 }
 
@@ -324,6 +336,9 @@ func (sd *skillDir) read(dir workspacefs.Dir, name, rel string) {
 		sd.err = fmt.Errorf("read %s: %w", rel, workspacefs.Cause(err))
 	default:
 		f := Classify(rel, data)
+		if name == SkillFile && f.Ownership != Unowned {
+			sd.manifest, sd.skillFile = banner.Manifest(data), f.Ownership
+		}
 		if f.Ownership == Owned {
 			f.Bytes = nil
 		}

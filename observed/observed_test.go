@@ -44,6 +44,8 @@ func TestScanClassifiesOwnership(t *testing.T) {
 	want := map[string]Ownership{
 		owned: Owned, edited: Modified, copied: Unowned,
 		".qwen/skills/d/SKILL.md": Unowned, crlf: Unowned, bom: Unowned,
+		// Where skillsync may write a skill, a file no manifest names is a person's.
+		".agents/skills/g/README.md": Unowned,
 	}
 	for p, o := range want {
 		if got, ok := st.Files[p]; !ok || got.Ownership != o {

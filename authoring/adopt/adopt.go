@@ -3,7 +3,6 @@ package adopt
 import (
 	"bytes"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -87,7 +86,7 @@ func Parse(rel string, data []byte) (Skill, error) {
 	if err := yaml.Unmarshal([]byte(front), &fm); err != nil {
 		return Skill{}, fmt.Errorf("%s: front matter: %v", rel, err)
 	}
-	allowed, err := allowedTools(fields["allowed-tools"])
+	allowed, err := registry.AllowedToolsValue(fields["allowed-tools"])
 	if err != nil {
 		return Skill{}, fmt.Errorf("%s: allowed-tools: %v", rel, err)
 	}
@@ -99,29 +98,6 @@ func Parse(rel string, data []byte) (Skill, error) {
 		UserInvocable: fm.UserInvocable, Paths: fm.Paths, License: fm.License, Compatibility: fm.Compatibility,
 		Metadata: fm.Metadata, AllowedTools: allowed, Body: strings.TrimPrefix(body, "\n"),
 	}}, nil
-}
-
-// allowedTools is the allowed-tools value v as the registry holds it: the
-// specification's one string. A list, as Claude Code also takes, becomes that
-// string only when no item holds a blank, which would split it in two.
-func allowedTools(v any) (string, error) {
-	switch v := v.(type) {
-	case nil:
-		return "", nil
-	case string:
-		return v, nil
-	case []any:
-		var items []string
-		for _, item := range v {
-			s, ok := item.(string)
-			if !ok || s == "" || strings.ContainsAny(s, " \t\n") {
-				return "", fmt.Errorf("the item %v cannot be one of a space-delimited list; write allowed-tools as one string, as the specification does", item)
-			}
-			items = append(items, s)
-		}
-		return strings.Join(items, " "), nil
-	}
-	return "", errors.New("neither a string nor a list; write it as one string, as the specification does")
 }
 
 // Alone refuses a skill whose directory holds entries beside its SKILL.md (the

@@ -78,31 +78,12 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 		return nil, err
 	}
 	defer w.Close()
-	// Each phase finishes before the next starts; within one, every change has a
+	// Each step finishes before the next starts; within one, every change has a
 	// path of its own, so they run a few at a time.
-	phases := map[plan.Action]int{plan.Cleanup: 0, plan.Create: 1, plan.Update: 1, plan.Delete: 2}
-	byPhase := make([][]*plan.Change, 3)
-	for i := range pl.Changes {
-		if p, ok := phases[pl.Changes[i].Action]; ok {
-			byPhase[p] = append(byPhase[p], &pl.Changes[i])
-		}
-	}
+	o := orderOf(pl)
 	var done, failed []Applied
-	for phase, todo := range byPhase {
-		if phase == 2 && len(todo) > 0 && mayDelete != nil && !mayDelete() {
-			break
-		}
-		var errs []error
-		var written []Content
-		if phase == 1 {
-			errs, written = w.WriteAll(todo)
-		} else {
-			errs = make([]error, len(todo))
-			parallel.Each(len(todo), func(i int) error {
-				errs[i] = removeOne(w, *todo[i])
-				return nil
-			})
-		}
+	notDone := map[string]bool{} // skill directories whose supporting files did not all change
+	record := func(todo []*plan.Change, errs []error, written []Content) {
 		for i, c := range todo {
 			a := Applied{Change: c, Err: errs[i]}
 			if written != nil {
@@ -115,8 +96,36 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 			done = append(done, a)
 			if a.Err != nil {
 				failed = append(failed, a)
+				notDone[skillDirOf(c.Path)] = true
 			}
 		}
+	}
+	removeAll := func(todo []*plan.Change) {
+		errs := make([]error, len(todo))
+		parallel.Each(len(todo), func(i int) error {
+			errs[i] = removeOne(w, *todo[i])
+			return nil
+		})
+		record(todo, errs, nil)
+	}
+	writeAll := func(todo []*plan.Change) {
+		errs, written := w.WriteAll(todo)
+		record(todo, errs, written)
+	}
+	removeAll(o.cleanups)
+	writeAll(o.writes)
+	deleting := len(o.supportDeletes)+len(o.deletes) == 0 || mayDelete == nil || mayDelete()
+	if deleting {
+		removeAll(o.supportDeletes)
+	} else {
+		for _, c := range o.supportDeletes {
+			notDone[skillDirOf(c.Path)] = true
+		}
+	}
+	writeAll(o.ready(o.manifests, notDone))
+	writeAll(o.ready(o.supportCreates, notDone))
+	if deleting {
+		removeAll(o.ready(o.deletes, notDone))
 	}
 	if len(failed) > 0 {
 		return done, &ApplyError{Failed: failed}
@@ -128,7 +137,7 @@ func removeOne(w Workspace, c plan.Change) error {
 	if c.Action == plan.Cleanup {
 		return cleanup(w, c.Path)
 	}
-	return remove(w, c.Path, c.OldSum)
+	return remove(w, c.Path, c.OldSum, c.Supporting)
 }
 
 // WriteAll makes the creates and updates durable before any is put in place: every
@@ -249,7 +258,11 @@ func (w Workspace) stage(c plan.Change) (string, Content, error) {
 		return "", Content{}, err
 	}
 	defer d.Close()
-	name, err := writeTemp(d, data)
+	perm := uint32(0o644)
+	if c.Executable {
+		perm = 0o755
+	}
+	name, err := writeTemp(d, data, perm)
 	return name, Content{Sum: sha256.Sum256(data), Size: int64(len(data))}, err
 }
 
@@ -279,7 +292,7 @@ func (w Workspace) commit(c plan.Change, tmpName string) error {
 	}
 	defer d.Remove(tmpName) // after a link; after a rename it is gone already
 	if c.Action == plan.Update {
-		if err := stillAsPlanned(d, name, c.Path, c.OldSum); err != nil {
+		if err := stillAsPlanned(d, name, c.Path, c.OldSum, c.Supporting); err != nil {
 			return err
 		}
 		if err := d.Rename(tmpName, name); err != nil {
@@ -311,13 +324,13 @@ var errAppeared = errors.New("a file appeared there since the scan (on a case-in
 
 // remove deletes a generated file that is still what was planned on, then its skill
 // directory if nothing else is left in it.
-func remove(w Workspace, rel string, old [32]byte) error {
+func remove(w Workspace, rel string, old [32]byte, supporting bool) error {
 	d, err := w.OpenDir(path.Dir(rel))
 	if err != nil {
 		return fmt.Errorf("changed since the scan: %w", err)
 	}
 	defer d.Close()
-	if err := stillAsPlanned(d, path.Base(rel), rel, old); err != nil {
+	if err := stillAsPlanned(d, path.Base(rel), rel, old, supporting); err != nil {
 		return err
 	}
 	if err := d.Remove(path.Base(rel)); err != nil {
@@ -398,7 +411,7 @@ func removeTemp(w Workspace, dir workspacefs.Dir, rel string) error {
 	if err != nil {
 		return workspacefs.Cause(err)
 	}
-	if !banner.IsTempName(name) || !banner.IsPartial(data) {
+	if !banner.IsTempName(name) || !banner.IsPartial(data) && !generatedSkillDir(w, rel) {
 		return errors.New("no longer looks like a skillsync temp file; kept")
 	}
 	if err := dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -408,6 +421,22 @@ func removeTemp(w Workspace, dir workspacefs.Dir, rel string) error {
 		return workspacefs.Cause(err)
 	}
 	return removeEmptyUpward(w, path.Dir(rel))
+}
+
+// generatedSkillDir says the temp file rel is in a skill directory whose SKILL.md
+// carries skillsync's banner: a supporting file's temp file has none of its own.
+func generatedSkillDir(w Workspace, rel string) bool {
+	skill := clients.SkillDirOf(rel)
+	if skill == "" || skill == rel {
+		return false
+	}
+	d, err := w.OpenDir(skill)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	data, err := d.ReadRegular(observed.SkillFile, observed.MaxFileSize)
+	return err == nil && observed.Classify(path.Join(skill, observed.SkillFile), data).Ownership != observed.Unowned
 }
 
 // removeIfEmpty removes a skill directory that nothing is left in; whatever is
@@ -432,16 +461,21 @@ func removeIfEmpty(w Workspace, dir string) error {
 }
 
 // stillAsPlanned re-reads the file name in dir, which is rel in the workspace: it
-// must still be a regular file carrying a banner for rel and hold exactly the bytes
-// the plan was made from (their SHA-256 is old).
-func stillAsPlanned(dir workspacefs.Dir, name, rel string, old [32]byte) error {
-	data, err := dir.ReadRegular(name, observed.MaxFileSize)
+// must still be a regular file carrying a banner for rel (unless it is a
+// supporting file, which carries none) and hold exactly the bytes the plan was
+// made from (their SHA-256 is old).
+func stillAsPlanned(dir workspacefs.Dir, name, rel string, old [32]byte, supporting bool) error {
+	limit := int64(observed.MaxFileSize)
+	if supporting {
+		limit = banner.MaxSupportingFileSize
+	}
+	data, err := dir.ReadRegular(name, limit)
 	switch {
 	case errors.Is(err, workspacefs.ErrNotRegular):
 		return errors.New("no longer a regular file; kept")
 	case err != nil:
 		return fmt.Errorf("changed since the scan: %w", workspacefs.Cause(err))
-	case observed.Classify(rel, data).Ownership == observed.Unowned:
+	case !supporting && observed.Classify(rel, data).Ownership == observed.Unowned:
 		return errors.New("no longer carries a skillsync banner; kept")
 	case sha256.Sum256(data) != old:
 		return errors.New("changed since the scan; kept")
@@ -450,9 +484,9 @@ func stillAsPlanned(dir workspacefs.Dir, name, rel string, old [32]byte) error {
 }
 
 // writeTemp writes data to a new temp file directly in d and returns its name.
-func writeTemp(d workspacefs.Dir, data []byte) (string, error) {
+func writeTemp(d workspacefs.Dir, data []byte, perm uint32) (string, error) {
 	name := banner.NewTempName()
-	if err := d.WriteNew(name, data, 0o644); err != nil {
+	if err := d.WriteNew(name, data, perm); err != nil {
 		return "", workspacefs.Cause(err)
 	}
 	return name, nil

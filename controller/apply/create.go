@@ -67,7 +67,7 @@ func (w Workspace) Edit(rel string, old [32]byte, content []byte) error {
 		return workspacefs.Cause(err)
 	}
 	defer d.Close()
-	tmp, err := writeTemp(d, content)
+	tmp, err := writeTemp(d, content, 0o644)
 	if err != nil {
 		return err
 	}

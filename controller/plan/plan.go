@@ -44,6 +44,9 @@ type Change struct {
 	// New is what it writes, when already rendered; Content renders it otherwise.
 	New  []byte
 	want *desired.File // set for creates and updates
+	// Supporting marks a file of a skill directory beside its SKILL.md, which
+	// that SKILL.md's manifest names; Executable says it is written executable.
+	Supporting, Executable bool
 }
 
 // Content is what the change writes.
@@ -130,6 +133,7 @@ func Files(want desired.State, have observed.State, opts Options) Plan {
 		}
 	}
 	keepCaseTwins(plan.Changes, want.Files, have)
+	holdSkillDirs(plan.Changes, have)
 	sort.SliceStable(plan.Changes, func(i, j int) bool { return plan.Changes[i].Path < plan.Changes[j].Path })
 	return plan
 }
@@ -196,11 +200,11 @@ func (plan *Plan) Add(part Plan) {
 }
 
 func decide(w desired.File, wanted bool, h observed.File, present bool, opts Options) (Change, bool) {
-	c := Change{Path: w.Path, Owner: w.Owner, New: w.Bytes}
+	c := Change{Path: w.Path, Owner: w.Owner, New: w.Bytes, Supporting: w.Supporting(), Executable: w.Executable()}
 	if present {
 		c.Path, c.Old, c.OldSum = h.Path, h.Bytes, h.Sum()
 		if !wanted {
-			c.Owner = h.Owner
+			c.Owner, c.Supporting = h.Owner, h.Supporting
 		}
 	}
 	switch {
@@ -212,6 +216,9 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 		c.Action, c.Reason, c.Obstruction = Conflict, h.Reason+"; kept", h.Obstruction
 	case h.Ownership == observed.Unowned:
 		return Change{}, false
+	case h.Ownership == observed.Modified && h.Supporting && wanted && h.Sum() == w.Sum() && sameMode(w, h):
+		// Put in place before the SKILL.md naming it, by a run that stopped there.
+		c.Action = None
 	case h.Ownership == observed.Modified && !opts.Force && wanted:
 		c.Action, c.Reason, c.Override = Conflict, "edited by hand; kept", ForceRestores
 	case h.Ownership == observed.Modified && !opts.Force:
@@ -220,7 +227,7 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 		c.Action, c.Reason = Delete, "orphan: its declaration is gone or withheld"
 	case h.Ownership == observed.Modified:
 		c.Action, c.Reason, c.Override = Update, "edited by hand; restored", ForceRestored
-	case h.Sum() == w.Sum():
+	case h.Sum() == w.Sum() && sameMode(w, h):
 		c.Action = None
 	default:
 		c.Action = Update
@@ -229,6 +236,12 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 		c.want = &w
 	}
 	return c, true
+}
+
+// sameMode says a supporting file on disk has the execute bit it should have,
+// where files have one.
+func sameMode(w desired.File, h observed.File) bool {
+	return !w.Supporting() || h.Executable == nil || *h.Executable == w.Executable()
 }
 
 func wantsUnder(files map[string]desired.File, dir string) bool {

@@ -143,5 +143,5 @@ func inputFilesOf(reg *registry.Registry) []string {
 	if reg == nil {
 		return nil
 	}
-	return append(append(slices.Clone(reg.Files), reg.BodyFiles()...), reg.Config.Spec.Registry...)
+	return append(append(slices.Clone(reg.Files), reg.SkillFiles()...), reg.Config.Spec.Registry...)
 }

@@ -76,7 +76,7 @@ func inputsOf(r workspacefs.FS, reg *registry.Registry) inputPaths {
 	}
 	in := inputPaths{paths: map[string]bool{}, files: map[string]bool{}, patterns: reg.Config.Spec.Registry}
 	files := append([]string{registry.ConfigName, desired.ProfileFile}, reg.Files...)
-	files = append(files, reg.BodyFiles()...)
+	files = append(files, reg.SkillFiles()...)
 	for _, f := range files {
 		in.files[f] = true
 		for p := f; p != "." && p != "/"; p = path.Dir(p) {
@@ -135,7 +135,7 @@ func outputPath(rel string) bool {
 func linkedInputs(r workspacefs.FS, reg *registry.Registry) []string {
 	files := append([]string{registry.ConfigName, desired.ProfileFile}, reg.Files...)
 	var out []string
-	for _, f := range append(files, reg.BodyFiles()...) {
+	for _, f := range append(files, reg.SkillFiles()...) {
 		if n, err := r.Links(f); err == nil && n > 1 {
 			out = append(out, f)
 		}

@@ -120,7 +120,7 @@ func (c *Cache) memo() *checkMemo {
 }
 
 // decodedFile is what one file's bytes decoded to. A file declaring a skill with
-// a bodyFile is not kept: the body is another file, read at every load.
+// a bodyFile or a dir is not kept: those are other files, read at every load.
 type decodedFile struct {
 	src          Source
 	capabilities []Capability
@@ -177,7 +177,7 @@ func (l *loader) decodeFile(reg *Registry, file string, data []byte) {
 	d := decodedFile{src: src, capabilities: reg.Capabilities[caps:], skills: reg.Skills[skills:], profiles: reg.Profiles[profiles:],
 		problems: l.problems[problems:]}
 	for _, s := range d.skills {
-		if s.Spec.BodyFile != "" {
+		if s.Spec.BodyFile != "" || s.Spec.Dir != "" {
 			return
 		}
 	}

@@ -1,8 +1,8 @@
 // Package registry reads a workspace's skillsync.yaml and the registry documents it
 // names (capabilities, workflow skills, profiles), strictly and with positions, and
-// validates them, and knows which directories its inputs live in (InputDirs).
-// It reads files; it never writes.
+// the skill directories they name, validates them, and knows which directories its
+// inputs live in (InputDirs). It reads files; it never writes.
 //
-// It imports, of this module: clients, desired/render, internal/parallel,
-// internal/printable, internal/workspacefs.
+// It imports, of this module: clients, desired/render, internal/banner,
+// internal/gitfiles, internal/parallel, internal/printable, internal/workspacefs.
 package registry

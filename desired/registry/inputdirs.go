@@ -43,7 +43,8 @@ func Dirs(r workspacefs.FS, reg *Registry) []string {
 		dirs = append(dirs, globDirs(r, pattern)...)
 	}
 	files = append(files, reg.Files...)
-	files = append(files, reg.BodyFiles()...)
+	files = append(files, reg.SkillFiles()...)
+	dirs = append(dirs, reg.SkillDirs()...)
 	for _, f := range files {
 		dirs = append(dirs, path.Dir(f))
 	}

@@ -115,6 +115,11 @@ func Unchanged(reg *Registry) bool {
 		if s.BodyPath != "" && !same(s.BodyPath, SourceOf([]byte(s.Body))) {
 			return false
 		}
+		if s.Dir != "" {
+			if read, err := walkSkillDir(r, s.Dir); err != nil || read.sum != s.dirSum {
+				return false
+			}
+		}
 	}
 	return true
 }
@@ -315,7 +320,9 @@ func (l *loader) addDocuments(reg *Registry, file string, data []byte) {
 			l.decode(reg, doc, &d)
 			l.checkHeader(doc, d.APIVersion, d.Kind, "")
 			s := Skill{Name: d.Metadata.Name, Spec: d.Spec, Body: d.Spec.Body, doc: doc}
-			if d.Spec.BodyFile != "" {
+			if d.Spec.Dir != "" {
+				l.readSkillDir(doc, file, d, &s)
+			} else if d.Spec.BodyFile != "" {
 				s.BodyPath = path.Clean(path.Join(path.Dir(file), filepath.ToSlash(d.Spec.BodyFile)))
 				s.Body = l.readBodyFile(doc, file, d.Spec.BodyFile)
 			}

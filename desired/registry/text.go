@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"unicode/utf8"
 
@@ -72,6 +73,11 @@ func (v *validator) bodyText(s Skill) {
 		return
 	}
 	hint := "remove it; a skill body is plain text (tabs and line breaks are fine)"
+	if s.Dir != "" {
+		v.problems = append(v.problems, Problem{Pos: Position{File: path.Join(s.Dir, "SKILL.md"), Line: s.bodyLine + line - 1},
+			Message: fmt.Sprintf("the body of skill %s holds %s", s.Name, describeRune(r)), Hint: hint})
+		return
+	}
 	if s.BodyPath != "" {
 		v.problems = append(v.problems, Problem{Pos: Position{File: s.BodyPath, Line: line},
 			Message: fmt.Sprintf("bodyFile of skill %s holds %s", s.Name, describeRune(r)), Hint: hint})

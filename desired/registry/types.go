@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"path"
 	"slices"
 	"strconv"
 
@@ -247,8 +248,13 @@ type CapabilitySkill struct {
 
 // SkillSpec is a workflow skill with a body of its own.
 type SkillSpec struct {
-	// What the skill is for, in one line.
-	Description string `json:"description" jsonschema:"required"`
+	// The skill's directory, relative to this file: its SKILL.md gives the
+	// skill's front matter and body, and every other file in it is copied beside
+	// the generated SKILL.md. With dir, the skill's other fields are its
+	// SKILL.md's, and only targets and requiredCapabilities are given here.
+	Dir string `json:"dir"`
+	// What the skill is for, in one line; required unless dir is given.
+	Description string `json:"description"`
 	// The skill's body, inline; give body or bodyFile.
 	Body string `json:"body"`
 	// The file holding the skill's body, relative to this file; give body or
@@ -307,6 +313,13 @@ type Skill struct {
 	Spec     SkillSpec
 	Body     string
 	BodyPath string // the bodyFile, workspace-relative; empty for an inline body
+	// Dir is the skill directory (spec.dir), workspace-relative, and Files the
+	// files in it beside SKILL.md, sorted by path.
+	Dir      string
+	Files    []SupportFile
+	dirs     []string // the folders of Dir, Dir first
+	dirSum   [32]byte // of everything read in Dir
+	bodyLine int      // the line of the SKILL.md in Dir the body starts on
 	doc      document
 }
 
@@ -367,16 +380,37 @@ func CapabilityOwner(id string) string { return "capability/" + id }
 // SkillOwner is how they name a workflow skill.
 func SkillOwner(name string) string { return "skill/" + name }
 
-// BodyFiles lists the bodyFile of every skill that has one, workspace-relative.
-func (r *Registry) BodyFiles() []string {
+// SkillFiles lists the files skills are read from besides the registry files,
+// workspace-relative: every bodyFile, and every file of a skill directory.
+func (r *Registry) SkillFiles() []string {
 	var files []string
 	for _, s := range r.Skills {
 		if s.BodyPath != "" {
 			files = append(files, s.BodyPath)
 		}
+		if s.Dir != "" && s.bodyLine > 0 {
+			files = append(files, path.Join(s.Dir, "SKILL.md"))
+			for _, f := range s.Files {
+				files = append(files, path.Join(s.Dir, f.Path))
+			}
+		}
 	}
 	return files
 }
+
+// SkillDirs lists the folders of every skill directory, workspace-relative:
+// a file added to one changes the skill.
+func (r *Registry) SkillDirs() []string {
+	var dirs []string
+	for _, s := range r.Skills {
+		dirs = append(dirs, s.dirs...)
+	}
+	return dirs
+}
+
+// DirSum is the digest of everything read from the skill's directory, the zero
+// digest for a skill without one.
+func (s Skill) DirSum() [32]byte { return s.dirSum }
 
 // DefaultProfileAt is where spec.profile is written, for problems about it.
 func (r *Registry) DefaultProfileAt() Position {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -535,6 +536,11 @@ func (v *validator) checkSkill(s Skill) checked {
 	ch := checked{claimName: v.checkName(s.Name, v.skillNameAt(s), "skill name")}
 	ch.beforeName, v.problems = v.problems, nil
 	switch n := utf8.RuneCountInString(spec.Description); {
+	case spec.Dir != "" && s.bodyLine == 0:
+		// The directory could not be read, which is its problem already.
+	case strings.TrimSpace(spec.Description) == "" && spec.Dir != "":
+		v.problems = append(v.problems, Problem{Pos: Position{File: path.Join(s.Dir, "SKILL.md"), Line: 2},
+			Message: fmt.Sprintf("skill %s has no description", s.Name), Hint: "add description: one line saying what the skill is for"})
 	case strings.TrimSpace(spec.Description) == "":
 		v.add(d.at("spec"), "add spec.description: one line saying what the skill is for", "skill %s has no description", s.Name)
 	case !v.oneLine(d.at("spec", "description"), "description", spec.Description):
@@ -544,7 +550,7 @@ func (v *validator) checkSkill(s Skill) checked {
 	switch {
 	case spec.Body != "" && spec.BodyFile != "":
 		v.add(d.at("spec", "bodyFile"), "keep one of body and bodyFile", "skill %s has both body and bodyFile", s.Name)
-	case spec.Body == "" && spec.BodyFile == "":
+	case spec.Body == "" && spec.BodyFile == "" && spec.Dir == "":
 		v.add(d.at("spec"), "add body: (inline text) or bodyFile: (a path relative to this file)", "skill %s has no body", s.Name)
 	}
 	v.bodyText(s)

@@ -28,6 +28,9 @@ type Skill struct {
 	Metadata                             map[string]string
 	Call                                 *Call  // set for a capability's skill
 	Body                                 string // set for a workflow skill
+	// Files are the supporting files written beside SKILL.md, which its
+	// manifest names (see banner.AppendManifest).
+	Files []banner.ManifestEntry
 }
 
 // Call is how a capability's skill reaches the capability.
@@ -49,8 +52,11 @@ func File(target string, s Skill, path string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("render: unknown target %q", target)
 	}
-	out, err := banner.Open(make([]byte, 0, banner.OpenSize(s.Owner, path)+fileSizeHint(s)), s.Owner, path)
+	out, err := banner.Open(make([]byte, 0, banner.OpenSize(s.Owner, path)+banner.ManifestSize(s.Files)+fileSizeHint(s)), s.Owner, path)
 	if err != nil {
+		return nil, err
+	}
+	if out, err = banner.AppendManifest(out, s.Files); err != nil {
 		return nil, err
 	}
 	if out, err = appendFrontMatter(out, d.keys(s)); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -24,6 +25,10 @@ type Dir interface {
 	Entries() ([]Entry, error)
 	// Lstat reports the type of name without following a symlink.
 	Lstat(name string) (fs.FileMode, error)
+	// Executable reports whether the file name, not followed if a symlink, has
+	// its owner's execute bit; always false where files have none (Windows,
+	// see ExecutableBits).
+	Executable(name string) (bool, error)
 	// Stamp is what name's metadata says of its content, without following a
 	// symlink.
 	Stamp(name string) (Stamp, error)
@@ -84,6 +89,10 @@ type Stamp struct {
 	Ino, Dev     uint64
 	Valid        bool
 }
+
+// ExecutableBits says files have execute bits here: not on Windows, where a
+// script's is neither kept nor read.
+const ExecutableBits = runtime.GOOS != "windows"
 
 type Entry struct {
 	Name string

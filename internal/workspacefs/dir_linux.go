@@ -350,6 +350,19 @@ func (d *osDir) Lstat(name string) (fs.FileMode, error) {
 	return modeType(st.Mode), nil
 }
 
+// Executable reports whether name in d has its owner's execute bit, without
+// following a symlink.
+func (d *osDir) Executable(name string) (bool, error) {
+	if err := oneElement(name); err != nil {
+		return false, d.fail("lstat", name, err)
+	}
+	var st unix.Stat_t
+	if _, err := retry(func() (int, error) { return 0, unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		return false, d.fail("lstat", name, err)
+	}
+	return st.Mode&unix.S_IXUSR != 0, nil
+}
+
 // Stamp reports the metadata of name in d without following a symlink.
 func (d *osDir) Stamp(name string) (Stamp, error) {
 	if err := oneElement(name); err != nil {

@@ -315,6 +315,19 @@ func (d *osDir) Lstat(name string) (fs.FileMode, error) {
 	return typeOf(info.Mode()), nil
 }
 
+// Executable reports whether name in d has its owner's execute bit, without
+// following a symlink.
+func (d *osDir) Executable(name string) (bool, error) {
+	if err := oneElement(name); err != nil {
+		return false, d.fail("lstat", name, err)
+	}
+	info, err := d.root.Lstat(name)
+	if err != nil {
+		return false, d.fail("lstat", name, Cause(err))
+	}
+	return ExecutableBits && info.Mode().Perm()&0o100 != 0, nil
+}
+
 // Stamp reports the metadata of name in d without following a symlink.
 func (d *osDir) Stamp(name string) (Stamp, error) {
 	if err := oneElement(name); err != nil {

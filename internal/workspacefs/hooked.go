@@ -151,6 +151,13 @@ func (d *hookedDir) Lstat(name string) (fs.FileMode, error) {
 	return d.base.Lstat(name)
 }
 
+func (d *hookedDir) Executable(name string) (bool, error) {
+	if err := d.check("Executable", false, d.rel(name)); err != nil {
+		return false, pathError("lstat", d.rel(name), err)
+	}
+	return d.base.Executable(name)
+}
+
 func (d *hookedDir) Stamp(name string) (Stamp, error) {
 	if err := d.check("Stamp", false, d.rel(name)); err != nil {
 		return Stamp{}, pathError("lstat", d.rel(name), err)

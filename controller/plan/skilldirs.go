@@ -1,0 +1,76 @@
+package plan
+
+import (
+	"path"
+	"strings"
+
+	"github.com/skillsync/skillsync/observed"
+)
+
+// holdSkillDirs keeps every file of a skill directory with supporting files as
+// it is when any of them is kept. Its SKILL.md's manifest names the supporting
+// files skillsync wrote: written while a person's file is kept at a path it
+// names, it would claim that file; and a supporting file written while the
+// SKILL.md is kept would be a file no manifest names, a person's. A wanted file
+// below something that is no directory (a symlink, a person's file) is kept too.
+func holdSkillDirs(changes []Change, have observed.State) {
+	held := map[string]string{} // skill directory -> why
+	supported := map[string]bool{}
+	for _, c := range changes {
+		if c.Supporting {
+			supported[skillDirOf(c.Path)] = true
+		}
+	}
+	for p, f := range have.Files {
+		if f.Supporting {
+			supported[skillDirOf(p)] = true
+		}
+	}
+	if len(supported) == 0 {
+		return
+	}
+	for i := range changes {
+		c := &changes[i]
+		dir := skillDirOf(c.Path)
+		if !supported[dir] {
+			continue
+		}
+		if c.Action == Create {
+			if below := notADirectory(c.Path, dir, have); below != "" {
+				c.Action, c.want, c.New = Conflict, nil, nil
+				c.Reason = below + " is not a directory; kept"
+			}
+		}
+		if c.Action == Conflict && (c.Supporting || path.Base(c.Path) == SkillFileName) {
+			if _, ok := held[dir]; !ok {
+				held[dir] = c.Path + " is kept (" + strings.TrimSuffix(c.Reason, "; kept") + ")"
+			}
+		}
+	}
+	for i := range changes {
+		c := &changes[i]
+		why, ok := held[skillDirOf(c.Path)]
+		if !ok || !(c.Supporting || path.Base(c.Path) == SkillFileName) {
+			continue
+		}
+		switch c.Action {
+		case Create, Update, Delete:
+			c.Action, c.want, c.New, c.Override = Conflict, nil, nil, NotOverridden
+			c.Reason = "not written while " + why
+		}
+	}
+}
+
+// SkillFileName is the file of a skill directory whose manifest names the rest.
+const SkillFileName = "SKILL.md"
+
+// notADirectory is the path between the skill directory dir and p, exclusive,
+// that the scan found as something other than a directory, or "".
+func notADirectory(p, dir string, have observed.State) string {
+	for q := path.Dir(p); q != dir && strings.HasPrefix(q, dir+"/"); q = path.Dir(q) {
+		if _, ok := have.Files[q]; ok {
+			return q
+		}
+	}
+	return ""
+}

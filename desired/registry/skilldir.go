@@ -1,0 +1,355 @@
+package registry
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/gitfiles"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// A skill directory (spec.dir) is read whole: its SKILL.md gives the skill's
+// front matter and body, and every other file is a supporting file, copied into
+// each target byte for byte. What a copy could not carry faithfully, or could
+// carry out of the directory, is refused rather than dropped or followed.
+const (
+	// MaxSkillEntries bounds the files and folders of one skill directory.
+	MaxSkillEntries = 1000
+	// MaxSkillBytes bounds the size of one skill directory's files together;
+	// banner.MaxSupportingFileSize bounds each.
+	MaxSkillBytes = 64 << 20
+	// maxSkillDepth bounds how deep a skill directory nests.
+	maxSkillDepth = 16
+)
+
+// SupportFile is a file of a skill directory beside its SKILL.md.
+type SupportFile struct {
+	Path       string // relative to the skill directory, slash-separated
+	Data       []byte
+	Sum        [32]byte // of Data
+	Executable bool
+}
+
+// skillDir is what a skill directory holds, as read.
+type skillDir struct {
+	skill []byte // SKILL.md
+	files []SupportFile
+	dirs  []string // workspace-relative, the directory itself first
+	sum   [32]byte // of every name, mode and byte read
+}
+
+// frontMatterKeys are the keys a skill directory's SKILL.md may carry, and the
+// registry field each is, for messages.
+var frontMatterKeys = map[string]string{
+	"name": "metadata.name", "description": "spec.description", "license": "spec.license",
+	"compatibility": "spec.compatibility", "metadata": "spec.metadata", "allowed-tools": "spec.allowedTools",
+	"disable-model-invocation": "spec.disableModelInvocation", "user-invocable": "spec.userInvocable", "paths": "spec.paths",
+}
+
+// readSkillDir reads the skill directory dir, relative to file, into s: its
+// front matter and body, and its supporting files.
+func (l *loader) readSkillDir(doc document, file string, d Object[SkillSpec], s *Skill) {
+	pos := doc.at("spec", "dir").Position()
+	if given := fieldsBesideDir(d.Spec); len(given) > 0 {
+		l.add(Problem{Pos: pos, Message: fmt.Sprintf("skill %s has dir and %s", s.Name, strings.Join(given, ", ")),
+			Hint: "a skill directory's SKILL.md front matter and body say these; keep them there"})
+		return
+	}
+	rel, p := l.resolveInside(path.Join(path.Dir(file), filepath.ToSlash(d.Spec.Dir)), d.Spec.Dir, pos)
+	if p != nil {
+		l.add(*p)
+		return
+	}
+	s.Dir = rel
+	read, err := walkSkillDir(l.r, rel)
+	var problem *dirProblem
+	switch {
+	case errors.As(err, &problem):
+		l.add(problem.Problem)
+		return
+	case err != nil && l.failed(rel, err):
+		return
+	case err != nil:
+		l.add(Problem{Pos: pos, Message: fmt.Sprintf("cannot read the skill directory %s: %v", rel, workspacefs.Cause(err)),
+			Hint: "dir is relative to the file that declares the skill"})
+		return
+	}
+	s.Files, s.dirs, s.dirSum = read.files, read.dirs, read.sum
+	skillFile := path.Join(rel, "SKILL.md")
+	fm, body, bodyLine, ps := parseSkillFile(skillFile, read.skill)
+	if len(ps) > 0 {
+		l.add(ps...)
+		return
+	}
+	if fm.Name != s.Name || path.Base(rel) != s.Name {
+		l.add(Problem{Pos: Position{File: skillFile, Line: fm.nameLine}, Message: fmt.Sprintf("name %q, the directory %q and metadata.name %q differ", fm.Name, path.Base(rel), s.Name),
+			Hint: "a client finds a skill by its directory's name: make all three the same"})
+		return
+	}
+	s.Spec.Description, s.Spec.License, s.Spec.Compatibility = fm.Description, fm.License, fm.Compatibility
+	s.Spec.Metadata, s.Spec.AllowedTools = fm.Metadata, fm.allowedTools
+	s.Spec.DisableModelInvocation, s.Spec.UserInvocable, s.Spec.Paths = fm.DisableModelInvocation, fm.UserInvocable, fm.Paths
+	s.Body, s.bodyLine = body, bodyLine
+}
+
+// fieldsBesideDir names what a Skill with dir must leave to its SKILL.md.
+func fieldsBesideDir(spec SkillSpec) []string {
+	var out []string
+	for field, given := range map[string]bool{
+		"description": spec.Description != "", "body": spec.Body != "", "bodyFile": spec.BodyFile != "",
+		"license": spec.License != "", "compatibility": spec.Compatibility != "", "metadata": spec.Metadata != nil,
+		"allowedTools": spec.AllowedTools != "", "disableModelInvocation": spec.DisableModelInvocation,
+		"userInvocable": spec.UserInvocable != nil, "paths": spec.Paths != nil,
+	} {
+		if given {
+			out = append(out, field)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// skillFrontMatter is the front matter of a skill directory's SKILL.md.
+type skillFrontMatter struct {
+	Name                   string            `yaml:"name"`
+	Description            string            `yaml:"description"`
+	License                string            `yaml:"license"`
+	Compatibility          string            `yaml:"compatibility"`
+	Metadata               map[string]string `yaml:"metadata"`
+	DisableModelInvocation bool              `yaml:"disable-model-invocation"`
+	UserInvocable          *bool             `yaml:"user-invocable"`
+	Paths                  []string          `yaml:"paths"`
+	AllowedTools           any               `yaml:"allowed-tools"`
+	allowedTools           string
+	nameLine               int
+}
+
+// parseSkillFile reads a SKILL.md: its front matter, and its body with the line
+// the body starts on.
+func parseSkillFile(file string, data []byte) (fm skillFrontMatter, body string, bodyLine int, ps Problems) {
+	at := func(line int, hint, format string, args ...any) (skillFrontMatter, string, int, Problems) {
+		return skillFrontMatter{}, "", 0, Problems{{Pos: Position{File: file, Line: line}, Message: fmt.Sprintf(format, args...), Hint: hint}}
+	}
+	if p := checkBytes(file, data); p != nil {
+		return skillFrontMatter{}, "", 0, Problems{*p}
+	}
+	text := string(data)
+	rest, ok := strings.CutPrefix(text, "---\n")
+	front, after, closed := strings.Cut(rest, "\n---\n")
+	if !closed && strings.HasSuffix(rest, "\n---") {
+		front, after, closed = strings.TrimSuffix(rest, "\n---"), "", true
+	}
+	if !ok || !closed {
+		return at(1, "start it with a line ---, the front matter, and a line --- (LF line endings)", "SKILL.md has no front matter between --- lines at the top")
+	}
+	if _, _, err := banner.Inspect(data); err == nil {
+		return at(2, "declare the skill's own directory, not a generated copy", "SKILL.md carries skillsync's banner: it is a generated file")
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(front), &root); err != nil {
+		return at(2, "fix the YAML between the --- lines", "front matter: %v", err)
+	}
+	if len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return at(2, "write the front matter as keys and values, name: and description: at least", "the front matter is not a mapping")
+	}
+	mapping := root.Content[0]
+	if p := checkLimits(file, mapping); p != nil {
+		return skillFrontMatter{}, "", 0, Problems{*p}
+	}
+	for i := 0; i+1 < len(mapping.Content); i += 2 {
+		k := mapping.Content[i]
+		if _, known := frontMatterKeys[k.Value]; !known {
+			ps = append(ps, Problem{Pos: Position{File: file, Line: k.Line + 1, Column: k.Column},
+				Message: fmt.Sprintf("front matter key %q is not one skillsync carries", k.Value),
+				Hint:    "remove it, or keep the skill hand-written; skillsync carries " + strings.Join(slices.Sorted(keysOf(frontMatterKeys)), ", ")})
+		}
+		if k.Value == "name" {
+			fm.nameLine = k.Line + 1
+		}
+	}
+	if len(ps) > 0 {
+		return skillFrontMatter{}, "", 0, ps
+	}
+	if err := mapping.Decode(&fm); err != nil {
+		return at(2, "give each key the type the Agent Skills specification gives it", "front matter: %v", err)
+	}
+	tools, err := AllowedToolsValue(fm.AllowedTools)
+	if err != nil {
+		return at(2, "write allowed-tools as one string, as the specification does", "allowed-tools: %v", err)
+	}
+	fm.allowedTools = tools
+	bodyLine = strings.Count(text[:len(text)-len(after)], "\n") + 1
+	return fm, after, bodyLine, nil
+}
+
+func keysOf(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// AllowedToolsValue is an allowed-tools value as the registry holds it: the
+// specification's one string. A list, as Claude Code also takes, becomes that
+// string only when no item holds a blank, which would split it in two.
+func AllowedToolsValue(v any) (string, error) {
+	switch v := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return v, nil
+	case []any:
+		var items []string
+		for _, item := range v {
+			s, ok := item.(string)
+			if !ok || s == "" || strings.ContainsAny(s, " \t\n") {
+				return "", fmt.Errorf("the item %v cannot be one of a space-delimited list; write allowed-tools as one string, as the specification does", item)
+			}
+			items = append(items, s)
+		}
+		return strings.Join(items, " "), nil
+	}
+	return "", errors.New("neither a string nor a list; write it as one string, as the specification does")
+}
+
+// walkSkillDir reads the skill directory dir: every file, each folder, and a
+// digest of all of it. A problem with what it holds is a *dirProblem at the file;
+// any other error is the disk's.
+func walkSkillDir(r workspacefs.FS, dir string) (skillDir, error) {
+	w := skillWalk{r: r, root: dir, hash: sha256.New()}
+	if err := w.walk("", 0); err != nil {
+		return skillDir{}, err
+	}
+	if w.out.skill == nil {
+		return skillDir{}, &dirProblem{Problem{Pos: Position{File: dir}, Message: "the skill directory has no SKILL.md",
+			Hint: "a skill directory holds SKILL.md, with its front matter and body, and any files it uses"}}
+	}
+	slices.SortFunc(w.out.files, func(a, b SupportFile) int { return strings.Compare(a.Path, b.Path) })
+	w.hash.Sum(w.out.sum[:0])
+	return w.out, nil
+}
+
+// dirProblem is a problem with what a skill directory holds, as an error that
+// stops the walk.
+type dirProblem struct{ Problem }
+
+func (p *dirProblem) Error() string { return p.Message }
+
+type skillWalk struct {
+	r       workspacefs.FS
+	root    string
+	out     skillDir
+	entries int
+	bytes   int64
+	hash    hash.Hash
+}
+
+// walk reads the folder sub of the skill directory ("" for the directory itself).
+func (w *skillWalk) walk(sub string, depth int) error {
+	dir := path.Join(w.root, sub)
+	w.out.dirs = append(w.out.dirs, dir)
+	entries, err := w.r.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	folded := map[string]string{}
+	for _, e := range entries {
+		rel := path.Join(sub, e.Name())
+		at := path.Join(w.root, rel)
+		if err := checkSupportName(sub, e.Name(), rel); err != "" {
+			return &dirProblem{Problem{Pos: Position{File: at}, Message: err, Hint: "rename or remove it in the skill directory"}}
+		}
+		if other, ok := folded[strings.ToLower(e.Name())]; ok {
+			return &dirProblem{Problem{Pos: Position{File: at}, Message: fmt.Sprintf("%s and %s differ only in case, the same file on macOS and Windows", other, e.Name()),
+				Hint: "rename one of them"}}
+		}
+		folded[strings.ToLower(e.Name())] = e.Name()
+		if w.entries++; w.entries > MaxSkillEntries {
+			return &dirProblem{Problem{Pos: Position{File: dir}, Message: fmt.Sprintf("the skill directory %s holds more than %d files and folders", w.root, MaxSkillEntries),
+				Hint: "a skill is read whole into every client's context; keep what it needs, and move the rest out"}}
+		}
+		switch typ := e.Type(); {
+		case typ&fs.ModeSymlink != 0:
+			return &dirProblem{Problem{Pos: Position{File: at}, Message: "a skill directory holds no symlinks: it could lead out of the directory, and clients copy it differently",
+				Hint: "put the file itself in the skill directory"}}
+		case typ.IsDir() && depth+1 >= maxSkillDepth:
+			return &dirProblem{Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the skill directory nests more than %d levels deep", maxSkillDepth), Hint: "flatten it"}}
+		case typ.IsDir():
+			fmt.Fprintf(w.hash, "d %s\x00", rel)
+			if err := w.walk(rel, depth+1); err != nil {
+				return err
+			}
+		case !typ.IsRegular():
+			return &dirProblem{Problem{Pos: Position{File: at}, Message: "not a regular file or folder", Hint: "a skill directory holds files and folders only"}}
+		default:
+			if err := w.read(e, rel, at); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// read reads the file rel of the skill directory, at in the workspace.
+func (w *skillWalk) read(e fs.DirEntry, rel, at string) error {
+	data, err := w.r.ReadRegular(at, banner.MaxSupportingFileSize)
+	if errors.Is(err, workspacefs.ErrTooLarge) {
+		return &dirProblem{Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the file is larger than %d bytes, the most skillsync copies", banner.MaxSupportingFileSize),
+			Hint: "keep large assets out of the skill; a client loads what a skill holds"}}
+	}
+	if err != nil {
+		return err
+	}
+	if w.bytes += int64(len(data)); w.bytes > MaxSkillBytes {
+		return &dirProblem{Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the skill directory %s holds more than %d bytes", w.root, MaxSkillBytes),
+			Hint: "keep large assets out of the skill; a client loads what a skill holds"}}
+	}
+	exec := strings.HasPrefix(string(data), "#!")
+	if info, err := e.Info(); err == nil && info.Mode().Perm()&0o111 != 0 {
+		exec = true
+	}
+	fmt.Fprintf(w.hash, "f %s %v %d\x00", rel, exec, len(data))
+	w.hash.Write(data)
+	if rel == "SKILL.md" {
+		w.out.skill = data
+		return nil
+	}
+	w.out.files = append(w.out.files, SupportFile{Path: rel, Data: data, Sum: sha256.Sum256(data), Executable: exec})
+	return nil
+}
+
+// checkSupportName says why the entry name of the folder sub of a skill
+// directory (rel in it) cannot be copied into a target, or "".
+func checkSupportName(sub, name, rel string) string {
+	switch {
+	case banner.CheckManifestPath(rel) != nil:
+		return "the name holds a control character, a backslash or bytes that are not UTF-8"
+	case workspacefs.WindowsDeviceName(name):
+		return "the name is a Windows device name, which Windows cannot create"
+	case banner.IsTempName(name):
+		return "the name is one skillsync gives its own temp files"
+	case sub == "" && name != "SKILL.md" && strings.EqualFold(name, "SKILL.md"):
+		return "differs from SKILL.md only in case, the same file on macOS and Windows"
+	case sub == "" && slices.Contains(gitfiles.Names, name):
+		return name + " in a skill directory is one skillsync removes from the targets (it writes one per target directory)"
+	}
+	for _, c := range clients.All {
+		if c.HideFile != nil && strings.EqualFold(rel, c.HideFile.Path) {
+			return fmt.Sprintf("%s writes %s in its skill directories itself", c.Name, c.HideFile.Path)
+		}
+	}
+	return ""
+}

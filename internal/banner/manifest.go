@@ -1,0 +1,127 @@
+package banner
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// A SKILL.md that skillsync writes with supporting files (scripts, references,
+// assets) names each of them on a line of its own, right after the mark line:
+//
+//	# skillsync: file sha256=<hex> mode=755 path=scripts/release.sh
+//
+// The lines are inside the banner's digest, so the manifest cannot be edited
+// without the SKILL.md counting as edited; and they are YAML comments, so no
+// client reads them. A file the manifest does not name is a person's.
+const (
+	manifestPrefix = "# skillsync: file sha256="
+	modeField      = " mode="
+	pathField      = " path="
+	modeExecutable = "755"
+	modePlain      = "644"
+)
+
+// MaxSupportingFileSize is the largest supporting file a manifest names.
+const MaxSupportingFileSize = 16 << 20
+
+// ManifestEntry is one supporting file of a skill directory as its SKILL.md
+// names it.
+type ManifestEntry struct {
+	Path       string // relative to the skill directory, slash-separated
+	Digest     string // hex SHA-256 of the file's content
+	Executable bool
+}
+
+// ManifestSize is how many bytes AppendManifest appends for entries.
+func ManifestSize(entries []ManifestEntry) int {
+	n := 0
+	for _, e := range entries {
+		n += len(manifestPrefix+modeField+modeExecutable+pathField) + len(e.Digest) + len(e.Path) + 1
+	}
+	return n
+}
+
+// AppendManifest appends the manifest lines of entries, in the order given, to a
+// file begun with Open, before anything else follows the mark line.
+func AppendManifest(dst []byte, entries []ManifestEntry) ([]byte, error) {
+	for _, e := range entries {
+		if err := CheckManifestPath(e.Path); err != nil {
+			return nil, err
+		}
+		if !isDigest([]byte(e.Digest)) {
+			return nil, fmt.Errorf("banner: %q is no SHA-256 digest", e.Digest)
+		}
+		mode := modePlain
+		if e.Executable {
+			mode = modeExecutable
+		}
+		dst = append(dst, manifestPrefix...)
+		dst = append(dst, e.Digest...)
+		dst = append(dst, modeField+mode+pathField...)
+		dst = append(dst, e.Path...)
+		dst = append(dst, '\n')
+	}
+	return dst, nil
+}
+
+// CheckManifestPath says why rel cannot be named on a manifest line: it must be
+// a relative, clean, slash-separated path of valid UTF-8 without control
+// characters, leading nowhere above the skill directory.
+func CheckManifestPath(rel string) error {
+	switch {
+	case rel == "" || strings.HasPrefix(rel, "/") || rel == "." || rel == ".." ||
+		strings.HasPrefix(rel, "../") || strings.Contains(rel, "/../") || strings.HasSuffix(rel, "/..") ||
+		strings.Contains(rel, "//") || strings.Contains(rel, "/./") || strings.HasPrefix(rel, "./") || strings.HasSuffix(rel, "/"):
+		return fmt.Errorf("banner: %q is no clean path inside a skill directory", rel)
+	case !utf8.ValidString(rel):
+		return fmt.Errorf("banner: %q is not valid UTF-8", rel)
+	}
+	for _, r := range rel {
+		if r < 0x20 || r == 0x7f || r == '\\' {
+			return fmt.Errorf("banner: %q holds a control character or a backslash", rel)
+		}
+	}
+	return nil
+}
+
+// Manifest reads the manifest of a file that carries a banner: the supporting
+// files its lines name, in order. A file without a banner names none; a line
+// that is not well formed ends the manifest.
+func Manifest(content []byte) []ManifestEntry {
+	_, markEnd, ok := markLine(content)
+	if !ok {
+		return nil
+	}
+	var out []ManifestEntry
+	rest := content[markEnd+1:]
+	for {
+		line, after, found := bytes.Cut(rest, []byte("\n"))
+		if !found {
+			return out
+		}
+		e, ok := parseManifestLine(string(line))
+		if !ok {
+			return out
+		}
+		out = append(out, e)
+		rest = after
+	}
+}
+
+func parseManifestLine(line string) (ManifestEntry, bool) {
+	fields, ok := strings.CutPrefix(line, manifestPrefix)
+	if !ok {
+		return ManifestEntry{}, false
+	}
+	digest, fields, ok := strings.Cut(fields, modeField)
+	if !ok || !isDigest([]byte(digest)) {
+		return ManifestEntry{}, false
+	}
+	mode, rel, ok := strings.Cut(fields, pathField)
+	if !ok || (mode != modeExecutable && mode != modePlain) || CheckManifestPath(rel) != nil {
+		return ManifestEntry{}, false
+	}
+	return ManifestEntry{Path: rel, Digest: digest, Executable: mode == modeExecutable}, true
+}
