@@ -218,9 +218,9 @@ type skillDir struct {
 	// skillFile that SKILL.md's ownership: Unowned when there is none.
 	manifest  []banner.ManifestEntry
 	skillFile Ownership
-	links []string
-	temps []string
-	empty bool
+	links     []string
+	temps     []string
+	empty     bool
 	// emptySubdirs are side-file directories with nothing in them.
 	emptySubdirs []string
 	err          error

@@ -21,11 +21,16 @@ type Skill struct {
 	Sum  [32]byte
 	Name string
 	Spec Spec
+	// Files are the supporting files of its directory, beside the SKILL.md;
+	// with them, the registry gets the whole directory, the SKILL.md in Text.
+	Files []registry.SupportFile
+	Text  string
 }
 
 // Spec holds the front matter keys a registry Skill carries, and the body.
 type Spec struct {
-	Description            string            `yaml:"description"`
+	Dir                    string            `yaml:"dir,omitempty"`
+	Description            string            `yaml:"description,omitempty"`
 	DisableModelInvocation bool              `yaml:"disableModelInvocation,omitempty"`
 	UserInvocable          *bool             `yaml:"userInvocable,omitempty"`
 	Paths                  []string          `yaml:"paths,omitempty"`
@@ -93,44 +98,31 @@ func Parse(rel string, data []byte) (Skill, error) {
 	if name := path.Base(dir); fm.Name != name {
 		return Skill{}, fmt.Errorf("%s: name %q differs from its directory %q; make them the same first", rel, fm.Name, name)
 	}
-	return Skill{Path: rel, Sum: sha256.Sum256(data), Name: fm.Name, Spec: Spec{
+	return Skill{Path: rel, Sum: sha256.Sum256(data), Name: fm.Name, Text: text, Spec: Spec{
 		Description: fm.Description, DisableModelInvocation: fm.DisableModelInvocation,
 		UserInvocable: fm.UserInvocable, Paths: fm.Paths, License: fm.License, Compatibility: fm.Compatibility,
 		Metadata: fm.Metadata, AllowedTools: allowed, Body: strings.TrimPrefix(body, "\n"),
 	}}, nil
 }
 
-// Alone refuses a skill whose directory holds entries beside its SKILL.md (the
-// names given, as the directory lists them): a registry Skill is its SKILL.md
-// alone, so every other client would get a skill without them, pointing at
-// files it does not have.
-func Alone(rel string, names []string) error {
-	var beside []string
-	for _, name := range names {
-		if name != path.Base(rel) {
-			beside = append(beside, name)
-		}
-	}
-	if len(beside) == 0 {
-		return nil
-	}
-	slices.Sort(beside)
-	return fmt.Errorf("%s has %s beside it, which a registry Skill cannot carry: the other clients would get the skill without them; keep the skill hand-written",
-		rel, strings.Join(beside, ", "))
-}
-
 // Same says a and b declare the same skill.
 func Same(a, b Skill) bool {
 	x, _ := yaml.Marshal(a.Spec)
 	y, _ := yaml.Marshal(b.Spec)
-	return a.Name == b.Name && bytes.Equal(x, y)
+	return a.Name == b.Name && bytes.Equal(x, y) && slices.EqualFunc(a.Files, b.Files, func(f, g registry.SupportFile) bool {
+		return f.Path == g.Path && f.Sum == g.Sum && f.Executable == g.Executable
+	})
 }
 
 // Document is the registry file declaring sk: its body inline, or, with
-// bodyFile set (relative to the document), in that file.
-func Document(sk Skill, bodyFile string) []byte {
+// bodyFile set (relative to the document), in that file; or, with dir set, the
+// skill directory there.
+func Document(sk Skill, bodyFile, dir string) []byte {
 	spec := sk.Spec
-	if bodyFile != "" {
+	switch {
+	case dir != "":
+		spec = Spec{Dir: dir}
+	case bodyFile != "":
 		spec.Body, spec.BodyFile = "", bodyFile
 	}
 	doc := struct {

@@ -44,7 +44,7 @@ func TestDocument(t *testing.T) {
 			Metadata         struct{ Name string }
 			Spec             Spec
 		}
-		data := Document(sk, bodyFile)
+		data := Document(sk, bodyFile, "")
 		if err := yaml.Unmarshal(data, &doc); err != nil {
 			t.Fatalf("%s: %v", data, err)
 		}

@@ -4,5 +4,5 @@
 // writes the registry and removes what it adopted; it never writes a skill.
 //
 // It imports, of this module: clients, controller, controller/apply, desired,
-// desired/registry, internal/workspacefs, observed.
+// desired/registry, internal/banner, internal/workspacefs, observed.
 package adopt

@@ -43,13 +43,15 @@ func Group(skills []Skill, handWritten []string) ([]Skill, error) {
 
 // File is a file adopt creates.
 type File struct {
-	Path    string
-	Content []byte
+	Path       string
+	Content    []byte
+	Executable bool
 }
 
 // Files are the registry documents declaring skills, one per name, where the
 // first fitting pattern of spec.registry puts them; with bodyFile, each body in
-// a Markdown file beside its document.
+// a Markdown file beside its document; a skill with supporting files whole, as a
+// skill directory beside its document.
 func Files(patterns []string, skills []Skill, bodyFile bool) ([]File, error) {
 	var files []File
 	seen := map[string]bool{}
@@ -62,12 +64,20 @@ func Files(patterns []string, skills []Skill, bodyFile bool) ([]File, error) {
 		if !ok {
 			return nil, fmt.Errorf("no pattern of spec.registry (%s) names a file adopt can create, such as registry/*.yaml; add one", strings.Join(patterns, ", "))
 		}
-		body := ""
-		if bodyFile {
+		body, dir := "", ""
+		switch {
+		case len(sk.Files) > 0:
+			// The whole directory, as it is: its SKILL.md is the skill.
+			dir = "skills/" + sk.Name
+			files = append(files, File{Path: path.Join(path.Dir(doc), dir, "SKILL.md"), Content: []byte(sk.Text)})
+			for _, f := range sk.Files {
+				files = append(files, File{Path: path.Join(path.Dir(doc), dir, f.Path), Content: f.Data, Executable: f.Executable})
+			}
+		case bodyFile:
 			body = "skills/" + sk.Name + ".md"
 			files = append(files, File{Path: path.Join(path.Dir(doc), body), Content: []byte(sk.Spec.Body)})
 		}
-		files = append(files, File{Path: doc, Content: Document(sk, body)})
+		files = append(files, File{Path: doc, Content: Document(sk, body, dir)})
 	}
 	return files, nil
 }

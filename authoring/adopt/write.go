@@ -4,11 +4,14 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -40,7 +43,7 @@ func Apply(sys workspacefs.System, root string, files []apply.NewFile, replaces 
 	}
 	want := desired.Build(in.Registry, in.Profile)
 	for _, sk := range replaces {
-		if _, ok := want.Files[sk.Path]; !ok {
+		if !wantsAll(want, sk) {
 			w.Uncreate(files)
 			return fmt.Errorf("the registry would not write %s back at %s (the name is disabled, its target is not enabled, or the profile withholds it: see skillsync explain %s), so nothing was adopted",
 				sk.Name, sk.Path, sk.Name)
@@ -54,15 +57,61 @@ func Apply(sys workspacefs.System, root string, files []apply.NewFile, replaces 
 	return nil
 }
 
-// stillHandWritten checks that sk's file is what was read: a regular file, in a
-// directory reached without a symlink, with the same bytes, and no generated one.
+// wantsAll says the registry in want writes every file of sk back where it is.
+func wantsAll(want desired.State, sk Skill) bool {
+	for _, p := range append(supportPaths(sk), sk.Path) {
+		if _, ok := want.Files[p]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// supportPaths are the workspace paths of sk's supporting files.
+func supportPaths(sk Skill) []string {
+	out := make([]string, len(sk.Files))
+	for i, f := range sk.Files {
+		out[i] = path.Join(path.Dir(sk.Path), f.Path)
+	}
+	return out
+}
+
+// stillHandWritten checks that sk's files are what was read: regular files, in
+// directories reached without a symlink, with the same bytes, the SKILL.md no
+// generated one.
 func stillHandWritten(w apply.Workspace, sk Skill) error {
 	d, err := w.OpenDir(path.Dir(sk.Path))
 	if err != nil {
 		return fmt.Errorf("%s: %w; nothing was adopted", sk.Path, workspacefs.Cause(err))
 	}
 	defer d.Close()
-	return checkHandWritten(d, sk)
+	if err := checkHandWritten(d, sk); err != nil {
+		return err
+	}
+	for i, p := range supportPaths(sk) {
+		if err := checkSupporting(w, p, sk.Files[i].Sum); err != nil {
+			return fmt.Errorf("%w; nothing was adopted", err)
+		}
+	}
+	return nil
+}
+
+// checkSupporting checks that the file p is still the regular file whose bytes
+// hash to sum.
+func checkSupporting(w apply.Workspace, p string, sum [32]byte) error {
+	d, err := w.OpenDir(path.Dir(p))
+	if err != nil {
+		return fmt.Errorf("%s: %w", p, workspacefs.Cause(err))
+	}
+	defer d.Close()
+	data, err := d.ReadRegular(path.Base(p), banner.MaxSupportingFileSize)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %w", p, workspacefs.Cause(err))
+	case sha256.Sum256(data) != sum:
+		return fmt.Errorf("%s changed since it was read", p)
+	}
+	return nil
 }
 
 func checkHandWritten(d workspacefs.Dir, sk Skill) error {
@@ -80,7 +129,26 @@ func checkHandWritten(d workspacefs.Dir, sk Skill) error {
 	return nil
 }
 
+// removeHandWritten removes sk's files, each only while it is still what was
+// read: the supporting files first and then the folders they leave empty, so
+// that a removal stopped half way still shows a skill a person wrote.
 func removeHandWritten(w apply.Workspace, sk Skill) error {
+	folders := map[string]bool{}
+	for i, p := range supportPaths(sk) {
+		if err := checkSupporting(w, p, sk.Files[i].Sum); err != nil {
+			return err
+		}
+		if err := w.FS().Remove(p); err != nil {
+			return fmt.Errorf("%s: %w", p, workspacefs.Cause(err))
+		}
+		for dir := path.Dir(p); dir != path.Dir(sk.Path); dir = path.Dir(dir) {
+			folders[dir] = true
+		}
+	}
+	// The deepest first: a folder is empty once those below it are gone.
+	for _, dir := range slices.Backward(slices.Sorted(maps.Keys(folders))) {
+		w.FS().Remove(dir) // a folder that still holds something stays
+	}
 	d, err := w.OpenDir(path.Dir(sk.Path))
 	if err != nil {
 		return workspacefs.Cause(err)

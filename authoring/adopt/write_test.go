@@ -24,7 +24,7 @@ func adoption(t *testing.T, root string) ([]apply.NewFile, []Skill) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []apply.NewFile{{Path: "registry/skill-review-pr.yaml", Content: Document(sk, "")}}, []Skill{sk}
+	return []apply.NewFile{{Path: "registry/skill-review-pr.yaml", Content: Document(sk, "", "")}}, []Skill{sk}
 }
 
 // Adopt declares the skill and removes the person's file, and only then: whatever

@@ -15,7 +15,7 @@ import (
 
 	"github.com/skillsync/skillsync/authoring/adopt"
 	"github.com/skillsync/skillsync/controller/apply"
-	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -25,8 +25,9 @@ func newAdoptCommand(g *globals) *cobra.Command {
 		Use:   "adopt PATH...",
 		Short: "Turn skills people wrote into registry Skill documents that skillsync owns and writes into every target",
 		Long: "adopt reads each hand-written SKILL.md, writes a registry Skill document declaring it (its\n" +
-			"body inline, or with --body-file in a file beside the document), and removes the hand-written\n" +
-			"file, for the next reconcile to generate the skill in every enabled target. It shows the plan\n" +
+			"body inline, or with --body-file in a file beside the document; a skill with files beside its\n" +
+			"SKILL.md whole, as a skill directory beside the document), and removes the hand-written\n" +
+			"files, for the next reconcile to generate the skill in every enabled target. It shows the plan\n" +
 			"first and needs a yes, on the terminal or with --yes. Every hand-written copy of a name must\n" +
 			"be given, and all must declare the same skill.",
 		Example: "  skillsync adopt .claude/skills/review-pr\n" +
@@ -100,37 +101,12 @@ func readHandWritten(g *globals, root string, paths, handWritten []string) ([]ad
 		if err != nil {
 			return nil, err
 		}
-		names, err := entryNames(ws, path.Dir(rel))
-		if err != nil {
-			return nil, err
-		}
-		if err := adopt.Alone(rel, names); err != nil {
-			return nil, err
+		if _, sk.Files, err = registry.ReadSkillDir(ws, path.Dir(rel)); err != nil {
+			return nil, fmt.Errorf("%w; adopt takes a skill directory whole, and nothing was adopted", err)
 		}
 		skills = append(skills, sk)
 	}
 	return adopt.Group(skills, handWritten)
-}
-
-// entryNames lists the directory dir of ws by name, a directory's with a slash.
-func entryNames(ws workspacefs.FS, dir string) ([]string, error) {
-	d, err := ws.OpenDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, workspacefs.Cause(err))
-	}
-	defer d.Close()
-	entries, err := d.Entries()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, workspacefs.Cause(err))
-	}
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name
-		if e.Type.IsDir() {
-			names[i] += "/"
-		}
-	}
-	return names, nil
 }
 
 // workspacePath is arg relative to the workspace root, slash-separated.
@@ -165,6 +141,9 @@ func printAdoption(w io.Writer, skills []adopt.Skill, files []apply.NewFile) {
 	}
 	for _, sk := range skills {
 		fmt.Fprintf(w, "remove  %s  (yours; the next reconcile writes %s, generated, in every enabled target)\n", sk.Path, sk.Name)
+		for _, f := range sk.Files {
+			fmt.Fprintf(w, "remove  %s  (yours; written again beside it)\n", path.Join(path.Dir(sk.Path), f.Path))
+		}
 	}
 }
 

@@ -17,8 +17,9 @@ var ErrExists = errors.New("already exists; nothing was written")
 
 // NewFile is a file a command creates.
 type NewFile struct {
-	Path    string
-	Content []byte
+	Path       string
+	Content    []byte
+	Executable bool
 }
 
 // CreateAll creates every one of files, or, when one is there already or cannot
@@ -35,7 +36,7 @@ func (w Workspace) CreateAll(files []NewFile) error {
 	}
 	var creates []*plan.Change
 	for _, f := range files {
-		creates = append(creates, &plan.Change{Path: f.Path, Action: plan.Create, New: f.Content})
+		creates = append(creates, &plan.Change{Path: f.Path, Action: plan.Create, New: f.Content, Executable: f.Executable})
 	}
 	errs, _ := w.WriteAll(creates)
 	for i, err := range errs {

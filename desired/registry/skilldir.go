@@ -246,7 +246,15 @@ func walkSkillDir(r workspacefs.FS, dir string) (skillDir, error) {
 // stops the walk.
 type dirProblem struct{ Problem }
 
-func (p *dirProblem) Error() string { return p.Message }
+func (p *dirProblem) Error() string { return p.Problem.String() }
+
+// ReadSkillDir reads the skill directory dir of r as spec.dir would: its
+// SKILL.md, and its supporting files sorted by path. What a skill directory
+// cannot hold is an error naming the file.
+func ReadSkillDir(r workspacefs.FS, dir string) (skillFile []byte, files []SupportFile, err error) {
+	read, err := walkSkillDir(r, dir)
+	return read.skill, read.files, err
+}
 
 type skillWalk struct {
 	r       workspacefs.FS
