@@ -52,6 +52,8 @@ type validationJSON struct {
 	Valid    bool            `json:"valid"`
 	ExitCode int             `json:"exitCode"`
 	Problems []problemReport `json:"problems"`
+	// Warnings are what a valid workspace holds that is probably a mistake.
+	Warnings []problemReport `json:"warnings"`
 	*validationCounts
 }
 

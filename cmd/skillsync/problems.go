@@ -48,24 +48,32 @@ type problemReport struct {
 	Severity string `json:"severity"`
 }
 
-func problemReports(ps registry.Problems) []problemReport {
+func problemReports(ps registry.Problems) []problemReport { return reportsAs("error", ps) }
+
+func warningReports(ps registry.Problems) []problemReport { return reportsAs("warning", ps) }
+
+func reportsAs(severity string, ps registry.Problems) []problemReport {
 	out := []problemReport{}
 	for _, p := range ps {
 		out = append(out, problemReport{File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Column,
-			Message: p.Message, Hint: p.Hint, Severity: "error"})
+			Message: p.Message, Hint: p.Hint, Severity: severity})
 	}
 	return out
 }
 
 // annotate writes each problem as a GitHub Actions error annotation, which the
 // runner shows on the file and line of a pull request.
-func annotate(w io.Writer, ps registry.Problems) {
+func annotate(w io.Writer, ps registry.Problems) { annotateAs(w, "error", ps) }
+
+// annotateAs writes each of ps as a GitHub Actions annotation of the level
+// given (error, warning).
+func annotateAs(w io.Writer, level string, ps registry.Problems) {
 	for _, p := range ps {
 		text := p.Message
 		if p.Hint != "" {
 			text += " (" + p.Hint + ")"
 		}
-		githubCommand(w, "error", text, "file", p.Pos.File, "line", p.Pos.Line, "col", p.Pos.Column)
+		githubCommand(w, level, text, "file", p.Pos.File, "line", p.Pos.Line, "col", p.Pos.Column)
 	}
 }
 

@@ -65,8 +65,10 @@ func reportValidation(g *globals, output string, in controller.Inputs, problems 
 	}
 	switch {
 	case documentFormat(output):
-		report := validationJSON{typeMeta: kindOf(kindValidation), Valid: len(problems) == 0, ExitCode: code, Problems: problemReports(problems)}
+		report := validationJSON{typeMeta: kindOf(kindValidation), Valid: len(problems) == 0, ExitCode: code, Problems: problemReports(problems),
+			Warnings: []problemReport{}}
 		if len(problems) == 0 {
+			report.Warnings = warningReports(registry.Warnings(in.Registry))
 			want := desired.Build(in.Registry, in.Profile)
 			report.validationCounts = &validationCounts{Profile: in.Profile.Name, Files: len(in.Registry.Files),
 				Capabilities: len(in.Registry.Capabilities), Skills: len(in.Registry.Skills), Profiles: len(in.Registry.Profiles),
@@ -80,6 +82,13 @@ func reportValidation(g *globals, output string, in controller.Inputs, problems 
 	case len(problems) > 0:
 		printProblems(g.stderr, problems)
 		return &exitError{code: code}
+	}
+	warnings := registry.Warnings(in.Registry)
+	if output == "github" {
+		annotateAs(g.stdout, "warning", warnings)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(g.stderr, "warning: %s\n", w)
 	}
 	want := desired.Build(in.Registry, in.Profile)
 	fmt.Fprintf(g.stdout, "valid: %d capabilities, %d skills, %d profiles in %d file(s); profile %s, %d file(s) desired, %d withheld\n",
