@@ -222,6 +222,13 @@ func fields(s string) map[string]bool {
 	return out
 }
 
+// IsSkillFile says p is the SKILL.md of a skill directory in a target
+// directory, not a file of the same name deeper in one.
+func IsSkillFile(p string) bool {
+	dir := SkillDirOf(p)
+	return dir != "" && p == dir+"/SKILL.md"
+}
+
 // SkillDirOf is the directory of the skill that the workspace path p, the skill
 // directory itself or anything in it, belongs to; "" when p is in no skill
 // directory of a target.

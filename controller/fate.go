@@ -1,9 +1,9 @@
 package controller
 
 import (
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/controller/plan"
-	"path"
 )
 
 // Fate is what became of one change of a plan by the end of its pass.
@@ -64,7 +64,7 @@ func (o Outcome) notDone(c *plan.Change) string {
 	if c.Action == plan.Delete && len(o.Deferred) > 0 {
 		return "not done: waits for the inputs to settle (" + o.SettleWhy + ")"
 	}
-	if len(o.Deferred) > 0 && (c.Supporting || path.Base(c.Path) == plan.SkillFileName) {
+	if len(o.Deferred) > 0 && (c.Supporting || clients.IsSkillFile(c.Path)) {
 		return "not done: waits for the deletes in its skill directory, which wait for the inputs to settle (" + o.SettleWhy + ")"
 	}
 	return "not done"

@@ -377,7 +377,7 @@ func planTargets(req pass, in Inputs, targets []string, first <-chan scanResult,
 func findTaken(want desired.State, have observed.State, taken desired.Taken) {
 	mine := map[string]string{}
 	for p, h := range have.Files {
-		if h.HandWritten() && strings.EqualFold(path.Base(p), desired.SkillFile) {
+		if h.HandWritten() && strings.EqualFold(path.Base(p), desired.SkillFile) && path.Dir(p) == clients.SkillDirOf(p) {
 			// Of two that differ only in case (Linux holds both), the first by path,
 			// whichever order the map gives.
 			if prev, ok := mine[strings.ToLower(p)]; !ok || p < prev {

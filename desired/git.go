@@ -73,9 +73,9 @@ func (st State) GitLinesByEntry(dir string) map[string]GitLines {
 		}
 		lines := out[name]
 		if f.gitIgnored {
-			lines.Ignore = append(lines.Ignore, "/"+rel)
+			lines.Ignore = append(lines.Ignore, "/"+gitPattern(rel))
 		} else {
-			lines.Attributes = append(lines.Attributes, "/"+rel+" "+gitfiles.Generated)
+			lines.Attributes = append(lines.Attributes, "/"+gitPattern(rel)+" "+gitfiles.Generated)
 		}
 		out[name] = lines
 	}
@@ -112,6 +112,12 @@ func (st State) WithGitFiles(git Git, target string, lines map[string]GitLines) 
 	add(gitfiles.Ignore, "/"+gitfiles.Ignore, ignore)
 	return st
 }
+
+// gitPattern is the pattern of .gitignore and .gitattributes that matches the
+// path rel alone. A blank would end a pattern of .gitattributes, and one at the end
+// is dropped from a pattern of .gitignore: the class [ ] matches it in both. The
+// glob characters themselves are refused in supporting files' names.
+func gitPattern(rel string) string { return strings.ReplaceAll(rel, " ", "[ ]") }
 
 // GitOwner is the owner of the git files of target: the target, not a skill.
 func GitOwner(target string) string { return "target/" + target }

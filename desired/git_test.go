@@ -154,3 +154,18 @@ func TestSomeSkillsBuildTheirPart(t *testing.T) {
 		}
 	}
 }
+
+func TestGitLinesMatchABlankAsItself(t *testing.T) {
+	st := State{Files: map[string]File{
+		".claude/skills/s/my notes .md": {Path: ".claude/skills/s/my notes .md", Target: "claude-code", Skill: "s", Owner: "skill/s", gitIgnored: true},
+	}}
+	lines := st.GitLinesByEntry(".claude/skills")["s"]
+	if len(lines.Ignore) != 1 || lines.Ignore[0] != "/s/my[ ]notes[ ].md" {
+		t.Errorf(".gitignore lines = %q: a trailing blank would be dropped, so each is a class", lines.Ignore)
+	}
+	st.Files[".claude/skills/s/my notes .md"] = File{Path: ".claude/skills/s/my notes .md", Target: "claude-code", Skill: "s", Owner: "skill/s"}
+	lines = st.GitLinesByEntry(".claude/skills")["s"]
+	if len(lines.Attributes) != 1 || lines.Attributes[0] != "/s/my[ ]notes[ ].md linguist-generated=true" {
+		t.Errorf(".gitattributes lines = %q: a blank would end the pattern", lines.Attributes)
+	}
+}

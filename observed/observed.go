@@ -75,7 +75,7 @@ type File struct {
 func (st State) HandWrittenSkills() []string {
 	var out []string
 	for p, f := range st.Files {
-		if f.HandWritten() && path.Base(p) == SkillFile {
+		if f.HandWritten() && clients.IsSkillFile(p) {
 			out = append(out, p)
 		}
 	}
@@ -108,7 +108,13 @@ type State struct {
 	// Entries are the paths of everything in the target directories, sorted; the
 	// plan needs them to find a name that differs from a wanted one only in case.
 	Entries []string
-	links   []string // every symlink met, to check for escapes
+	// Folders are the folders found in skill directories where skillsync may
+	// write supporting files: a file cannot be written where one is.
+	Folders map[string]bool
+	// Unscanned maps a skill directory too large to look through to why: no
+	// supporting file is written into it.
+	Unscanned map[string]string
+	links     []string // every symlink met, to check for escapes
 }
 
 // Links are the symlinks the scan met (a target directory or one above it, a
@@ -138,7 +144,8 @@ func Scan(sys workspacefs.System, root string, dirs []string) (State, error) {
 }
 
 func newState() State {
-	return State{Files: map[string]File{}, Blocked: map[string]string{}, Obstructed: map[string]bool{}}
+	return State{Files: map[string]File{}, Blocked: map[string]string{}, Obstructed: map[string]bool{},
+		Folders: map[string]bool{}, Unscanned: map[string]string{}}
 }
 
 // finish puts what a scan found in order and finds the links among it that lead
@@ -206,6 +213,12 @@ func (st *State) scanEntries(target workspacefs.Dir, dir string, entries []works
 			st.EmptyDirs = append(st.EmptyDirs, sd.path)
 		}
 		st.EmptyDirs = append(st.EmptyDirs, sd.emptySubdirs...)
+		for _, f := range sd.folders {
+			st.Folders[f] = true
+		}
+		if sd.unscanned != "" {
+			st.Unscanned[sd.path] = sd.unscanned
+		}
 	}
 	return nil
 }
@@ -218,6 +231,8 @@ type skillDir struct {
 	// skillFile that SKILL.md's ownership: Unowned when there is none.
 	manifest  []banner.ManifestEntry
 	skillFile Ownership
+	folders   []string // in it, where supporting files may be written
+	unscanned string   // why it was not looked through to the end
 	links     []string
 	temps     []string
 	empty     bool

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -29,11 +30,13 @@ const maxSupportDepth = 32
 
 // supportWalk walks one skill directory for its supporting files.
 type supportWalk struct {
-	sd      *skillDir
-	named   map[string]banner.ManifestEntry
-	owner   string
-	temps   map[string]bool
-	entries int
+	sd *skillDir
+	// named is what the manifest of an intact SKILL.md names; claimed what the
+	// manifest of one edited by hand names, which proves nothing.
+	named, claimed map[string]banner.ManifestEntry
+	owner          string
+	temps          map[string]bool
+	entries        int
 }
 
 // scanSupporting walks the skill directory skill, whose entries are given, for
@@ -43,12 +46,16 @@ func (sd *skillDir) scanSupporting(skill workspacefs.Dir, entries []workspacefs.
 	if hasEntry(entries, SkillFile) && sd.skillFile == Unowned {
 		return
 	}
-	w := supportWalk{sd: sd, named: map[string]banner.ManifestEntry{}, temps: map[string]bool{}}
+	w := supportWalk{sd: sd, named: map[string]banner.ManifestEntry{}, claimed: map[string]banner.ManifestEntry{}, temps: map[string]bool{}}
 	for _, e := range sd.manifest {
-		w.named[e.Path] = e
+		if sd.skillFile == Owned {
+			w.named[e.Path] = e
+		} else {
+			w.claimed[e.Path] = e
+		}
 	}
 	for _, f := range sd.files {
-		if path.Base(f.Path) == SkillFile {
+		if clients.IsSkillFile(f.Path) {
 			w.owner = f.Owner
 		}
 	}
@@ -66,7 +73,9 @@ func (w *supportWalk) walk(dir workspacefs.Dir, sub string, entries []workspacef
 		rel := path.Join(sub, e.Name)
 		at := path.Join(sd.path, rel)
 		if w.entries++; w.entries > MaxSkillDirEntries || depth > maxSupportDepth {
-			sd.err = fmt.Errorf("%s holds more than %d entries, or nests more than %d deep, which no skill does; move what is not the skill's out of it",
+			// Not a skill's: what skillsync would write here cannot be told from
+			// a person's file, so none of it is written.
+			sd.unscanned = fmt.Sprintf("%s holds more than %d entries or nests more than %d deep, which skillsync does not look through; move what is not the skill's out of it",
 				sd.path, MaxSkillDirEntries, maxSupportDepth)
 			return
 		}
@@ -76,25 +85,35 @@ func (w *supportWalk) walk(dir workspacefs.Dir, sub string, entries []workspacef
 		case slices.Contains(sideFiles[sub], e.Name):
 			// A side file, read by scanSideFiles.
 		case banner.IsTempName(e.Name) && e.Type.IsRegular():
-			// Supporting files are staged under temp names too, with no banner to
-			// tell them by: in a skill directory whose SKILL.md is skillsync's, the
-			// exact name is enough.
-			if sd.skillFile != Unowned && !w.temps[at] {
-				sd.temps = append(sd.temps, at)
-			}
+			w.temp(dir, e.Name, at)
 		case e.Type&fs.ModeSymlink != 0:
+			// Never followed, and never written through: a wanted file there or
+			// below is a conflict.
 			sd.files = append(sd.files, File{Path: at, Reason: at + " is a symlink", Link: true})
-			sd.links = append(sd.links, at)
 		case e.Type.IsDir():
+			sd.folders = append(sd.folders, at)
 			w.descend(dir, e.Name, rel, depth)
 		case !e.Type.IsRegular():
 			sd.files = append(sd.files, File{Path: at, Reason: at + " is not a regular file", Obstruction: true})
 		default:
 			w.file(dir, e.Name, rel, at)
 		}
-		if sd.err != nil {
+		if sd.err != nil || sd.unscanned != "" {
 			return
 		}
+	}
+}
+
+// temp adds the temp-named file name of dir, at in the workspace, if it is what
+// an interrupted write of skillsync's left: the start of a generated file, or a
+// supporting file staged under the name its content gives it.
+func (w *supportWalk) temp(dir workspacefs.Dir, name, at string) {
+	if w.temps[at] {
+		return
+	}
+	data, err := dir.ReadRegular(name, banner.MaxSupportingFileSize)
+	if err == nil && (banner.IsPartial(data) || banner.IsStaged(name, data)) {
+		w.sd.temps = append(w.sd.temps, at)
 	}
 }
 
@@ -110,10 +129,21 @@ func (w *supportWalk) descend(dir workspacefs.Dir, name, rel string, depth int) 
 		w.sd.err = fmt.Errorf("read %s: %w", path.Join(w.sd.path, rel), workspacefs.Cause(err))
 		return
 	}
-	if len(entries) == 0 && len(sideFiles[rel]) == 0 {
+	if len(entries) == 0 && len(sideFiles[rel]) == 0 && w.madeFor(rel) {
 		w.sd.emptySubdirs = append(w.sd.emptySubdirs, path.Join(w.sd.path, rel))
 	}
 	w.walk(sub, rel, entries, depth+1)
+}
+
+// madeFor says the folder rel is on the way to a file the manifest names: one
+// skillsync made, which an empty one is left of. A person's empty folder stays.
+func (w *supportWalk) madeFor(rel string) bool {
+	for p := range w.named {
+		if strings.HasPrefix(p, rel+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // file looks at the regular file name of dir, rel in the skill directory and at
@@ -121,7 +151,8 @@ func (w *supportWalk) descend(dir workspacefs.Dir, name, rel string, depth int) 
 func (w *supportWalk) file(dir workspacefs.Dir, name, rel, at string) {
 	sd := w.sd
 	entry, named := w.named[rel]
-	if !named {
+	_, byEdited := w.claimed[rel]
+	if !named && !byEdited {
 		sd.files = append(sd.files, File{Path: at, Reason: "no manifest of skillsync's in " + path.Join(sd.path, SkillFile) + " names it"})
 		return
 	}
@@ -137,7 +168,7 @@ func (w *supportWalk) file(dir workspacefs.Dir, name, rel, at string) {
 		sd.err = fmt.Errorf("read %s: %w", at, workspacefs.Cause(err))
 		return
 	}
-	f := File{Path: at, Owner: w.owner, Bytes: data, Digest: sha256.Sum256(data), Supporting: true}
+	f := File{Path: at, Bytes: data, Digest: sha256.Sum256(data)}
 	if workspacefs.ExecutableBits {
 		exec, err := dir.Executable(name)
 		if err != nil {
@@ -146,15 +177,19 @@ func (w *supportWalk) file(dir workspacefs.Dir, name, rel, at string) {
 		}
 		f.Executable = &exec
 	}
-	want, _ := hex.DecodeString(entry.Digest)
-	switch {
-	case bytes.Equal(f.Digest[:], want):
-		f.Ownership, f.Bytes = Owned, nil
-	case sd.skillFile == Owned:
-		f.Ownership = Modified
-	default:
-		f.Owner, f.Supporting = "", false
+	if byEdited {
+		// A line a person can add proves nothing: the file is theirs, though
+		// read, so that --force may find it already as wanted.
 		f.Reason = "its SKILL.md was edited by hand, so the manifest in it does not prove the file is skillsync's"
+		sd.files = append(sd.files, f)
+		return
+	}
+	want, _ := hex.DecodeString(entry.Digest)
+	f.Owner, f.Supporting = w.owner, true
+	if bytes.Equal(f.Digest[:], want) {
+		f.Ownership, f.Bytes = Owned, nil
+	} else {
+		f.Ownership = Modified
 	}
 	sd.files = append(sd.files, f)
 }

@@ -137,12 +137,12 @@ func ownersOf(reg *registry.Registry, name string) []string {
 func stateByPath(out controller.Outcome) map[string]TargetState {
 	states := map[string]TargetState{}
 	for _, p := range out.Plan.InSync {
-		if path.Base(p) == desired.SkillFile {
+		if clients.IsSkillFile(p) {
 			states[p] = TargetState{State: "in sync"}
 		}
 	}
 	for _, c := range out.Plan.Changes {
-		if path.Base(c.Path) == desired.SkillFile {
+		if clients.IsSkillFile(c.Path) {
 			state := string(c.Action)
 			if c.Action == plan.None {
 				state = "in sync"

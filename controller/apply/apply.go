@@ -112,15 +112,19 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 		errs, written := w.WriteAll(todo)
 		record(todo, errs, written)
 	}
-	removeAll(o.cleanups)
-	writeAll(o.writes)
+	// Whether deletes may be made is asked first: a skill directory whose
+	// supporting files' deletes wait keeps every change of its files for later,
+	// so that nothing is written that its manifest cannot name.
 	deleting := len(o.supportDeletes)+len(o.deletes) == 0 || mayDelete == nil || mayDelete()
-	if deleting {
-		removeAll(o.supportDeletes)
-	} else {
+	if !deleting {
 		for _, c := range o.supportDeletes {
 			notDone[skillDirOf(c.Path)] = true
 		}
+	}
+	removeAll(o.cleanups)
+	writeAll(o.ready(o.writes, notDone))
+	if deleting {
+		removeAll(o.supportDeletes)
 	}
 	writeAll(o.ready(o.manifests, notDone))
 	writeAll(o.ready(o.supportCreates, notDone))
@@ -262,7 +266,12 @@ func (w Workspace) stage(c plan.Change) (string, Content, error) {
 	if c.Executable {
 		perm = 0o755
 	}
-	name, err := writeTemp(d, data, perm)
+	var name string
+	if c.Supporting {
+		name, err = writeStaged(d, data, perm)
+	} else {
+		name, err = writeTemp(d, data, perm)
+	}
 	return name, Content{Sum: sha256.Sum256(data), Size: int64(len(data))}, err
 }
 
@@ -404,14 +413,14 @@ func cleanup(w Workspace, rel string) error {
 // removeTemp removes what an interrupted run left in dir, if it still looks like that.
 func removeTemp(w Workspace, dir workspacefs.Dir, rel string) error {
 	name := path.Base(rel)
-	data, err := dir.ReadRegular(name, observed.MaxFileSize)
+	data, err := dir.ReadRegular(name, banner.MaxSupportingFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return workspacefs.Cause(err)
 	}
-	if !banner.IsTempName(name) || !banner.IsPartial(data) && !generatedSkillDir(w, rel) {
+	if !banner.IsTempName(name) || !banner.IsPartial(data) && !banner.IsStaged(name, data) {
 		return errors.New("no longer looks like a skillsync temp file; kept")
 	}
 	if err := dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -421,22 +430,6 @@ func removeTemp(w Workspace, dir workspacefs.Dir, rel string) error {
 		return workspacefs.Cause(err)
 	}
 	return removeEmptyUpward(w, path.Dir(rel))
-}
-
-// generatedSkillDir says the temp file rel is in a skill directory whose SKILL.md
-// carries skillsync's banner: a supporting file's temp file has none of its own.
-func generatedSkillDir(w Workspace, rel string) bool {
-	skill := clients.SkillDirOf(rel)
-	if skill == "" || skill == rel {
-		return false
-	}
-	d, err := w.OpenDir(skill)
-	if err != nil {
-		return false
-	}
-	defer d.Close()
-	data, err := d.ReadRegular(observed.SkillFile, observed.MaxFileSize)
-	return err == nil && observed.Classify(path.Join(skill, observed.SkillFile), data).Ownership != observed.Unowned
 }
 
 // removeIfEmpty removes a skill directory that nothing is left in; whatever is
@@ -481,6 +474,21 @@ func stillAsPlanned(dir workspacefs.Dir, name, rel string, old [32]byte, support
 		return errors.New("changed since the scan; kept")
 	}
 	return nil
+}
+
+// writeStaged writes a supporting file's data to a new temp file in d named by
+// its content (banner.StagedName), which is how a leftover of it is known, and
+// returns its name; under a random name if that one is taken.
+func writeStaged(d workspacefs.Dir, data []byte, perm uint32) (string, error) {
+	name := banner.StagedName(data)
+	err := d.WriteNew(name, data, perm)
+	if errors.Is(err, fs.ErrExist) {
+		return writeTemp(d, data, perm)
+	}
+	if err != nil {
+		return "", workspacefs.Cause(err)
+	}
+	return name, nil
 }
 
 // writeTemp writes data to a new temp file directly in d and returns its name.

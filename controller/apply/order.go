@@ -45,7 +45,7 @@ func orderOf(pl plan.Plan) order {
 			o.deletes = append(o.deletes, c)
 		case c.Action == plan.Create && c.Supporting:
 			o.supportCreates = append(o.supportCreates, c)
-		case (c.Action == plan.Create || c.Action == plan.Update) && withSupport[skillDirOf(c.Path)] && path.Base(c.Path) == plan.SkillFileName:
+		case (c.Action == plan.Create || c.Action == plan.Update) && withSupport[skillDirOf(c.Path)] && clients.IsSkillFile(c.Path):
 			o.manifests = append(o.manifests, c)
 		case c.Action == plan.Create || c.Action == plan.Update:
 			o.writes = append(o.writes, c)

@@ -212,6 +212,10 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 		c.Action = Create
 	case h.Ownership == observed.Unowned && w.Optional:
 		return Change{}, false
+	case h.Ownership == observed.Unowned && wanted && opts.Force && w.Supporting() && h.Bytes != nil && h.Sum() == w.Sum() && sameMode(w, h):
+		// Named by a SKILL.md a person edited, which --force restores, and
+		// already as wanted: nothing of anyone's changes by taking it as written.
+		c.Action = None
 	case h.Ownership == observed.Unowned && wanted:
 		c.Action, c.Reason, c.Obstruction = Conflict, h.Reason+"; kept", h.Obstruction
 	case h.Ownership == observed.Unowned:

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -36,12 +37,19 @@ func holdSkillDirs(changes []Change, have observed.State) {
 			continue
 		}
 		if c.Action == Create {
-			if below := notADirectory(c.Path, dir, have); below != "" {
+			switch below := notADirectory(c.Path, dir, have); {
+			case below != "":
 				c.Action, c.want, c.New = Conflict, nil, nil
 				c.Reason = below + " is not a directory; kept"
+			case have.Folders[c.Path]:
+				c.Action, c.want, c.New, c.Obstruction = Conflict, nil, nil, true
+				c.Reason = c.Path + " is a directory; kept"
+			case c.Supporting && have.Unscanned[dir] != "":
+				c.Action, c.want, c.New = Conflict, nil, nil
+				c.Reason = have.Unscanned[dir] + "; kept"
 			}
 		}
-		if c.Action == Conflict && (c.Supporting || path.Base(c.Path) == SkillFileName) {
+		if c.Action == Conflict && (c.Supporting || clients.IsSkillFile(c.Path)) {
 			if _, ok := held[dir]; !ok {
 				held[dir] = c.Path + " is kept (" + strings.TrimSuffix(c.Reason, "; kept") + ")"
 			}
@@ -50,7 +58,7 @@ func holdSkillDirs(changes []Change, have observed.State) {
 	for i := range changes {
 		c := &changes[i]
 		why, ok := held[skillDirOf(c.Path)]
-		if !ok || !(c.Supporting || path.Base(c.Path) == SkillFileName) {
+		if !ok || !(c.Supporting || clients.IsSkillFile(c.Path)) {
 			continue
 		}
 		switch c.Action {
@@ -60,9 +68,6 @@ func holdSkillDirs(changes []Change, have observed.State) {
 		}
 	}
 }
-
-// SkillFileName is the file of a skill directory whose manifest names the rest.
-const SkillFileName = "SKILL.md"
 
 // notADirectory is the path between the skill directory dir and p, exclusive,
 // that the scan found as something other than a directory, or "".

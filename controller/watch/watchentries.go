@@ -84,6 +84,7 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	for _, e := range entries {
 		if info, err := s.root.Lstat(e); err == nil && info.IsDir() {
 			again = append(again, e)
+			again = append(again, skillFolders(s.root, e)...)
 		} else {
 			gone = append(gone, e)
 		}

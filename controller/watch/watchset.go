@@ -40,12 +40,39 @@ func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
 			w := path.Join(dir, e.Name())
 			if nearest == dir {
 				set[w] = true
+				for _, f := range skillFolders(r, w) {
+					set[f] = true
+				}
 			} else if d, ok := registry.NearestDir(r, w, false); ok {
 				set[d] = true
 			}
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
+}
+
+// maxSkillFolders bounds the folders watched in one skill directory: a skill
+// has a few (scripts, references, assets); a person's tree kept in one is not
+// watched past it, and the resync finds what changed there.
+const maxSkillFolders = 64
+
+// skillFolders lists the folders inside the skill directory dir, where
+// supporting files are written, never through a symlink.
+func skillFolders(r workspacefs.FS, dir string) []string {
+	var out []string
+	queue := []string{dir}
+	for len(queue) > 0 && len(out) < maxSkillFolders {
+		entries, _ := r.ReadDir(queue[0])
+		for _, e := range entries {
+			if e.IsDir() && len(out) < maxSkillFolders {
+				f := path.Join(queue[0], e.Name())
+				out = append(out, f)
+				queue = append(queue, f)
+			}
+		}
+		queue = queue[1:]
+	}
+	return out
 }
 
 // inputDirs lists the directories whose entries can change what the inputs are:
@@ -67,6 +94,9 @@ type inputPaths struct {
 	paths    map[string]bool // input files, the directories above them, the links on their way
 	files    map[string]bool // the input files themselves
 	patterns []string        // registry globs: a new match, or a directory one could appear under
+	// folders are those of skill directories: anything new in one is a file of
+	// the skill.
+	folders map[string]bool
 }
 
 // inputsOf lists the input paths of a registry; nil means it did not load.
@@ -74,7 +104,17 @@ func inputsOf(r workspacefs.FS, reg *registry.Registry) inputPaths {
 	if reg == nil {
 		return inputPaths{any: true}
 	}
-	in := inputPaths{paths: map[string]bool{}, files: map[string]bool{}, patterns: reg.Config.Spec.Registry}
+	in := inputPaths{paths: map[string]bool{}, files: map[string]bool{}, folders: map[string]bool{},
+		patterns: slices.Clone(reg.Config.Spec.Registry)}
+	for _, p := range reg.Config.Spec.SkillDirs {
+		in.patterns = append(in.patterns, path.Join(p, desired.SkillFile))
+	}
+	for _, d := range reg.SkillDirs() {
+		in.folders[d] = true
+		for p := d; p != "." && p != "/"; p = path.Dir(p) {
+			in.paths[p] = true
+		}
+	}
 	files := append([]string{registry.ConfigName, desired.ProfileFile}, reg.Files...)
 	files = append(files, reg.SkillFiles()...)
 	for _, f := range files {
@@ -106,7 +146,7 @@ func (in inputPaths) moves(r workspacefs.FS, rel string, removed bool) bool {
 
 // holds tells whether rel is an input path.
 func (in inputPaths) holds(rel string) bool {
-	if in.any || in.paths[rel] {
+	if in.any || in.paths[rel] || in.folders[path.Dir(rel)] {
 		return true
 	}
 	for _, p := range in.patterns {

@@ -42,6 +42,9 @@ func Dirs(r workspacefs.FS, reg *Registry) []string {
 	for _, pattern := range reg.Config.Spec.Registry {
 		dirs = append(dirs, globDirs(r, pattern)...)
 	}
+	for _, pattern := range reg.Config.Spec.SkillDirs {
+		dirs = append(dirs, globDirs(r, path.Join(pattern, "SKILL.md"))...)
+	}
 	files = append(files, reg.Files...)
 	files = append(files, reg.SkillFiles()...)
 	dirs = append(dirs, reg.SkillDirs()...)

@@ -121,6 +121,17 @@ func Unchanged(reg *Registry) bool {
 			}
 		}
 	}
+	var matched []string
+	for _, pattern := range reg.Config.Spec.SkillDirs {
+		dirs, err := matchDirs(r, path.Clean(filepath.ToSlash(pattern)))
+		if err != nil {
+			return false
+		}
+		matched = append(matched, dirs...)
+	}
+	if !slices.Equal(matched, reg.matchedDirs) {
+		return false
+	}
 	return true
 }
 
@@ -204,6 +215,7 @@ func (l *loader) load() *Registry {
 	// A load that met a problem with the files themselves (one unreadable, a glob
 	// that matches none) is no listing to trust: the next reads them again.
 	l.cache.list(reg.Sources[ConfigName], files, !l.unlisted && l.err == nil, epoch)
+	l.matchedSkillDirs(reg)
 	selectRecorded(reg)
 	reg.Capabilities = overridden(reg)
 	return reg

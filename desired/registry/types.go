@@ -70,6 +70,10 @@ type Workspace struct {
 type WorkspaceSpec struct {
 	// Glob patterns, relative to skillsync.yaml, of the registry files to read.
 	Registry []string `json:"registry"`
+	// Glob patterns, relative to skillsync.yaml, of skill directories: every
+	// directory one matches that holds a SKILL.md is a skill named by the
+	// directory, as a Skill with spec.dir declares one (skills/*).
+	SkillDirs []string `json:"skillDirs"`
 	// The target directories skillsync writes; claude-code, qwen-code and agents
 	// when none are listed.
 	Targets []string `json:"targets"`
@@ -320,7 +324,10 @@ type Skill struct {
 	dirs     []string // the folders of Dir, Dir first
 	dirSum   [32]byte // of everything read in Dir
 	bodyLine int      // the line of the SKILL.md in Dir the body starts on
-	doc      document
+	// pattern is, counted from 1, the pattern of spec.skillDirs that declares
+	// the skill; 0 for a skill a registry document declares.
+	pattern int
+	doc     document
 }
 
 // Profile is one loaded profile.
@@ -348,7 +355,10 @@ type Registry struct {
 	// recordedTools are, by MCP source, the tools its snapshot records; nil
 	// when no snapshot was read.
 	recordedTools map[string]map[string]bool
-	sys           workspacefs.System // what it was loaded through, and is read again through
+	// matchedDirs are the directories spec.skillDirs matches, a skill or not
+	// yet: a SKILL.md put in one makes it one.
+	matchedDirs []string
+	sys         workspacefs.System // what it was loaded through, and is read again through
 }
 
 // System is what the registry was loaded through.
@@ -401,7 +411,7 @@ func (r *Registry) SkillFiles() []string {
 // SkillDirs lists the folders of every skill directory, workspace-relative:
 // a file added to one changes the skill.
 func (r *Registry) SkillDirs() []string {
-	var dirs []string
+	dirs := slices.Clone(r.matchedDirs)
 	for _, s := range r.Skills {
 		dirs = append(dirs, s.dirs...)
 	}
@@ -475,8 +485,16 @@ func (c Capability) File() string { return c.doc.file() }
 // File is the input file that declares s.
 func (s Skill) File() string { return s.doc.file() }
 
-// Pos is where the skill is declared.
-func (s Skill) Pos() Position { return s.doc.at("metadata", "name").Position() }
+// Pos is where the skill is declared: its document's name, or the pattern of
+// spec.skillDirs that matches its directory.
+func (s Skill) Pos() Position { return s.nameAt().Position() }
+
+func (s Skill) nameAt() place {
+	if s.pattern > 0 {
+		return itemAt(s.doc, s.pattern-1, "spec", "skillDirs")
+	}
+	return s.doc.at("metadata", "name")
+}
 
 // NameAt is where the owner (CapabilityOwner or SkillOwner) declares the name
 // of its skill: a capability's alias, a workflow skill's name.

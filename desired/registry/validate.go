@@ -187,7 +187,7 @@ func (v *validator) skillNameAt(s Skill) place {
 			return at
 		}
 	}
-	return s.doc.at("metadata", "name")
+	return s.nameAt()
 }
 
 // skillAt is where a problem with the skill of c points: keys in its document,
@@ -492,11 +492,15 @@ func (v *validator) representable(c Capability) {
 
 func (v *validator) skill(s *Skill) {
 	v.doc = s.doc
+	// The skills of spec.skillDirs share skillsync.yaml's document, so what was
+	// found of it is no memo of any one of them.
 	ch, known := v.checks.lookup(s.doc)
-	if !known {
+	if !known || s.pattern > 0 {
 		ch = v.checkSkill(*s)
 	}
-	v.checks.keep(s.doc, ch)
+	if s.pattern == 0 {
+		v.checks.keep(s.doc, ch)
+	}
 	v.problems = append(v.problems, ch.beforeName...)
 	if ch.claimName {
 		v.claimName(s.Name, claim{skill: s}, "skill name")

@@ -2,6 +2,8 @@ package banner
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -125,3 +127,15 @@ func parseManifestLine(line string) (ManifestEntry, bool) {
 	}
 	return ManifestEntry{Path: rel, Digest: digest, Executable: mode == modeExecutable}, true
 }
+
+// StagedName is the temp name a supporting file with content data is staged
+// under: the pattern's, its digits the start of the content's SHA-256. It has no
+// banner to be known by, so a leftover is known by its name and content agreeing.
+func StagedName(data []byte) string {
+	sum := sha256.Sum256(data)
+	return strings.Replace(TempPattern, "*", hex.EncodeToString(sum[:8]), 1)
+}
+
+// IsStaged says the temp file name with content data is a supporting file
+// skillsync staged.
+func IsStaged(name string, data []byte) bool { return name == StagedName(data) }

@@ -1,0 +1,97 @@
+package observed
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// withManifest is a generated SKILL.md at path naming files, each with the
+// digest of its content.
+func withManifest(t *testing.T, path string, files map[string]string) []byte {
+	t.Helper()
+	out, err := banner.Open(nil, "skill/s", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []banner.ManifestEntry
+	for p, content := range files {
+		sum := sha256.Sum256([]byte(content))
+		entries = append(entries, banner.ManifestEntry{Path: p, Digest: hex.EncodeToString(sum[:])})
+	}
+	if out, err = banner.AppendManifest(out, entries); err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, "name: s\ndescription: d\n---\n\nbody\n"...)
+	if err := banner.Seal(out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestScanTellsSupportingFilesFromAPersons(t *testing.T) {
+	root := t.TempDir()
+	dir := ".agents/skills/s"
+	testkit.WriteFile(t, root, dir+"/SKILL.md", withManifest(t, dir+"/SKILL.md", map[string]string{
+		"scripts/run.sh": "#!/bin/sh\n", "edited.md": "as written\n", "refs/gone.md": "x\n"}))
+	testkit.WriteFile(t, root, dir+"/scripts/run.sh", []byte("#!/bin/sh\n"))
+	testkit.WriteFile(t, root, dir+"/edited.md", []byte("changed by hand\n"))
+	testkit.WriteFile(t, root, dir+"/mine.md", []byte("a person's\n"))
+	staged := []byte("a supporting file, staged\n")
+	testkit.WriteFile(t, root, dir+"/scripts/"+banner.StagedName(staged), staged)
+	testkit.WriteFile(t, root, dir+"/scripts/.skillsync-0123456789abcdef.tmp", []byte("a person's, named like a temp file\n"))
+	testkit.WriteFile(t, root, dir+"/drafts/.keep", nil)
+	for _, d := range []string{dir + "/refs", dir + "/empty"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	st, err := Scan(workspacefs.OS{}, root, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Ownership{dir + "/SKILL.md": Owned, dir + "/scripts/run.sh": Owned, dir + "/edited.md": Modified,
+		dir + "/mine.md": Unowned, dir + "/drafts/.keep": Unowned}
+	for p, o := range want {
+		if got, ok := st.Files[p]; !ok || got.Ownership != o {
+			t.Errorf("%s: %v (present %v), want %v", p, got.Ownership, ok, o)
+		}
+	}
+	if f := st.Files[dir+"/scripts/run.sh"]; !f.Supporting || f.Owner != "skill/s" {
+		t.Errorf("a named file is a supporting file of its skill: %+v", f)
+	}
+	if f := st.Files[dir+"/mine.md"]; f.Supporting || f.Bytes != nil {
+		t.Errorf("a file no manifest names is a person's, and not read: %+v", f)
+	}
+	if len(st.TempFiles) != 1 || st.TempFiles[0] != dir+"/scripts/"+banner.StagedName(staged) {
+		t.Errorf("leftovers = %v, want only the staged file whose name its content gives", st.TempFiles)
+	}
+	if len(st.EmptyDirs) != 1 || st.EmptyDirs[0] != dir+"/refs" {
+		t.Errorf("empty folders to clean = %v, want only refs, which a named file was in", st.EmptyDirs)
+	}
+	if !st.Folders[dir+"/drafts"] || !st.Folders[dir+"/scripts"] {
+		t.Errorf("folders = %v", st.Folders)
+	}
+}
+
+func TestScanTrustsNoManifestOfAnEditedSkillFile(t *testing.T) {
+	root := t.TempDir()
+	dir := ".agents/skills/s"
+	skill := withManifest(t, dir+"/SKILL.md", map[string]string{"notes.md": "mine\n"})
+	testkit.WriteFile(t, root, dir+"/SKILL.md", append(skill, "edited\n"...))
+	testkit.WriteFile(t, root, dir+"/notes.md", []byte("mine\n"))
+	st, err := Scan(workspacefs.OS{}, root, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := st.Files[dir+"/notes.md"]; f.Ownership != Unowned || f.Supporting || f.Bytes == nil {
+		t.Errorf("a file an edited manifest names is a person's, read for --force to compare: %+v", f)
+	}
+}
