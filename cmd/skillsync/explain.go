@@ -84,6 +84,9 @@ func printExplanation(g *globals, e Explanation) {
 	if e.Description != "" {
 		fmt.Fprintf(w, "  listed for the model as: %s\n", e.Description)
 	}
+	if e.Dir != "" {
+		fmt.Fprintf(w, "  read from %s/, with %d file(s) beside SKILL.md: %s\n", e.Dir, len(e.Files), strings.Join(e.Files, ", "))
+	}
 	if e.Effect != "" {
 		fmt.Fprintf(w, "  effect: %s (%s)\n", e.Effect, e.EffectFrom)
 	}

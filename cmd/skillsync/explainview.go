@@ -57,6 +57,10 @@ type Explanation struct {
 	// declaration, or the annotations an MCP server gave; empty for a workflow
 	// skill.
 	Effect, EffectFrom string
+	// Dir is the skill directory it is read from, and Files the files in it
+	// written beside each SKILL.md; empty for a skill without one.
+	Dir   string
+	Files []string
 }
 
 // explainSkill tells, from a planned pass, where the skill name comes from, what
@@ -78,7 +82,10 @@ func explainSkill(out controller.Outcome, evidence map[string][]string, name str
 	}
 	for _, sk := range reg.Skills {
 		if sk.Name == name && e.Description == "" {
-			e.Description = sk.Spec.Description
+			e.Description, e.Dir = sk.Spec.Description, sk.Dir
+			for _, f := range sk.Files {
+				e.Files = append(e.Files, f.Path)
+			}
 		}
 	}
 	states := stateByPath(out)

@@ -173,6 +173,10 @@ type explanationJSON struct {
 	KeptFromModel bool              `json:"keptFromModel"`
 	Effect        string            `json:"effect,omitempty"`
 	EffectFrom    string            `json:"effectFrom,omitempty"`
+	// The skill directory it is read from, and the files in it written beside
+	// each SKILL.md; absent for a skill without one.
+	Dir   string   `json:"dir,omitempty"`
+	Files []string `json:"files,omitempty"`
 }
 
 type declarationJSON struct {
@@ -203,7 +207,7 @@ type clientViewJSON struct {
 
 func explanationJSONOf(e Explanation) explanationJSON {
 	j := explanationJSON{typeMeta: kindOf(kindExplanation), Name: e.Name, Declarations: []declarationJSON{}, Targets: []targetJSON{}, Clients: []clientViewJSON{},
-		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom}
+		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom, Dir: e.Dir, Files: e.Files}
 	for _, d := range e.Declarations {
 		j.Declarations = append(j.Declarations, declarationJSON{Owner: d.Owner, At: positionJSON{File: d.At.File, Line: d.At.Line, Column: d.At.Column}})
 	}

@@ -227,6 +227,8 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 		c.Action, c.Reason, c.Override = Conflict, "edited by hand; kept", ForceRestores
 	case h.Ownership == observed.Modified && !opts.Force:
 		c.Action, c.Reason, c.Override = Conflict, "edited by hand, no longer declared; kept", ForceDeletes
+	case !wanted && h.Supporting:
+		c.Action, c.Reason = Delete, "orphan: no longer a file of its skill, or the skill's declaration is gone or withheld"
 	case !wanted:
 		c.Action, c.Reason = Delete, "orphan: its declaration is gone or withheld"
 	case h.Ownership == observed.Modified:

@@ -381,7 +381,7 @@ func (l *loader) resolveInside(rel, original string, pos Position) (string, *Pro
 	}
 	intoOutput := func(out string) *Problem {
 		return &Problem{Pos: pos, Message: fmt.Sprintf("path %q leads into %s, where skillsync writes", original, out),
-			Hint: "a bodyFile inside a skill directory or " + StateDir + "/ would be rewritten by the run that reads it; keep it elsewhere"}
+			Hint: "an input inside a target directory or " + StateDir + "/ would be rewritten by the run that reads it; keep it elsewhere"}
 	}
 	if out := l.outputDir(filepath.Join(l.root, filepath.FromSlash(clean))); out != "" {
 		return "", intoOutput(out)

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
@@ -148,12 +149,17 @@ func matchDirs(r workspacefs.FS, clean string) ([]string, error) {
 // fillFromDir reads the skill directory rel into s, or adds the problems with
 // it at pos.
 func (l *loader) fillFromDir(s *Skill, rel string, pos Position) {
+	if info, err := l.r.Lstat(rel); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		l.add(Problem{Pos: pos, Message: fmt.Sprintf("the skill directory %s is a symlink", rel),
+			Hint: "name the directory it leads to; a skill directory holds no links"})
+		return
+	}
 	s.Dir = rel
 	read, err := walkSkillDir(l.r, rel)
 	var problem *dirProblem
 	switch {
 	case errors.As(err, &problem):
-		l.add(problem.Problem)
+		l.add(problem.Problems...)
 		return
 	case err != nil && l.failed(rel, err):
 		return
@@ -259,15 +265,49 @@ func parseSkillFile(file string, data []byte) (fm skillFrontMatter, body string,
 		return skillFrontMatter{}, "", 0, ps
 	}
 	if err := mapping.Decode(&fm); err != nil {
-		return at(2, "give each key the type the Agent Skills specification gives it", "front matter: %v", err)
+		return skillFrontMatter{}, "", 0, typeProblems(file, err)
+	}
+	if fm.nameLine == 0 {
+		return at(2, "add name: the directory's name", "the front matter has no name")
 	}
 	tools, err := AllowedToolsValue(fm.AllowedTools)
 	if err != nil {
-		return at(2, "write allowed-tools as one string, as the specification does", "allowed-tools: %v", err)
+		return at(keyLine(mapping, "allowed-tools"), "", "allowed-tools: %v", err)
 	}
 	fm.allowedTools = tools
 	bodyLine = strings.Count(text[:len(text)-len(after)], "\n") + 1
 	return fm, after, bodyLine, nil
+}
+
+// typeProblems are the problems of a front matter that does not decode, each
+// at its line of file: the front matter starts on the file's second line.
+func typeProblems(file string, err error) Problems {
+	hint := "give each key the type the Agent Skills specification gives it"
+	var typeErr *yaml.TypeError
+	if !errors.As(err, &typeErr) {
+		return Problems{{Pos: Position{File: file, Line: 2}, Message: "front matter: " + err.Error(), Hint: hint}}
+	}
+	var out Problems
+	for _, e := range typeErr.Errors {
+		line := 2
+		if n, rest, ok := strings.Cut(strings.TrimPrefix(e, "line "), ": "); ok {
+			if at, err := strconv.Atoi(n); err == nil {
+				line, e = at+1, rest
+			}
+		}
+		out = append(out, Problem{Pos: Position{File: file, Line: line}, Message: "front matter: " + e, Hint: hint})
+	}
+	return out
+}
+
+// keyLine is the line of the file the key of the front matter mapping is on.
+func keyLine(mapping *yaml.Node, key string) int {
+	for i := 0; i+1 < len(mapping.Content); i += 2 {
+		if mapping.Content[i].Value == key {
+			return mapping.Content[i].Line + 1
+		}
+	}
+	return 2
 }
 
 func keysOf(m map[string]string) func(func(string) bool) {
@@ -311,20 +351,30 @@ func walkSkillDir(r workspacefs.FS, dir string) (skillDir, error) {
 	if err := w.walk("", 0); err != nil {
 		return skillDir{}, err
 	}
-	if w.out.skill == nil {
-		return skillDir{}, &dirProblem{Problem{Pos: Position{File: dir}, Message: "the skill directory has no SKILL.md",
-			Hint: "a skill directory holds SKILL.md, with its front matter and body, and any files it uses"}}
+	if w.out.skill == nil && len(w.problems) == 0 {
+		w.problems = append(w.problems, Problem{Pos: Position{File: dir}, Message: "the skill directory has no SKILL.md",
+			Hint: "a skill directory holds SKILL.md, with its front matter and body, and any files it uses"})
+	}
+	if len(w.problems) > 0 {
+		return skillDir{}, &dirProblem{w.problems}
 	}
 	slices.SortFunc(w.out.files, func(a, b SupportFile) int { return strings.Compare(a.Path, b.Path) })
 	w.hash.Sum(w.out.sum[:0])
 	return w.out, nil
 }
 
-// dirProblem is a problem with what a skill directory holds, as an error that
-// stops the walk.
-type dirProblem struct{ Problem }
+// dirProblem is what a skill directory holds that it cannot, as an error: the
+// walk goes on past a problem with one file, to name them all, and stops at a
+// limit.
+type dirProblem struct{ Problems }
 
-func (p *dirProblem) Error() string { return p.Problem.String() }
+func (p *dirProblem) Error() string {
+	lines := make([]string, len(p.Problems))
+	for i, q := range p.Problems {
+		lines[i] = q.String()
+	}
+	return strings.Join(lines, "; ")
+}
 
 // ReadSkillDir reads the skill directory dir of r as spec.dir would: its
 // SKILL.md, and its supporting files sorted by path. What a skill directory
@@ -341,6 +391,8 @@ type skillWalk struct {
 	entries int
 	bytes   int64
 	hash    hash.Hash
+	// problems are those found so far with what the directory holds.
+	problems Problems
 }
 
 // walk reads the folder sub of the skill directory ("" for the directory itself).
@@ -356,30 +408,32 @@ func (w *skillWalk) walk(sub string, depth int) error {
 		rel := path.Join(sub, e.Name())
 		at := path.Join(w.root, rel)
 		if err := checkSupportName(sub, e.Name(), rel); err != "" {
-			return &dirProblem{Problem{Pos: Position{File: at}, Message: err, Hint: "rename or remove it in the skill directory"}}
+			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: err, Hint: "rename or remove it in the skill directory"})
+			continue
 		}
 		if other, ok := folded[strings.ToLower(e.Name())]; ok {
-			return &dirProblem{Problem{Pos: Position{File: at}, Message: fmt.Sprintf("%s and %s differ only in case, the same file on macOS and Windows", other, e.Name()),
-				Hint: "rename one of them"}}
+			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("%s and %s differ only in case, the same file on macOS and Windows", other, e.Name()),
+				Hint: "rename one of them"})
+			continue
 		}
 		folded[strings.ToLower(e.Name())] = e.Name()
 		if w.entries++; w.entries > MaxSkillEntries {
-			return &dirProblem{Problem{Pos: Position{File: dir}, Message: fmt.Sprintf("the skill directory %s holds more than %d files and folders", w.root, MaxSkillEntries),
-				Hint: "a skill is read whole into every client's context; keep what it needs, and move the rest out"}}
+			return &dirProblem{append(w.problems, Problem{Pos: Position{File: dir}, Message: fmt.Sprintf("the skill directory %s holds more than %d files and folders", w.root, MaxSkillEntries),
+				Hint: "a skill is read whole into every client's context; keep what it needs, and move the rest out"})}
 		}
 		switch typ := e.Type(); {
 		case typ&fs.ModeSymlink != 0:
-			return &dirProblem{Problem{Pos: Position{File: at}, Message: "a skill directory holds no symlinks: it could lead out of the directory, and clients copy it differently",
-				Hint: "put the file itself in the skill directory"}}
+			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: "a skill directory holds no symlinks: it could lead out of the directory, and clients copy it differently",
+				Hint: "put the file itself in the skill directory"})
 		case typ.IsDir() && depth+1 >= maxSkillDepth:
-			return &dirProblem{Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the skill directory nests more than %d levels deep", maxSkillDepth), Hint: "flatten it"}}
+			return &dirProblem{append(w.problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the skill directory nests more than %d levels deep", maxSkillDepth), Hint: "flatten it"})}
 		case typ.IsDir():
 			fmt.Fprintf(w.hash, "d %s\x00", rel)
 			if err := w.walk(rel, depth+1); err != nil {
 				return err
 			}
 		case !typ.IsRegular():
-			return &dirProblem{Problem{Pos: Position{File: at}, Message: "not a regular file or folder", Hint: "a skill directory holds files and folders only"}}
+			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: "not a regular file or folder", Hint: "a skill directory holds files and folders only"})
 		default:
 			if err := w.read(e, rel, at); err != nil {
 				return err
@@ -393,15 +447,16 @@ func (w *skillWalk) walk(sub string, depth int) error {
 func (w *skillWalk) read(e fs.DirEntry, rel, at string) error {
 	data, err := w.r.ReadRegular(at, banner.MaxSupportingFileSize)
 	if errors.Is(err, workspacefs.ErrTooLarge) {
-		return &dirProblem{Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the file is larger than %d bytes, the most skillsync copies", banner.MaxSupportingFileSize),
-			Hint: "keep large assets out of the skill; a client loads what a skill holds"}}
+		w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the file is larger than %d bytes, the most skillsync copies", banner.MaxSupportingFileSize),
+			Hint: "keep large assets out of the skill; a client loads what a skill holds"})
+		return nil
 	}
 	if err != nil {
 		return err
 	}
 	if w.bytes += int64(len(data)); w.bytes > MaxSkillBytes {
-		return &dirProblem{Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the skill directory %s holds more than %d bytes", w.root, MaxSkillBytes),
-			Hint: "keep large assets out of the skill; a client loads what a skill holds"}}
+		return &dirProblem{append(w.problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the skill directory %s holds more than %d bytes", w.root, MaxSkillBytes),
+			Hint: "keep large assets out of the skill; a client loads what a skill holds"})}
 	}
 	exec := strings.HasPrefix(string(data), "#!")
 	if info, err := e.Info(); err == nil && info.Mode().Perm()&0o111 != 0 {

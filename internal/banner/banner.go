@@ -135,15 +135,24 @@ func Parse(content []byte) (mark Mark, unmarked []byte, err error) {
 }
 
 // Remove returns the file without its banner: the front matter's opening line
-// and then everything after the mark line, the way a file a person wrote starts.
+// and then everything after the mark line and the manifest, the way a file a
+// person wrote starts.
 func Remove(content []byte) ([]byte, error) {
 	b, err := split(content)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, len(frontMatterDelimiter)+1+len(b.rest))
+	rest := b.rest
+	for {
+		line, after, found := bytes.Cut(rest, []byte("\n"))
+		if _, ok := parseManifestLine(string(line)); !found || !ok {
+			break
+		}
+		rest = after
+	}
+	out := make([]byte, 0, len(frontMatterDelimiter)+1+len(rest))
 	out = append(out, frontMatterDelimiter+"\n"...)
-	return append(out, b.rest...), nil
+	return append(out, rest...), nil
 }
 
 // Verify reports whether the file's content still matches the digest its banner records.
