@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 )
@@ -70,6 +71,27 @@ func (s *Server) FollowSkill() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.caller = followSkill
+}
+
+// SkillDirLine is how Claude Code and Qwen Code tell the model where a loaded
+// skill's files are, on a line before its body.
+const SkillDirLine = "Base directory for this skill: "
+
+// RunFromSkillDir makes the mock's model, told by a loaded skill where the
+// skill's files are (SkillDirLine), call tool with its input property prop set to
+// the file rel there: what a model does with a body that says to run the skill's
+// script. A message that names no directory gets text. LoadSkill stops it.
+func (s *Server) RunFromSkillDir(tool, prop, rel string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.caller = func(t turn) *SkillCall {
+		_, rest, ok := strings.Cut(t.last, SkillDirLine)
+		if _, offered := t.tools[tool]; !ok || !offered {
+			return nil
+		}
+		dir, _, _ := strings.Cut(rest, "\n")
+		return &SkillCall{Tool: tool, Args: map[string]any{prop: path.Join(strings.TrimSpace(dir), rel)}}
+	}
 }
 
 const (
