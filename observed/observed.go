@@ -114,6 +114,10 @@ type State struct {
 	// Unscanned maps a skill directory too large to look through to why: no
 	// supporting file is written into it.
 	Unscanned map[string]string
+	// CutShort are temp-named files in skill directories that may be a staged
+	// supporting file a kill cut short: a leftover if its name is the digest of
+	// a wanted file there that begins with its bytes.
+	CutShort []File
 	links     []string // every symlink met, to check for escapes
 }
 
@@ -219,6 +223,7 @@ func (st *State) scanEntries(target workspacefs.Dir, dir string, entries []works
 		if sd.unscanned != "" {
 			st.Unscanned[sd.path] = sd.unscanned
 		}
+		st.CutShort = append(st.CutShort, sd.staged...)
 	}
 	return nil
 }
@@ -233,6 +238,7 @@ type skillDir struct {
 	skillFile Ownership
 	folders   []string // in it, where supporting files may be written
 	unscanned string   // why it was not looked through to the end
+	staged    []File   // temp-named files that may be staged files cut short
 	links     []string
 	temps     []string
 	empty     bool

@@ -112,8 +112,15 @@ func (w *supportWalk) temp(dir workspacefs.Dir, name, at string) {
 		return
 	}
 	data, err := dir.ReadRegular(name, banner.MaxSupportingFileSize)
-	if err == nil && (banner.IsPartial(data) || banner.IsStaged(name, data)) {
+	switch {
+	case err != nil:
+	case banner.IsPartial(data) || banner.IsStaged(name, data):
 		w.sd.temps = append(w.sd.temps, at)
+	case w.sd.skillFile != Modified:
+		// Perhaps a staged supporting file a kill cut short: its name is the
+		// digest of content not all there. Only the plan, which knows what
+		// content is wanted there, can tell.
+		w.sd.staged = append(w.sd.staged, File{Path: at, Bytes: data, Digest: sha256.Sum256(data)})
 	}
 }
 

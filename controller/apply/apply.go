@@ -138,6 +138,9 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 }
 
 func removeOne(w Workspace, c plan.Change) error {
+	if c.Action == plan.Cleanup && c.Supporting {
+		return removeCutShort(w, c)
+	}
 	if c.Action == plan.Cleanup {
 		return cleanup(w, c.Path)
 	}
@@ -430,6 +433,35 @@ func removeTemp(w Workspace, dir workspacefs.Dir, rel string) error {
 		return workspacefs.Cause(err)
 	}
 	return removeEmptyUpward(w, path.Dir(rel))
+}
+
+// removeCutShort removes a staged supporting file a kill cut short, which the
+// plan proved one by its bytes, if it still holds them.
+func removeCutShort(w Workspace, c plan.Change) error {
+	d, err := w.OpenDir(path.Dir(c.Path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	data, err := d.ReadRegular(path.Base(c.Path), banner.MaxSupportingFileSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return workspacefs.Cause(err)
+	case !banner.IsTempName(path.Base(c.Path)) || sha256.Sum256(data) != c.OldSum:
+		return errors.New("changed since the scan; kept")
+	}
+	if err := d.Remove(path.Base(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if notPermitted(err) {
+			return &keptError{what: "the temp file", why: workspacefs.Cause(err), undone: true}
+		}
+		return workspacefs.Cause(err)
+	}
+	return removeEmptyUpward(w, path.Dir(c.Path))
 }
 
 // removeIfEmpty removes a skill directory that nothing is left in; whatever is

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"sort"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -126,6 +128,13 @@ func Files(want desired.State, have observed.State, opts Options) Plan {
 	}
 	for _, t := range have.TempFiles {
 		plan.Changes = append(plan.Changes, Change{Path: t, Action: Cleanup, Reason: "left by an interrupted run"})
+	}
+	for _, f := range have.CutShort {
+		if cutShort(f, want.Files) {
+			// Proved by its bytes, which the cleanup checks again.
+			plan.Changes = append(plan.Changes, Change{Path: f.Path, Action: Cleanup, OldSum: f.Digest, Supporting: true,
+				Reason: "left by an interrupted run, cut short"})
+		}
 	}
 	for _, d := range have.EmptyDirs {
 		if !wantsUnder(want.Files, d) {
@@ -248,6 +257,23 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 // where files have one.
 func sameMode(w desired.File, h observed.File) bool {
 	return !w.Supporting() || h.Executable == nil || *h.Executable == w.Executable()
+}
+
+// cutShort says the temp-named file f is a supporting file's staged copy that
+// a kill cut short: its name is the staged name of a file wanted in its
+// directory (banner.StagedName, the digest of the whole content), and its bytes
+// begin that content.
+func cutShort(f observed.File, files map[string]desired.File) bool {
+	dir, name := path.Split(f.Path)
+	for p, w := range files {
+		if !w.Supporting() || path.Dir(p)+"/" != dir {
+			continue
+		}
+		if data, err := w.Content(); err == nil && banner.StagedName(data) == name && bytes.HasPrefix(data, f.Bytes) {
+			return true
+		}
+	}
+	return false
 }
 
 func wantsUnder(files map[string]desired.File, dir string) bool {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
@@ -30,6 +31,14 @@ func holdSkillDirs(changes []Change, have observed.State) {
 	if len(supported) == 0 {
 		return
 	}
+	// What the plan removes is no obstacle: a supporting file that becomes a
+	// folder, or a folder a file, is deleted before the create.
+	removed := map[string]bool{}
+	for _, c := range changes {
+		if c.Action == Delete || c.Action == Cleanup {
+			removed[c.Path] = true
+		}
+	}
 	for i := range changes {
 		c := &changes[i]
 		dir := skillDirOf(c.Path)
@@ -37,11 +46,11 @@ func holdSkillDirs(changes []Change, have observed.State) {
 			continue
 		}
 		if c.Action == Create {
-			switch below := notADirectory(c.Path, dir, have); {
+			switch below := notADirectory(c.Path, dir, have, removed); {
 			case below != "":
 				c.Action, c.want, c.New = Conflict, nil, nil
 				c.Reason = below + " is not a directory; kept"
-			case have.Folders[c.Path]:
+			case have.Folders[c.Path] && !emptied(c.Path, have, removed):
 				c.Action, c.want, c.New, c.Obstruction = Conflict, nil, nil, true
 				c.Reason = c.Path + " is a directory; kept"
 			case c.Supporting && have.Unscanned[dir] != "":
@@ -70,12 +79,34 @@ func holdSkillDirs(changes []Change, have observed.State) {
 }
 
 // notADirectory is the path between the skill directory dir and p, exclusive,
-// that the scan found as something other than a directory, or "".
-func notADirectory(p, dir string, have observed.State) string {
+// that the scan found as something other than a directory and the plan does not
+// remove, or "".
+func notADirectory(p, dir string, have observed.State, removed map[string]bool) string {
 	for q := path.Dir(p); q != dir && strings.HasPrefix(q, dir+"/"); q = path.Dir(q) {
-		if _, ok := have.Files[q]; ok {
+		if _, ok := have.Files[q]; ok && !removed[q] {
 			return q
 		}
 	}
 	return ""
+}
+
+// emptied says the plan removes everything in the folder dir: every file the
+// scan found in it, and every folder in it is on the way to one (a folder of
+// someone's, even empty, stays, and so does dir).
+func emptied(dir string, have observed.State, removed map[string]bool) bool {
+	var gone []string
+	for p := range have.Files {
+		if strings.HasPrefix(p, dir+"/") {
+			if !removed[p] {
+				return false
+			}
+			gone = append(gone, p)
+		}
+	}
+	for f := range have.Folders {
+		if strings.HasPrefix(f, dir+"/") && !slices.ContainsFunc(gone, func(p string) bool { return strings.HasPrefix(p, f+"/") }) {
+			return false
+		}
+	}
+	return len(gone) > 0
 }
