@@ -7,6 +7,13 @@ package reliability
 // SKILL.md is the old bytes, the new bytes or (where one side has no file) absent —
 // never partial — and that the next run removes the temp files and converges.
 //
+// The plan includes whole skills (spec.dir, crash_skilldir_test.go) whose
+// supporting files are created, updated (an exec script, a binary asset, a change
+// of mode alone), deleted with their folders, and created or removed
+// with their whole directory. Their files are checked for old or new bytes and
+// mode like any other, and beyond that for being named by the SKILL.md beside them
+// at every kill (crashStranded), which is what the apply order is for.
+//
 // The suite can catch a broken Apply. Verified on a scratch copy of the repository
 // (cp -r /work/main /tmp/XXXX; never in the real tree), RELIABILITY_KILLS=60, seed 1:
 //
@@ -60,10 +67,20 @@ const (
 var crashTargets = []string{".agents", ".claude", ".qwen"}
 
 // crashTree is what the three target directories hold: SKILL.md files (and anything
-// else) by workspace-relative slash path, and every directory below them.
+// else) by workspace-relative slash path, with their permission bits (a whole
+// skill's script must keep its execute bit through every kill), and every
+// directory below them.
 type crashTree struct {
 	files map[string][]byte
+	modes map[string]fs.FileMode
 	dirs  map[string]bool
+}
+
+// same says a holds at p exactly what b holds at q: the same bytes and mode.
+func (a crashTree) same(p string, b crashTree, q string) bool {
+	x, inA := a.files[p]
+	y, inB := b.files[q]
+	return inA && inB && bytes.Equal(x, y) && a.modes[p] == b.modes[q]
 }
 
 // crashCapability is one generated capability; retitled ones differ between the old
@@ -141,7 +158,7 @@ func crashNewState(n int) (ids []int, retitled func(int) bool) {
 
 // crashReadTree reads everything below the target directories of ws.
 func crashReadTree(ws string) (crashTree, error) {
-	tree := crashTree{files: map[string][]byte{}, dirs: map[string]bool{}}
+	tree := crashTree{files: map[string][]byte{}, modes: map[string]fs.FileMode{}, dirs: map[string]bool{}}
 	for _, target := range crashTargets {
 		err := filepath.WalkDir(filepath.Join(ws, target), func(p string, d fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) && p == filepath.Join(ws, target) {
@@ -164,6 +181,11 @@ func crashReadTree(ws string) (crashTree, error) {
 					return err
 				}
 				tree.files[rel] = data
+				info, err := d.Info()
+				if err != nil {
+					return err
+				}
+				tree.modes[rel] = info.Mode().Perm()
 			default:
 				tree.files[rel] = []byte("not a regular file: " + d.Type().String())
 			}
@@ -207,8 +229,9 @@ type crashKill struct {
 
 // crashResult is how a run went, its moments counted from its start.
 type crashResult struct {
-	killed bool          // the kill was sent while the run was going
-	apply  time.Duration // when the apply phase began; 0 if not seen
+	killed bool            // the kill was sent while the run was going
+	apply  time.Duration   // when the apply phase began; 0 if not seen
+	marks  []time.Duration // when each mark directory first changed; 0 if not seen
 	end    time.Duration
 	out    string
 	err    error // a run that ended on its own but not with exit 0
@@ -220,13 +243,24 @@ type crashResult struct {
 // deletes); its mtime is polled every 500µs. Loading, scanning and planning (twice:
 // --once plans again under the lock) take most of a run and vary with the load on
 // the machine, so kills are aimed from this moment rather than from the start.
-func crashStart(bin, ws, watchDir string, k crashKill) crashResult {
-	var res crashResult
+// The mark directories are watched the same way (one that goes counts as
+// changed), to time the steps of the apply phase; they do not move the kill.
+func crashStart(bin, ws, watchDir string, marks []string, k crashKill) crashResult {
+	res := crashResult{marks: make([]time.Duration, len(marks))}
 	var buf bytes.Buffer
 	before, err := os.Stat(watchDir)
 	if err != nil {
 		res.err = err
 		return res
+	}
+	markBefore := make([]time.Time, len(marks))
+	for i, m := range marks {
+		info, err := os.Stat(m)
+		if err != nil {
+			res.err = err
+			return res
+		}
+		markBefore[i] = info.ModTime()
 	}
 	cmd := exec.Command(bin, "--workspace", ws, "reconcile", "--once")
 	cmd.Stdout, cmd.Stderr = &buf, &buf
@@ -260,23 +294,38 @@ func crashStart(bin, ws, watchDir string, k crashKill) crashResult {
 			cmd.Process.Signal(syscall.SIGKILL)
 			res.killed, kill = true, nil
 		case <-polling:
-			if info, err := os.Stat(watchDir); err == nil && !info.ModTime().Equal(before.ModTime()) {
-				res.apply, polling = time.Since(start), nil
-				if k.delay >= 0 && k.anchored {
-					timer := time.NewTimer(k.delay)
-					defer timer.Stop()
-					kill = timer.C
+			if res.apply == 0 {
+				if info, err := os.Stat(watchDir); err == nil && !info.ModTime().Equal(before.ModTime()) {
+					res.apply = time.Since(start)
+					if k.delay >= 0 && k.anchored {
+						timer := time.NewTimer(k.delay)
+						defer timer.Stop()
+						kill = timer.C
+					}
 				}
+			}
+			unseen := false
+			for i, m := range marks {
+				if res.marks[i] == 0 && res.apply > 0 {
+					if info, err := os.Stat(m); err != nil || !info.ModTime().Equal(markBefore[i]) {
+						res.marks[i] = time.Since(start)
+					}
+				}
+				unseen = unseen || res.marks[i] == 0
+			}
+			if res.apply > 0 && !unseen {
+				polling = nil
 			}
 		}
 	}
 }
 
 // crashCheckKilled checks the tree left by a killed run against the old and new
-// expected trees: every SKILL.md is old or new bytes (absent only where one side has
-// no file), temp files hold a beginning of the new bytes of their skill directory,
-// nothing else is there. It returns the problems and how many paths already moved
-// from old to new.
+// expected trees: every file (a SKILL.md, a whole skill's supporting file) is the
+// old or the new one, bytes and mode together (absent only where one side has no
+// file), temp files hold a beginning of the new bytes of their directory, nothing
+// else is there. It returns the problems and how many paths already moved from
+// old to new.
 func crashCheckKilled(got, old, want crashTree) (problems []string, moved int) {
 	for p, data := range got.files {
 		base, dir := path.Base(p), path.Dir(p)
@@ -291,22 +340,22 @@ func crashCheckKilled(got, old, want crashTree) (problems []string, moved int) {
 		switch {
 		case !inOld && !inNew:
 			problems = append(problems, fmt.Sprintf("%s: unexpected file (%d bytes)", p, len(data)))
-		case inOld && bytes.Equal(data, o):
-		case inNew && bytes.Equal(data, n):
+		case got.same(p, old, p):
+		case got.same(p, want, p):
 		default:
-			problems = append(problems, fmt.Sprintf("%s: neither old nor new (%d bytes; old %s, new %s): %q",
-				p, len(data), crashSize(o, inOld), crashSize(n, inNew), crashHead(data)))
+			problems = append(problems, fmt.Sprintf("%s: neither old nor new (%s; old %s, new %s): %q",
+				p, crashSize(data, true, got.modes[p]), crashSize(o, inOld, old.modes[p]), crashSize(n, inNew, want.modes[p]), crashHead(data)))
 		}
 	}
-	for p, o := range old.files {
-		data, present := got.files[p]
-		n, inNew := want.files[p]
+	for p := range old.files {
+		_, present := got.files[p]
+		_, inNew := want.files[p]
 		switch {
 		case !present && inNew:
 			problems = append(problems, fmt.Sprintf("%s: missing; both the old and the new state have it", p))
 		case !present: // deleted
 			moved++
-		case inNew && !bytes.Equal(o, n) && bytes.Equal(data, n): // updated
+		case inNew && !old.same(p, want, p) && got.same(p, want, p): // updated
 			moved++
 		}
 	}
@@ -343,8 +392,9 @@ func crashCheckConverged(got, want crashTree) []string {
 			problems = append(problems, fmt.Sprintf("%s: temp file survived the next run", p))
 		case !ok:
 			problems = append(problems, fmt.Sprintf("%s: not in the new state", p))
-		case !bytes.Equal(data, n):
-			problems = append(problems, fmt.Sprintf("%s: differs from the new state (%d bytes, want %d): %q", p, len(data), len(n), crashHead(data)))
+		case !got.same(p, want, p):
+			problems = append(problems, fmt.Sprintf("%s: differs from the new state (%s, want %s): %q",
+				p, crashSize(data, true, got.modes[p]), crashSize(n, true, want.modes[p]), crashHead(data)))
 		}
 	}
 	for p := range want.files {
@@ -366,11 +416,11 @@ func crashCheckConverged(got, want crashTree) []string {
 	return problems
 }
 
-func crashSize(data []byte, present bool) string {
+func crashSize(data []byte, present bool, mode fs.FileMode) string {
 	if !present {
 		return "absent"
 	}
-	return fmt.Sprintf("%d bytes", len(data))
+	return fmt.Sprintf("%d bytes %04o", len(data), mode)
 }
 
 // crashGist keeps what a run said beyond its list of changes made.
@@ -466,10 +516,8 @@ func crashParallel(n, workers int, f func(i int) error) error {
 // next run a surviving temp file and an empty directory of a deleted skill.
 func crashCheckerCatches(t *testing.T, old, want crashTree) {
 	t.Helper()
-	got := crashTree{files: map[string][]byte{}, dirs: map[string]bool{}}
-	for p, b := range old.files {
-		got.files[p] = b
-	}
+	got := crashClone(old)
+	got.dirs = map[string]bool{}
 	var updated, created, kept string
 	for p, n := range want.files {
 		o, inOld := old.files[p]
@@ -489,16 +537,12 @@ func crashCheckerCatches(t *testing.T, old, want crashTree) {
 	if problems, _ := crashCheckKilled(got, old, want); len(problems) != 4 {
 		t.Fatalf("self-check: the after-kill checker found %d problems in a tree with 4, so it cannot catch a broken Apply:\n%s", len(problems), strings.Join(problems, "\n"))
 	}
-	conv := crashTree{files: map[string][]byte{}, dirs: map[string]bool{}}
-	for p, b := range want.files {
-		conv.files[p] = b
-	}
-	for d := range want.dirs {
-		conv.dirs[d] = true
-	}
+	conv := crashClone(want)
 	conv.files[path.Join(path.Dir(updated), ".skillsync-0123456789abcdef.tmp")] = nil
 	for p := range old.files {
-		if _, inNew := want.files[p]; !inNew {
+		// A directory the new state has no more: a whole skill's deleted file can be
+		// in one the new state keeps.
+		if _, inNew := want.files[p]; !inNew && !want.dirs[path.Dir(p)] {
 			conv.dirs[path.Dir(p)] = true
 			break
 		}
@@ -530,6 +574,9 @@ func TestCrashSafety(t *testing.T) {
 	if err := crashWriteRegistry(tmpl, crashOldState(crashCapabilities), func(int) bool { return false }); err != nil {
 		t.Fatal(err)
 	}
+	if err := crashWriteWholeSkills(tmpl, false); err != nil {
+		t.Fatal(err)
+	}
 	if code, out, _ := crashRun(bin, tmpl); code != 0 {
 		t.Fatalf("reconcile of the old registry: exit %d\n%s", code, out)
 	}
@@ -539,6 +586,9 @@ func TestCrashSafety(t *testing.T) {
 	}
 	newIDs, retitled := crashNewState(crashCapabilities)
 	if err := crashWriteRegistry(tmpl, newIDs, retitled); err != nil {
+		t.Fatal(err)
+	}
+	if err := crashWriteWholeSkills(tmpl, true); err != nil {
 		t.Fatal(err)
 	}
 
@@ -581,17 +631,18 @@ func TestCrashSafety(t *testing.T) {
 		}
 	}
 	creates, updates, deletes := 0, 0, 0
-	first := "" // the first file Apply writes
-	for p, n := range want.files {
-		o, ok := old.files[p]
-		if !ok {
+	// The first file Apply writes: a capability's, in its first step (a whole
+	// skill's SKILL.md or new supporting file comes later, see order.go).
+	first := ""
+	for p := range want.files {
+		if _, ok := old.files[p]; !ok {
 			creates++
-		} else if !bytes.Equal(o, n) {
+		} else if !old.same(p, want, p) {
 			updates++
 		} else {
 			continue
 		}
-		if first == "" || p < first {
+		if crashWholeDir(p) == "" && (first == "" || p < first) {
 			first = p
 		}
 	}
@@ -605,27 +656,47 @@ func TestCrashSafety(t *testing.T) {
 		t.Fatalf("the plan has %d file operations; the suite needs at least 3 000", total)
 	}
 	crashCheckerCatches(t, old, want)
+	crashWholeCheckerCatches(t, old, want)
+	wholeCreates, wholeUpdates, wholeDeletes := crashWholeCounts(old, want)
+	if wholeCreates < 300 || wholeUpdates < 100 || wholeDeletes < 300 {
+		t.Fatalf("the plan changes too few supporting files of whole skills (%d creates, %d updates, %d deletes) for kills to land among them",
+			wholeCreates, wholeUpdates, wholeDeletes)
+	}
 	watch := path.Dir(first) // an update's directory, or for a create the nearest that exists
 	for _, ok := old.dirs[watch]; !ok && watch != "."; _, ok = old.dirs[watch] {
 		watch = path.Dir(watch)
 	}
 	watchIn := func(ws string) string { return filepath.Join(ws, filepath.FromSlash(watch)) }
+	marksIn := func(ws string) []string {
+		return []string{filepath.Join(ws, filepath.FromSlash(crashWholeSteps[0])), filepath.Join(ws, filepath.FromSlash(crashWholeSteps[1]))}
+	}
 
 	// How long loading and planning take, and then applying, with as many runs at
-	// once as the series has: the medians of 2 rounds.
+	// once as the series has: the medians of 2 rounds; and where in the apply phase
+	// the whole skills' steps 2 to 4 are, as shares of it (see crashWholeSteps).
 	var (
 		mu            sync.Mutex
 		before, apply []time.Duration
+		step2, step4  []float64
 	)
 	if err := crashParallel(refs-workers, workers, func(i int) error {
 		ws := copyOf(workers + i)
-		res := crashStart(bin, ws, watchIn(ws), crashKill{delay: -1})
-		if res.err != nil || res.apply == 0 {
-			return fmt.Errorf("timed run: apply phase seen after %v, error %v\n%s", res.apply, res.err, res.out)
+		res := crashStart(bin, ws, watchIn(ws), marksIn(ws), crashKill{delay: -1})
+		if res.err != nil || res.apply == 0 || res.marks[0] == 0 || res.marks[1] == 0 {
+			return fmt.Errorf("timed run: apply phase seen after %v, the whole skills' steps after %v, error %v\n%s", res.apply, res.marks, res.err, res.out)
+		}
+		// Every supporting delete is done before any supporting create starts
+		// (order.go), so the order can be checked without a kill. Both marks are
+		// polled in one pass, the deletes' first, so a tie reads in order.
+		if res.marks[1] < res.marks[0] {
+			return fmt.Errorf("timed run: the whole skills' supporting creates (step 4, %s) began %v before their supporting deletes (step 2, %s)",
+				crashWholeSteps[1], (res.marks[0] - res.marks[1]).Round(time.Microsecond), crashWholeSteps[0])
 		}
 		mu.Lock()
 		before = append(before, res.apply)
 		apply = append(apply, res.end-res.apply)
+		step2 = append(step2, float64(res.marks[0]-res.apply)/float64(res.end-res.apply))
+		step4 = append(step4, float64(res.marks[1]-res.apply)/float64(res.end-res.apply))
 		mu.Unlock()
 		return nil
 	}); err != nil {
@@ -637,21 +708,35 @@ func TestCrashSafety(t *testing.T) {
 		return ds[len(ds)/2]
 	}
 	pre := median(before)
-	t.Logf("plan: %d creates, %d updates, %d deletes (%d files in the old state, %d in the new); %d copies prepared in %v in %s; "+
-		"a run loads and plans for %v, then applies for %v (the apply phase starts with a change to %s)",
-		creates, updates, deletes, len(old.files), len(want.files), refs+kills, prepared.Round(time.Millisecond), where,
-		pre.Round(time.Millisecond), median(apply).Round(time.Millisecond), watch)
+	medianShare := func(xs []float64) float64 {
+		xs = slices.Clone(xs)
+		slices.Sort(xs)
+		return xs[len(xs)/2]
+	}
+	// The whole skills' window: from their supporting deletes to their creates,
+	// and as long again as the deletes and SKILL.md writes took, for the creates
+	// themselves to go through.
+	wholeFrom, wholeTo := medianShare(step2), medianShare(step4)
+	wholeTo = min(wholeTo+max(wholeTo-wholeFrom, 0.02), 1)
+	t.Logf("plan: %d creates, %d updates, %d deletes (%d files in the old state, %d in the new), of which supporting files of "+
+		"whole skills %d, %d and %d; %d copies prepared in %v in %s; "+
+		"a run loads and plans for %v, then applies for %v (the apply phase starts with a change to %s; the whole skills' steps 2 to 4 are %.0f%%-%.0f%% into it)",
+		creates, updates, deletes, len(old.files), len(want.files), wholeCreates, wholeUpdates, wholeDeletes, refs+kills, prepared.Round(time.Millisecond), where,
+		pre.Round(time.Millisecond), median(apply).Round(time.Millisecond), watch, 100*wholeFrom, 100*wholeTo)
 
 	// Kill moments, as shares of a phase drawn up front, so a seed names the same
 	// series whatever the scheduling: one in twenty in the first 5% of the loading
 	// (start-up), one in twenty anywhere before the apply phase, one in ten at the
-	// very end of it (some after the run is over), the rest anywhere in the apply
+	// very end of it (some after the run is over), one in four in the whole skills'
+	// steps 2 to 4 (their windows are a few per cent of the apply phase each, too
+	// narrow for a short series to hit by chance), the rest anywhere in the apply
 	// phase. A share of the apply phase becomes a delay through the median of the
 	// latest apply times seen (runs that end before their kill add theirs), so the
 	// kills follow a machine that other work slows down or speeds up.
 	type moment struct {
 		share    float64
 		anchored bool
+		whole    bool // share is of the whole skills' window, not of the apply phase
 	}
 	plan := make([]moment, kills)
 	for i := range plan {
@@ -662,6 +747,8 @@ func TestCrashSafety(t *testing.T) {
 			plan[i] = moment{share: rng.Float64()}
 		case r < 0.2:
 			plan[i] = moment{share: 0.9 + rng.Float64()*0.2, anchored: true}
+		case r < 0.45:
+			plan[i] = moment{share: rng.Float64(), anchored: true, whole: true}
 		default:
 			plan[i] = moment{share: rng.Float64(), anchored: true}
 		}
@@ -670,9 +757,13 @@ func TestCrashSafety(t *testing.T) {
 		if !plan[i].anchored {
 			return crashKill{delay: time.Duration(plan[i].share * float64(pre))}
 		}
+		share := plan[i].share
+		if plan[i].whole {
+			share = wholeFrom + share*(wholeTo-wholeFrom)
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		return crashKill{delay: time.Duration(plan[i].share * float64(median(apply[max(len(apply)-9, 0):]))), anchored: true}
+		return crashKill{delay: time.Duration(share * float64(median(apply[max(len(apply)-9, 0):]))), anchored: true}
 	}
 
 	var (
@@ -683,15 +774,32 @@ func TestCrashSafety(t *testing.T) {
 		complete  int // killed after every change
 		temps     int // temp files found right after a kill
 		emptyDirs int // skill directories left empty right after a kill
-		deciles   [10]int
-		series    = time.Now()
+		// Kills that caught, in whole skills' directories, the moments of
+		// crashWholeMoment (each field counts kills, not files).
+		whole   crashWholeMoment
+		deciles [10]int
+		series  = time.Now()
 	)
 	crashParallel(kills, workers, func(i int) error {
 		ws := copyOf(refs + i)
-		var problems []string
-		fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+		// Each check's problems, a few of each: a broken order strands hundreds of
+		// files, and what the next run made of them must still show.
+		var (
+			problems []string
+			found    int
+		)
+		fail := func(format string, args ...any) {
+			problems, found = append(problems, fmt.Sprintf(format, args...)), found+1
+		}
+		add := func(ps []string) {
+			found += len(ps)
+			if len(ps) > 4 {
+				ps = append(ps[:4:4], fmt.Sprintf("... and %d more like these", len(ps)-4))
+			}
+			problems = append(problems, ps...)
+		}
 		kill := killAt(i)
-		res := crashStart(bin, ws, watchIn(ws), kill)
+		res := crashStart(bin, ws, watchIn(ws), nil, kill)
 		if res.err != nil {
 			fail("run: %v\n%s", res.err, crashGist(res.out))
 		}
@@ -700,7 +808,11 @@ func TestCrashSafety(t *testing.T) {
 			fail("read the tree after the kill: %v", err)
 		}
 		afterKill, moved := crashCheckKilled(got, old, want)
-		problems = append(problems, afterKill...)
+		add(afterKill)
+		// Old-or-new bytes are not enough for a supporting file: the SKILL.md on
+		// disk must name it, or the next run takes it for a person's.
+		add(crashStranded(got, old, want))
+		moment := crashWholeProgress(got, old, want)
 		nTemps, nEmpty := 0, 0
 		nonEmpty := map[string]bool{}
 		for p := range got.files {
@@ -722,15 +834,31 @@ func TestCrashSafety(t *testing.T) {
 		if code != 0 {
 			fail("next run: exit %d, want 0\n%s", code, crashGist(out))
 		}
+		// Exit 3 means conflicts, but a conflict is what a stranded file turns into,
+		// so the lines are checked too, whatever the exit.
+		var conflicts []string
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "conflict ") {
+				conflicts = append(conflicts, "next run: "+line)
+			}
+		}
+		add(conflicts)
 		conv, err := crashReadTree(ws)
 		if err != nil {
 			fail("read the tree after the next run: %v", err)
 		}
-		problems = append(problems, crashCheckConverged(conv, want)...)
-		for _, pattern := range []string{".skillsync-*.tmp", "*/.skillsync-*.tmp", "*/*/.skillsync-*.tmp", "*/*/*/.skillsync-*.tmp"} {
-			if m, _ := filepath.Glob(filepath.Join(ws, pattern)); len(m) > 0 {
-				fail("temp files after the next run: %v", m)
+		add(crashCheckConverged(conv, want))
+		// Anywhere in the workspace, at any depth: a whole skill's supporting file is
+		// staged in its own folder (scripts/, references/more/).
+		var leftTemps []string
+		filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && banner.IsTempName(d.Name()) {
+				leftTemps = append(leftTemps, p)
 			}
+			return nil
+		})
+		if len(leftTemps) > 0 {
+			fail("temp files after the next run: %v", leftTemps)
 		}
 
 		mu.Lock()
@@ -752,17 +880,22 @@ func TestCrashSafety(t *testing.T) {
 		deciles[min(moved*10/total, 9)]++
 		temps += nTemps
 		emptyDirs += nEmpty
-		if len(problems) > 0 {
-			failures++
-			if len(problems) > 8 {
-				problems = append(problems[:8], fmt.Sprintf("... and %d more", len(problems)-8))
+		for _, c := range []struct {
+			seen  int
+			kills *int
+		}{{moment.split, &whole.split}, {moment.ahead, &whole.ahead}, {moment.gone, &whole.gone}, {moment.pending, &whole.pending}, {moment.torn, &whole.torn}} {
+			if c.seen > 0 {
+				*c.kills++
 			}
+		}
+		if found > 0 {
+			failures++
 			when := "after the start"
 			if kill.anchored {
 				when = "into the apply phase"
 			}
 			t.Errorf("seed %d, kill %d (%v %s, %d of %d changes made): %d problem(s):\n  %s",
-				sd, i, kill.delay.Round(time.Microsecond), when, moved, total, len(problems), strings.Join(problems, "\n  "))
+				sd, i, kill.delay.Round(time.Microsecond), when, moved, total, found, strings.Join(problems, "\n  "))
 		}
 		return nil
 	})
@@ -770,6 +903,9 @@ func TestCrashSafety(t *testing.T) {
 		"right after the kills there were %d temp files and %d empty skill directories",
 		time.Since(series).Round(time.Millisecond), untouched, midway, complete, finished, temps, emptyDirs)
 	t.Logf("share of the plan done at the kill, by tenths: %v; last apply time used %v", deciles, median(apply[max(len(apply)-9, 0):]).Round(time.Millisecond))
+	t.Logf("whole skills: %d kills caught a skill directory with some of its changes made and some not; %d with supporting files "+
+		"updated ahead of the SKILL.md naming them, %d with supporting files deleted that the SKILL.md still named, %d with a new SKILL.md "+
+		"naming files not written yet, %d with a supporting file's temp file cut short", whole.split, whole.ahead, whole.gone, whole.pending, whole.torn)
 
 	start = time.Now()
 	crashParallel(refs+kills, workers, func(i int) error { return os.RemoveAll(copyOf(i)) })
@@ -779,8 +915,14 @@ func TestCrashSafety(t *testing.T) {
 	if need := max(kills/3, 1); midway < need {
 		t.Errorf("only %d of %d kills landed midway through the apply phase (want at least %d); the kill moments do not cover the run", midway, kills, need)
 	}
+	// Nor does one whose kills all miss the whole skills' steps (supporting updates
+	// and deletes, then the SKILL.md, then supporting creates): those are a few
+	// tenths of the apply phase, so a share of the kills must land there.
+	if need := kills / 20; whole.split < need {
+		t.Errorf("only %d of %d kills caught a whole skill's directory midway (want at least %d); the apply order goes unchecked", whole.split, kills, need)
+	}
 	report("crash safety (SIGKILL)", kills, failures,
-		"every SKILL.md old or new, never partial; next run removes temp files and converges")
+		"every file old or new (bytes and mode), never partial; every supporting file named by its SKILL.md; next run removes temp files and converges")
 	if failures > 0 {
 		t.Errorf("%d of %d kills failed (seed %d; replay with RELIABILITY_SEED=%d RELIABILITY_KILLS=%d; kill moments depend on timing, so a replay is close, not exact)",
 			failures, kills, sd, sd, kills)
