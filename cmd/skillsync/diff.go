@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"unicode/utf8"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/skillsync/skillsync/controller"
@@ -94,7 +96,33 @@ func changeDiff(out controller.Outcome, c plan.Change) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return unifiedDiff(c.Path, old, new), nil
+	if binary(old) || binary(new) {
+		return fmt.Sprintf("Binary files %s and %s differ\n", diffLabel("a/", c.Path, old), diffLabel("b/", c.Path, new)), nil
+	}
+	d := unifiedDiff(c.Path, old, new)
+	if d == "" && c.Action == plan.Update && c.Supporting {
+		// Only its execute bit changes, as git shows a mode change.
+		modes := [2]string{"100755", "100644"}
+		if c.Executable {
+			modes = [2]string{"100644", "100755"}
+		}
+		d = fmt.Sprintf("diff --git a/%s b/%s\nold mode %s\nnew mode %s\n", c.Path, c.Path, modes[0], modes[1])
+	}
+	return d, nil
+}
+
+// binary says data is no text a line diff can show: it holds a NUL byte, as git
+// decides, or is not UTF-8.
+func binary(data []byte) bool {
+	return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data)
+}
+
+// diffLabel names one side of a diff: /dev/null where there is no file.
+func diffLabel(side, path string, data []byte) string {
+	if data == nil {
+		return "/dev/null"
+	}
+	return side + path
 }
 
 // writeConflicts names, one a line, each file the plan leaves alone because it
@@ -112,12 +140,5 @@ func writeConflicts(w io.Writer, out controller.Outcome) {
 // texts are equal. go-udiff is gopls' diff: linear in the size of the files for
 // the few changed lines a regenerated skill has (docs/decisions.md).
 func unifiedDiff(path string, old, new []byte) string {
-	from, to := "a/"+path, "b/"+path
-	if old == nil {
-		from = "/dev/null"
-	}
-	if new == nil {
-		to = "/dev/null"
-	}
-	return udiff.Unified(from, to, string(old), string(new))
+	return udiff.Unified(diffLabel("a/", path, old), diffLabel("b/", path, new), string(old), string(new))
 }
