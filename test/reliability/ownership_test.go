@@ -4,6 +4,7 @@ package reliability
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -33,11 +34,17 @@ import (
 )
 
 // TestOwnershipProperty is the ownership property suite. Each case builds a random workspace
-// (a registry, valid or broken; files an earlier run generated; files people wrote
-// inside and beside the target directories) and runs one to four reconcile passes
-// in random order. After every pass it checks that no person's file changed, that
-// a hand-edited generated file changed only under --force, and that the verdict
-// agrees with what is on disk. Each case has its own seed; a failure prints it.
+// (a registry, valid or broken, in half the cases with whole skill directories,
+// spec.dir; files an earlier run generated; files people wrote inside and beside
+// the target directories, and inside generated skill directories) and runs one to
+// four reconcile passes in random order, people editing the workspace between some
+// of them (the skill directories' files, the registry's declarations of them, and
+// the generated files: see ownGenerator.edit). After every pass it checks that no
+// person's file changed (a file in a skill directory is skillsync's only when the
+// intact SKILL.md there names it: see ownSupport), that a hand-edited generated
+// file changed only under --force, that what the pass wrote is what the registry
+// wants and provably skillsync's, and that the verdict agrees with what is on disk.
+// Each case has its own seed; a failure prints it.
 func TestOwnershipProperty(t *testing.T) {
 	n := count("RELIABILITY_CASES", 2000)
 	first := seed(1)
@@ -72,7 +79,7 @@ func TestOwnershipProperty(t *testing.T) {
 	wg.Wait()
 	t.Logf("seeds %d..%d; %s", first, first+int64(n)-1, stats.String())
 	report("ownership property", n, int(failures.Load()),
-		"unowned files byte/mode/mtime-identical; modified kept without --force; verdicts")
+		"unowned files (and files no intact manifest names) byte/mode/mtime-identical; modified kept without --force; writes = the registry's, manifests name no person's file; verdicts")
 	if failures.Load() > 0 {
 		t.Fail()
 	}
@@ -90,7 +97,7 @@ func runOwnershipCase(dir string, s int64, stats *ownStats) (summary, violations
 	if err := g.build(); err != nil {
 		return g.log, []string{"setup: " + err.Error()}
 	}
-	c, err := newOwnershipCase(ws, g.broken, g.operations())
+	c, err := newOwnershipCase(ws, g, g.operations())
 	if err != nil {
 		return g.log, []string{"setup: " + err.Error()}
 	}
@@ -157,6 +164,9 @@ type ownEntry struct {
 	size  int64
 	sum   [sha256.Size]byte // regular files
 	link  string            // symlinks
+	// data are the bytes of a SKILL.md the scanner reads, whose manifest decides
+	// whether the files beside it are skillsync's as of this snapshot.
+	data []byte
 }
 
 // ownTree maps every workspace-relative, slash-separated path under the root to its entry.
@@ -185,6 +195,9 @@ func ownSnapshot(root string) (ownTree, error) {
 				return err
 			}
 			e.sum = sha256.Sum256(data)
+			if path.Base(filepath.ToSlash(rel)) == observed.SkillFile && len(data) <= observed.MaxFileSize {
+				e.data = data
+			}
 		case info.Mode()&fs.ModeSymlink != 0:
 			if e.link, err = os.Readlink(p); err != nil {
 				return err
@@ -281,39 +294,57 @@ func ownSorted[V any](m map[string]V) []string {
 // ownershipCase is one workspace, the passes to run on it and what they broke.
 type ownershipCase struct {
 	root   string
-	broken string // why the registry is invalid; "" when it was written valid
+	g      *ownGenerator // edits the workspace between passes, and knows what the registry wants
+	broken string        // why the registry is invalid; "" when it was written valid
 	ops    []ownOp
-	start  ownTree
-	// protected are a person's entries at the start: they must stay exactly as they
-	// are (directories: exist with their mode). modified are generated files edited
-	// by hand: kept until a --force pass.
-	protected  map[string]ownEntry
-	modified   map[string]ownEntry
+	// edits[i] says people edit the workspace before pass i.
+	edits []bool
+	start ownTree // the workspace at the start, or right after the last edit
+	// protected are a person's entries at the start (or right after the last
+	// edit): they must stay exactly as they are (directories: exist with their
+	// mode). modified are generated files edited by hand: kept until a --force pass.
+	protected map[string]ownEntry
+	modified  map[string]ownEntry
+	// emptyDirs are the protected directories that were empty when first seen:
+	// a person's though nothing is in them. claimed are the protected files only
+	// a SKILL.md edited by hand names.
+	emptyDirs  map[string]bool
+	claimed    map[string]bool
 	violations []string
 }
 
-func newOwnershipCase(root, broken string, ops []ownOp) (*ownershipCase, error) {
+func newOwnershipCase(root string, g *ownGenerator, ops []ownOp) (*ownershipCase, error) {
 	start, err := ownSnapshot(root)
 	if err != nil {
 		return nil, err
 	}
-	c := &ownershipCase{root: root, broken: broken, ops: ops, start: start, protected: map[string]ownEntry{}, modified: map[string]ownEntry{}}
-	return c, c.classify()
+	c := &ownershipCase{root: root, g: g, broken: g.broken, ops: ops, start: start,
+		protected: map[string]ownEntry{}, modified: map[string]ownEntry{}, emptyDirs: map[string]bool{}, claimed: map[string]bool{}}
+	c.edits = make([]bool, len(ops))
+	for i := 1; i < len(ops); i++ {
+		c.edits[i] = g.chance(2)
+	}
+	return c, c.classify(func(string) bool { return true })
 }
 
 func (c *ownershipCase) opNames() []string {
 	names := make([]string, len(c.ops))
 	for i, o := range c.ops {
 		names[i] = o.String()
+		if c.edits[i] {
+			names[i] = "(edits) " + names[i]
+		}
 	}
 	return names
 }
 
 // classify sorts the start state: everything outside .skillsync/ belongs to a person
 // except a SKILL.md (or a side file beside it) the scanner reads that carries a
-// banner for its own path (owned, or modified when the digest is wrong) and a
-// leftover of an interrupted write.
-func (c *ownershipCase) classify() error {
+// banner for its own path (owned, or modified when the digest is wrong), a
+// supporting file the manifest of such a SKILL.md proves skillsync's (see
+// ownSupport), and a leftover of an interrupted write. emptyDirs says which empty
+// directories to take for a person's: after an edit, only those the edit made.
+func (c *ownershipCase) classify(emptyDirs func(string) bool) error {
 	for _, p := range ownSorted(c.start) {
 		e := c.start[p]
 		if p == state.Dir || strings.HasPrefix(p, state.Dir+"/") || e.mode.IsDir() {
@@ -337,21 +368,32 @@ func (c *ownershipCase) classify() error {
 			case got == observed.Modified || want == observed.Modified:
 				c.modified[p] = e
 			}
-		case ownInterruptedWrite(c.root, p):
+		case ownInterruptedWrite(c.root, p) || ownSupportTemp(c.start, c.root, p):
 			// skillsync's own leftover: the next finished run removes it.
 		default:
-			c.protect(p, e)
+			switch ownSupport(c.start, p) {
+			case ownSupportOwned:
+			case ownSupportModified:
+				c.modified[p] = e
+			case ownSupportClaimed:
+				c.protect(p, e)
+				c.claimed[p] = true
+			default:
+				c.protect(p, e)
+			}
 		}
 	}
 	// A directory that was empty at the start is a person's too, except an empty
-	// skill directory or side-file directory in one: the plan cleans those nothing is
-	// wanted in, as the leftover of a run killed between deleting a file and its
-	// directory (docs/ownership.md).
+	// skill directory or side-file directory in one, or a folder of a skill
+	// directory that its intact manifest names a file in: the plan cleans those
+	// nothing is wanted in, as the leftover of a run killed between deleting a file
+	// and its directory (docs/ownership.md).
 	for _, p := range ownSorted(c.start) {
 		e := c.start[p]
 		if e.mode.IsDir() && !strings.HasPrefix(p+"/", state.Dir+"/") && c.emptyAtStart(p) &&
-			!ownSkillDir(p) && !ownSideDir(p) {
+			!ownSkillDir(p) && !ownSideDir(p) && !ownNamedUnder(c.start, p) && emptyDirs(p) {
 			c.protect(p, e)
+			c.emptyDirs[p] = true
 		}
 	}
 	return nil
@@ -467,9 +509,19 @@ func (c *ownershipCase) run(stats *ownStats) {
 	prev, forced := c.start, false
 	for i, op := range c.ops {
 		when := fmt.Sprintf("op %d (%s)", i+1, op)
+		if c.edits[i] {
+			var err error
+			if prev, err = c.edit(prev); err != nil {
+				c.failf("%s: edit: %v", when, err)
+				return
+			}
+			// What people edited by hand now is kept until the next --force.
+			forced = false
+		}
 		out := op.run(c.root)
 		v := out.Verdict(op.check())
 		stats.addVerdict(v)
+		stats.addSupporting(out.Plan)
 		now, err := ownSnapshot(c.root)
 		if err != nil {
 			c.failf("%s: snapshot: %v", when, err)
@@ -479,12 +531,44 @@ func (c *ownershipCase) run(stats *ownStats) {
 		c.checkKept(now, forced, when)
 		c.checkUntouched(out.Plan, prev, now, when)
 		c.checkVerdict(op, out, v, prev, now, when)
+		c.checkWrites(prev, now, forced, when)
 		if !op.check() && ownSettled(out, v) {
 			c.checkNoTempFiles(now, when)
 			now = c.checkSettled(v, now, when)
 		}
 		prev = now
 	}
+}
+
+// edit lets people change the workspace between two passes (ownGenerator.edit:
+// the skill directories the registry reads, and the generated ones) and sorts it
+// again from what is on disk now: the manifest rule decides afresh which files
+// are skillsync's, a hand edit is kept until the next --force, and a directory is
+// a person's when it was theirs before, or the edit made it, and nothing is in it.
+// A file a pass wrote naming a person's file is caught by checkWrites, so sorting
+// again cannot hand such a file over unnoticed.
+func (c *ownershipCase) edit(prev ownTree) (ownTree, error) {
+	c.g.edit()
+	after, err := ownSnapshot(c.root)
+	if err != nil {
+		return prev, err
+	}
+	touched := map[string]bool{}
+	for p, e := range prev {
+		if a, ok := after[p]; !ok || e.diff(a, false) != "" {
+			touched[p] = true
+		}
+	}
+	oldEmpty := c.emptyDirs
+	c.start, c.broken = after, c.g.broken
+	c.protected, c.modified, c.emptyDirs, c.claimed = map[string]ownEntry{}, map[string]ownEntry{}, map[string]bool{}, map[string]bool{}
+	err = c.classify(func(p string) bool {
+		_, existed := prev[p]
+		return !existed || oldEmpty[p] && !touched[p]
+	})
+	c.g.logf("  then: %d person's entries, %d hand-edited generated files, registry %s",
+		len(c.protected), len(c.modified), cmp.Or(c.broken, "valid"))
+	return after, err
 }
 
 // ownCutOff reports whether every problem is the refusal of a valid registry that
@@ -682,18 +766,31 @@ const ownEcharts = "markdown.codeBlock.echarts-fulldata"
 type ownGenerator struct {
 	rng  *rand.Rand
 	root string
-	// broken names how the current registry was made invalid; "" when it is valid.
-	broken string
-	// generated holds the SKILL.md files earlier runs left; want the files the
-	// current registry asks for. Both feed copies, CRLF and BOM variants.
+	// broken names how the current registry was made invalid; "" when it is
+	// valid. regBroken is the part of it registry/registry.yaml is to blame for.
+	broken, regBroken string
+	// generated holds the SKILL.md files, side files and supporting files earlier
+	// runs left; want the files the current registry asks for, and wantExec, for
+	// each supporting file among them, whether it is to be executable. Both feed
+	// copies, CRLF and BOM variants.
 	generated map[string][]byte
 	want      map[string][]byte
-	log       []string
-	kinds     []string // content kinds written, for the coverage figures
+	wantExec  map[string]bool
+	// withDirs says the case declares some skills as whole skill directories
+	// (spec.dir); dirs are those directories, under skills/, by skill name, and
+	// used the names registry/registry.yaml declares.
+	withDirs bool
+	dirs     map[string]*ownDirSkill
+	used     []string
+	log      []string
+	kinds    []string // content kinds written, for the coverage figures
 }
 
 func newOwnGenerator(root string, s int64) *ownGenerator {
-	return &ownGenerator{rng: rand.New(rand.NewPCG(uint64(s), 0x5eed)), root: root, generated: map[string][]byte{}, want: map[string][]byte{}}
+	g := &ownGenerator{rng: rand.New(rand.NewPCG(uint64(s), 0x5eed)), root: root, generated: map[string][]byte{},
+		want: map[string][]byte{}, wantExec: map[string]bool{}, dirs: map[string]*ownDirSkill{}}
+	g.withDirs = g.chance(2)
+	return g
 }
 
 func (g *ownGenerator) logf(format string, args ...any) {
@@ -723,29 +820,46 @@ func (g *ownGenerator) build() error {
 		return err
 	}
 	cfg, docs, broken := g.registry(true)
-	g.broken = broken
+	g.regBroken = broken
 	if err := g.writeRegistry(cfg, docs); err != nil {
 		return err
 	}
-	if broken != "" {
-		g.logf("registry: broken (%s)", broken)
+	g.broken = g.brokenNow()
+	if g.broken != "" {
+		g.logf("registry: broken (%s)", g.broken)
 	}
-	if in, err := controller.LoadInputs(workspacefs.OS{}, g.root, "", ""); err == nil {
-		for _, t := range clients.Targets {
-			st := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, t.Name)
-			for p, f := range st.WithGitFiles(in.Git, t.Name, st.GitLinesByEntry(t.Dir)).Files {
-				data, err := f.Content()
-				if err != nil {
-					return err
-				}
-				g.want[p] = data
-			}
-		}
-		g.logf("registry: valid, %d file(s) desired", len(g.want))
-	} else if broken == "" {
-		g.logf("registry: written valid, yet it does not load: %v", err)
+	if err := g.computeWant(); err != nil {
+		return err
 	}
 	return g.people()
+}
+
+// computeWant reads the registry as a pass does and records the files it wants.
+func (g *ownGenerator) computeWant() error {
+	clear(g.want)
+	clear(g.wantExec)
+	in, err := controller.LoadInputs(workspacefs.OS{}, g.root, "", "")
+	if err != nil {
+		if g.broken == "" {
+			g.logf("registry: written valid, yet it does not load: %v", err)
+		}
+		return nil
+	}
+	for _, t := range clients.Targets {
+		st := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, t.Name)
+		for p, f := range st.WithGitFiles(in.Git, t.Name, st.GitLinesByEntry(t.Dir)).Files {
+			data, err := f.Content()
+			if err != nil {
+				return err
+			}
+			g.want[p] = data
+			if f.Supporting() {
+				g.wantExec[p] = f.Executable()
+			}
+		}
+	}
+	g.logf("registry: valid, %d file(s) desired, %d of them supporting files", len(g.want), len(g.wantExec))
+	return nil
 }
 
 // earlierRun writes a random valid registry and reconciles it.
@@ -776,6 +890,7 @@ func (g *ownGenerator) earlierRun(round int) error {
 
 func (g *ownGenerator) collectGenerated() error {
 	clear(g.generated)
+	defer g.collectSupporting()
 	for _, td := range ownTargetDirs() {
 		matches, err := filepath.Glob(filepath.Join(g.root, filepath.FromSlash(td), "*", observed.SkillFile))
 		if err != nil {
@@ -807,7 +922,10 @@ func (g *ownGenerator) writeRegistry(cfg, docs string) error {
 	if err := os.WriteFile(filepath.Join(g.root, "skillsync.yaml"), []byte(cfg), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(g.root, "registry", "registry.yaml"), []byte(docs), 0o644)
+	if err := os.WriteFile(filepath.Join(g.root, "registry", "registry.yaml"), []byte(docs), 0o644); err != nil {
+		return err
+	}
+	return g.writeDirSkills()
 }
 
 // operations is the random sequence of one to four passes.
@@ -841,16 +959,39 @@ func (g *ownGenerator) registry(mayBreak bool) (cfg, docs, broken string) {
 	d := []string{"apiVersion: skillsync/v1\nkind: Profile\nmetadata: {name: cli}\nspec:\n  capabilities: [terminal.ansi]\n",
 		"apiVersion: skillsync/v1\nkind: Profile\nmetadata: {name: web-shell}\nspec:\n  capabilities: [" + ownEcharts + ", markdown.table]\n"}
 	var used []string
+	g.used = nil
+	for _, sk := range g.dirs {
+		sk.declared = false
+	}
 	for _, i := range names {
 		used = append(used, ownAliases[i])
+		if g.withDirs && g.chance(2) {
+			// A whole skill directory, declared in a file of its own.
+			g.declareDir(ownAliases[i])
+			continue
+		}
+		g.used = append(g.used, ownAliases[i])
 		d = append(d, g.skillDoc(ownAliases[i], ""))
+	}
+	// A skill directory an earlier run wrote is often declared again, edited:
+	// its files are then updated, pruned and added, not only created or deleted.
+	for _, name := range ownSorted(g.dirs) {
+		if !g.dirs[name].declared && !slices.Contains(used, name) && g.chance(2) {
+			used = append(used, name)
+			g.declareDir(name)
+		}
+	}
+	if mayBreak && g.withDirs && g.chance(6) {
+		g.breakDir()
 	}
 	if g.chance(3) {
 		d = append(d, "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: status.list}\nspec:\n  title: List\n  effect: read\n  input: {type: object}\n  mcp: {tool: status_list}\n")
 	}
 	if mayBreak && g.chance(5) {
 		var doc string
-		broken, doc = g.defect(used)
+		// A duplicate of a name registry.yaml declares: an edit that drops a skill
+		// directory's own registry file must not mend the registry by the way.
+		broken, doc = g.defect(g.used)
 		d = append(d, doc)
 	}
 	return c.String(), strings.Join(d, "---\n"), broken
@@ -1004,7 +1145,7 @@ func (g *ownGenerator) mtime() time.Time {
 func (g *ownGenerator) handPath() string {
 	td := ownPick(g, ownTargetDirs())
 	name := ownPick(g, append(append([]string{}, ownAliases...), ownHandNames...))
-	switch g.rng.IntN(8) {
+	switch g.rng.IntN(9) {
 	case 0, 1:
 		if paths := ownSorted(g.generated); len(paths) > 0 {
 			return ownPick(g, paths)
@@ -1023,6 +1164,22 @@ func (g *ownGenerator) handPath() string {
 		// file goes.
 		return ownPick(g, []string{path.Join(td, name), path.Join(td, name), path.Join(td, g.tempName()), td, path.Dir(td),
 			path.Join(td, ".gitignore"), path.Join(td, ".gitattributes")})
+	case 7:
+		// Beside a SKILL.md skillsync wrote or will write, and in folders there,
+		// where a skill directory may have supporting files: a person's, since
+		// no manifest names them; or a supporting file's temp name.
+		var skills []string
+		for _, m := range []map[string][]byte{g.generated, g.want} {
+			for _, p := range ownSorted(m) {
+				if path.Base(p) == observed.SkillFile {
+					skills = append(skills, path.Dir(p))
+				}
+			}
+		}
+		if len(skills) > 0 {
+			rel := ownPick(g, append(append([]string{}, ownPersonPaths...), path.Join("scripts", g.tempName())))
+			return path.Join(ownPick(g, skills), rel)
+		}
 	}
 	return path.Join(td, name, observed.SkillFile)
 }
@@ -1245,6 +1402,8 @@ func (g *ownGenerator) largeFile() {
 	g.writeFile(p, data, fmt.Sprintf("%s (%d bytes)", kind, len(data)))
 }
 
+// --- whole skill directories (spec.dir)
+
 // ---------------------------------------------------------------------------
 // Coverage figures, logged with -v
 
@@ -1252,6 +1411,26 @@ type ownStats struct {
 	mu       sync.Mutex
 	verdicts map[string]int
 	kinds    map[string]int
+	// supporting counts the planned changes of supporting files by action, so a
+	// run shows the skill-directory paths were taken, held ones among them.
+	supporting map[string]int
+}
+
+func (s *ownStats) addSupporting(pl plan.Plan) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.supporting == nil {
+		s.supporting = map[string]int{}
+	}
+	for _, c := range pl.Changes {
+		if c.Supporting {
+			action := string(c.Action)
+			if strings.HasPrefix(c.Reason, "not written while") {
+				action += " (held)"
+			}
+			s.supporting[action]++
+		}
+	}
 }
 
 func (s *ownStats) addVerdict(v controller.Verdict) {
@@ -1290,6 +1469,10 @@ func (s *ownStats) String() string {
 	b.WriteString("verdicts:")
 	for _, k := range ownSorted(s.verdicts) {
 		fmt.Fprintf(&b, " %s %d,", k, s.verdicts[k])
+	}
+	b.WriteString("\nplanned supporting-file changes:")
+	for _, k := range ownSorted(s.supporting) {
+		fmt.Fprintf(&b, " %s %d,", k, s.supporting[k])
 	}
 	b.WriteString("\nentries written by people:")
 	for _, k := range ownSorted(s.kinds) {

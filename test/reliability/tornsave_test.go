@@ -8,7 +8,14 @@ package reliability
 // pause of 100 to 200 ms between them, with the edit before or after the point where
 // the first write stops; deleted and created again after 50 ms to 1 s; saved over
 // and over for longer than --max-wait; and rewritten with 2 000 other files by a
-// git checkout, under a watcher that runs every 100 ms meanwhile. A goroutine polls every generated file that is wanted both before
+// git checkout, under a watcher that runs every 100 ms meanwhile. The workspace also
+// has a whole skill directory (spec.dir: skills/release, with a script, a binary
+// file and nested folders), and its files are saved the same ways: its SKILL.md
+// torn inside the front matter and in the body, emptied, and deleted and created
+// again; a supporting file torn, emptied, deleted and created again, and saved
+// over and over; the script deleted and created again without its mode; a folder
+// of it, and the whole directory, removed and written again, as a checkout does.
+// A goroutine polls every generated file that is wanted both before
 // and after the save, every few milliseconds, from the first write until the
 // watcher reports the last save converged: the case fails if any of them is missing
 // even once, or if the generated files then differ from what a single
@@ -31,6 +38,22 @@ package reliability
 //     parse), delete-then-create after 50 ms and a 100 ms pause (both shorter
 //     than the 100 ms quiet period, so no run read the half-saved file) and the
 //     two watcher stops.
+//
+// The skill-directory saves, verified the same way (seed 1, 35 cases):
+//
+//   - mayDelete made to return true: 14 failures, five of them skill-directory
+//     saves: a supporting file deleted and created again after 150 ms, 500 ms and
+//     1 s, the script deleted and created again, and the references/ folder
+//     removed and written again each lost the target copies for a moment. The
+//     50 ms gap is shorter than the quiet period; while the whole directory or
+//     its SKILL.md is missing or cut in its front matter, the registry is invalid
+//     and nothing is written.
+//   - the SKILL.md written while the deletes of its directory wait (ApplyGated
+//     in controller/apply/apply.go writing o.manifests, not o.ready(o.manifests,
+//     notDone)): 8 failures, all skill-directory saves. The SKILL.md written
+//     during the gap no longer names checklist.md, so the copies put back are a
+//     person's files: the watcher ends in conflicts ("never converged") and the
+//     directory stays stuck for every save after.
 
 import (
 	"bytes"
@@ -67,6 +90,9 @@ type tornSuite struct {
 func TestTornSaves(t *testing.T) {
 	s := &tornSuite{t: t, rng: rand.New(rand.NewPCG(uint64(seed(1)), 11))}
 	s.ws = example(t, t.TempDir())
+	must(t, writeSkillDirSource(filepath.Join(s.ws, filepath.FromSlash(tornSkillDir)), tornSkillFiles(s.rng)))
+	must(t, os.WriteFile(filepath.Join(s.ws, "registry", "skill-release.yaml"),
+		[]byte("apiVersion: skillsync/v1\nkind: Skill\nmetadata:\n  name: release\nspec:\n  dir: ../skills/release\n"), 0o644))
 	must(t, workspacegen.Backdate(s.ws))
 	stop := s.startWatcher(s.ws)
 	file := "registry/intents.yaml"
@@ -120,6 +146,7 @@ func TestTornSaves(t *testing.T) {
 		}
 		tornWrite(p, final, documentEnd(final, 1), 100*time.Millisecond)
 	})
+	s.skillDirSaves()
 	if err := stop(); err != nil {
 		s.fail("the watcher did not stop cleanly: %v", err)
 	}
@@ -127,7 +154,7 @@ func TestTornSaves(t *testing.T) {
 
 	s.checkout()
 	report("torn saves never prune", s.cases, s.failed,
-		"watcher at default timings; torn saves with 100-200ms pauses (edit before and after the cut, cut mid-line), delete-then-create after 50ms-1s, 3s storm, git checkout of 2 000 files both ways (runs every 100ms): no wanted file missing at any poll, end state = a single --once of the last save")
+		"watcher at default timings; torn saves with 100-200ms pauses (edit before and after the cut, cut mid-line), delete-then-create after 50ms-1s, 3s storm, git checkout of 2 000 files both ways (runs every 100ms); a skill directory's SKILL.md and supporting files torn, emptied, deleted then created, a folder and the whole directory rewritten: no wanted file missing at any poll, end state (bytes and execute bits) = a single --once of the last save")
 }
 
 // save applies one save to file through write, and checks that no generated file
@@ -140,7 +167,7 @@ func (s *tornSuite) save(file string, final []byte, name string, write func(path
 
 // watchSave runs save on ws under a monitor of the files wanted both now and in
 // expected, awaits the converged run, and compares the result with expected.
-func (s *tornSuite) watchSave(ws string, expected map[string][]byte, name string, save func()) {
+func (s *tornSuite) watchSave(ws string, expected map[string]genFile, name string, save func()) {
 	before := generated(s.t, ws)
 	var wanted []string
 	for p := range before {
@@ -169,7 +196,7 @@ func (s *tornSuite) watchSave(ws string, expected map[string][]byte, name string
 
 // expect is what a single `reconcile --once` makes of ws's inputs with the files
 // in changed replaced: the generated files by path.
-func (s *tornSuite) expect(ws string, changed map[string][]byte) map[string][]byte {
+func (s *tornSuite) expect(ws string, changed map[string][]byte) map[string]genFile {
 	ref := filepath.Join(s.t.TempDir(), "reference")
 	err := os.CopyFS(ref, os.DirFS(ws))
 	for _, d := range []string{".claude", ".qwen", ".agents", ".skillsync"} {
@@ -189,12 +216,15 @@ func (s *tornSuite) expect(ws string, changed map[string][]byte) map[string][]by
 	return generated(s.t, ref)
 }
 
-func (s *tornSuite) compare(want, got map[string][]byte) {
-	for p, data := range want {
-		if g, ok := got[p]; !ok {
+func (s *tornSuite) compare(want, got map[string]genFile) {
+	for p, w := range want {
+		switch g, ok := got[p]; {
+		case !ok:
 			s.fail("after the last save %s is missing", p)
-		} else if !bytes.Equal(g, data) {
+		case !bytes.Equal(g.data, w.data):
 			s.fail("after the last save %s does not hold what a single run of it writes", p)
+		case g.exec != w.exec:
+			s.fail("after the last save %s is executable: %v, a single run of it makes it %v", p, g.exec, w.exec)
 		}
 	}
 	for p := range got {
@@ -202,6 +232,173 @@ func (s *tornSuite) compare(want, got map[string][]byte) {
 			s.fail("after the last save %s is left over", p)
 		}
 	}
+}
+
+// tornSkillDir is the skill directory the workspace declares with spec.dir.
+const tornSkillDir = "skills/release"
+
+// tornSkillFiles is skills/release as its author first writes it: a SKILL.md
+// whose body runs over several lines, a script, a checklist, a binary file and a
+// guide two folders down.
+func tornSkillFiles(rng *rand.Rand) map[string]dirSrcFile {
+	logo := make([]byte, 4096)
+	for i := range logo {
+		logo[i] = byte(rng.UintN(256))
+	}
+	var body strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&body, "%d. Step %d of the release: see checklist.md.\n", i+1, i+1)
+	}
+	var list strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&list, "- [ ] item %d\n", i+1)
+	}
+	return map[string]dirSrcFile{
+		"SKILL.md": {data: []byte("---\nname: release\ndescription: Cut a release.\nallowed-tools: Bash(git:*)\n---\n" +
+			"Run scripts/release.sh, then go through checklist.md.\n\n" + body.String())},
+		"scripts/release.sh":       {data: []byte("#!/bin/sh\necho released\n"), exec: true},
+		"checklist.md":             {data: []byte(list.String())},
+		"assets/logo.bin":          {data: logo},
+		"references/deep/guide.md": {data: []byte("# Guide\n\nTag, build, publish.\n")},
+	}
+}
+
+// skillDirSaves saves the files of skills/release the ways editors and checkouts
+// do. A torn SKILL.md is invalid while its front matter is cut (nothing may be
+// written) and only shorter in its body; a supporting file torn or emptied is a
+// smaller file to copy, and one deleted, or a folder of them, is a file the skill
+// no longer has, whose copies in every target the prune must not take while the
+// inputs have not settled. Each ends where a single run of the last save ends,
+// execute bits included.
+func (s *tornSuite) skillDirSaves() {
+	skill := tornSkillDir + "/SKILL.md"
+	list := tornSkillDir + "/checklist.md"
+	script := tornSkillDir + "/scripts/release.sh"
+
+	next := setLine(s.read(skill), "description: ", "description: Cut a release, torn in its front matter.")
+	s.save(skill, next, "SKILL.md torn inside its front matter, 150ms pause", func(p string) {
+		tornWrite(p, next, bytes.Index(next, []byte("description:"))+5, 150*time.Millisecond)
+	})
+	next = setLine(s.read(skill), "9. ", "9. Step nine, torn in the body.")
+	s.save(skill, next, "SKILL.md torn in its body, 200ms pause", func(p string) {
+		tornWrite(p, next, bytes.Index(next, []byte("5. Step")), 200*time.Millisecond)
+	})
+	next = setLine(s.read(skill), "2. ", "2. Step two, emptied first.")
+	s.save(skill, next, "SKILL.md emptied, then written 150ms later", func(p string) {
+		tornWrite(p, next, 0, 150*time.Millisecond)
+	})
+	for _, gap := range []time.Duration{100 * time.Millisecond, 500 * time.Millisecond, time.Second} {
+		next := setLine(s.read(skill), "3. ", fmt.Sprintf("3. Step three, deleted for %s.", gap))
+		s.save(skill, next, fmt.Sprintf("SKILL.md deleted, then created %s later", gap), func(p string) {
+			os.Remove(p)
+			time.Sleep(gap)
+			os.WriteFile(p, next, 0o644)
+		})
+	}
+
+	for _, pause := range []time.Duration{150 * time.Millisecond, 250 * time.Millisecond} {
+		next := append(s.read(list), fmt.Sprintf("- [ ] added after a %s pause\n", pause)...)
+		s.save(list, next, fmt.Sprintf("supporting file torn in half, %s pause", pause), func(p string) {
+			tornWrite(p, next, len(next)/2, pause)
+		})
+	}
+	next = append(s.read(list), "- [ ] added after emptying\n"...)
+	s.save(list, next, "supporting file emptied, then written 200ms later", func(p string) {
+		tornWrite(p, next, 0, 200*time.Millisecond)
+	})
+	for _, gap := range []time.Duration{50 * time.Millisecond, 150 * time.Millisecond, 500 * time.Millisecond, time.Second} {
+		next := append(s.read(list), fmt.Sprintf("- [ ] added after a %s gap\n", gap)...)
+		s.save(list, next, fmt.Sprintf("supporting file deleted, then created %s later", gap), func(p string) {
+			os.Remove(p)
+			time.Sleep(gap)
+			os.WriteFile(p, next, 0o644)
+		})
+	}
+	// Created again with mode 0644, as an editor that deletes first does: its
+	// #! line keeps it executable in every target.
+	next = []byte("#!/bin/sh\necho released, again\n")
+	s.save(script, next, "script deleted, then created 300ms later without its mode", func(p string) {
+		os.Remove(p)
+		time.Sleep(300 * time.Millisecond)
+		os.WriteFile(p, next, 0o644)
+	})
+	logo := tornSkillDir + "/assets/logo.bin"
+	next = slices.Clone(s.read(logo))
+	next[len(next)-1] ^= 0xff
+	s.save(logo, next, "binary supporting file torn in half, 150ms pause", func(p string) {
+		tornWrite(p, next, len(next)/2, 150*time.Millisecond)
+	})
+
+	// A folder of supporting files, then the whole directory, removed and
+	// written again, as a checkout that rewrites them does.
+	guide := tornSkillDir + "/references/deep/guide.md"
+	next = append(s.read(guide), "Then announce it.\n"...)
+	s.save(guide, next, "folder of supporting files removed, then written again 300ms later", func(p string) {
+		os.RemoveAll(filepath.Join(s.ws, filepath.FromSlash(tornSkillDir), "references"))
+		time.Sleep(300 * time.Millisecond)
+		must(s.t, writeSkillDirFile(filepath.Join(s.ws, filepath.FromSlash(tornSkillDir)), "references/deep/guide.md", dirSrcFile{data: next}))
+	})
+	files := s.skillFiles()
+	files["checklist.md"] = dirSrcFile{data: append(files["checklist.md"].data, "- [ ] added by a checkout\n"...)}
+	next = files["checklist.md"].data
+	s.save(list, next, "whole skill directory removed, then written again 500ms later", func(string) {
+		dir := filepath.Join(s.ws, filepath.FromSlash(tornSkillDir))
+		os.RemoveAll(dir)
+		time.Sleep(500 * time.Millisecond)
+		must(s.t, writeSkillDirSource(dir, files))
+	})
+
+	// A supporting file saved over and over for three times --max-wait, each
+	// save spending most of its time half written.
+	base := s.read(list)
+	final := append(slices.Clone(base), "- [ ] added after the storm\n"...)
+	s.save(list, final, "supporting file torn every 50-100ms for 3s", func(p string) {
+		for i, end := 0, time.Now().Add(3*time.Second); time.Now().Before(end); i++ {
+			v := append(slices.Clone(base), fmt.Sprintf("- [ ] save %d of the storm\n", i)...)
+			tornWrite(p, v, len(v)/3, time.Duration(40+s.rng.IntN(50))*time.Millisecond)
+			time.Sleep(time.Duration(5+s.rng.IntN(10)) * time.Millisecond)
+		}
+		tornWrite(p, final, len(final)/3, 100*time.Millisecond)
+	})
+}
+
+// skillFiles reads skills/release as it is now, with each file's execute bit.
+func (s *tornSuite) skillFiles() map[string]dirSrcFile {
+	dir := filepath.Join(s.ws, filepath.FromSlash(tornSkillDir))
+	files := map[string]dirSrcFile{}
+	must(s.t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = dirSrcFile{data: data, exec: info.Mode()&0o100 != 0}
+		return nil
+	}))
+	return files
+}
+
+// setLine replaces the one line of data that starts with prefix by line.
+func setLine(data []byte, prefix, line string) []byte {
+	lines := strings.SplitAfter(string(data), "\n")
+	n := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			lines[i] = line + "\n"
+			n++
+		}
+	}
+	if n != 1 {
+		panic(fmt.Sprintf("setLine: %d lines start with %q", n, prefix))
+	}
+	return []byte(strings.Join(lines, ""))
 }
 
 // startWatcher starts the real binary as a watcher on ws with its default timings
@@ -300,10 +497,17 @@ func retitle(data []byte, old, title string) []byte {
 	return slices.Concat(data[:i], []byte("  title: "+title), data[end:])
 }
 
+// genFile is what a generated file holds, and whether it has its owner's
+// execute bit (a supporting script keeps it).
+type genFile struct {
+	data []byte
+	exec bool
+}
+
 // generated reads every file in the target directories of ws, by workspace path.
-func generated(t *testing.T, ws string) map[string][]byte {
+func generated(t *testing.T, ws string) map[string]genFile {
 	t.Helper()
-	files := map[string][]byte{}
+	files := map[string]genFile{}
 	for _, dir := range []string{".claude/skills", ".qwen/skills", ".agents/skills"} {
 		err := filepath.WalkDir(filepath.Join(ws, dir), func(p string, d fs.DirEntry, err error) error {
 			if os.IsNotExist(err) {
@@ -316,8 +520,12 @@ func generated(t *testing.T, ws string) map[string][]byte {
 			if err != nil {
 				return err
 			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
 			rel, _ := filepath.Rel(ws, p)
-			files[filepath.ToSlash(rel)] = data
+			files[filepath.ToSlash(rel)] = genFile{data: data, exec: info.Mode()&0o100 != 0}
 			return nil
 		})
 		must(t, err)
