@@ -2,5 +2,5 @@
 // does with it: desired and observed state in, a Plan out, following the plan
 // table in docs/ownership.md. It is pure: it reads and writes nothing.
 //
-// It imports, of this module: clients, desired, observed.
+// It imports, of this module: clients, desired, internal/banner, observed.
 package plan
