@@ -118,7 +118,7 @@ type State struct {
 	// supporting file a kill cut short: a leftover if its name is the digest of
 	// a wanted file there that begins with its bytes.
 	CutShort []File
-	links     []string // every symlink met, to check for escapes
+	links    []string // every symlink met, to check for escapes
 }
 
 // Links are the symlinks the scan met (a target directory or one above it, a
