@@ -129,10 +129,7 @@ func Unchanged(reg *Registry) bool {
 		}
 		matched = append(matched, dirs...)
 	}
-	if !slices.Equal(matched, reg.matchedDirs) {
-		return false
-	}
-	return true
+	return slices.Equal(matched, reg.matchedDirs)
 }
 
 // maxInputSize bounds every input file read.
