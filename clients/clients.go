@@ -79,6 +79,10 @@ type Client struct {
 	// Keys are the front matter keys it reads beyond the specification's name
 	// and description.
 	Keys []string
+	// KeyFacts say, by front matter key, what the client does with a key a
+	// skill carries, and how that is known: measured with the real client, or
+	// from its documentation or source.
+	KeyFacts map[string]string
 	// TextSlot is a line of a body the client replaces with the text typed after
 	// the skill's name; empty where it replaces none. TextSource tells its model
 	// where that text is.

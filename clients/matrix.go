@@ -2,6 +2,8 @@ package clients
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -9,7 +11,20 @@ import (
 // how each client finds skills, the table of Targets and how each is written, and
 // the targets recommended for some sets of clients in use.
 func Matrix() string {
-	return clientMatrix() + "\n" + findingMatrix() + "\n" + targetMatrix() + "\n" + recommendationMatrix()
+	return clientMatrix() + "\n" + findingMatrix() + "\n" + keyMatrix() + "\n" + targetMatrix() + "\n" + recommendationMatrix()
+}
+
+// keyMatrix lists what each client is known to do with front matter keys, and
+// how that is known.
+func keyMatrix() string {
+	var b strings.Builder
+	b.WriteString("| client | key | what it does with it |\n|---|---|---|\n")
+	for _, c := range All {
+		for _, k := range slices.Sorted(maps.Keys(c.KeyFacts)) {
+			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", c.Name, k, c.KeyFacts[k])
+		}
+	}
+	return b.String()
 }
 
 func clientMatrix() string {
