@@ -9,14 +9,12 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/gitfiles"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // A skill directory (spec.dir) is read whole: its SKILL.md gives the skill's
@@ -49,14 +47,6 @@ type skillDir struct {
 	sum   [32]byte // of every name, mode and byte read
 }
 
-// frontMatterKeys are the keys a skill directory's SKILL.md may carry, and the
-// registry field each is, for messages.
-var frontMatterKeys = map[string]string{
-	"name": "metadata.name", "description": "spec.description", "license": "spec.license",
-	"compatibility": "spec.compatibility", "metadata": "spec.metadata", "allowed-tools": "spec.allowedTools",
-	"disable-model-invocation": "spec.disableModelInvocation", "user-invocable": "spec.userInvocable", "paths": "spec.paths",
-}
-
 // readSkillDir reads the skill directory dir, relative to file, into s: its
 // front matter and body, and its supporting files.
 func (l *loader) readSkillDir(doc document, file string, d Object[SkillSpec], s *Skill) {
@@ -72,78 +62,6 @@ func (l *loader) readSkillDir(doc document, file string, d Object[SkillSpec], s 
 		return
 	}
 	l.fillFromDir(s, rel, pos)
-}
-
-// matchedSkillDirs adds to reg a skill for every directory a pattern of
-// spec.skillDirs matches that holds a SKILL.md.
-func (l *loader) matchedSkillDirs(reg *Registry) {
-	for i, pattern := range reg.Config.Spec.SkillDirs {
-		pos := itemAt(reg.config, i, "spec", "skillDirs").Position()
-		clean, p := l.resolvePattern(pattern, pos)
-		if p != nil {
-			l.add(*p)
-			continue
-		}
-		dirs, err := matchDirs(l.r, clean)
-		if err != nil && l.failed(pattern, err) {
-			return
-		}
-		if err != nil {
-			l.add(Problem{Pos: pos, Message: fmt.Sprintf("cannot list the skill directories %q matches: %v", pattern, workspacefs.Cause(err)),
-				Hint: "a directory it lists must be readable"})
-			continue
-		}
-		reg.matchedDirs = append(reg.matchedDirs, dirs...)
-		found := 0
-		for _, dir := range dirs {
-			if _, err := l.r.Lstat(path.Join(dir, "SKILL.md")); err != nil {
-				continue
-			}
-			found++
-			s := Skill{Name: path.Base(dir), Spec: SkillSpec{Dir: dir}, pattern: i + 1, doc: reg.config}
-			if rel, p := l.resolveInside(dir, dir, pos); p != nil {
-				l.add(*p)
-			} else {
-				l.fillFromDir(&s, rel, pos)
-			}
-			reg.Skills = append(reg.Skills, s)
-		}
-		if found == 0 {
-			l.add(Problem{Pos: pos, Message: fmt.Sprintf("skillDirs pattern %q matches no directory holding a SKILL.md", pattern),
-				Hint: "check the pattern, relative to " + ConfigName + ", or remove it"})
-		}
-	}
-}
-
-// matchDirs lists the directories of r the clean glob pattern matches, sorted.
-func matchDirs(r workspacefs.FS, clean string) ([]string, error) {
-	current := []string{"."}
-	for _, seg := range strings.Split(clean, "/") {
-		var next []string
-		for _, dir := range current {
-			if !strings.ContainsAny(seg, `*?[\`) {
-				if info, err := r.Stat(path.Join(dir, seg)); err == nil && info.IsDir() {
-					next = append(next, path.Join(dir, seg))
-				}
-				continue
-			}
-			entries, err := r.ReadDir(dir)
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
-			}
-			for _, e := range entries {
-				p := path.Join(dir, e.Name())
-				if MatchSegment(seg, e.Name()) {
-					if info, err := r.Stat(p); err == nil && info.IsDir() {
-						next = append(next, p)
-					}
-				}
-			}
-		}
-		current = next
-	}
-	slices.Sort(current)
-	return current, nil
 }
 
 // fillFromDir reads the skill directory rel into s, or adds the problems with
@@ -201,146 +119,6 @@ func fieldsBesideDir(spec SkillSpec) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// skillFrontMatter is the front matter of a skill directory's SKILL.md.
-type skillFrontMatter struct {
-	Name                   string            `yaml:"name"`
-	Description            string            `yaml:"description"`
-	License                string            `yaml:"license"`
-	Compatibility          string            `yaml:"compatibility"`
-	Metadata               map[string]string `yaml:"metadata"`
-	DisableModelInvocation bool              `yaml:"disable-model-invocation"`
-	UserInvocable          *bool             `yaml:"user-invocable"`
-	Paths                  []string          `yaml:"paths"`
-	AllowedTools           any               `yaml:"allowed-tools"`
-	allowedTools           string
-	nameLine               int
-}
-
-// parseSkillFile reads a SKILL.md: its front matter, and its body with the line
-// the body starts on.
-func parseSkillFile(file string, data []byte) (fm skillFrontMatter, body string, bodyLine int, ps Problems) {
-	at := func(line int, hint, format string, args ...any) (skillFrontMatter, string, int, Problems) {
-		return skillFrontMatter{}, "", 0, Problems{{Pos: Position{File: file, Line: line}, Message: fmt.Sprintf(format, args...), Hint: hint}}
-	}
-	if p := checkBytes(file, data); p != nil {
-		return skillFrontMatter{}, "", 0, Problems{*p}
-	}
-	text := string(data)
-	rest, ok := strings.CutPrefix(text, "---\n")
-	front, after, closed := strings.Cut(rest, "\n---\n")
-	if !closed && strings.HasSuffix(rest, "\n---") {
-		front, after, closed = strings.TrimSuffix(rest, "\n---"), "", true
-	}
-	if !ok || !closed {
-		return at(1, "start it with a line ---, the front matter, and a line --- (LF line endings)", "SKILL.md has no front matter between --- lines at the top")
-	}
-	if _, _, err := banner.Inspect(data); err == nil {
-		return at(2, "declare the skill's own directory, not a generated copy", "SKILL.md carries skillsync's banner: it is a generated file")
-	}
-	var root yaml.Node
-	if err := yaml.Unmarshal([]byte(front), &root); err != nil {
-		return at(2, "fix the YAML between the --- lines", "front matter: %v", err)
-	}
-	if len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
-		return at(2, "write the front matter as keys and values, name: and description: at least", "the front matter is not a mapping")
-	}
-	mapping := root.Content[0]
-	if p := checkLimits(file, mapping); p != nil {
-		return skillFrontMatter{}, "", 0, Problems{*p}
-	}
-	for i := 0; i+1 < len(mapping.Content); i += 2 {
-		k := mapping.Content[i]
-		if _, known := frontMatterKeys[k.Value]; !known {
-			ps = append(ps, Problem{Pos: Position{File: file, Line: k.Line + 1, Column: k.Column},
-				Message: fmt.Sprintf("front matter key %q is not one skillsync carries", k.Value),
-				Hint:    "remove it, or keep the skill hand-written; skillsync carries " + strings.Join(slices.Sorted(keysOf(frontMatterKeys)), ", ")})
-		}
-		if k.Value == "name" {
-			fm.nameLine = k.Line + 1
-		}
-	}
-	if len(ps) > 0 {
-		return skillFrontMatter{}, "", 0, ps
-	}
-	if err := mapping.Decode(&fm); err != nil {
-		return skillFrontMatter{}, "", 0, typeProblems(file, err)
-	}
-	if fm.nameLine == 0 {
-		return at(2, "add name: the directory's name", "the front matter has no name")
-	}
-	tools, err := AllowedToolsValue(fm.AllowedTools)
-	if err != nil {
-		return at(keyLine(mapping, "allowed-tools"), "", "allowed-tools: %v", err)
-	}
-	fm.allowedTools = tools
-	bodyLine = strings.Count(text[:len(text)-len(after)], "\n") + 1
-	return fm, after, bodyLine, nil
-}
-
-// typeProblems are the problems of a front matter that does not decode, each
-// at its line of file: the front matter starts on the file's second line.
-func typeProblems(file string, err error) Problems {
-	hint := "give each key the type the Agent Skills specification gives it"
-	var typeErr *yaml.TypeError
-	if !errors.As(err, &typeErr) {
-		return Problems{{Pos: Position{File: file, Line: 2}, Message: "front matter: " + err.Error(), Hint: hint}}
-	}
-	var out Problems
-	for _, e := range typeErr.Errors {
-		line := 2
-		if n, rest, ok := strings.Cut(strings.TrimPrefix(e, "line "), ": "); ok {
-			if at, err := strconv.Atoi(n); err == nil {
-				line, e = at+1, rest
-			}
-		}
-		out = append(out, Problem{Pos: Position{File: file, Line: line}, Message: "front matter: " + e, Hint: hint})
-	}
-	return out
-}
-
-// keyLine is the line of the file the key of the front matter mapping is on.
-func keyLine(mapping *yaml.Node, key string) int {
-	for i := 0; i+1 < len(mapping.Content); i += 2 {
-		if mapping.Content[i].Value == key {
-			return mapping.Content[i].Line + 1
-		}
-	}
-	return 2
-}
-
-func keysOf(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-// AllowedToolsValue is an allowed-tools value as the registry holds it: the
-// specification's one string. A list, as Claude Code also takes, becomes that
-// string only when no item holds a blank, which would split it in two.
-func AllowedToolsValue(v any) (string, error) {
-	switch v := v.(type) {
-	case nil:
-		return "", nil
-	case string:
-		return v, nil
-	case []any:
-		var items []string
-		for _, item := range v {
-			s, ok := item.(string)
-			if !ok || s == "" || strings.ContainsAny(s, " \t\n") {
-				return "", fmt.Errorf("the item %v cannot be one of a space-delimited list; write allowed-tools as one string, as the specification does", item)
-			}
-			items = append(items, s)
-		}
-		return strings.Join(items, " "), nil
-	}
-	return "", errors.New("neither a string nor a list; write it as one string, as the specification does")
 }
 
 // walkSkillDir reads the skill directory dir: every file, each folder, and a
