@@ -68,7 +68,8 @@ func Apply(sys workspacefs.System, root string, pl plan.Plan) ([]Applied, error)
 }
 
 // ApplyGated is Apply where the deletes are carried out only if mayDelete, asked
-// once all creates and updates are done, says so; otherwise they are left undone.
+// once before anything is written, says so; otherwise they are left undone, and
+// so is every change of a skill directory with a supporting file to delete.
 func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete func() bool) ([]Applied, error) {
 	if pl.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, pl.Refused)
