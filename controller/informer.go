@@ -138,8 +138,8 @@ type baseline struct {
 type declared struct {
 	sum   [32]byte
 	names []string // the skills it declares, as they made it into the registry
-	// bodies says it declares a skill whose body is another file, or that is a
-	// skill directory: it counts as changed at every pass.
+	// bodies says it declares a skill whose body is another file: it counts as
+	// changed at every pass.
 	bodies bool
 }
 
@@ -160,11 +160,20 @@ func declaredIn(reg *registry.Registry) map[string]declared {
 		s := &reg.Skills[i]
 		d := out[s.File()]
 		d.names = append(d.names, s.Name)
-		d.bodies = d.bodies || s.BodyPath != "" || s.Dir != ""
+		d.bodies = d.bodies || s.BodyPath != ""
 		out[s.File()] = d
+		if s.Dir != "" {
+			// A skill directory is an input of its own: what it holds changes
+			// its skill alone.
+			out[skillDirKey+s.Dir] = declared{sum: s.DirSum(), names: []string{s.Name}}
+		}
 	}
 	return out
 }
+
+// skillDirKey starts the key a skill directory is declared under beside the
+// registry files; no file name holds its NUL.
+const skillDirKey = "dir\x00"
 
 // changedNames are the skills declared, before or now, in a file that changed.
 func changedNames(before, now map[string]declared) map[string]bool {

@@ -63,7 +63,7 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 	file := pick("registry/intents.yaml", "registry/journal.yaml", "registry/extra.yaml")
 	target := pick(".claude/skills", ".agents/skills", ".qwen/skills")
 	skill := pick("intent", "note", "weekly-report", "extra", "find-intent")
-	switch rng.IntN(26) {
+	switch rng.IntN(27) {
 	case 0, 1, 2:
 		applied, err := apply()
 		return fmt.Sprintf("apply (%d applied, err %v)", applied, err)
@@ -207,9 +207,54 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 		os.RemoveAll(at(rel))
 		os.MkdirAll(at(rel), 0o755)
 		return "directory " + rel
+	case 25:
+		return skillDirStep(rng, root, target, write, pick)
 	}
 	applied, err := apply()
 	return fmt.Sprintf("apply (%d applied, err %v)", applied, err)
+}
+
+// skillDirStep changes a whole skill directory, kit, declared by
+// registry/dir-kit.yaml: its source (declared, a file edited, added, removed or
+// made executable) or its generated copy in target (a supporting file edited or
+// removed, a person's file beside it).
+func skillDirStep(rng *rand.Rand, root, target string, write func(rel, content string), pick func(...string) string) string {
+	at := func(rel string) string { return filepath.Join(root, rel) }
+	switch pick("declare", "edit", "add", "remove", "chmod", "edit copy", "remove copy", "person's") {
+	case "declare":
+		write("registry/dir-kit.yaml", "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: kit}\nspec:\n  dir: ../kit\n")
+		write("kit/SKILL.md", "---\nname: kit\ndescription: A kit of files.\n---\nSee [the reference](ref.md).\n")
+		write("kit/ref.md", "reference\n")
+		write("kit/scripts/run.sh", "#!/bin/sh\necho run\n")
+		return "declare kit"
+	case "edit":
+		write("kit/ref.md", fmt.Sprintf("reference %d\n", rng.IntN(3)))
+		return "edit kit/ref.md"
+	case "add":
+		write("kit/"+pick("notes.md", "scripts/more.sh", "assets/a.bin"), fmt.Sprintf("added %d\n", rng.IntN(3)))
+		return "add to kit"
+	case "remove":
+		rel := "kit/" + pick("notes.md", "scripts/more.sh", "assets", "scripts")
+		os.RemoveAll(at(rel))
+		return "remove " + rel
+	case "chmod":
+		rel := "kit/" + pick("ref.md", "scripts/run.sh")
+		os.Chmod(at(rel), os.FileMode(0o644|0o111*rng.IntN(2)))
+		return "chmod " + rel
+	case "edit copy":
+		rel := target + "/kit/" + pick("ref.md", "scripts/run.sh")
+		if data, err := os.ReadFile(at(rel)); err == nil {
+			write(rel, string(data)+"edited by hand\n")
+		}
+		return "hand edit " + rel
+	case "remove copy":
+		rel := target + "/kit/" + pick("ref.md", "scripts", "notes.md")
+		os.RemoveAll(at(rel))
+		return "remove " + rel
+	}
+	rel := target + "/kit/" + pick("mine.md", "notes.md", "scripts/mine.sh")
+	write(rel, "a person's\n")
+	return "person's " + rel
 }
 
 // ResetWorkspace puts the example's inputs back and takes away what the steps
