@@ -92,8 +92,10 @@ e2e:
 	$(GO) test -tags e2e -count=1 -timeout 30m -v -run 'TestConformance|TestMCPSources|TestReferenceValidator|TestWholeSkillRuns' ./test/e2e/
 
 # One-shot commands against the file-I/O floor and the peers rulesync and ruler
-# (installed with npm into test/bench/.cache), N = 100, 1000, 10000; prints the table and
-# writes test/bench/results/latest.md. Takes about half an hour.
+# (installed with npm into test/bench/.cache), N = 100, 1000, 10000, then 1 000 whole
+# skill directories of 10 files against cp -r of their tree; prints the tables and
+# writes test/bench/results/latest.md. Takes about half an hour. The whole skills
+# alone: go run ./test/bench/reconcile -sizes '' -skilldirs 1000 -out /tmp/skilldirs.md
 bench:
 	$(GO) run ./test/bench/reconcile
 
@@ -102,7 +104,8 @@ bench:
 bench-scaling:
 	$(GO) run ./test/bench/reconcile -scaling -sizes 1000,10000 -runs 7
 
-# Watcher latency, idle CPU and memory (test/bench/watchlatency); takes a few minutes.
+# Watcher latency, idle CPU and memory (test/bench/watchlatency), and a saved supporting
+# file of a whole skill against a saved SKILL.md (-skilldirs 1000); a few minutes.
 bench-watch:
 	$(GO) run ./test/bench/watchlatency
 

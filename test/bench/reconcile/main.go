@@ -14,7 +14,8 @@ import (
 )
 
 func main() {
-	sizes := flag.String("sizes", "100,1000,10000", "numbers of capabilities")
+	sizes := flag.String("sizes", "100,1000,10000", "numbers of capabilities; empty for none")
+	skillDirs := flag.String("skilldirs", "1000", "numbers of whole skill directories of 10 files each; empty for none")
 	runs := flag.Int("runs", 5, "timed runs per figure, after one warm-up run")
 	withPeers := flag.Bool("peers", true, "also run rulesync and ruler (installed with npm into -cache)")
 	cache := flag.String("cache", "test/bench/.cache", "npm prefix for the peers; never committed")
@@ -28,12 +29,7 @@ func main() {
 	bin := filepath.Join(tmp, "skillsync")
 	check(benchkit.Build("", bin, "./cmd/skillsync", nil))
 
-	var ns []int
-	for _, s := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		check(err)
-		ns = append(ns, n)
-	}
+	ns := parseSizes(*sizes)
 	if *scaling {
 		report := (&bench{bin: bin, tmp: tmp, runs: *runs}).scaling(ns, *sizes)
 		fmt.Print(report)
@@ -41,7 +37,7 @@ func main() {
 		return
 	}
 	var p *peers
-	if *withPeers {
+	if *withPeers && len(ns) > 0 {
 		installed, err := installPeers(*cache)
 		check(err)
 		p = &installed
@@ -56,10 +52,40 @@ func main() {
 		// The next size is prepared only after this one's timed series; its
 		// workspaces are deleted at the end, so no mass delete slows a series.
 	}
-	report := render(results, b.describe(), *sizes, *runs)
+	var wholeResults []result
+	for _, n := range parseSizes(*skillDirs) {
+		// Prepared after the series before it, deleted only at the end, as above.
+		fmt.Fprintf(os.Stderr, "whole skills, N=%d: preparing workspaces\n", n)
+		w := b.prepareSkillDirs(n)
+		fmt.Fprintf(os.Stderr, "whole skills, N=%d: measuring\n", n)
+		wholeResults = append(wholeResults, b.measureSkillDirs(w)...)
+	}
+	var report string
+	if len(ns) > 0 {
+		report = render(results, b.describe(), *sizes, *runs)
+	} else {
+		report = fmt.Sprintf("# skillsync benchmark\n\n%s\nCommand: `go run ./test/bench/reconcile -sizes '' -skilldirs %s -runs %d`.\n", machine(), *skillDirs, *runs)
+	}
+	if len(wholeResults) > 0 {
+		report += "\n" + renderSkillDirs(wholeResults, *skillDirs, *runs)
+	}
 	fmt.Print(report)
 	check(os.MkdirAll(filepath.Dir(*out), 0o755))
 	check(os.WriteFile(*out, []byte(report), 0o644))
+}
+
+// parseSizes reads a comma-separated list of sizes; an empty one is none.
+func parseSizes(list string) []int {
+	var ns []int
+	for _, s := range strings.Split(list, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		check(err)
+		ns = append(ns, n)
+	}
+	return ns
 }
 
 func check(err error) {

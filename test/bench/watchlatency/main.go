@@ -22,7 +22,8 @@ const perFile = 10 // capabilities per registry file
 func main() {
 	saves := flag.Int("saves", 15, "registry saves per size")
 	idle := flag.Duration("idle", 60*time.Second, "how long to measure an idle watcher's CPU")
-	sizes := flag.String("sizes", "100,1000,10000", "numbers of capabilities")
+	sizes := flag.String("sizes", "100,1000,10000", "numbers of capabilities; empty for none")
+	skillDirs := flag.String("skilldirs", "1000", "numbers of whole skill directories (10 files each) for the supporting-file case; empty for none")
 	runs := flag.Int("baseline-runs", 5, "reconcile --check runs for the baseline median")
 	flag.Parse()
 
@@ -35,18 +36,42 @@ func main() {
 	// Prepare every workspace before any timed series.
 	var ns []int
 	workspaces := map[int]string{}
-	for _, s := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		benchkit.Check(err)
+	for _, n := range parseSizes(*sizes) {
 		ns = append(ns, n)
 		workspaces[n] = prepare(filepath.Join(tmp, fmt.Sprintf("ws-%d", n)), n)
+	}
+	wholeSizes := parseSizes(*skillDirs)
+	wholeWorkspaces := map[int]string{}
+	for _, n := range wholeSizes {
+		wholeWorkspaces[n] = prepareSkillDirs(filepath.Join(tmp, fmt.Sprintf("skilldirs-%d", n)), n)
 	}
 
 	var rows []row
 	for _, n := range ns {
 		rows = append(rows, measure(bin, workspaces[n], n, *saves, *runs, *idle))
 	}
-	print(rows, *saves, *idle)
+	var wholeRows []skillDirRow
+	for _, n := range wholeSizes {
+		wholeRows = append(wholeRows, measureSkillDirs(bin, wholeWorkspaces[n], n, *saves))
+	}
+	if len(rows) > 0 {
+		print(rows, *saves, *idle)
+	}
+	printSkillDirs(wholeRows, *saves)
+}
+
+// parseSizes reads a comma-separated list of sizes; an empty one is none.
+func parseSizes(list string) []int {
+	var ns []int
+	for _, s := range strings.Split(list, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		benchkit.Check(err)
+		ns = append(ns, n)
+	}
+	return ns
 }
 
 type row struct {
