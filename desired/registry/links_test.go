@@ -12,13 +12,13 @@ func TestWarningsNameBodyLinksTheSkillDoesNotBring(t *testing.T) {
 		"```",
 		"[in a fence](fenced.md)",
 		"```",
-		"[up](../shared/x.md)",
+		"[up](../team/x.md)",
 	}, "\n")
 	dir := Skill{Name: "release", Dir: "skills/release", bodyLine: 5, Body: body,
 		Files: []SupportFile{{Path: "checklist.md"}, {Path: "assets/logo big.png"}}}
 	got := missingLinks(dir)
 	if len(got) != 2 {
-		t.Fatalf("warnings = %v, want references/notes.md and ../shared/x.md", got)
+		t.Fatalf("warnings = %v, want references/notes.md and ../team/x.md", got)
 	}
 	if got[0].Pos.File != "skills/release/SKILL.md" || got[0].Pos.Line != 5 || !strings.Contains(got[0].Message, "references/notes.md#top, which the skill directory does not hold") {
 		t.Errorf("first warning = %+v", got[0])
