@@ -72,7 +72,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -173,11 +172,6 @@ func TestHostileInput(t *testing.T) {
 }
 
 func newHostileSuite(t *testing.T) *hostileSuite {
-	// A program this process starts is charged, in the peak RSS the kernel
-	// reports for it, with the memory this process holds when it starts it: the
-	// suites before this one (the crash suite's trees) leave the heap grown, so
-	// it is handed back first, and a run's peak is its own.
-	debug.FreeOSMemory()
 	// t.TempDir's parent is closed to other users; uid 65534 needs a way in.
 	parent, err := os.MkdirTemp("", "hostile-")
 	must(t, err)
@@ -320,15 +314,20 @@ func (s *hostileSuite) run(t *testing.T, ws string, as runAs, args ...string) re
 	argv := append([]string{"--workspace", ws}, args...)
 	cmd := exec.CommandContext(ctx, bin, argv...)
 	if as.limited {
-		// exec keeps the process, so its rusage is skillsync's own.
+		// The launcher forks the shell, so the shell's exec keeps its small start.
 		cmd = exec.CommandContext(ctx, "sh", append([]string{"-c", fmt.Sprintf(`ulimit -v %d && exec "$0" "$@"`, addressLimit), bin}, argv...)...)
 	}
+	uid := -1
 	if as.nobody {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		uid = nobody
+	}
+	ended, err := throughLauncher(cmd, uid)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	err = cmd.Run()
 	res := result{code: -1, stdout: stdout.Bytes(), stderr: stderr.Bytes()}
 	var exit *exec.ExitError
 	switch {
@@ -337,13 +336,14 @@ func (s *hostileSuite) run(t *testing.T, ws string, as runAs, args ...string) re
 	case err != nil && !errors.As(err, &exit):
 		t.Fatalf("run %v: %v", args, err)
 	}
-	if cmd.ProcessState != nil {
-		res.code = cmd.ProcessState.ExitCode()
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			res.rss = ru.Maxrss
-		}
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && res.failure == "" {
-			res.failure = "killed by " + ws.Signal().String()
+	run, ok := ended()
+	switch {
+	case !ok && res.failure == "":
+		res.failure = fmt.Sprintf("the launcher reported nothing (%v)", err)
+	case ok:
+		res.code, res.rss = run.code, run.maxRSS
+		if run.signal != 0 && res.failure == "" {
+			res.failure = "killed by " + run.signal.String()
 		}
 	}
 	return res

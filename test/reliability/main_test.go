@@ -35,8 +35,12 @@ func report(suite string, cases, failures int, checked string) {
 }
 
 // TestMain prints the table once every suite has run. The suites that run the
-// real binary share one build, testkit.Binary.
+// real binary share one build, testkit.Binary. Started with launchEnv set, the
+// binary is a launcher instead.
 func TestMain(m *testing.M) {
+	if os.Getenv(launchEnv) != "" {
+		os.Exit(launch())
+	}
 	code := m.Run()
 	printTable()
 	testkit.RemoveBinaries()
