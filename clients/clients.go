@@ -103,6 +103,11 @@ type Client struct {
 	// MCPConfig is the project file the client reads its MCP servers from, when
 	// it is JSON with the servers by name under one key; nil where not.
 	MCPConfig *MCPConfig
+	// Personal are the skill directories it reads in the user's home, relative
+	// to it; PersonalClash is which skill its model is shown when a personal
+	// and a project skill share a name. Both as measured where Source says so.
+	Personal      []string
+	PersonalClash Clash
 	// Evidence are workspace-relative files or directories whose presence says the
 	// client is used here; Tools are programs on PATH that say so too.
 	Evidence []string
@@ -112,6 +117,41 @@ type Client struct {
 	// substrings that reserve every name holding them.
 	Reserved     map[string]bool
 	ReservedWith []string
+}
+
+// Clash is what a client makes of a personal and a project skill of one name.
+type Clash int
+
+const (
+	// ClashUnknown: not recorded for the client.
+	ClashUnknown Clash = iota
+	// ClashPersonal: the personal skill is shown, the project's hidden.
+	ClashPersonal
+	// ClashProject: the project's skill is shown, the personal one hidden.
+	ClashProject
+	// ClashBoth: both are shown to the model.
+	ClashBoth
+)
+
+func (c Clash) String() string {
+	switch c {
+	case ClashPersonal:
+		return "the personal skill wins"
+	case ClashProject:
+		return "the project's skill wins"
+	case ClashBoth:
+		return "both are listed"
+	}
+	return "not recorded"
+}
+
+// Lookup is the client called name in All.
+func Lookup(name string) (Client, bool) {
+	i := slices.IndexFunc(All, func(c Client) bool { return c.Name == name })
+	if i < 0 {
+		return Client{}, false
+	}
+	return All[i], true
 }
 
 // MCPConfig is a JSON file of MCP servers, and the key that holds them by name.

@@ -8,10 +8,10 @@ import (
 )
 
 // Matrix is the table of All as docs/clients.md shows it, in Markdown, followed by
-// how each client finds skills, the table of Targets and how each is written, and
+// how each client finds skills, its personal skills, the table of Targets and how each is written, and
 // the targets recommended for some sets of clients in use.
 func Matrix() string {
-	return clientMatrix() + "\n" + findingMatrix() + "\n" + keyMatrix() + "\n" + targetMatrix() + "\n" + recommendationMatrix()
+	return clientMatrix() + "\n" + findingMatrix() + "\n" + personalMatrix() + "\n" + keyMatrix() + "\n" + targetMatrix() + "\n" + recommendationMatrix()
 }
 
 // keyMatrix lists what each client is known to do with front matter keys, and
@@ -140,6 +140,21 @@ func findingMatrix() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Name, orNone(c.Depth, "not recorded"),
 			orNone(c.Duplicates, "not recorded"), reserved, orNone(c.Limits, "none recorded"))
+	}
+	return b.String()
+}
+
+// personalMatrix lists the directories of the home directory each client reads
+// skills from, and which of two skills of one name it shows its model.
+func personalMatrix() string {
+	var b strings.Builder
+	b.WriteString("| client | personal skill directories it reads, in the home directory | a personal and a project skill of one name |\n|---|---|---|\n")
+	for _, c := range All {
+		personal := make([]string, len(c.Personal))
+		for i, dir := range c.Personal {
+			personal[i] = "~/" + dir
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Name, orNone(code(personal), "not recorded"), c.PersonalClash)
 	}
 	return b.String()
 }

@@ -1,0 +1,115 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"crypto/rand"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/test/e2e/mockapi"
+)
+
+// personalCandidates are the home directories a client might read personal
+// skills from: every one a client documents, and every client's project
+// directory, since clients read each other's.
+var personalCandidates = []string{
+	".claude/skills", ".agents/skills", ".qwen/skills", ".codex/skills", ".gemini/skills",
+	".config/opencode/skills", ".opencode/skills", ".copilot/skills", ".github/skills",
+	".cline/skills", ".clinerules/skills", ".config/kilo/skills", ".kilo/skills",
+	".kilocode/skills", ".config/agents/skills", ".cursor/skills",
+}
+
+// TestPersonalSkills runs each real client with a fresh HOME holding one skill
+// in every candidate personal directory, each with a name never used before,
+// and reads from the model's requests which directories the client
+// read: they must be the client table's Personal directories. It then puts one
+// name in the client's first personal directory and in its project directory,
+// each description with its own token, and checks that the model is shown the
+// one the table's PersonalClash says (a client that lists no descriptions
+// shows neither token, and the table must say it is not recorded).
+func TestPersonalSkills(t *testing.T) {
+	for _, c := range []client{claudeCode(t), qwenCode(t), codex(t), geminiCLI(t), openCode(t), kilo(t), copilotCLI(t), cline(t)} {
+		t.Run(c.name, func(t *testing.T) {
+			entry, ok := clients.Lookup(c.name)
+			if !ok {
+				t.Fatalf("%s is not in the client table", c.name)
+			}
+			// The names are the tokens: Cline lists names without descriptions.
+			token := strings.ToLower(rand.Text()[:12])
+			home := map[string]string{}
+			for i, dir := range personalCandidates {
+				name := fmt.Sprintf("h%s-%d", token, i)
+				home[dir+"/"+name+"/SKILL.md"] = skillFile(name, "A personal skill.")
+			}
+			reqs := runWithHome(t, c, home, nil)
+			var read []string
+			for i, dir := range personalCandidates {
+				if sentToModel(reqs, fmt.Sprintf("h%s-%d", token, i)) {
+					read = append(read, dir)
+				}
+			}
+			t.Logf("%s %s reads personal skills from %v", c.name, c.version, read)
+			if want := slices.Sorted(slices.Values(entry.Personal)); !slices.Equal(slices.Sorted(slices.Values(read)), want) {
+				t.Errorf("%s read personal skills from %v; the client table says %v", c.name, read, entry.Personal)
+			}
+			if len(entry.Personal) == 0 {
+				return
+			}
+
+			personal, project := "personal-"+rand.Text(), "project-"+rand.Text()
+			reqs = runWithHome(t, c,
+				map[string]string{entry.Personal[0] + "/twin/SKILL.md": skillFile("twin", "A skill of one name. Token "+personal+".")},
+				map[string]string{clients.Dir(c.target) + "/twin/SKILL.md": skillFile("twin", "A skill of one name. Token "+project+".")})
+			var got clients.Clash
+			switch sawPersonal, sawProject := sentToModel(reqs, personal), sentToModel(reqs, project); {
+			case sawPersonal && sawProject:
+				got = clients.ClashBoth
+			case sawPersonal:
+				got = clients.ClashPersonal
+			case sawProject:
+				got = clients.ClashProject
+			}
+			t.Logf("%s %s, one name in ~/%s and %s: %v", c.name, c.version, entry.Personal[0], clients.Dir(c.target), got)
+			if got != entry.PersonalClash {
+				t.Errorf("%s with a personal and a project skill of one name: %v; the client table says %v", c.name, got, entry.PersonalClash)
+			}
+		})
+	}
+}
+
+func skillFile(name, description string) string {
+	return "---\nname: " + name + "\ndescription: " + description + "\n---\nSay what this skill is.\n"
+}
+
+// runWithHome runs one plain prompt of c against a fresh mock, with home's files
+// in its HOME and project's in its workspace, and returns what the model was sent.
+func runWithHome(t *testing.T, c client, home, project map[string]string) []mockapi.Request {
+	t.Helper()
+	ws := testkit.ExampleWorkspace(t)
+	testkit.WriteFiles(t, ws, project)
+	mock, err := mockapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mock.Close()
+	setup := c.setup
+	c.setup = func(t *testing.T, dir, mockURL string, servers map[string]string) {
+		setup(t, dir, mockURL, servers)
+		testkit.WriteFiles(t, dir, home)
+	}
+	out, runErr := runClient(t, c, ws, mock.URL, "Say hello.", nil)
+	reqs := mock.Requests()
+	if len(reqs) == 0 {
+		t.Fatalf("%s sent its model nothing (exit %v):\n%s", c.name, runErr, out)
+	}
+	return reqs
+}
+
+func sentToModel(reqs []mockapi.Request, token string) bool {
+	return slices.ContainsFunc(reqs, func(r mockapi.Request) bool { return strings.Contains(string(r.Body), token) })
+}
