@@ -4,36 +4,61 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 	"github.com/spf13/cobra"
 )
 
-// planned plans the workspace read-only, as status does, with the evidence of the
-// clients in use.
-func planned(g *globals) (controller.Outcome, map[string][]string, error) {
+// planned plans the workspace read-only, as status does, with what it sees
+// beyond the plan.
+func planned(g *globals) (controller.Outcome, seen, error) {
 	root, err := g.root()
 	if err != nil {
-		return controller.Outcome{}, nil, err
+		return controller.Outcome{}, seen{}, err
 	}
 	sys := g.readOnly()
 	out := controller.Reconcile(controller.Request{System: sys, Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
 	if len(out.Problems) > 0 {
 		printProblems(g.stderr, out.Problems)
-		return out, nil, invalidInput(out.Problems)
+		return out, seen{}, invalidInput(out.Problems)
 	}
 	if out.Err != nil {
-		return out, nil, &exitError{exitFailure, out.Err}
+		return out, seen{}, &exitError{exitFailure, out.Err}
 	}
 	ws, err := sys.Open(out.Registry.Root)
 	if err != nil {
-		return out, nil, &exitError{exitFailure, err}
+		return out, seen{}, &exitError{exitFailure, err}
 	}
 	defer ws.Close()
-	return out, observed.Evidence(ws, exec.LookPath), nil
+	return out, seen{evidence: observed.Evidence(ws, exec.LookPath), personal: personalSkills(sys, out.Registry.Root)}, nil
+}
+
+// seen is what a read-only pass finds beyond its plan: the evidence of each
+// client's use, and the skills in the clients' personal directories.
+type seen struct {
+	evidence map[string][]string
+	personal observed.PersonalSkills
+}
+
+// personalSkills reads the clients' personal skill directories in the home
+// directory; none when there is no home, or the workspace is the home, whose
+// project directories they are.
+func personalSkills(sys workspacefs.System, root string) observed.PersonalSkills {
+	home, err := os.UserHomeDir()
+	if err != nil || filepath.Clean(home) == filepath.Clean(root) {
+		return nil
+	}
+	dir, err := sys.Open(home)
+	if err != nil {
+		return nil
+	}
+	defer dir.Close()
+	return observed.Personal(dir)
 }
 
 func newExplainCommand(g *globals) *cobra.Command {
@@ -53,11 +78,11 @@ func newExplainCommand(g *globals) *cobra.Command {
 			if err := checkOutput(output, "text", "json", "yaml"); err != nil {
 				return err
 			}
-			out, evidence, err := planned(g)
+			out, found, err := planned(g)
 			if err != nil {
 				return err
 			}
-			e, ok := explainSkill(out, evidence, args[0])
+			e, ok := explainSkill(out, found, args[0])
 			if !ok {
 				return usageError("no skill is called %q: nothing declares it and no one wrote one%s", args[0], didYouMean(args[0], skillNames(out)))
 			}
@@ -112,6 +137,9 @@ func printExplanation(g *globals, e Explanation) {
 		} else if c.Offered {
 			how = "by name, and its model may choose it"
 		}
+		if c.Personal != "" {
+			how += fmt.Sprintf("; also personal in %s/%s: %s", c.Personal, e.Name, c.Clash)
+		}
 		rows = append(rows, []string{"  " + c.Client, strings.Join(c.Paths, ", "), how})
 	}
 	writeTable(w, rows)
@@ -129,13 +157,13 @@ func newListCommand(g *globals) *cobra.Command {
 			if err := checkOutput(output, "text", "json", "yaml"); err != nil {
 				return err
 			}
-			out, evidence, err := planned(g)
+			out, found, err := planned(g)
 			if err != nil {
 				return err
 			}
 			var all []Explanation
 			for _, name := range skillNames(out) {
-				e, _ := explainSkill(out, evidence, name)
+				e, _ := explainSkill(out, found, name)
 				all = append(all, e)
 			}
 			if documentFormat(output) {

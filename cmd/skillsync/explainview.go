@@ -41,6 +41,10 @@ type ClientView struct {
 	Paths  []string
 	// Offered says the client's model may choose the skill on its own.
 	Offered bool
+	// Personal is the client's personal directory that holds a skill of the same
+	// name, as ~/dir, "" for none; Clash is which of the two its model is shown.
+	Personal string
+	Clash    clients.Clash
 }
 
 // Explanation is everything known about one skill name.
@@ -66,7 +70,7 @@ type Explanation struct {
 // explainSkill tells, from a planned pass, where the skill name comes from, what
 // becomes of it in each target and which clients in use will find it; ok is false
 // when nothing declares the name and no person wrote a skill of it.
-func explainSkill(out controller.Outcome, evidence map[string][]string, name string) (e Explanation, ok bool) {
+func explainSkill(out controller.Outcome, found seen, name string) (e Explanation, ok bool) {
 	e = Explanation{Name: name, Declarations: []Declaration{}, Targets: []TargetState{}, Clients: []ClientView{},
 		KeptFromModel: desired.KeptFromModel(out.Registry)[name]}
 	reg := out.Registry
@@ -108,7 +112,7 @@ func explainSkill(out controller.Outcome, evidence map[string][]string, name str
 		e.Targets = append(e.Targets, st)
 	}
 	for _, c := range clients.All {
-		if len(evidence[c.Name]) == 0 {
+		if len(found.evidence[c.Name]) == 0 {
 			continue
 		}
 		view := ClientView{Client: c.Name, Paths: []string{}, Offered: !e.KeptFromModel || !c.CanHide()}
@@ -118,6 +122,7 @@ func explainSkill(out controller.Outcome, evidence map[string][]string, name str
 			}
 		}
 		if len(view.Paths) > 0 {
+			view.Personal, view.Clash = personalCopy(c, found.personal, name), c.PersonalClash
 			e.Clients = append(e.Clients, view)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 )
@@ -150,6 +151,31 @@ type clientJSON struct {
 	Withheld    []withheldJSON `json:"withheld"`
 	SeenTwice   []string       `json:"seenTwice"`
 	Unguarded   []string       `json:"unguarded"`
+	// Personal are its skills here of which the home directory holds a copy the
+	// client reads too.
+	Personal []personalJSON `json:"personal"`
+}
+
+// personalJSON is a skill a client finds both here and in a personal directory,
+// and which of the two its model is shown.
+type personalJSON struct {
+	Skill string `json:"skill"`
+	Dir   string `json:"dir"`
+	Shown string `json:"shown"`
+}
+
+// shownToken is the JSON token for which of a personal and a project skill of one
+// name a client shows its model.
+func shownToken(c clients.Clash) string {
+	switch c {
+	case clients.ClashPersonal:
+		return "personal"
+	case clients.ClashProject:
+		return "project"
+	case clients.ClashBoth:
+		return "both"
+	}
+	return "unknown"
 }
 
 func clientJSONs(rows []ClientStatus) []clientJSON {
@@ -157,7 +183,10 @@ func clientJSONs(rows []ClientStatus) []clientJSON {
 	for _, r := range rows {
 		out = append(out, clientJSON{Client: r.Client, Target: r.Target, Directory: r.Directory, Evidence: nonNil(r.Evidence),
 			InSync: r.InSync, ToChange: r.ToChange, Conflicts: r.Conflicts, HandWritten: r.HandWritten,
-			Withheld: withheldJSONs(r.Withheld), SeenTwice: nonNil(r.SeenTwice), Unguarded: nonNil(r.Unguarded)})
+			Withheld: withheldJSONs(r.Withheld), SeenTwice: nonNil(r.SeenTwice), Unguarded: nonNil(r.Unguarded), Personal: []personalJSON{}})
+		for _, p := range r.Personal {
+			out[len(out)-1].Personal = append(out[len(out)-1].Personal, personalJSON{Skill: p.Skill, Dir: p.Dir, Shown: shownToken(r.Clash)})
+		}
 	}
 	return out
 }
@@ -203,6 +232,10 @@ type clientViewJSON struct {
 	Client  string   `json:"client"`
 	Paths   []string `json:"paths"`
 	Offered bool     `json:"offered"`
+	// Personal is the personal directory that holds a skill of the same name, and
+	// Shown which of the two the client's model is shown; absent for none.
+	Personal string `json:"personal,omitempty"`
+	Shown    string `json:"shown,omitempty"`
 }
 
 func explanationJSONOf(e Explanation) explanationJSON {
@@ -215,7 +248,11 @@ func explanationJSONOf(e Explanation) explanationJSON {
 		j.Targets = append(j.Targets, targetJSON{Target: t.Target, Path: t.Path, State: stateToken(t.State), Reason: withForce(t.Reason, t.Override)})
 	}
 	for _, c := range e.Clients {
-		j.Clients = append(j.Clients, clientViewJSON{Client: c.Client, Paths: nonNil(c.Paths), Offered: c.Offered})
+		view := clientViewJSON{Client: c.Client, Paths: nonNil(c.Paths), Offered: c.Offered, Personal: c.Personal}
+		if c.Personal != "" {
+			view.Shown = shownToken(c.Clash)
+		}
+		j.Clients = append(j.Clients, view)
 	}
 	return j
 }

@@ -54,7 +54,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 				return &exitError{exitFailure, err}
 			}
 			defer ws.Close()
-			rows := clientStatus(out, observed.Evidence(ws, exec.LookPath))
+			rows := clientStatus(out, observed.Evidence(ws, exec.LookPath), personalSkills(sys, out.Registry.Root))
 			rec := clients.Recommend(inUse(rows))
 			code := exitOK
 			if exitCode {
@@ -99,6 +99,7 @@ func printStatus(g *globals, out controller.Outcome, all []ClientStatus, showAll
 			len(hidden), strings.Join(hidden, ", "))
 	}
 	printSeenTwice(g, clients)
+	printPersonal(g, clients)
 	printUnguarded(g, clients)
 	if effects := mcpEffects(out.Registry); len(effects) > 0 {
 		fmt.Fprintln(g.stdout, "\neffects of MCP tools (the servers' annotations are hints; a capability declared by hand wins):")
@@ -149,6 +150,27 @@ func printRecommendation(g *globals, out controller.Outcome, rows []ClientStatus
 	}
 	fmt.Fprintf(g.stdout, "\nhint: targets [%s] reach every client in use %s; set them as spec.targets in %s\n",
 		strings.Join(rec.Targets, ", "), how, registry.ConfigName)
+}
+
+// printPersonal names, per client, the skills of this workspace of which the
+// user's home holds a personal copy the client reads too, and which of the two
+// its model is shown.
+func printPersonal(g *globals, rows []ClientStatus) {
+	first := true
+	for _, r := range rows {
+		if len(r.Personal) == 0 {
+			continue
+		}
+		if first {
+			fmt.Fprintln(g.stdout, "\nalso personal (the home directory holds a skill of the same name that the client reads too):")
+			first = false
+		}
+		found := make([]string, len(r.Personal))
+		for i, p := range r.Personal {
+			found[i] = p.Skill + " in " + p.Dir
+		}
+		fmt.Fprintf(g.stdout, "  %s: %s; %s\n", r.Client, strings.Join(found, ", "), r.Clash)
+	}
 }
 
 // printUnguarded names each client in use that would offer its model skills

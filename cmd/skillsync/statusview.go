@@ -4,6 +4,7 @@ package main
 // find and what is amiss. It only reads an Outcome.
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/observed"
 )
 
 // ClientStatus is one row of `skillsync status`.
@@ -35,11 +37,20 @@ type ClientStatus struct {
 	// no way to, would offer its model: from an enabled directory it shares
 	// with clients that can.
 	Unguarded []string
+	// Personal are the skills it finds here of which the user's home holds a
+	// personal copy it reads too; Clash is which of the two its model is shown.
+	Personal []PersonalCopy
+	Clash    clients.Clash
 }
+
+// PersonalCopy is a skill of a project that a client also finds in a personal
+// directory, Dir, as ~/dir.
+type PersonalCopy struct{ Skill, Dir string }
 
 // clientStatus summarises the plan of a pass per client. evidence comes from
 // observed.Evidence.
-func clientStatus(out controller.Outcome, evidence map[string][]string) []ClientStatus {
+// personal comes from observed.Personal.
+func clientStatus(out controller.Outcome, evidence map[string][]string, personal observed.PersonalSkills) []ClientStatus {
 	in, planned := out.Inputs, out.Plan
 	enabled := map[string]bool{}
 	for _, t := range in.Registry.Targets() {
@@ -50,7 +61,13 @@ func clientStatus(out controller.Outcome, evidence map[string][]string) []Client
 	for _, c := range clients.All {
 		row := ClientStatus{Client: c.Name, Evidence: evidence[c.Name], Withheld: []desired.Withheld{}, SeenTwice: seenTwice(c, enabled, planned),
 			Duplicates: strings.ReplaceAll(c.Duplicates, "`", ""),
-			Unguarded:  unguarded(c, in.Registry.Config.StrictFrontMatter(), enabled, planned, kept)}
+			Unguarded:  unguarded(c, in.Registry.Config.StrictFrontMatter(), enabled, planned, kept),
+			Personal:   []PersonalCopy{}, Clash: c.PersonalClash}
+		for _, name := range slices.Sorted(maps.Keys(copiesFound(c, enabled, planned))) {
+			if dir := personalCopy(c, personal, name); dir != "" {
+				row.Personal = append(row.Personal, PersonalCopy{Skill: name, Dir: dir})
+			}
+		}
 		for _, t := range c.Targets() {
 			if enabled[t] {
 				row.Target, row.Directory = t, clients.Dir(t)
@@ -121,6 +138,17 @@ func seenTwice(c clients.Client, enabled map[string]bool, planned plan.Plan) []s
 	}
 	slices.Sort(twice)
 	return twice
+}
+
+// personalCopy is the first of c's personal directories that holds a skill
+// called name, as ~/dir; "" when none does.
+func personalCopy(c clients.Client, personal observed.PersonalSkills, name string) string {
+	for _, dir := range c.Personal {
+		if personal[dir][name] {
+			return "~/" + dir
+		}
+	}
+	return ""
 }
 
 // copiesFound counts, per skill, the enabled directories c reads that hold it once
