@@ -32,6 +32,8 @@ func TestWholeSkillRuns(t *testing.T) {
 		// The skill's own allowed-tools front matter grants Bash in Claude Code.
 		{client: claudeCode(t), shell: "Bash", prop: "command"},
 		{client: qwenCode(t), shell: "run_shell_command", prop: "command", allow: []string{"--yolo"}},
+		{client: codex(t), shell: "exec_command", prop: "cmd"},
+		{client: openCode(t), shell: "bash", prop: "command"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			token := "ran-" + rand.Text()
@@ -55,19 +57,25 @@ func TestWholeSkillRuns(t *testing.T) {
 			}
 			defer mock.Close()
 			mock.RunFromSkillDir(c.shell, c.prop, "scripts/hello.sh")
-			run := c.client
-			base := c.command
-			run.command = func(prompt string) []string { return append(base(prompt), c.allow...) }
-			out, runErr := runClient(t, run, ws, mock.URL, "/hello", nil)
+			line := func() []string { return append(c.command("/hello"), c.allow...) }
+			if c.invoke != nil {
+				line = func() []string { return append(c.invoke("hello", "now"), c.allow...) }
+			}
+			out, runErr := runCommand(t, c.client, ws, mock.URL, line, nil)
 
 			reqs := mock.Requests()
 			i := slices.IndexFunc(reqs, func(r mockapi.Request) bool { return r.Call != nil })
 			if i < 0 {
-				t.Fatalf("%s never told its model where the skill's files are (%q), in %d requests (exit %v):\n%s", c.name, mockapi.SkillDirLine, len(reqs), runErr, out)
+				t.Fatalf("%s never told its model where the skill's files are (%q or %q), in %d requests (exit %v):\n%s", c.name, mockapi.SkillDirLine, mockapi.SkillPathTag, len(reqs), runErr, out)
 			}
-			want := filepath.Join(ws, clients.Dir(c.target), "hello", "scripts", "hello.sh")
-			if got := reqs[i].Call.Args[c.prop]; got != want {
-				t.Errorf("the model was pointed at %v, want the script in the generated skill directory, %s", got, want)
+			// The client may read the skill from any generated directory it reads.
+			entry, _ := clients.Lookup(c.name)
+			var want []string
+			for _, dir := range entry.Reads {
+				want = append(want, filepath.Join(ws, dir, "hello", "scripts", "hello.sh"))
+			}
+			if got, _ := reqs[i].Call.Args[c.prop].(string); !slices.Contains(want, got) {
+				t.Errorf("the model was pointed at %q, want the script in a generated skill directory the client reads, one of %q", got, want)
 			}
 			for _, r := range reqs[:i+1] {
 				if strings.Contains(string(r.Body), token) {

@@ -73,25 +73,44 @@ func (s *Server) FollowSkill() {
 	s.caller = followSkill
 }
 
-// SkillDirLine is how Claude Code and Qwen Code tell the model where a loaded
-// skill's files are, on a line before its body.
-const SkillDirLine = "Base directory for this skill: "
+// SkillDirLine is how Claude Code, Qwen Code and OpenCode tell the model where a
+// loaded skill's files are, on a line beside its body; SkillPathTag is how Codex
+// does, naming the skill's SKILL.md in a tag before it.
+const (
+	SkillDirLine = "Base directory for this skill: "
+	SkillPathTag = "<path>"
+)
 
 // RunFromSkillDir makes the mock's model, told by a loaded skill where the
-// skill's files are (SkillDirLine), call tool with its input property prop set to
-// the file rel there: what a model does with a body that says to run the skill's
-// script. A message that names no directory gets text. LoadSkill stops it.
+// skill's files are (SkillDirLine or SkillPathTag), call tool with its input
+// property prop set to the file rel there: what a model does with a body that
+// says to run the skill's script. A message that names no directory gets text.
+// LoadSkill stops it.
 func (s *Server) RunFromSkillDir(tool, prop, rel string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.caller = func(t turn) *SkillCall {
-		_, rest, ok := strings.Cut(t.last, SkillDirLine)
+		dir, ok := skillDir(t.last)
 		if _, offered := t.tools[tool]; !ok || !offered {
 			return nil
 		}
-		dir, _, _ := strings.Cut(rest, "\n")
-		return &SkillCall{Tool: tool, Args: map[string]any{prop: path.Join(strings.TrimSpace(dir), rel)}}
+		return &SkillCall{Tool: tool, Args: map[string]any{prop: path.Join(dir, rel)}}
 	}
+}
+
+// skillDir is the directory a loaded skill's message says its files are in.
+func skillDir(message string) (string, bool) {
+	if _, rest, ok := strings.Cut(message, SkillDirLine); ok {
+		dir, _, _ := strings.Cut(rest, "\n")
+		return strings.TrimSpace(dir), true
+	}
+	if _, rest, ok := strings.Cut(message, SkillPathTag); ok {
+		file, _, closed := strings.Cut(rest, "</path>")
+		if closed && path.Base(file) == "SKILL.md" {
+			return path.Dir(file), true
+		}
+	}
+	return "", false
 }
 
 const (
@@ -162,6 +181,10 @@ func readTurn(body []byte) turn {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
+		Input []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"input"`
 		Contents []struct {
 			Role  string `json:"role"`
 			Parts []struct {
@@ -197,6 +220,11 @@ func readTurn(body []byte) turn {
 		if req.Messages[i].Role == "user" {
 			texts = ContentTexts(req.Messages[i].Content)
 			break
+		}
+	}
+	for i := len(req.Input) - 1; i >= 0 && texts == nil; i-- {
+		if req.Input[i].Role == "user" {
+			texts = ContentTexts(req.Input[i].Content)
 		}
 	}
 	for i := len(req.Contents) - 1; i >= 0; i-- {
@@ -402,11 +430,21 @@ func chatAnswer(w http.ResponseWriter, req streamFlag, message map[string]any, f
 	sse.raw("data: [DONE]\n\n")
 }
 
-// openAIResponses streams one text answer the way the Responses API does.
+// openAIResponses streams one answer the way the Responses API does: text, or
+// the call the mock's model makes.
 func (s *Server) openAIResponses(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	req := decodeStream(r)
 	item := map[string]any{"type": "message", "id": "msg_mock", "status": "completed", "role": "assistant",
 		"content": []map[string]any{{"type": "output_text", "text": Reply, "annotations": []any{}}}}
+	started := map[string]any{"type": "message", "id": "msg_mock", "status": "in_progress", "role": "assistant", "content": []any{}}
+	call := s.skillCall(r, body)
+	if call != nil {
+		args, _ := json.Marshal(call.Args)
+		item = map[string]any{"type": "function_call", "id": "fc_mock", "call_id": CallID, "name": call.Tool, "arguments": string(args), "status": "completed"}
+		started = map[string]any{"type": "function_call", "id": "fc_mock", "call_id": CallID, "name": call.Tool, "arguments": "", "status": "in_progress"}
+	}
 	response := func(status string, output []any) map[string]any {
 		return map[string]any{"id": "resp_mock", "object": "response", "created_at": 0, "status": status, "model": req.Model, "output": output,
 			"usage": map[string]any{"input_tokens": 1, "input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens": 3,
@@ -414,9 +452,10 @@ func (s *Server) openAIResponses(w http.ResponseWriter, r *http.Request) {
 	}
 	sse := newSSE(w)
 	sse.event("response.created", map[string]any{"type": "response.created", "response": response("in_progress", []any{})})
-	sse.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0,
-		"item": map[string]any{"type": "message", "id": "msg_mock", "status": "in_progress", "role": "assistant", "content": []any{}}})
-	sse.event("response.output_text.delta", map[string]any{"type": "response.output_text.delta", "item_id": "msg_mock", "output_index": 0, "content_index": 0, "delta": Reply})
+	sse.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": started})
+	if call == nil {
+		sse.event("response.output_text.delta", map[string]any{"type": "response.output_text.delta", "item_id": "msg_mock", "output_index": 0, "content_index": 0, "delta": Reply})
+	}
 	sse.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
 	sse.event("response.completed", map[string]any{"type": "response.completed", "response": response("completed", []any{item})})
 }

@@ -196,3 +196,29 @@ func TestFollowSkillCallsTheToolTheBodyNames(t *testing.T) {
 		}
 	}
 }
+
+// A Responses request whose last user message names a skill's SKILL.md in a
+// <path> tag, as Codex sends it, is answered with a function call to run the
+// skill's script there; one naming nothing, and the call's own result, with text.
+func TestRunFromSkillDirOverResponses(t *testing.T) {
+	s, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.RunFromSkillDir("exec_command", "cmd", "scripts/hello.sh")
+	tools := `"tools":[{"type":"function","name":"exec_command","parameters":{"type":"object","properties":{"cmd":{"type":"string"}}}}]`
+	skill := `{"role":"user","content":[{"type":"input_text","text":"<skill>\n<name>hello</name>\n<path>/w/.agents/skills/hello/SKILL.md</path>\nbody</skill>"}]}`
+	out := post(t, s.URL+"/v1/responses", `{"model":"m","stream":true,`+tools+`,"input":[{"role":"user","content":[{"type":"input_text","text":"$hello"}]},`+skill+`]}`)
+	if !strings.Contains(out, `"type":"function_call"`) || !strings.Contains(out, `\"cmd\":\"/w/.agents/skills/hello/scripts/hello.sh\"`) {
+		t.Errorf("no call to run the skill's script:\n%s", out)
+	}
+	for _, body := range []string{
+		`{"model":"m","stream":true,` + tools + `,"input":[{"role":"user","content":[{"type":"input_text","text":"hello"}]}]}`,
+		`{"model":"m","stream":true,` + tools + `,"input":[` + skill + `,{"type":"function_call_output","call_id":"` + CallID + `","output":"ran"}]}`,
+	} {
+		if out := post(t, s.URL+"/v1/responses", body); strings.Contains(out, "function_call") || !strings.Contains(out, Reply) {
+			t.Errorf("want text for %s, got:\n%s", body, out)
+		}
+	}
+}
