@@ -103,7 +103,7 @@ func (c Client) MCPToolName(server, tool string) string {
 
 // keyOrder keeps front matter keys in the order Claude Code documents them.
 func keyOrder(key string) int {
-	return slices.Index(claudeKeys, key)
+	return slices.Index(claudeCodeKeys, key)
 }
 
 // Strict is the format with the specification's front matter keys only: no

@@ -1,9 +1,16 @@
 package clients
 
-import "regexp"
+import (
+	"regexp"
+	"slices"
+)
 
 // claudeKeys are the front matter keys Claude Code and Qwen Code both read.
 var claudeKeys = []string{"argument-hint", "disable-model-invocation", "user-invocable", "paths"}
+
+// claudeCodeKeys are the keys written for Claude Code alone: no other client
+// would take a Claude model or subagent for one of its own.
+var claudeCodeKeys = append(slices.Clone(claudeKeys), "model", "context", "agent")
 
 // claudeSubstitutes is what Claude Code replaces or runs in a body: $ARGUMENTS,
 // $ARGUMENTS[N], $N, ${CLAUDE_SKILL_DIR} and ${CLAUDE_SESSION_ID}, and !`command`,
@@ -29,12 +36,12 @@ var All = []Client{
 		Duplicates:    "a personal (`~/.claude/skills`) or enterprise skill of the same name wins over the project's",
 		Invoke:        "`/name text`; `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` in the body are replaced by the text",
 		Guard:         GuardFrontMatter,
-		Keys:          claudeKeys,
+		Keys:          claudeCodeKeys,
 		KeyFacts: map[string]string{
 			"allowed-tools":            "runs the tools it names without asking while the skill runs (measured: a skill's script ran headless only with `allowed-tools: Bash`, TestWholeSkillRuns)",
 			"disable-model-invocation": "keeps the skill out of the model's listing; `/name` still runs it (measured: the conformance suite's \"absent from model listing\")",
-			"model":                    "runs the skill on that model (documented); skillsync does not carry it yet",
-			"context, agent, hooks":    "run the skill in a subagent, or with hooks (documented); skillsync does not carry them yet",
+			"model, context, agent":    "runs the skill on that model, or (`context: fork`) in a subagent of that type (documented); written in `.claude/skills` only",
+			"hooks":                    "runs commands at events of the skill's life (documented); not carried: a skill directory with `hooks` is refused",
 		},
 		TextSlot:    "$ARGUMENTS",
 		TextSource:  "the text the user typed after the command, shown below between the markers",
@@ -75,6 +82,7 @@ var All = []Client{
 		KeyFacts: map[string]string{
 			"allowed-tools":            "not read: it reads `allowedTools`, a list of its own tool names (from its source); a skill's script ran headless only with `--yolo` (measured, TestWholeSkillRuns)",
 			"disable-model-invocation": "keeps the skill out of the model's listing; `/name` still runs it (measured: the conformance suite's \"absent from model listing\")",
+			"model":                    "reads it (from its source) and would take a Claude model name for one of its own: skillsync writes `model` for claude-code only",
 		},
 		TextSource: "the text the user gave with this command: it follows this message, after the command name, and again inside <skill-args>",
 		MCPTool:    "mcp__<server>__<tool>", MCPNaming: qwenNames,

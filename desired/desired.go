@@ -212,6 +212,10 @@ func workflowSkill(sk *registry.Skill, ws *registry.Workspace, owner string) ren
 		Compatibility:          sk.Spec.Compatibility,
 		Metadata:               sk.Spec.Metadata,
 		AllowedTools:           sk.Spec.AllowedTools,
+		ArgumentHint:           sk.Spec.ArgumentHint,
+		Model:                  sk.Spec.Model,
+		Context:                sk.Spec.Context,
+		Agent:                  sk.Spec.Agent,
 		Body:                   sk.Body,
 		Files:                  manifest(sk.Files),
 	}

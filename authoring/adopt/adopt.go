@@ -38,6 +38,10 @@ type Spec struct {
 	Compatibility          string            `yaml:"compatibility,omitempty"`
 	Metadata               map[string]string `yaml:"metadata,omitempty"`
 	AllowedTools           string            `yaml:"allowedTools,omitempty"`
+	ArgumentHint           string            `yaml:"argumentHint,omitempty"`
+	Model                  string            `yaml:"model,omitempty"`
+	Context                string            `yaml:"context,omitempty"`
+	Agent                  string            `yaml:"agent,omitempty"`
 	Body                   string            `yaml:"body,omitempty"`
 	BodyFile               string            `yaml:"bodyFile,omitempty"`
 }
@@ -47,6 +51,7 @@ var keys = map[string]string{
 	"name": "metadata.name", "description": "spec.description", "disable-model-invocation": "spec.disableModelInvocation",
 	"user-invocable": "spec.userInvocable", "paths": "spec.paths",
 	"license": "spec.license", "compatibility": "spec.compatibility", "metadata": "spec.metadata", "allowed-tools": "spec.allowedTools",
+	"argument-hint": "spec.argumentHint", "model": "spec.model", "context": "spec.context", "agent": "spec.agent",
 }
 
 // Parse reads the SKILL.md at rel, which must be in a skill directory of a target.
@@ -87,6 +92,10 @@ func Parse(rel string, data []byte) (Skill, error) {
 		License                string            `yaml:"license"`
 		Compatibility          string            `yaml:"compatibility"`
 		Metadata               map[string]string `yaml:"metadata"`
+		ArgumentHint           string            `yaml:"argument-hint"`
+		Model                  string            `yaml:"model"`
+		Context                string            `yaml:"context"`
+		Agent                  string            `yaml:"agent"`
 	}
 	if err := yaml.Unmarshal([]byte(front), &fm); err != nil {
 		return Skill{}, fmt.Errorf("%s: front matter: %v", rel, err)
@@ -101,7 +110,8 @@ func Parse(rel string, data []byte) (Skill, error) {
 	return Skill{Path: rel, Sum: sha256.Sum256(data), Name: fm.Name, Text: text, Spec: Spec{
 		Description: fm.Description, DisableModelInvocation: fm.DisableModelInvocation,
 		UserInvocable: fm.UserInvocable, Paths: fm.Paths, License: fm.License, Compatibility: fm.Compatibility,
-		Metadata: fm.Metadata, AllowedTools: allowed, Body: strings.TrimPrefix(body, "\n"),
+		Metadata: fm.Metadata, AllowedTools: allowed, ArgumentHint: fm.ArgumentHint, Model: fm.Model, Context: fm.Context, Agent: fm.Agent,
+		Body: strings.TrimPrefix(body, "\n"),
 	}}, nil
 }
 

@@ -18,7 +18,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("parsed %+v", sk)
 	}
 	for _, c := range []struct{ rel, text, says string }{
-		{rel, "---\nname: review-pr\ndescription: d\nallowed-tools: Bash\nmodel: x\ncontext: fork\n---\nb\n", "cannot carry context, model"},
+		{rel, "---\nname: review-pr\ndescription: d\nallowed-tools: Bash\nmodel: x\nhooks: {}\nwhen_to_use: w\n---\nb\n", "cannot carry hooks, when_to_use"},
 		{rel, "---\nname: review-pr\ndescription: d\nallowed-tools: {Bash: true}\n---\nb\n", "allowed-tools: neither a string nor a list"},
 		{rel, "---\nname: other\ndescription: d\n---\nb\n", `name "other" differs from its directory "review-pr"`},
 		{rel, "no front matter\n", "no front matter"},
@@ -70,5 +70,22 @@ func TestGroup(t *testing.T) {
 	}
 	if _, err := Group([]Skill{a, b}, []string{a.Path, b.Path}); err == nil || !strings.Contains(err.Error(), "differently") {
 		t.Errorf("two copies that differ: %v", err)
+	}
+}
+
+// Claude Code's own keys a registry Skill carries come along.
+func TestParseCarriesClaudeCodeKeys(t *testing.T) {
+	sk, err := Parse(".claude/skills/review-pr/SKILL.md", []byte("---\nname: review-pr\ndescription: d\nargument-hint: <pr>\nmodel: opus\ncontext: fork\nagent: Explore\n---\nb\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sk.Spec; s.ArgumentHint != "<pr>" || s.Model != "opus" || s.Context != "fork" || s.Agent != "Explore" {
+		t.Errorf("parsed %+v", s)
+	}
+	doc := string(Document(sk, "", ""))
+	for _, want := range []string{"argumentHint: <pr>\n", "model: opus\n", "context: fork\n", "agent: Explore\n"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the document lacks %q:\n%s", want, doc)
+		}
 	}
 }

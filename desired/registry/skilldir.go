@@ -101,6 +101,7 @@ func (l *loader) fillFromDir(s *Skill, rel string, pos Position) {
 	s.Spec.Description, s.Spec.License, s.Spec.Compatibility = fm.Description, fm.License, fm.Compatibility
 	s.Spec.Metadata, s.Spec.AllowedTools = fm.Metadata, fm.allowedTools
 	s.Spec.DisableModelInvocation, s.Spec.UserInvocable, s.Spec.Paths = fm.DisableModelInvocation, fm.UserInvocable, fm.Paths
+	s.Spec.ArgumentHint, s.Spec.Model, s.Spec.Context, s.Spec.Agent = fm.ArgumentHint, fm.Model, fm.Context, fm.Agent
 	s.Body, s.bodyLine = body, bodyLine
 }
 
@@ -111,7 +112,8 @@ func fieldsBesideDir(spec SkillSpec) []string {
 		"description": spec.Description != "", "body": spec.Body != "", "bodyFile": spec.BodyFile != "",
 		"license": spec.License != "", "compatibility": spec.Compatibility != "", "metadata": spec.Metadata != nil,
 		"allowedTools": spec.AllowedTools != "", "disableModelInvocation": spec.DisableModelInvocation,
-		"userInvocable": spec.UserInvocable != nil, "paths": spec.Paths != nil,
+		"userInvocable": spec.UserInvocable != nil, "paths": spec.Paths != nil, "argumentHint": spec.ArgumentHint != "",
+		"model": spec.Model != "", "context": spec.Context != "", "agent": spec.Agent != "",
 	} {
 		if given {
 			out = append(out, field)

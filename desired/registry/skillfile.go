@@ -20,6 +20,7 @@ import (
 var frontMatterKeys = map[string]bool{
 	"name": true, "description": true, "license": true, "compatibility": true, "metadata": true,
 	"allowed-tools": true, "disable-model-invocation": true, "user-invocable": true, "paths": true,
+	"argument-hint": true, "model": true, "context": true, "agent": true,
 }
 
 // skillFrontMatter is the front matter of a skill directory's SKILL.md.
@@ -33,6 +34,10 @@ type skillFrontMatter struct {
 	UserInvocable          *bool             `yaml:"user-invocable"`
 	Paths                  []string          `yaml:"paths"`
 	AllowedTools           any               `yaml:"allowed-tools"`
+	ArgumentHint           string            `yaml:"argument-hint"`
+	Model                  string            `yaml:"model"`
+	Context                string            `yaml:"context"`
+	Agent                  string            `yaml:"agent"`
 	allowedTools           string
 	nameLine               int
 }
@@ -89,6 +94,16 @@ func parseSkillFile(file string, data []byte) (fm skillFrontMatter, body string,
 	if fm.nameLine == 0 {
 		return at(2, "add name: the directory's name", "the front matter has no name")
 	}
+	for _, f := range []struct{ key, value string }{{"license", fm.License}, {"compatibility", fm.Compatibility},
+		{"argument-hint", fm.ArgumentHint}, {"model", fm.Model}, {"context", fm.Context}, {"agent", fm.Agent}} {
+		switch {
+		case keyLine(mapping, f.key) == 0:
+		case strings.TrimSpace(f.value) == "":
+			return at(keyLine(mapping, f.key), "give it a value, or leave it out", "%s is blank", f.key)
+		case strings.ContainsAny(f.value, "\r\n"):
+			return at(keyLine(mapping, f.key), "write it on one line", "%s spans more than one line", f.key)
+		}
+	}
 	tools, err := AllowedToolsValue(fm.AllowedTools)
 	if err != nil {
 		return at(keyLine(mapping, "allowed-tools"), "", "allowed-tools: %v", err)
@@ -119,14 +134,15 @@ func typeProblems(file string, err error) Problems {
 	return out
 }
 
-// keyLine is the line of the file the key of the front matter mapping is on.
+// keyLine is the line of the file the key of the front matter mapping is on; 0
+// when the mapping has no such key.
 func keyLine(mapping *yaml.Node, key string) int {
 	for i := 0; i+1 < len(mapping.Content); i += 2 {
 		if mapping.Content[i].Value == key {
 			return mapping.Content[i].Line + 1
 		}
 	}
-	return 2
+	return 0
 }
 
 // AllowedToolsValue is an allowed-tools value as the registry holds it: the

@@ -292,6 +292,16 @@ type SkillSpec struct {
 	// allowed-tools, space-delimited like "Bash(git:*) Read": one line, written
 	// as given. Claude Code pre-approves them; other clients may not.
 	AllowedTools string `json:"allowedTools"`
+	// What to type after the skill's name, as Claude Code and Qwen Code show it
+	// (argument-hint): one line, written for claude-code and qwen-code.
+	ArgumentHint string `json:"argumentHint"`
+	// Claude Code's own keys, written for claude-code only, where no other
+	// client would take a Claude model or subagent for one of its own: the model
+	// the skill runs on (model), fork to run it in a subagent (context), and
+	// that subagent's type (agent). One line each.
+	Model   string `json:"model"`
+	Context string `json:"context"`
+	Agent   string `json:"agent"`
 }
 
 // MaxCompatibilityLength is the specification's limit of compatibility.

@@ -512,7 +512,8 @@ func (v *validator) skill(s *Skill) {
 // line of front matter.
 func (v *validator) specKeys(s Skill) {
 	d, spec := s.doc, s.Spec
-	for _, f := range []struct{ key, value string }{{"license", spec.License}, {"compatibility", spec.Compatibility}, {"allowedTools", spec.AllowedTools}} {
+	for _, f := range []struct{ key, value string }{{"license", spec.License}, {"compatibility", spec.Compatibility}, {"allowedTools", spec.AllowedTools},
+		{"argumentHint", spec.ArgumentHint}, {"model", spec.Model}, {"context", spec.Context}, {"agent", spec.Agent}} {
 		switch {
 		case f.value == "":
 		case strings.TrimSpace(f.value) == "":

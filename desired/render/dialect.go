@@ -44,6 +44,12 @@ func (d dialect) keys(s Skill) []field {
 			fields = append(fields, field{k, *s.UserInvocable})
 		case k == "paths" && len(s.Paths) > 0:
 			fields = append(fields, field{k, s.Paths})
+		case k == "model" && s.Model != "":
+			fields = append(fields, field{k, s.Model})
+		case k == "context" && s.Context != "":
+			fields = append(fields, field{k, s.Context})
+		case k == "agent" && s.Agent != "":
+			fields = append(fields, field{k, s.Agent})
 		}
 	}
 	return fields

@@ -26,8 +26,10 @@ type Skill struct {
 	// The specification's optional keys, written wherever set.
 	License, Compatibility, AllowedTools string
 	Metadata                             map[string]string
-	Call                                 *Call  // set for a capability's skill
-	Body                                 string // set for a workflow skill
+	// Claude Code's model, context and agent, written where its readers take them.
+	Model, Context, Agent string
+	Call                  *Call  // set for a capability's skill
+	Body                  string // set for a workflow skill
 	// Files are the supporting files written beside SKILL.md, which its
 	// manifest names (see banner.AppendManifest).
 	Files []banner.ManifestEntry
