@@ -47,9 +47,8 @@ type ClientStatus struct {
 // directory, Dir, as ~/dir.
 type PersonalCopy struct{ Skill, Dir string }
 
-// clientStatus summarises the plan of a pass per client. evidence comes from
-// observed.Evidence.
-// personal comes from observed.Personal.
+// clientStatus summarises the plan of a pass per client. evidence and personal
+// come from observed.Evidence and observed.Personal.
 func clientStatus(out controller.Outcome, evidence map[string][]string, personal observed.PersonalSkills) []ClientStatus {
 	in, planned := out.Inputs, out.Plan
 	enabled := map[string]bool{}
