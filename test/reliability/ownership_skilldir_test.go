@@ -447,7 +447,7 @@ func (g *ownGenerator) writeDirSkill(name string, sk *ownDirSkill) error {
 	case "case twins":
 		files["Notes.md"], files["notes.md"] = dirSrcFile{data: []byte("upper\n")}, dirSrcFile{data: []byte("lower\n")}
 	case "unknown front matter key":
-		skill.data = bytes.Replace(skill.data, []byte("\nname:"), []byte("\nmodel: opus\nname:"), 1)
+		skill.data = bytes.Replace(skill.data, []byte("\nname:"), []byte("\nhooks: {}\nname:"), 1)
 	case "name differs from the directory":
 		skill.data = bytes.Replace(skill.data, []byte("\nname: "+name+"\n"), []byte("\nname: "+name+"-other\n"), 1)
 	case "front matter not a mapping":
