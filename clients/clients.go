@@ -195,6 +195,18 @@ func (c Client) Targets() []string {
 	return out
 }
 
+// PersonalTargetNames lists the targets whose directory, taken in the user's
+// home directory, some client reads: the ones a user workspace can enable.
+func PersonalTargetNames() []string {
+	var names []string
+	for _, t := range Targets {
+		if slices.ContainsFunc(All, func(c Client) bool { return slices.Contains(c.Personal, t.Dir) }) {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
 // TargetNames lists the names of Targets.
 func TargetNames() []string {
 	names := make([]string, len(Targets))

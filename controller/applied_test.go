@@ -82,7 +82,7 @@ func TestACutOffRegistryFileIsInvalidUntilAccepted(t *testing.T) {
 		t.Fatalf("applied %v from a cut-off file", out.Applied)
 	}
 
-	accepted, err := state.Accept(workspacefs.OS{}, root, []string{"registry/intents.yaml"})
+	accepted, err := state.Accept(workspacefs.OS{}, root, registry.ConfigName, []string{"registry/intents.yaml"})
 	if err != nil || len(accepted) != 1 {
 		t.Fatalf("Accept = %v, %v", accepted, err)
 	}
@@ -195,23 +195,23 @@ func TestRecordingRemovesATempFileAKilledRunLeft(t *testing.T) {
 // changed by the time it holds the lock: not the profile file, not the record.
 func TestInputsAreUnchangedUntilTheProfileOrTheRecordChanges(t *testing.T) {
 	root := inSync(t)
-	in, err := LoadInputs(workspacefs.OS{}, root, "", "")
+	in, err := LoadInputs(Request{System: workspacefs.OS{}, Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !in.unchanged() {
 		t.Fatal("unchanged = false right after loading")
 	}
-	if err := state.UseProfile(workspacefs.OS{}, root, "web-shell"); err != nil {
+	if err := state.UseProfile(workspacefs.OS{}, root, registry.ConfigName, "web-shell"); err != nil {
 		t.Fatal(err)
 	}
 	if in.unchanged() {
 		t.Error("unchanged = true after profile use")
 	}
-	if in, err = LoadInputs(workspacefs.OS{}, root, "", ""); err != nil {
+	if in, err = LoadInputs(Request{System: workspacefs.OS{}, Root: root}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := state.Accept(workspacefs.OS{}, root, []string{"skillsync.yaml"}); err != nil {
+	if _, err := state.Accept(workspacefs.OS{}, root, registry.ConfigName, []string{"skillsync.yaml"}); err != nil {
 		t.Fatal(err)
 	}
 	if !in.unchanged() {

@@ -202,7 +202,7 @@ func changedNames(before, now map[string]declared) map[string]bool {
 // the config, the active profile and the one git commits, and the options.
 func contextOf(in Inputs, opts plan.Options) [32]byte {
 	h := sha256.New()
-	config := in.Registry.Sources[registry.ConfigName].Sum
+	config := in.Registry.Sources[in.Registry.ConfigFile].Sum
 	h.Write(config[:])
 	profile := func(p desired.Profile) {
 		fmt.Fprintf(h, "%q", p.Name)

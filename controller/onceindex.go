@@ -116,7 +116,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 // stamp of the link does not follow, or when the way of a link the scan met
 // leaves the workspace.
 func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) ([]string, bool) {
-	inputs := append([]string{registry.ConfigName, desired.ProfileFile, state.AppliedFile}, reg.Files...)
+	inputs := append([]string{reg.ConfigFile, desired.ProfileFile, state.AppliedFile}, reg.Files...)
 	inputs = append(inputs, reg.SkillFiles()...)
 	for _, f := range inputs {
 		if links, _, _ := registry.WalkLinks(r, f); len(links) > 0 {
@@ -126,7 +126,7 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 	paths := inputs
 	// .skillsync/ changes when the index is written: its files are stamped
 	// instead of it.
-	paths = append(paths, registry.InputDirs(r, reg)...)
+	paths = append(paths, registry.InputDirs(r, reg.ConfigFile, reg)...)
 	// Each target directory, what is above it (it may be a symlink, or missing),
 	// every entry the scan found in it, the side-file directories it listed in
 	// each, and every file it read.
@@ -180,6 +180,6 @@ func indexKey(req Request, realRoot string) (string, bool) {
 		return "", false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%+v\x00%q\x00%q\x00%v\x00%v\x00%q", index.Version, stamp, req.ProfileFlag, req.ProfileEnv, req.Force, req.AllowEmpty, realRoot)
+	fmt.Fprintf(h, "%s\x00%+v\x00%q\x00%q\x00%v\x00%v\x00%q\x00%q", index.Version, stamp, req.ProfileFlag, req.ProfileEnv, req.Force, req.AllowEmpty, realRoot, req.Config())
 	return hex.EncodeToString(h.Sum(nil)), true
 }

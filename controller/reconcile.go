@@ -25,8 +25,12 @@ type Request struct {
 	// System is what the workspace is read and written through: the command line
 	// passes the disk, and --check a workspacefs.ReadOnly over it, which cannot
 	// write.
-	System      workspacefs.System
-	Root        string
+	System workspacefs.System
+	Root   string
+	// ConfigFile is the workspace's config, relative to Root; empty is
+	// registry.ConfigName, a project workspace's. The user workspace's lives in
+	// the user's config directory.
+	ConfigFile  string
 	ProfileFlag string
 	ProfileEnv  string
 	Check       bool // plan and report; write nothing
@@ -153,19 +157,28 @@ type Outcome struct {
 // LoadInputs reads and validates the registry and resolves the active profile. Any
 // problem with the inputs comes back as registry.Problems. The files they make are
 // built by desired.Build (or a target at a time by a reconcile).
-func LoadInputs(sys workspacefs.System, root, profileFlag, profileEnv string) (Inputs, error) {
-	return loadInputs(sys, root, profileFlag, profileEnv, nil)
+func LoadInputs(req Request) (Inputs, error) {
+	return loadInputs(req, nil)
+}
+
+// Config is the workspace's config file, relative to Root.
+func (req Request) Config() string {
+	if req.ConfigFile == "" {
+		return registry.ConfigName
+	}
+	return req.ConfigFile
 }
 
 // loadInputs is LoadInputs through the caches of inf, when not nil: the registry
 // files it holds are not decoded again, nor the record parsed again.
-func loadInputs(sys workspacefs.System, root, profileFlag, profileEnv string, inf *Informer) (Inputs, error) {
+func loadInputs(req Request, inf *Informer) (Inputs, error) {
+	sys, profileFlag, profileEnv := req.System, req.ProfileFlag, req.ProfileEnv
 	var cache *registry.Cache
 	var record *state.AppliedCache
 	if inf != nil {
 		cache, record = &inf.decoded, &inf.record
 	}
-	reg, err := registry.LoadCached(sys, root, cache)
+	reg, err := registry.LoadConfig(sys, req.Root, req.Config(), cache)
 	var problems registry.Problems
 	if reg == nil || (err != nil && !errors.As(err, &problems)) {
 		return Inputs{Registry: reg}, err
@@ -258,7 +271,7 @@ func loadFor(req pass, loaded *Inputs) (in Inputs, out Outcome, ok bool) {
 	if loaded != nil {
 		in = *loaded
 	} else {
-		in, err = loadInputs(req.System, req.Root, req.ProfileFlag, req.ProfileEnv, req.informer)
+		in, err = loadInputs(req.Request, req.informer)
 	}
 	out.Inputs = in
 	var problems registry.Problems

@@ -106,7 +106,7 @@ func settledAt(r workspacefs.FS, in Inputs, settle time.Duration, now time.Time)
 // workspace root and .skillsync/ count only through the files in them: skillsync's
 // own writes (its state directory, a new target directory) change them too.
 func inputsChanged(r workspacefs.FS, in Inputs) (time.Time, string) {
-	paths := []string{registry.ConfigName, desired.ProfileFile}
+	paths := []string{in.Registry.ConfigFile, desired.ProfileFile}
 	paths = append(paths, in.Registry.Files...)
 	paths = append(paths, in.Registry.SkillFiles()...)
 	paths = append(paths, registry.Dirs(r, in.Registry)...)

@@ -22,7 +22,7 @@ import (
 // place. Every hand-written file must still be exactly as it was read, a regular
 // file in a real directory; the registry must load with the new files, or they
 // are removed again and nothing has changed.
-func Apply(sys workspacefs.System, root string, files []apply.NewFile, replaces []Skill) error {
+func Apply(sys workspacefs.System, root, config string, files []apply.NewFile, replaces []Skill) error {
 	w, err := apply.OpenWorkspace(sys, root)
 	if err != nil {
 		return err
@@ -36,7 +36,7 @@ func Apply(sys workspacefs.System, root string, files []apply.NewFile, replaces 
 	if err := w.CreateAll(files); err != nil {
 		return err
 	}
-	in, err := controller.LoadInputs(sys, root, "", "")
+	in, err := controller.LoadInputs(controller.Request{System: sys, Root: root, ConfigFile: config})
 	if err != nil {
 		w.Uncreate(files)
 		return fmt.Errorf("the registry does not load with the adopted skills, so nothing was adopted: %w", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -32,7 +33,7 @@ func adoption(t *testing.T, root string) ([]apply.NewFile, []Skill) {
 func TestAdopt(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
 	files, skills := adoption(t, root)
-	if err := Apply(workspacefs.OS{}, root, files, skills); err != nil {
+	if err := Apply(workspacefs.OS{}, root, registry.ConfigName, files, skills); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, ".claude/skills/review-pr/SKILL.md")); !os.IsNotExist(err) {
@@ -95,7 +96,7 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 			files, skills := adoption(t, root)
 			c.setup(t, root, files)
 			before := testkit.Tree(t, root)
-			err := Apply(workspacefs.OS{}, root, files, skills)
+			err := Apply(workspacefs.OS{}, root, registry.ConfigName, files, skills)
 			if err == nil || !strings.Contains(err.Error(), c.says) {
 				t.Errorf("err %v, want it to say %q", err, c.says)
 			}

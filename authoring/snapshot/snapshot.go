@@ -104,12 +104,12 @@ func (e *RejectedError) Unwrap() error { return e.Err }
 // they are the workspace's, and every other command reports them. A snapshot
 // already as content is checked the same way, so that one that no longer loads
 // (its selector changed) is never called unchanged.
-func Record(sys workspacefs.System, root, rel string, content []byte, force bool) (wrote bool, err error) {
+func Record(sys workspacefs.System, root, config, rel string, content []byte, force bool) (wrote bool, err error) {
 	old, wrote, err := Write(sys, root, rel, content, force)
 	if err != nil {
 		return wrote, err
 	}
-	in, loadErr := controller.LoadInputs(workspacefs.NewReadOnly(sys), root, "", "")
+	in, loadErr := controller.LoadInputs(controller.Request{System: workspacefs.NewReadOnly(sys), Root: root, ConfigFile: config})
 	rejected := &RejectedError{Path: rel, New: wrote && old == nil}
 	var ps registry.Problems
 	switch {

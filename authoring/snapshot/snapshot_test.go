@@ -50,7 +50,7 @@ func snapshotOf(t *testing.T, title string) []byte {
 func TestRecordSnapshotIgnoresProblemsNotItsOwn(t *testing.T) {
 	root := snapshotWorkspace(t)
 	testkit.WriteFile(t, root, "registry/broken.yaml", []byte("apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: half.written\n"))
-	wrote, err := Record(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
+	wrote, err := Record(workspacefs.OS{}, root, registry.ConfigName, snapshotRel, snapshotOf(t, "Open a ticket"), false)
 	if !wrote || err != nil {
 		t.Fatalf("wrote %v, err %v", wrote, err)
 	}
@@ -75,10 +75,10 @@ func TestRecordSnapshotIgnoresAnotherSourcesProblems(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WriteFile(t, root, "registry/mcp-other.yaml", stamped)
-	if _, err := controller.LoadInputs(workspacefs.OS{}, root, "", ""); err == nil {
+	if _, err := controller.LoadInputs(controller.Request{System: workspacefs.OS{}, Root: root}); err == nil {
 		t.Fatal("the other source's snapshot loads; the test needs one that does not")
 	}
-	if wrote, err := Record(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false); !wrote || err != nil {
+	if wrote, err := Record(workspacefs.OS{}, root, registry.ConfigName, snapshotRel, snapshotOf(t, "Open a ticket"), false); !wrote || err != nil {
 		t.Fatalf("wrote %v, err %v", wrote, err)
 	}
 }
@@ -89,7 +89,7 @@ func TestRecordSnapshotRefusesItsOwnProblems(t *testing.T) {
 	root := snapshotWorkspace(t)
 	selectAlias(t, root, "intent")
 	var rejected *RejectedError
-	wrote, err := Record(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
+	wrote, err := Record(workspacefs.OS{}, root, registry.ConfigName, snapshotRel, snapshotOf(t, "Open a ticket"), false)
 	if wrote || !errors.As(err, &rejected) || len(rejected.Problems) == 0 {
 		t.Fatalf("a tool whose selector gives an alias another skill holds: wrote %v, err %v", wrote, err)
 	}
@@ -98,11 +98,11 @@ func TestRecordSnapshotRefusesItsOwnProblems(t *testing.T) {
 	}
 
 	selectAlias(t, root, "ticket")
-	if wrote, err := Record(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false); !wrote || err != nil {
+	if wrote, err := Record(workspacefs.OS{}, root, registry.ConfigName, snapshotRel, snapshotOf(t, "Open a ticket"), false); !wrote || err != nil {
 		t.Fatalf("a snapshot that loads: wrote %v, err %v", wrote, err)
 	}
 	testkit.WriteFile(t, root, "registry/team.yaml", []byte("apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: ticket}\nspec: {description: Ours, body: Ours.}\n"))
-	wrote, err = Record(workspacefs.OS{}, root, snapshotRel, snapshotOf(t, "Open a ticket"), false)
+	wrote, err = Record(workspacefs.OS{}, root, registry.ConfigName, snapshotRel, snapshotOf(t, "Open a ticket"), false)
 	// The clash is told at both declarations: the selector that gives the alias,
 	// and the Skill that holds the name.
 	if wrote || !errors.As(err, &rejected) || len(rejected.Problems) != 2 ||

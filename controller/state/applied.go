@@ -45,8 +45,8 @@ func RecordCached(sys workspacefs.System, reg *registry.Registry, cache *Applied
 // Accept records files, as they are now, as the versions last applied, so a run no
 // longer takes their shorter content for a save that was cut off. It needs no lock:
 // it changes only the record, which a reconcile replaces after it applies.
-func Accept(sys workspacefs.System, root string, files []string) ([]string, error) {
-	reg, err := registry.Load(sys, root)
+func Accept(sys workspacefs.System, root, config string, files []string) ([]string, error) {
+	reg, err := registry.LoadConfig(sys, root, config, nil)
 	if reg == nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func loaded(t *testing.T, root string) *registry.Registry {
 
 func TestAcceptRefusesAFileThatIsNotAnInput(t *testing.T) {
 	root := testkit.ExampleWorkspace(t)
-	_, err := Accept(workspacefs.OS{}, root, []string{"README.md"})
+	_, err := Accept(workspacefs.OS{}, root, registry.ConfigName, []string{"README.md"})
 	var ps registry.Problems
 	if !errors.As(err, &ps) || ps[0].Pos.File != "README.md" {
 		t.Fatalf("Accept(workspacefs.OS{}, README.md) = %v, want a problem naming it", err)

@@ -11,9 +11,10 @@ import (
 )
 
 // UseProfile records name as the workspace's active profile in .skillsync/profile.
-// The name must be a declared profile; the registry must be valid.
-func UseProfile(sys workspacefs.System, root, name string) error {
-	reg, err := registry.Load(sys, root)
+// The name must be a declared profile of the registry config (relative to root)
+// names, and the registry must be valid.
+func UseProfile(sys workspacefs.System, root, config, name string) error {
+	reg, err := registry.LoadConfig(sys, root, config, nil)
 	if err != nil {
 		return err
 	}

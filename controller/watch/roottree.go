@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -129,8 +128,8 @@ func (w *watchLoop) follow(ctx context.Context) error {
 	}
 	// A directory still being filled (a copy under way) is no workspace yet, and
 	// gets no lock file or state directory written into it.
-	if !holdsConfig(w.o.System, tree.Real) {
-		return fmt.Errorf("%w: %s leads to %s, which holds no %s yet", errRootGone, w.root.path, tree.Real, registry.ConfigName)
+	if !holdsConfig(w.o.System, tree.Real, w.o.Config()) {
+		return fmt.Errorf("%w: %s leads to %s, which holds no %s yet", errRootGone, w.root.path, tree.Real, w.o.Config())
 	}
 	if w.o.Lock != nil {
 		if err := w.o.Lock.Keep(tree.Real); err != nil {
@@ -146,14 +145,15 @@ func (w *watchLoop) follow(ctx context.Context) error {
 	return nil
 }
 
-// holdsConfig tells whether the directory at real holds a workspace config.
-func holdsConfig(sys workspacefs.System, real string) bool {
+// holdsConfig tells whether the directory at real holds the workspace config,
+// the file config relative to it.
+func holdsConfig(sys workspacefs.System, real, config string) bool {
 	r, err := sys.Open(real)
 	if err != nil {
 		return false
 	}
 	defer r.Close()
-	info, err := r.Lstat(registry.ConfigName)
+	info, err := r.Lstat(config)
 	return err == nil && !info.IsDir()
 }
 

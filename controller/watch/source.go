@@ -119,7 +119,7 @@ func newChangeSource(o Options, q *queue, tree *rootTree) (*changeSource, error)
 	// Watch before the first run lists anything, so no change after this point can
 	// fall between a scan and its watch. A registry with problems still names its
 	// files and directories.
-	reg, _ := registry.Load(o.System, o.Root)
+	reg, _ := registry.LoadConfig(o.System, o.Root, o.Config(), nil)
 	s.refresh(reg)
 	s.baseline = map[string]map[string]string{}
 	for _, d := range s.polled {
@@ -175,7 +175,7 @@ func (s *changeSource) close() {
 // not load (reg is nil), the directories watched so far stay watched, so that fixing
 // them is seen. A directory inotify cannot watch is polled instead.
 func (s *changeSource) refresh(reg *registry.Registry) {
-	dirs := watchDirs(s.root, reg)
+	dirs := watchDirs(s.root, s.o.Config(), reg)
 	s.mu.Lock()
 	if reg == nil {
 		for d := range s.watched {
@@ -234,7 +234,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))
 	}
 	s.o.Health.setWatch(watchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
-	s.handPollSet(polled, inputDirs(s.root, reg))
+	s.handPollSet(polled, inputDirs(s.root, s.o.Config(), reg))
 }
 
 // takeAgain takes the directories whose watches are to be added again, or all;

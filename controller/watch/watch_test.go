@@ -48,11 +48,57 @@ func TestWatchDirs(t *testing.T) {
 	// .qwen/skills and .skillsync do not exist: their nearest parent is the root.
 	// .agents is a symlink: neither it nor anything under it is watched.
 	want := []string{".", ".claude/skills", ".claude/skills/intent", "registry", "skills"}
-	if diff := cmp.Diff(want, watchDirs(r, reg)); diff != "" {
+	if diff := cmp.Diff(want, watchDirs(r, registry.ConfigName, reg)); diff != "" {
 		t.Errorf("watch set (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{".", ".claude/skills", ".claude/skills/intent"}, watchDirs(r, nil)); diff != "" {
+	if diff := cmp.Diff([]string{".", ".claude/skills", ".claude/skills/intent"}, watchDirs(r, registry.ConfigName, nil)); diff != "" {
 		t.Errorf("watch set without a registry (-want +got):\n%s", diff)
+	}
+}
+
+// The user workspace's watch set is its config directory, the registry in it
+// and the directories on the way to them, and the personal skill directories:
+// the rest of the home directory (a checkout, a cache, another program's
+// config) is never watched, though the home directory itself is, as the
+// nearest parent of a personal directory not made yet.
+func TestUserWorkspaceWatchesNoMoreOfHome(t *testing.T) {
+	home := t.TempDir()
+	config := ".config/skillsync/" + registry.ConfigName
+	for rel, content := range map[string]string{
+		config:                                 "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n",
+		".config/skillsync/registry/caps.yaml": "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: mine}\nspec: {description: Mine. Use when asked., body: Do it.}\n",
+		".config/other-app/settings.json":      "{}",
+		".claude/skills/mine/SKILL.md":         "hand-written",
+		"src/project/skillsync.yaml":           "",
+		"src/project/deep/er/file.go":          "package er",
+		".cache/thousands/of/files":            "",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(home, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg, err := registry.LoadConfig(workspacefs.OS{}, home, config, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := workspacefs.OS{}.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// .config holds the config directory, which a rename there could move.
+	want := []string{".", ".claude/skills", ".claude/skills/mine", ".config", ".config/skillsync", ".config/skillsync/registry"}
+	if diff := cmp.Diff(want, watchDirs(r, config, reg)); diff != "" {
+		t.Errorf("watch set (-want +got):\n%s", diff)
+	}
+	in := inputsOf(r, reg)
+	for rel, want := range map[string]bool{config: true, ".config/skillsync/registry/new.yaml": true, ".config/other-app/settings.json": false, ".bash_history": false} {
+		if got := in.holds(rel); got != want {
+			t.Errorf("holds(%s) = %v, want %v", rel, got, want)
+		}
 	}
 }
 
@@ -305,7 +351,7 @@ func TestInputDirsFollowTheLinksOnTheWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	got := inputDirs(r, reg)
+	got := inputDirs(r, registry.ConfigName, reg)
 	for _, want := range []string{".", "cm", "registry"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("input directories %v lack %s", got, want)
@@ -354,7 +400,7 @@ func TestRegistryDirsCoverMiddleLevelsAndFileLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	reg := &registry.Registry{Root: root, Files: []string{"extra/b/sub/list.yaml", "registry/caps.yaml"}}
+	reg := &registry.Registry{Root: root, ConfigFile: registry.ConfigName, Files: []string{"extra/b/sub/list.yaml", "registry/caps.yaml"}}
 	reg.Config.Spec.Registry = []string{"extra/*/sub/*.yaml", "registry/*.yaml"}
 	got := registry.Dirs(r, reg)
 	for _, want := range []string{"extra", "extra/b", "extra/b/sub", "registry", "library"} {

@@ -69,7 +69,7 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	}
 	var dirs []string
 	if !sameInputs {
-		dirs = inputDirs(s.root, reg)
+		dirs = inputDirs(s.root, s.o.Config(), reg)
 	}
 	for _, t := range clients.Targets {
 		if d, ok := registry.NearestDir(s.root, t.Dir, false); ok {
@@ -127,7 +127,7 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 	relink := !sameInputs || s.inputEvent
 	s.mu.Unlock()
 	if relink && s.relink(reg) {
-		s.handPollSet(polled, inputDirs(s.root, reg))
+		s.handPollSet(polled, inputDirs(s.root, s.o.Config(), reg))
 	}
 	s.o.Health.setWatch(watchState{Inotify: watched, Polled: len(polled), PollMS: s.every.Milliseconds()})
 	if len(polled) > before {
@@ -135,7 +135,7 @@ func (s *changeSource) refreshEntries(reg *registry.Registry, entries []string) 
 			s.o.Log.Warn("cannot watch every directory with inotify; polling those instead", "polled", len(polled), "dir", polled[0],
 				"err", addErr, "pollMs", s.every.Milliseconds(), "hint", watchLimitHint(s.o.PollFlag))
 		}
-		s.handPollSet(polled, inputDirs(s.root, reg))
+		s.handPollSet(polled, inputDirs(s.root, s.o.Config(), reg))
 	}
 }
 

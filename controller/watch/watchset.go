@@ -19,9 +19,9 @@ import (
 // directory in it. A directory that does not exist yet is covered by its nearest
 // existing parent; a target or skill directory that is a symlink is never watched.
 // reg may be nil when the inputs do not load.
-func watchDirs(r workspacefs.FS, reg *registry.Registry) []string {
+func watchDirs(r workspacefs.FS, config string, reg *registry.Registry) []string {
 	set := map[string]bool{}
-	for _, d := range inputDirs(r, reg) {
+	for _, d := range inputDirs(r, config, reg) {
 		set[d] = true
 	}
 	for _, t := range clients.Targets {
@@ -77,8 +77,8 @@ func skillFolders(r workspacefs.FS, dir string) []string {
 
 // inputDirs lists the directories whose entries can change what the inputs are:
 // the registry's (registry.InputDirs) and .skillsync/, where the profile is.
-func inputDirs(r workspacefs.FS, reg *registry.Registry) []string {
-	dirs := registry.InputDirs(r, reg)
+func inputDirs(r workspacefs.FS, config string, reg *registry.Registry) []string {
+	dirs := registry.InputDirs(r, config, reg)
 	if d, ok := registry.NearestDir(r, state.Dir, true); ok && !slices.Contains(dirs, d) {
 		dirs = append(dirs, d)
 		slices.Sort(dirs)
@@ -105,8 +105,8 @@ func inputsOf(r workspacefs.FS, reg *registry.Registry) inputPaths {
 		return inputPaths{any: true}
 	}
 	in := inputPaths{paths: map[string]bool{}, files: map[string]bool{}, folders: map[string]bool{},
-		patterns: slices.Clone(reg.Config.Spec.Registry)}
-	for _, p := range reg.Config.Spec.SkillDirs {
+		patterns: reg.RegistryPatterns()}
+	for _, p := range reg.SkillDirPatterns() {
 		in.patterns = append(in.patterns, path.Join(p, desired.SkillFile))
 	}
 	for _, d := range reg.SkillDirs() {
@@ -115,7 +115,7 @@ func inputsOf(r workspacefs.FS, reg *registry.Registry) inputPaths {
 			in.paths[p] = true
 		}
 	}
-	files := append([]string{registry.ConfigName, desired.ProfileFile}, reg.Files...)
+	files := append([]string{reg.ConfigFile, desired.ProfileFile}, reg.Files...)
 	files = append(files, reg.SkillFiles()...)
 	for _, f := range files {
 		in.files[f] = true
@@ -173,7 +173,7 @@ func outputPath(rel string) bool {
 // write through another name, in a directory no one watches, sends no event for
 // the name the registry reads.
 func linkedInputs(r workspacefs.FS, reg *registry.Registry) []string {
-	files := append([]string{registry.ConfigName, desired.ProfileFile}, reg.Files...)
+	files := append([]string{reg.ConfigFile, desired.ProfileFile}, reg.Files...)
 	var out []string
 	for _, f := range append(files, reg.SkillFiles()...) {
 		if n, err := r.Links(f); err == nil && n > 1 {

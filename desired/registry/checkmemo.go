@@ -110,7 +110,7 @@ func (p memoPass) keep(doc document, ch checked) {
 // read and the client capabilities announced.
 func (v *validator) context() [32]byte {
 	h := sha256.New()
-	config := v.reg.Sources[ConfigName].Sum
+	config := v.reg.Sources[v.reg.ConfigFile].Sum
 	h.Write(config[:])
 	for _, c := range slices.Sorted(maps.Keys(v.announced)) {
 		h.Write([]byte(c))

@@ -49,7 +49,7 @@ func (l *loader) resolvePattern(pattern string, pos Position) (string, *Problem)
 	if _, err := path.Match(pattern, ""); err != nil {
 		return "", &Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q is malformed: %v", pattern, err)}
 	}
-	clean := path.Clean(filepath.ToSlash(pattern))
+	clean := path.Clean(path.Join(path.Dir(l.config), filepath.ToSlash(pattern)))
 	if clean == ".." || strings.HasPrefix(clean, "../") {
 		return "", escape
 	}

@@ -12,14 +12,15 @@ import (
 )
 
 // InputDirs lists the directories whose entries can change what the registry
-// is: the config's directory, those of the symlinks on the way to the config
-// (see LinkDirs), and the registry directories (see Dirs). reg may be nil.
-func InputDirs(r workspacefs.FS, reg *Registry) []string {
+// is: the directory of config (the config file, relative to the root), those of
+// the symlinks on the way to it (see LinkDirs), and the registry directories
+// (see Dirs). reg may be nil.
+func InputDirs(r workspacefs.FS, config string, reg *Registry) []string {
 	set := map[string]bool{}
-	if d, ok := NearestDir(r, ".", true); ok {
+	if d, ok := NearestDir(r, path.Dir(config), true); ok {
 		set[d] = true
 	}
-	for _, d := range LinkDirs(r, ConfigName) {
+	for _, d := range LinkDirs(r, config) {
 		set[d] = true
 	}
 	for _, d := range Dirs(r, reg) {
@@ -39,10 +40,10 @@ func Dirs(r workspacefs.FS, reg *Registry) []string {
 		return nil
 	}
 	var dirs, files []string
-	for _, pattern := range reg.Config.Spec.Registry {
+	for _, pattern := range reg.RegistryPatterns() {
 		dirs = append(dirs, globDirs(r, pattern)...)
 	}
-	for _, pattern := range reg.Config.Spec.SkillDirs {
+	for _, pattern := range reg.SkillDirPatterns() {
 		dirs = append(dirs, globDirs(r, path.Join(pattern, "SKILL.md"))...)
 	}
 	files = append(files, reg.Files...)

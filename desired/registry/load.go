@@ -52,6 +52,14 @@ func Load(sys workspacefs.System, root string) (*Registry, error) {
 // they are now, and keeping in it what this load decoded; a nil cache decodes
 // every file.
 func LoadCached(sys workspacefs.System, root string, cache *Cache) (*Registry, error) {
+	return LoadConfig(sys, root, ConfigName, cache)
+}
+
+// LoadConfig is LoadCached for a workspace whose config is the file config,
+// relative to root, rather than root's own skillsync.yaml: the user workspace
+// keeps its config in the user's config directory and its skills in the home
+// directory. Every path the config names is relative to config's directory.
+func LoadConfig(sys workspacefs.System, root, config string, cache *Cache) (*Registry, error) {
 	real, err := workspacefs.RealPath(root)
 	if workspacefs.OutOfResources(err) {
 		return nil, fmt.Errorf("read the workspace %s: %w", root, workspacefs.Explain(unwrapPath(err)))
@@ -68,7 +76,7 @@ func LoadCached(sys workspacefs.System, root string, cache *Cache) (*Registry, e
 		return nil, Problems{{Pos: Position{File: root}, Message: "workspace directory cannot be read: " + unwrapPath(err).Error()}}
 	}
 	defer r.Close()
-	l := &loader{root: real, r: r, sys: sys, cache: cache, decoded: map[string]decodedFile{}}
+	l := &loader{root: real, config: config, r: r, sys: sys, cache: cache, decoded: map[string]decodedFile{}}
 	reg := l.load()
 	if l.err == nil {
 		cache.keep(l.decoded)
@@ -99,10 +107,10 @@ func Unchanged(reg *Registry) bool {
 		data, err := r.ReadFile(file, maxInputSize)
 		return err == nil && SourceOf(data) == want
 	}
-	if reg.config.src == nil || !same(ConfigName, reg.Sources[ConfigName]) {
+	if reg.config.src == nil || !same(reg.ConfigFile, reg.Sources[reg.ConfigFile]) {
 		return false
 	}
-	l := &loader{root: reg.Root, r: r, sys: reg.System()}
+	l := &loader{root: reg.Root, config: reg.ConfigFile, r: r, sys: reg.System()}
 	if !slices.Equal(l.registryFiles(reg), reg.Files) || len(l.problems) > 0 || l.err != nil {
 		return false
 	}
@@ -122,7 +130,7 @@ func Unchanged(reg *Registry) bool {
 		}
 	}
 	var matched []string
-	for _, pattern := range reg.Config.Spec.SkillDirs {
+	for _, pattern := range reg.SkillDirPatterns() {
 		dirs, err := matchDirs(r, path.Clean(filepath.ToSlash(pattern)))
 		if err != nil {
 			return false
@@ -137,6 +145,7 @@ const maxInputSize = 16 << 20
 
 type loader struct {
 	root     string
+	config   string // the config file, relative to root
 	r        workspacefs.FS
 	sys      workspacefs.System
 	problems Problems
@@ -167,24 +176,24 @@ func (l *loader) failed(what string, err error) bool {
 }
 
 func (l *loader) load() *Registry {
-	reg := &Registry{Root: l.root, ConfigFile: ConfigName, malformed: map[document]bool{}, Sources: map[string]Source{}, sys: l.sys}
-	data, err := l.r.ReadFile(ConfigName, maxInputSize)
-	if err != nil && l.failed(ConfigName, err) {
+	reg := &Registry{Root: l.root, ConfigFile: l.config, malformed: map[document]bool{}, Sources: map[string]Source{}, sys: l.sys}
+	data, err := l.r.ReadFile(l.config, maxInputSize)
+	if err != nil && l.failed(l.config, err) {
 		return reg
 	}
 	if err != nil {
-		l.add(Problem{Pos: Position{File: ConfigName}, Message: "cannot read workspace config: " + workspacefs.Cause(err).Error(),
-			Hint: "the workspace root holds " + ConfigName + " as a regular file; run skillsync init to start one"})
+		l.add(Problem{Pos: Position{File: l.config}, Message: "cannot read workspace config: " + workspacefs.Cause(err).Error(),
+			Hint: "the workspace holds " + l.config + " as a regular file; run skillsync init to start one"})
 		return reg
 	}
-	reg.Sources[ConfigName] = SourceOf(data)
-	_, docs, ps := parseSource(ConfigName, data)
+	reg.Sources[l.config] = SourceOf(data)
+	_, docs, ps := parseSource(l.config, data)
 	l.add(ps...)
 	if len(ps) > 0 {
 		return reg
 	}
 	if len(docs) != 1 {
-		l.add(Problem{Pos: Position{File: ConfigName, Line: 1}, Message: fmt.Sprintf("expected one Workspace document, found %d", len(docs)),
+		l.add(Problem{Pos: Position{File: l.config, Line: 1}, Message: fmt.Sprintf("expected one Workspace document, found %d", len(docs)),
 			Hint: "skillsync.yaml holds exactly one document of kind Workspace"})
 		return reg
 	}
@@ -192,7 +201,7 @@ func (l *loader) load() *Registry {
 	l.decode(reg, docs[0], &reg.Config)
 	l.checkHeader(docs[0], reg.Config.APIVersion, reg.Config.Kind, "Workspace")
 
-	files, changed, epoch, trusted := l.cache.trusted(reg.Sources[ConfigName])
+	files, changed, epoch, trusted := l.cache.trusted(reg.Sources[l.config])
 	if !trusted {
 		problems := len(l.problems)
 		files = l.registryFiles(reg)
@@ -211,7 +220,7 @@ func (l *loader) load() *Registry {
 	}
 	// A load that met a problem with the files themselves (one unreadable, a glob
 	// that matches none) is no listing to trust: the next reads them again.
-	l.cache.list(reg.Sources[ConfigName], files, !l.unlisted && l.err == nil, epoch)
+	l.cache.list(reg.Sources[l.config], files, !l.unlisted && l.err == nil, epoch)
 	l.matchedSkillDirs(reg)
 	selectRecorded(reg)
 	reg.Capabilities = overridden(reg)

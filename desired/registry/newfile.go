@@ -22,9 +22,9 @@ func FileFor(patterns []string, stem string) (file string, ok bool) {
 // workspace root; ok is false when src names none and no pattern can.
 func (r *Registry) SnapshotPath(src MCPSource) (string, bool) {
 	if src.Snapshot != "" {
-		return path.Clean(src.Snapshot), true
+		return path.Clean(r.InConfigDir(src.Snapshot)), true
 	}
-	return FileFor(r.Config.Spec.Registry, "mcp-"+src.Name)
+	return FileFor(r.RegistryPatterns(), "mcp-"+src.Name)
 }
 
 // ValidCapabilityID says id can name a capability.

@@ -347,10 +347,39 @@ type Profile struct {
 	doc  document
 }
 
+// User says r is the user workspace: its Root is the home directory and its
+// config is in the user's config directory, the one place a config is kept other
+// than the root's own ConfigName.
+func (r *Registry) User() bool { return r.ConfigFile != "" && r.ConfigFile != ConfigName }
+
+// InConfigDir is p, a path or glob the config names relative to its own
+// directory, relative to Root instead.
+func (r *Registry) InConfigDir(p string) string {
+	dir := path.Dir(r.ConfigFile)
+	if dir == "." || path.IsAbs(p) {
+		return p
+	}
+	return path.Join(dir, p)
+}
+
+// RegistryPatterns are the globs of spec.registry, relative to Root.
+func (r *Registry) RegistryPatterns() []string { return r.inConfigDir(r.Config.Spec.Registry) }
+
+// SkillDirPatterns are the globs of spec.skillDirs, relative to Root.
+func (r *Registry) SkillDirPatterns() []string { return r.inConfigDir(r.Config.Spec.SkillDirs) }
+
+func (r *Registry) inConfigDir(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = r.InConfigDir(p)
+	}
+	return out
+}
+
 // Registry is everything a workspace declares, as loaded from disk.
 type Registry struct {
 	Root       string // absolute workspace root
-	ConfigFile string // "skillsync.yaml", relative to Root
+	ConfigFile string // ConfigName in a project workspace, relative to Root
 	Config     Workspace
 	Files      []string // registry files read, relative to Root
 	// Sources describes the config and every registry file as read, so a later run

@@ -232,6 +232,15 @@ func (v *validator) workspace() {
 		}
 		seen[t] = true
 	}
+	if v.reg.User() {
+		personal := clients.PersonalTargetNames()
+		for i, t := range v.reg.Targets() {
+			if contains(clients.TargetNames(), t) && !contains(personal, t) {
+				v.add(itemAt(cfg, i, "spec", "targets"), "in the user workspace enable targets a client reads in the home directory: "+strings.Join(personal, ", "),
+					"no client reads skills from ~/%s, the directory of target %q, so the user workspace cannot enable it", clients.Dir(t), t)
+			}
+		}
+	}
 	if ws := v.reg.Config.Spec.MCP; ws != nil && ws.Server != "" && !mcpNamePattern.MatchString(ws.Server) {
 		v.add(cfg.at("spec", "mcp", "server"), "use letters, digits, _ and -", "MCP server name %q is not valid", ws.Server)
 	}

@@ -117,7 +117,7 @@ func (v *validator) selectedTools(src MCPSource, snapshot string, at func(j int)
 }
 
 func (v *validator) matchedByRegistry(rel string) bool {
-	for _, pattern := range v.reg.Config.Spec.Registry {
+	for _, pattern := range v.reg.RegistryPatterns() {
 		if whole, _ := MatchPattern(pattern, rel); whole {
 			return true
 		}

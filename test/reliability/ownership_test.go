@@ -838,7 +838,7 @@ func (g *ownGenerator) build() error {
 func (g *ownGenerator) computeWant() error {
 	clear(g.want)
 	clear(g.wantExec)
-	in, err := controller.LoadInputs(workspacefs.OS{}, g.root, "", "")
+	in, err := controller.LoadInputs(controller.Request{System: workspacefs.OS{}, Root: g.root})
 	if err != nil {
 		if g.broken == "" {
 			g.logf("registry: written valid, yet it does not load: %v", err)
