@@ -43,7 +43,7 @@ func newAdoptCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return &exitError{exitInvalid, err}
 			}
-			files, err := adoptionFiles(out.Registry.Config.Spec.Registry, skills, bodyFile)
+			files, err := adoptionFiles(out.Registry.RegistryPatterns(), skills, bodyFile)
 			if err != nil {
 				return &exitError{exitInvalid, err}
 			}
@@ -52,13 +52,13 @@ func newAdoptCommand(g *globals) *cobra.Command {
 				fmt.Fprintln(g.stdout, "nothing changed")
 				return nil
 			}
-			if err := adopt.Apply(g.sys, root, files, skills); err != nil {
+			if err := adopt.Apply(g.sys, root, out.Registry.ConfigFile, files, skills); err != nil {
 				if errors.Is(err, apply.ErrExists) {
 					return &exitError{exitInvalid, err}
 				}
 				return inputError(g.stderr, err)
 			}
-			fmt.Fprintln(g.stdout, "adopted; next: skillsync reconcile --once")
+			fmt.Fprintf(g.stdout, "adopted; next: %s reconcile --once\n", g.invocation())
 			return nil
 		},
 	}

@@ -26,7 +26,7 @@ func newProfileCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := state.UseProfile(g.sys, root, args[0]); err != nil {
+			if err := state.UseProfile(g.sys, root, g.config(), args[0]); err != nil {
 				return inputError(g.stderr, err)
 			}
 			fmt.Fprintf(g.stdout, "profile %s is active; a running watcher applies it, otherwise run skillsync reconcile --once\n", args[0])
@@ -75,7 +75,7 @@ reconcile (or the running watcher) then applies it.`,
 			if err != nil {
 				return err
 			}
-			accepted, err := state.Accept(g.sys, root, args)
+			accepted, err := state.Accept(g.sys, root, g.config(), args)
 			if err != nil {
 				return inputError(g.stderr, err)
 			}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/controller"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/spf13/cobra"
 )
@@ -49,7 +47,7 @@ func skillNamesHere(g *globals) []string {
 	if err != nil {
 		return nil
 	}
-	out := controller.Reconcile(controller.Request{System: g.readOnly(), Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
+	out := controller.Reconcile(g.request(g.readOnly(), root, true))
 	if out.Registry == nil || !out.Planned {
 		return nil
 	}
@@ -81,6 +79,6 @@ func registryHere(g *globals) *registry.Registry {
 	if err != nil {
 		return nil
 	}
-	reg, _ := registry.Load(g.readOnly(), root)
+	reg, _ := registry.LoadConfig(g.readOnly(), root, g.config(), nil)
 	return reg
 }

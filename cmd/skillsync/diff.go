@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"unicode/utf8"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/spf13/cobra"
 )
 
@@ -39,8 +37,9 @@ func newDiffCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := controller.ReconcileOnce(controller.Request{System: g.readOnly(), Root: root, ProfileFlag: g.profile,
-				ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true, Log: g.logger()}, 0)
+			req := g.request(g.readOnly(), root, true)
+			req.Log = g.logger()
+			out := controller.ReconcileOnce(req, 0)
 			code := diffCode(out, exitCode)
 			if documentFormat(output) {
 				return finish(code, writeDocument(g.stdout, output, reconcileReport(out, true, code, true)))

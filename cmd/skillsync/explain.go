@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/controller"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 	"github.com/spf13/cobra"
@@ -22,7 +21,7 @@ func planned(g *globals) (controller.Outcome, seen, error) {
 		return controller.Outcome{}, seen{}, err
 	}
 	sys := g.readOnly()
-	out := controller.Reconcile(controller.Request{System: sys, Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
+	out := controller.Reconcile(g.request(sys, root, true))
 	if len(out.Problems) > 0 {
 		printProblems(g.stderr, out.Problems)
 		return out, seen{}, invalidInput(out.Problems)

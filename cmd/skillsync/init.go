@@ -34,6 +34,9 @@ func newInitCommand(g *globals) *cobra.Command {
 			"  skillsync init --workspace ../app  start one in ../app",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if g.user {
+				return initUser(g, dryRun)
+			}
 			dir := g.workspace
 			if dir == "" {
 				dir = "."
@@ -78,6 +81,35 @@ func newInitCommand(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what init would write, and write nothing")
 	cmd.Flags().BoolVar(&here, "here", false, "start a workspace here even inside another one")
 	return cmd
+}
+
+// initUser starts the user workspace: its config and registry in the user's
+// config directory.
+func initUser(g *globals, dryRun bool) error {
+	start := starter.UserPlan(starter.Ref(readBuildInfo().Version))
+	dir := filepath.Join(g.userRoot, filepath.FromSlash(path.Dir(g.userConfig)))
+	if dryRun {
+		for _, f := range start {
+			fmt.Fprintf(g.stdout, "would create ~/%s:\n%s\n", path.Join(path.Dir(g.userConfig), f.Path), f.Content)
+		}
+		return nil
+	}
+	var files []apply.NewFile
+	for _, f := range start {
+		files = append(files, apply.NewFile{Path: f.Path, Content: []byte(f.Content)})
+	}
+	err := starter.Init(g.sys, dir, files)
+	if errors.Is(err, apply.ErrExists) {
+		return &exitError{exitInvalid, err}
+	}
+	if err != nil {
+		return &exitError{exitFailure, err}
+	}
+	for _, f := range start {
+		fmt.Fprintf(g.stdout, "created ~/%s\n", path.Join(path.Dir(g.userConfig), f.Path))
+	}
+	fmt.Fprintln(g.stdout, "next: skillsync --user adopt ~/.claude/skills/NAME takes over a personal skill; skillsync --user reconcile --once writes them all")
+	return nil
 }
 
 // printFound says what init found and chose: the clients in use and the targets

@@ -17,7 +17,6 @@ import (
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/watch"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/sources/mcp"
 )
@@ -45,7 +44,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in, err := controller.LoadInputs(g.readOnly(), root, g.profile, os.Getenv(desired.ProfileEnv))
+			in, err := controller.LoadInputs(g.request(g.readOnly(), root, false))
 			if err != nil && in.Registry == nil {
 				return inputError(g.stderr, err)
 			}
@@ -186,7 +185,7 @@ func recordSource(g *globals, reg *registry.Registry, src registry.MCPSource, l 
 	if err != nil {
 		return err
 	}
-	wrote, err := snapshot.Record(g.sys, reg.Root, path, recorded.Snapshot, force)
+	wrote, err := snapshot.Record(g.sys, reg.Root, reg.ConfigFile, path, recorded.Snapshot, force)
 	var rejected *snapshot.RejectedError
 	if errors.As(err, &rejected) && len(rejected.Problems) > 0 {
 		// The snapshot's lines are nowhere once it is put back: its problems point
@@ -255,7 +254,7 @@ const (
 // until ctx ends; report records whether a source answers, and says false once
 // the follower's reports no longer count.
 func followSources(ctx context.Context, g *globals, root string, report func(name string, err error) bool, log *slog.Logger) {
-	in, _ := controller.LoadInputs(g.readOnly(), root, "", "")
+	in, _ := controller.LoadInputs(controller.Request{System: g.readOnly(), Root: root, ConfigFile: g.config()})
 	if in.Registry == nil {
 		return // the watcher reports why the workspace does not load
 	}
@@ -280,7 +279,7 @@ func followSources(ctx context.Context, g *globals, root string, report func(nam
 		follower := mcp.Follower{Source: src, Server: server, Path: path, Lookup: os.LookupEnv,
 			Timeout: 30 * time.Second, Backoff: time.Second, MaxBackoff: 30 * time.Second,
 			Write: func(content []byte) error {
-				wrote, err := snapshot.Record(g.sys, reg.Root, path, content, false)
+				wrote, err := snapshot.Record(g.sys, reg.Root, reg.ConfigFile, path, content, false)
 				if wrote {
 					log.Info("MCP tools recorded", "server", src.Name, "snapshot", path)
 				}

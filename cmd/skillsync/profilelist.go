@@ -1,11 +1,9 @@
 package main
 
 import (
-	"os"
 	"strings"
 
 	"github.com/skillsync/skillsync/controller"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/spf13/cobra"
 )
 
@@ -59,7 +57,7 @@ func profileInputs(g *globals) (controller.Inputs, error) {
 	if err != nil {
 		return controller.Inputs{}, err
 	}
-	in, err := controller.LoadInputs(g.readOnly(), root, g.profile, os.Getenv(desired.ProfileEnv))
+	in, err := controller.LoadInputs(g.request(g.readOnly(), root, false))
 	if err != nil {
 		return controller.Inputs{}, inputError(g.stderr, err)
 	}

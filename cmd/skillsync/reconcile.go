@@ -1,11 +1,8 @@
 package main
 
 import (
-	"os"
-
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/spf13/cobra"
 )
 
@@ -53,10 +50,8 @@ func newReconcileCommand(g *globals) *cobra.Command {
 				return err
 			}
 			log := g.logger()
-			req := controller.Request{
-				System: g.sys, Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv),
-				Check: writeNothing, Options: opts, Settle: watch.settle, Log: log,
-			}
+			req := g.request(g.sys, root, writeNothing)
+			req.Options, req.Settle, req.Log = opts, watch.settle, log
 			if writeNothing {
 				req.System = g.readOnly()
 			}

@@ -18,11 +18,16 @@ import (
 // globals are the flags every command takes.
 type globals struct {
 	workspace string
-	profile   string
-	logFormat string
-	verbosity int
-	stdout    io.Writer
-	stderr    io.Writer
+	// user says --user: the workspace is the user's, at userRoot (the home
+	// directory) with its config at userConfig, relative to it.
+	user       bool
+	userRoot   string
+	userConfig string
+	profile    string
+	logFormat  string
+	verbosity  int
+	stdout     io.Writer
+	stderr     io.Writer
 	// sys is the disk, for commands that write; readOnly() for those that only read.
 	sys workspacefs.System
 }
@@ -47,7 +52,15 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 			if g.logFormat != "text" && g.logFormat != "json" {
 				return usageError("--log-format must be text or json, not %q", g.logFormat)
 			}
-			return nil
+			if !g.user {
+				return nil
+			}
+			if cmd.Flags().Changed("workspace") {
+				return usageError("--user and --workspace name two different workspaces; give one")
+			}
+			var err error
+			g.userRoot, g.userConfig, err = userWorkspace()
+			return err
 		},
 	}
 	// --version prints what `skillsync version` does.
@@ -59,6 +72,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(flagError)
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.workspace, "workspace", os.Getenv("SKILLSYNC_WORKSPACE"), "workspace root (default $SKILLSYNC_WORKSPACE, else walk up from the current directory to skillsync.yaml)")
+	pf.BoolVar(&g.user, "user", false, "act on the user workspace: the personal skill directories in your home directory, from the registry in your config directory")
 	pf.StringVar(&g.profile, "profile", "", "active capability profile (overrides SKILLSYNC_PROFILE, .skillsync/profile and spec.profile)")
 	pf.StringVar(&g.logFormat, "log-format", envOr("SKILLSYNC_LOG_FORMAT", "text"), "log format: text or json (default $SKILLSYNC_LOG_FORMAT, else text)")
 	pf.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (0 quiet, 1 each change, 2 debug)")
@@ -81,8 +95,12 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
-// root finds the workspace: --workspace, else the nearest skillsync.yaml upwards.
+// root finds the workspace: the home directory with --user, --workspace, else
+// the nearest skillsync.yaml upwards.
 func (g *globals) root() (string, error) {
+	if g.user {
+		return g.userRoot, nil
+	}
 	if g.workspace != "" {
 		return g.workspace, nil
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
-	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/observed"
 	"github.com/spf13/cobra"
@@ -41,7 +39,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 				return err
 			}
 			sys := g.readOnly()
-			out := controller.Reconcile(controller.Request{System: sys, Root: root, ProfileFlag: g.profile, ProfileEnv: os.Getenv(desired.ProfileEnv), Check: true})
+			out := controller.Reconcile(g.request(sys, root, true))
 			if len(out.Problems) > 0 {
 				printProblems(g.stderr, out.Problems)
 				return invalidInput(out.Problems)
@@ -86,7 +84,11 @@ func printStatus(g *globals, out controller.Outcome, all []ClientStatus, showAll
 	if out.Profile.Source != "" {
 		source = " (from " + out.Profile.Source + ")"
 	}
-	fmt.Fprintf(g.stdout, "workspace %s, profile %s%s\n\n", out.Registry.Root, out.Profile.Label(), source)
+	if out.Registry.User() {
+		fmt.Fprintf(g.stdout, "user workspace ~, config ~/%s, profile %s%s\n\n", out.Registry.ConfigFile, out.Profile.Label(), source)
+	} else {
+		fmt.Fprintf(g.stdout, "workspace %s, profile %s%s\n\n", out.Registry.Root, out.Profile.Label(), source)
+	}
 	rows := [][]string{{"CLIENT", "TARGET", "DIRECTORY", "EVIDENCE", "IN SYNC", "TO CHANGE", "CONFLICTS", "WITHHELD", "SEEN TWICE", "HAND-WRITTEN"}}
 	for _, r := range clients {
 		rows = append(rows, []string{r.Client, orDash(r.Target), orDash(r.Directory), orDash(strings.Join(r.Evidence, ", ")),

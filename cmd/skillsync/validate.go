@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
@@ -45,8 +44,7 @@ func newValidateCommand(g *globals) *cobra.Command {
 // validateWorkspace loads the inputs and, when they are valid, plans read-only to
 // find skill names that hand-written skills hold.
 func validateWorkspace(g *globals, root string) (controller.Inputs, registry.Problems, error) {
-	profileEnv := os.Getenv(desired.ProfileEnv)
-	in, err := controller.LoadInputs(g.readOnly(), root, g.profile, profileEnv)
+	in, err := controller.LoadInputs(g.request(g.readOnly(), root, false))
 	var ps registry.Problems
 	if errors.As(err, &ps) {
 		return in, ps, nil
@@ -54,7 +52,7 @@ func validateWorkspace(g *globals, root string) (controller.Inputs, registry.Pro
 	if err != nil {
 		return in, nil, err
 	}
-	planned := controller.Reconcile(controller.Request{System: g.readOnly(), Root: root, ProfileFlag: g.profile, ProfileEnv: profileEnv, Check: true})
+	planned := controller.Reconcile(g.request(g.readOnly(), root, true))
 	return in, desired.NamesTaken(in.Registry, planned.Withheld), nil
 }
 
