@@ -5,6 +5,8 @@ package e2e
 import (
 	"crypto/rand"
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -112,4 +114,45 @@ func runWithHome(t *testing.T, c client, home, project map[string]string) []mock
 
 func sentToModel(reqs []mockapi.Request, token string) bool {
 	return slices.ContainsFunc(reqs, func(r mockapi.Request) bool { return strings.Contains(string(r.Body), token) })
+}
+
+// TestUserWorkspaceSkills runs skillsync --user in each client's fresh HOME,
+// with a user registry in ~/.config/skillsync declaring a skill whose
+// description holds a token never used before, and checks that the client shows
+// its model the skill from the personal directory skillsync wrote.
+func TestUserWorkspaceSkills(t *testing.T) {
+	for _, c := range []client{claudeCode(t), qwenCode(t), codex(t), openCode(t)} {
+		t.Run(c.name, func(t *testing.T) {
+			token := "Token " + rand.Text() + "."
+			registry := map[string]string{
+				".config/skillsync/skillsync.yaml": "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n",
+				".config/skillsync/registry/mine.yaml": "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: carry-on}\n" +
+					"spec:\n  description: My own skill. Use when asked to carry on. " + token + "\n  body: Carry on.\n",
+			}
+			ws := testkit.ExampleWorkspace(t)
+			mock, err := mockapi.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mock.Close()
+			setup := c.setup
+			c.setup = func(t *testing.T, home, mockURL string, servers map[string]string) {
+				setup(t, home, mockURL, servers)
+				testkit.WriteFiles(t, home, registry)
+				cmd := exec.Command(skillsyncBin, "--user", "reconcile", "--once")
+				cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("skillsync --user reconcile --once: %v\n%s", err, out)
+				}
+			}
+			out, runErr := runClient(t, c, ws, mock.URL, "Say hello.", nil)
+			reqs := mock.Requests()
+			if len(reqs) == 0 {
+				t.Fatalf("%s sent its model nothing (exit %v):\n%s", c.name, runErr, out)
+			}
+			if !sentToModel(reqs, token) {
+				t.Errorf("%s did not show its model the skill skillsync --user wrote into the home directory", c.name)
+			}
+		})
+	}
 }
