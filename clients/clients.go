@@ -297,3 +297,14 @@ func SkillDirOf(p string) string {
 	}
 	return ""
 }
+
+// KeyFact is what c does with the front matter key, from its KeyFacts, whose
+// keys may name several front matter keys at once ("model, context, agent").
+func (c Client) KeyFact(key string) (string, bool) {
+	for keys, fact := range c.KeyFacts {
+		if slices.Contains(strings.Split(keys, ", "), key) {
+			return fact, true
+		}
+	}
+	return "", false
+}

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 	"github.com/spf13/cobra"
@@ -108,7 +110,10 @@ func printExplanation(g *globals, e Explanation) {
 	if e.Description != "" {
 		fmt.Fprintf(w, "  listed for the model as: %s\n", e.Description)
 	}
-	if e.Dir != "" {
+	switch {
+	case e.Dir != "" && len(e.Files) == 0:
+		fmt.Fprintf(w, "  read from %s/, with no file beside SKILL.md\n", e.Dir)
+	case e.Dir != "":
 		fmt.Fprintf(w, "  read from %s/, with %d file(s) beside SKILL.md: %s\n", e.Dir, len(e.Files), strings.Join(e.Files, ", "))
 	}
 	if e.Effect != "" {
@@ -117,6 +122,7 @@ func printExplanation(g *globals, e Explanation) {
 	if e.KeptFromModel {
 		fmt.Fprintln(w, "  kept from the model's own choice: a person runs it by name")
 	}
+	printFrontMatter(w, e.FrontMatter)
 	fmt.Fprintln(w)
 	rows := [][]string{{"  TARGET", "PATH", "STATE", "REASON"}}
 	for _, t := range e.Targets {
@@ -142,6 +148,28 @@ func printExplanation(g *globals, e Explanation) {
 		rows = append(rows, []string{"  " + c.Client, strings.Join(c.Paths, ", "), how})
 	}
 	writeTable(w, rows)
+}
+
+// printFrontMatter says, per front matter key, where it is written and left
+// out, and what the clients reading it do with it.
+func printFrontMatter(w io.Writer, notes []desired.KeyNote) {
+	if len(notes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  front matter:")
+	for _, n := range notes {
+		where := "written in " + strings.Join(n.Written, ", ")
+		switch {
+		case len(n.Written) == 0:
+			where = "left out of " + strings.Join(n.Dropped, ", ")
+		case len(n.Dropped) > 0:
+			where += "; left out of " + strings.Join(n.Dropped, ", ")
+		}
+		fmt.Fprintf(w, "    %s: %s\n", n.Key, where)
+		for _, f := range n.Facts {
+			fmt.Fprintf(w, "      %s: %s\n", f.Client, f.Fact)
+		}
+	}
 }
 
 func newListCommand(g *globals) *cobra.Command {

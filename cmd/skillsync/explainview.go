@@ -65,6 +65,9 @@ type Explanation struct {
 	// written beside each SKILL.md; empty for a skill without one.
 	Dir   string
 	Files []string
+	// FrontMatter says, for each front matter key of a registry Skill, which
+	// targets' files carry it and what their clients do with it.
+	FrontMatter []desired.KeyNote
 }
 
 // explainSkill tells, from a planned pass, where the skill name comes from, what
@@ -82,14 +85,6 @@ func explainSkill(out controller.Outcome, found seen, name string) (e Explanatio
 		if c.Spec.Skill != nil && c.Spec.Skill.Alias == name && e.Description == "" {
 			e.Description, e.Effect = c.SkillDescription(), c.Spec.Effect
 			e.EffectFrom = effectFrom(reg, c)
-		}
-	}
-	for _, sk := range reg.Skills {
-		if sk.Name == name && e.Description == "" {
-			e.Description, e.Dir = sk.Spec.Description, sk.Dir
-			for _, f := range sk.Files {
-				e.Files = append(e.Files, f.Path)
-			}
 		}
 	}
 	states := stateByPath(out)
@@ -111,6 +106,15 @@ func explainSkill(out controller.Outcome, found seen, name string) (e Explanatio
 		st.Target, st.Path = t.Name, p
 		e.Targets = append(e.Targets, st)
 	}
+	for _, sk := range reg.Skills {
+		if sk.Name == name && e.Description == "" {
+			e.Description, e.Dir = sk.Spec.Description, sk.Dir
+			for _, f := range sk.Files {
+				e.Files = append(e.Files, f.Path)
+			}
+			e.FrontMatter = desired.KeyNotesOf(reg, sk, writtenTo(e.Targets))
+		}
+	}
 	for _, c := range clients.All {
 		if len(found.evidence[c.Name]) == 0 {
 			continue
@@ -127,6 +131,19 @@ func explainSkill(out controller.Outcome, found seen, name string) (e Explanatio
 		}
 	}
 	return e, len(e.Declarations) > 0 || len(e.Targets) > 0
+}
+
+// writtenTo are the targets of states that hold, or are to hold, the skill.
+func writtenTo(states []TargetState) []string {
+	var out []string
+	for _, st := range states {
+		switch st.State {
+		case "withheld", "delete", "hand-written", "absent":
+		default:
+			out = append(out, st.Target)
+		}
+	}
+	return out
 }
 
 // ownersOf lists the declarations of reg whose skill is called name.

@@ -55,6 +55,9 @@ type validationJSON struct {
 	Problems []problemReport `json:"problems"`
 	// Warnings are what a valid workspace holds that is probably a mistake.
 	Warnings []problemReport `json:"warnings"`
+	// Notes are front matter keys some targets leave out, because the clients
+	// reading them would misread them or do not read them (severity notice).
+	Notes []problemReport `json:"notes"`
 	*validationCounts
 }
 
@@ -206,6 +209,24 @@ type explanationJSON struct {
 	// each SKILL.md; absent for a skill without one.
 	Dir   string   `json:"dir,omitempty"`
 	Files []string `json:"files,omitempty"`
+	// FrontMatter is, per front matter key of a registry Skill beyond name and
+	// description, the targets whose files carry it and those that leave it
+	// out, and what the clients reading them do with it; absent for a skill
+	// with none.
+	FrontMatter []keyNoteJSON `json:"frontMatter,omitempty"`
+}
+
+type keyNoteJSON struct {
+	Key     string           `json:"key"`
+	At      positionJSON     `json:"at"`
+	Written []string         `json:"written"`
+	Dropped []string         `json:"dropped"`
+	Facts   []clientFactJSON `json:"facts"`
+}
+
+type clientFactJSON struct {
+	Client string `json:"client"`
+	Fact   string `json:"fact"`
 }
 
 type declarationJSON struct {
@@ -243,6 +264,14 @@ func explanationJSONOf(e Explanation) explanationJSON {
 		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom, Dir: e.Dir, Files: e.Files}
 	for _, d := range e.Declarations {
 		j.Declarations = append(j.Declarations, declarationJSON{Owner: d.Owner, At: positionJSON{File: d.At.File, Line: d.At.Line, Column: d.At.Column}})
+	}
+	for _, n := range e.FrontMatter {
+		note := keyNoteJSON{Key: n.Key, At: positionJSON{File: n.At.File, Line: n.At.Line, Column: n.At.Column},
+			Written: nonNil(n.Written), Dropped: nonNil(n.Dropped), Facts: []clientFactJSON{}}
+		for _, f := range n.Facts {
+			note.Facts = append(note.Facts, clientFactJSON{Client: f.Client, Fact: f.Fact})
+		}
+		j.FrontMatter = append(j.FrontMatter, note)
 	}
 	for _, t := range e.Targets {
 		j.Targets = append(j.Targets, targetJSON{Target: t.Target, Path: t.Path, State: stateToken(t.State), Reason: withForce(t.Reason, t.Override)})

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
@@ -56,6 +57,25 @@ func validateWorkspace(g *globals, root string) (controller.Inputs, registry.Pro
 	return in, desired.NamesTaken(in.Registry, planned.Withheld), nil
 }
 
+// keyNotes are, as notes at their lines, the front matter keys that some targets
+// the skill is written to leave out.
+func keyNotes(reg *registry.Registry, want desired.State) registry.Problems {
+	var out registry.Problems
+	for _, n := range desired.KeyNotes(reg, want) {
+		if len(n.Dropped) == 0 {
+			continue
+		}
+		kept := "no target"
+		if len(n.Written) > 0 {
+			kept = strings.Join(n.Written, ", ")
+		}
+		out = append(out, registry.Problem{Pos: n.At,
+			Message: fmt.Sprintf("%s of skill %s is written in %s only; %s leave it out, as their clients would misread it or do not read it", n.Key, n.Skill, kept, strings.Join(n.Dropped, ", ")),
+			Hint:    "skillsync explain " + n.Skill + " says what each client does with it"})
+	}
+	return out.Sorted()
+}
+
 func reportValidation(g *globals, output string, in controller.Inputs, problems registry.Problems) error {
 	code := exitOK
 	if len(problems) > 0 {
@@ -64,10 +84,11 @@ func reportValidation(g *globals, output string, in controller.Inputs, problems 
 	switch {
 	case documentFormat(output):
 		report := validationJSON{typeMeta: kindOf(kindValidation), Valid: len(problems) == 0, ExitCode: code, Problems: problemReports(problems),
-			Warnings: []problemReport{}}
+			Warnings: []problemReport{}, Notes: []problemReport{}}
 		if len(problems) == 0 {
 			report.Warnings = warningReports(registry.Warnings(in.Registry))
 			want := desired.Build(in.Registry, in.Profile)
+			report.Notes = reportsAs("notice", keyNotes(in.Registry, want))
 			report.validationCounts = &validationCounts{Profile: in.Profile.Name, Files: len(in.Registry.Files),
 				Capabilities: len(in.Registry.Capabilities), Skills: len(in.Registry.Skills), Profiles: len(in.Registry.Profiles),
 				Desired: len(want.Files), Withheld: len(want.Withheld)}
@@ -82,13 +103,18 @@ func reportValidation(g *globals, output string, in controller.Inputs, problems 
 		return &exitError{code: code}
 	}
 	warnings := registry.Warnings(in.Registry)
+	want := desired.Build(in.Registry, in.Profile)
+	notes := keyNotes(in.Registry, want)
 	if output == "github" {
 		annotateAs(g.stdout, "warning", warnings)
+		annotateAs(g.stdout, "notice", notes)
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(g.stderr, "warning: %s\n", w)
 	}
-	want := desired.Build(in.Registry, in.Profile)
+	for _, n := range notes {
+		fmt.Fprintf(g.stderr, "note: %s\n", n)
+	}
 	fmt.Fprintf(g.stdout, "valid: %d capabilities, %d skills, %d profiles in %d file(s); profile %s, %d file(s) desired, %d withheld\n",
 		len(in.Registry.Capabilities), len(in.Registry.Skills), len(in.Registry.Profiles), len(in.Registry.Files),
 		in.Profile.Label(), len(want.Files), len(want.Withheld))

@@ -102,7 +102,7 @@ func (l *loader) fillFromDir(s *Skill, rel string, pos Position) {
 	s.Spec.Metadata, s.Spec.AllowedTools = fm.Metadata, fm.allowedTools
 	s.Spec.DisableModelInvocation, s.Spec.UserInvocable, s.Spec.Paths = fm.DisableModelInvocation, fm.UserInvocable, fm.Paths
 	s.Spec.ArgumentHint, s.Spec.Model, s.Spec.Context, s.Spec.Agent = fm.ArgumentHint, fm.Model, fm.Context, fm.Agent
-	s.Body, s.bodyLine = body, bodyLine
+	s.Body, s.bodyLine, s.keyLines = body, bodyLine, fm.keyLines
 }
 
 // fieldsBesideDir names what a Skill with dir must leave to its SKILL.md.

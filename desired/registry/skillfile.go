@@ -40,6 +40,7 @@ type skillFrontMatter struct {
 	Agent                  string            `yaml:"agent"`
 	allowedTools           string
 	nameLine               int
+	keyLines               map[string]int // the line of the file each key is on
 }
 
 // parseSkillFile reads a SKILL.md: its front matter, and its body with the line
@@ -84,6 +85,10 @@ func parseSkillFile(file string, data []byte) (fm skillFrontMatter, body string,
 		if k.Value == "name" {
 			fm.nameLine = k.Line + 1
 		}
+		if fm.keyLines == nil {
+			fm.keyLines = map[string]int{}
+		}
+		fm.keyLines[k.Value] = k.Line + 1
 	}
 	if len(ps) > 0 {
 		return skillFrontMatter{}, "", 0, ps

@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -331,9 +332,10 @@ type Skill struct {
 	// files in it beside SKILL.md, sorted by path.
 	Dir      string
 	Files    []SupportFile
-	dirs     []string // the folders of Dir, Dir first
-	dirSum   [32]byte // of everything read in Dir
-	bodyLine int      // the line of the SKILL.md in Dir the body starts on
+	dirs     []string       // the folders of Dir, Dir first
+	dirSum   [32]byte       // of everything read in Dir
+	bodyLine int            // the line of the SKILL.md in Dir the body starts on
+	keyLines map[string]int // the line of the SKILL.md in Dir each front matter key is on
 	// pattern is, counted from 1, the pattern of spec.skillDirs that declares
 	// the skill; 0 for a skill a registry document declares.
 	pattern int
@@ -549,4 +551,41 @@ func (r *Registry) NameAt(owner string) (Position, bool) {
 		}
 	}
 	return Position{}, false
+}
+
+// FrontMatterKeys lists the front matter keys s carries beyond name and
+// description, as SKILL.md spells them, in the order the specification and
+// Claude Code list them.
+func (s Skill) FrontMatterKeys() []string {
+	var out []string
+	for _, k := range []struct {
+		key   string
+		given bool
+	}{
+		{"license", s.Spec.License != ""}, {"compatibility", s.Spec.Compatibility != ""}, {"metadata", len(s.Spec.Metadata) > 0},
+		{"allowed-tools", s.Spec.AllowedTools != ""}, {"argument-hint", s.Spec.ArgumentHint != ""},
+		{"disable-model-invocation", s.Spec.DisableModelInvocation}, {"user-invocable", s.Spec.UserInvocable != nil},
+		{"paths", len(s.Spec.Paths) > 0}, {"model", s.Spec.Model != ""}, {"context", s.Spec.Context != ""}, {"agent", s.Spec.Agent != ""},
+	} {
+		if k.given {
+			out = append(out, k.key)
+		}
+	}
+	return out
+}
+
+// KeyAt is where s gives the front matter key: its line in the SKILL.md of a
+// skill directory, else the field of the document that declares it.
+func (s Skill) KeyAt(key string) Position {
+	if s.Dir != "" {
+		return Position{File: path.Join(s.Dir, "SKILL.md"), Line: s.keyLines[key]}
+	}
+	field := strings.Builder{}
+	for i, part := range strings.Split(key, "-") {
+		if i > 0 && part != "" {
+			part = strings.ToUpper(part[:1]) + part[1:]
+		}
+		field.WriteString(part)
+	}
+	return s.doc.at("spec", field.String()).Position()
 }
