@@ -53,6 +53,9 @@ const (
 type SideFile struct {
 	Path    string // relative to the skill directory, slash-separated
 	Content string // what skillsync writes there, after its banner
+	// Keys are the top-level keys the client reads in it: a skill directory
+	// may hold its own copy with these, written only where the client reads.
+	Keys []string
 }
 
 // A Client is an agent client and what skillsync knows about it.

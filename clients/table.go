@@ -107,8 +107,9 @@ var All = []Client{
 		Duplicates:    "lists both copies, and then `$name` injects nothing",
 		Invoke:        "`$name text` anywhere in the prompt; the whole SKILL.md is injected, nothing is replaced; two skills of one name make `$name` inject nothing",
 		Guard:         GuardSideFile,
-		HideFile:      &SideFile{Path: "agents/openai.yaml", Content: "policy:\n  allow_implicit_invocation: false\n"},
-		MCPTool:       "mcp__<server>", MCPNamespaced: true, MCPServerChars: "-",
+		HideFile: &SideFile{Path: "agents/openai.yaml", Content: "policy:\n  allow_implicit_invocation: false\n",
+			Keys: []string{"interface", "policy", "dependencies"}},
+		MCPTool: "mcp__<server>", MCPNamespaced: true, MCPServerChars: "-",
 		Evidence: []string{".codex", "AGENTS.md"}, Tools: []string{"codex"},
 	},
 	{

@@ -92,6 +92,16 @@ func KeptFromModel(reg *registry.Registry) map[string]bool {
 }
 
 // hidden says the skill must be kept from the model's own choice.
+// sideFile is the skill directory's own copy of the client side file at rel,
+// as it is written; ok is false when it has none.
+func (o origin) sideFile(rel string) (content string, ok bool) {
+	if o.workflow == nil {
+		return "", false
+	}
+	content, ok = o.workflow.SideFiles[rel]
+	return content, ok
+}
+
 func (o origin) hidden() bool {
 	if o.capability != nil {
 		return o.capability.Spec.Effect != registry.EffectRead
@@ -325,12 +335,16 @@ func (p projection) project(st *State, from origin, skillTargets, required []str
 				st.Files[p] = File{Path: p, Target: target, Skill: name, Owner: owner, from: from, support: sf}
 			}
 		}
-		if !from.hidden() {
-			continue
-		}
 		for _, sf := range p.format(target).SideFiles {
+			content, own := from.sideFile(sf.Path)
+			if !own && !from.hidden() {
+				continue
+			}
+			if !own {
+				content = sf.Content
+			}
 			side := path.Join(dir, sf.Path)
-			st.Files[side] = File{Path: side, Target: target, Skill: name, Owner: owner, from: from, side: sf.Content}
+			st.Files[side] = File{Path: side, Target: target, Skill: name, Owner: owner, from: from, side: content}
 		}
 	}
 }

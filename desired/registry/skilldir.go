@@ -43,8 +43,9 @@ type SupportFile struct {
 type skillDir struct {
 	skill []byte // SKILL.md
 	files []SupportFile
-	dirs  []string // workspace-relative, the directory itself first
-	sum   [32]byte // of every name, mode and byte read
+	sides map[string][]byte // the client side files it holds (clientSideFile), by path
+	dirs  []string          // workspace-relative, the directory itself first
+	sum   [32]byte          // of every name, mode and byte read
 }
 
 // readSkillDir reads the skill directory dir, relative to file, into s: its
@@ -103,6 +104,7 @@ func (l *loader) fillFromDir(s *Skill, rel string, pos Position) {
 	s.Spec.DisableModelInvocation, s.Spec.UserInvocable, s.Spec.Paths = fm.DisableModelInvocation, fm.UserInvocable, fm.Paths
 	s.Spec.ArgumentHint, s.Spec.Model, s.Spec.Context, s.Spec.Agent = fm.ArgumentHint, fm.Model, fm.Context, fm.Agent
 	s.Body, s.bodyLine, s.keyLines = body, bodyLine, fm.keyLines
+	l.add(s.takeSideFiles(rel, read.sides)...)
 }
 
 // fieldsBesideDir names what a Skill with dir must leave to its SKILL.md.
@@ -157,11 +159,17 @@ func (p *dirProblem) Error() string {
 }
 
 // ReadSkillDir reads the skill directory dir of r as spec.dir would: its
-// SKILL.md, and its supporting files sorted by path. What a skill directory
+// SKILL.md, and every other file, a client's side file (agents/openai.yaml)
+// among them, sorted by path. What a skill directory
 // cannot hold is an error naming the file.
 func ReadSkillDir(r workspacefs.FS, dir string) (skillFile []byte, files []SupportFile, err error) {
 	read, err := walkSkillDir(r, dir)
-	return read.skill, read.files, err
+	files = read.files
+	for p, data := range read.sides {
+		files = append(files, SupportFile{Path: p, Data: data, Sum: sha256.Sum256(data)})
+	}
+	slices.SortFunc(files, func(a, b SupportFile) int { return strings.Compare(a.Path, b.Path) })
+	return read.skill, files, err
 }
 
 type skillWalk struct {
@@ -248,6 +256,13 @@ func (w *skillWalk) read(e fs.DirEntry, rel, at string) error {
 		w.out.skill = data
 		return nil
 	}
+	if _, ok := clientSideFile(rel); ok {
+		if w.out.sides == nil {
+			w.out.sides = map[string][]byte{}
+		}
+		w.out.sides[rel] = data
+		return nil
+	}
 	w.out.files = append(w.out.files, SupportFile{Path: rel, Data: data, Sum: sha256.Sum256(data), Executable: exec})
 	return nil
 }
@@ -270,8 +285,8 @@ func checkSupportName(sub, name, rel string) string {
 		return name + " in a skill directory is one skillsync removes from the targets (it writes one per target directory)"
 	}
 	for _, c := range clients.All {
-		if c.HideFile != nil && strings.EqualFold(rel, c.HideFile.Path) {
-			return fmt.Sprintf("%s writes %s in its skill directories itself", c.Name, c.HideFile.Path)
+		if c.HideFile != nil && rel != c.HideFile.Path && strings.EqualFold(rel, c.HideFile.Path) {
+			return fmt.Sprintf("%s reads %s, and this name differs from it only in case", c.Name, c.HideFile.Path)
 		}
 	}
 	return ""

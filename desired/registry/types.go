@@ -330,12 +330,17 @@ type Skill struct {
 	BodyPath string // the bodyFile, workspace-relative; empty for an inline body
 	// Dir is the skill directory (spec.dir), workspace-relative, and Files the
 	// files in it beside SKILL.md, sorted by path.
-	Dir      string
-	Files    []SupportFile
-	dirs     []string       // the folders of Dir, Dir first
-	dirSum   [32]byte       // of everything read in Dir
-	bodyLine int            // the line of the SKILL.md in Dir the body starts on
-	keyLines map[string]int // the line of the SKILL.md in Dir each front matter key is on
+	Dir   string
+	Files []SupportFile
+	// SideFiles are the files of Dir a client reads beside SKILL.md (Codex's
+	// agents/openai.yaml), by path, as they are written where that client reads:
+	// with the client's way to keep the skill from its model added when the
+	// skill asks for that.
+	SideFiles map[string]string
+	dirs      []string       // the folders of Dir, Dir first
+	dirSum    [32]byte       // of everything read in Dir
+	bodyLine  int            // the line of the SKILL.md in Dir the body starts on
+	keyLines  map[string]int // the line of the SKILL.md in Dir each front matter key is on
 	// pattern is, counted from 1, the pattern of spec.skillDirs that declares
 	// the skill; 0 for a skill a registry document declares.
 	pattern int

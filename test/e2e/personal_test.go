@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -154,5 +155,48 @@ func TestUserWorkspaceSkills(t *testing.T) {
 				t.Errorf("%s did not show its model the skill skillsync --user wrote into the home directory", c.name)
 			}
 		})
+	}
+}
+
+// TestCodexSideFile checks with the real Codex what a skill directory's own
+// agents/openai.yaml becomes: a skill whose file gives only its interface is
+// listed for the model, and one kept from the model by disable-model-invocation,
+// whose file skillsync gives Codex's policy beside the author's interface, is
+// not.
+func TestCodexSideFile(t *testing.T) {
+	c := codex(t)
+	shown, hidden := "shown-"+strings.ToLower(rand.Text()[:8]), "hidden-"+strings.ToLower(rand.Text()[:8])
+	ws := testkit.ExampleWorkspace(t)
+	files := map[string]string{}
+	for name, keep := range map[string]bool{shown: false, hidden: true} {
+		front := "---\nname: " + name + "\ndescription: A skill with its own Codex interface. Use when asked.\n"
+		if keep {
+			front += "disable-model-invocation: true\n"
+		}
+		files["skills/"+name+"/SKILL.md"] = front + "---\nSay what this skill is.\n"
+		files["skills/"+name+"/agents/openai.yaml"] = "interface:\n  display_name: \"" + name + "\"\n  short_description: \"Its own interface\"\n"
+		files["registry/"+name+".yaml"] = "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: " + name + "}\nspec: {dir: ../skills/" + name + "}\n"
+	}
+	testkit.WriteFiles(t, ws, files)
+	runSkillsync(t, ws, "reconcile", "--once")
+	side, err := os.ReadFile(filepath.Join(ws, ".agents/skills", hidden, "agents/openai.yaml"))
+	if err != nil || !strings.Contains(string(side), "allow_implicit_invocation: false") || !strings.Contains(string(side), "display_name") {
+		t.Fatalf("%s's agents/openai.yaml (%v):\n%s", hidden, err, side)
+	}
+	mock, err := mockapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mock.Close()
+	out, runErr := runClient(t, c, ws, mock.URL, "Say hello.", nil)
+	reqs := mock.Requests()
+	if len(reqs) == 0 {
+		t.Fatalf("Codex sent its model nothing (exit %v):\n%s", runErr, out)
+	}
+	if !sentToModel(reqs, shown) {
+		t.Errorf("Codex did not list %s, whose agents/openai.yaml gives only its interface", shown)
+	}
+	if sentToModel(reqs, hidden) {
+		t.Errorf("Codex listed %s, kept from the model by the policy skillsync added to its own agents/openai.yaml", hidden)
 	}
 }

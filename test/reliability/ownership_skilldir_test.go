@@ -230,12 +230,12 @@ type ownDirSkill struct {
 
 // ownSupportPool are the files a skill directory may hold beside its SKILL.md:
 // a script with a #! line and one executable by its mode only, a binary file,
-// folders nested two deep, an empty file, a file in the agents/ folder Codex
-// writes its own file in, a SKILL.md in a folder (a supporting file, not the
-// skill's), and notes.md and scripts/mine.sh, which people put in generated
-// skill directories too.
+// folders nested two deep, an empty file, Codex's agents/openai.yaml and a file
+// beside it, a SKILL.md in a folder (a supporting file, not the skill's), and
+// notes.md and scripts/mine.sh, which people put in generated skill directories
+// too.
 var ownSupportPool = []string{"scripts/run.sh", "scripts/helper.py", "reference.md", "notes.md", "assets/logo.bin",
-	"references/deep/guide.md", "data/empty.txt", "agents/notes.md", "scripts/mine.sh", "examples/SKILL.md"}
+	"references/deep/guide.md", "data/empty.txt", "agents/notes.md", "agents/openai.yaml", "scripts/mine.sh", "examples/SKILL.md"}
 
 // ownPersonPaths are where people put files in a generated skill directory,
 // relative to it: beside SKILL.md, in the folders a skill directory has, and in
@@ -245,7 +245,7 @@ var ownPersonPaths = []string{"notes.md", "scripts/mine.sh", "assets/photo.png",
 
 // ownDirDefects are what a skill directory cannot hold or say.
 var ownDirDefects = []string{"symlink", "case twins", "unknown front matter key", "name differs from the directory",
-	"front matter not a mapping", "agents/openai.yaml", "temp-file name", "file over 16 MiB", "over 1000 entries"}
+	"front matter not a mapping", "agents/openai.yaml Codex would misread", "temp-file name", "file over 16 MiB", "over 1000 entries"}
 
 // declareDir makes name a skill directory the registry declares, new or edited
 // since the last declaration.
@@ -295,6 +295,11 @@ func (g *ownGenerator) addSupport(name string, sk *ownDirSkill) {
 
 // supportContent is a version of the supporting file rel.
 func (g *ownGenerator) supportContent(name, rel string, version int) dirSrcFile {
+	if rel == "agents/openai.yaml" {
+		// Codex's own file: written only into .agents/skills, with Codex's
+		// policy added when the skill is kept from the model.
+		return dirSrcFile{data: fmt.Appendf(nil, "interface:\n  display_name: \"%s %d\"\n", name, version)}
+	}
 	switch path.Ext(rel) {
 	case ".sh":
 		// Executable by its #! line, whatever its mode.
@@ -452,8 +457,8 @@ func (g *ownGenerator) writeDirSkill(name string, sk *ownDirSkill) error {
 		skill.data = bytes.Replace(skill.data, []byte("\nname: "+name+"\n"), []byte("\nname: "+name+"-other\n"), 1)
 	case "front matter not a mapping":
 		skill.data = []byte("---\n- a\n- b\n---\nbody\n")
-	case "agents/openai.yaml":
-		files["agents/openai.yaml"] = dirSrcFile{data: []byte("policy: {}\n")}
+	case "agents/openai.yaml Codex would misread":
+		files["agents/openai.yaml"] = dirSrcFile{data: []byte("theme: dark\n")}
 	case "temp-file name":
 		files[g.tempName()] = dirSrcFile{data: []byte("not a temp file\n")}
 	case "file over 16 MiB":
