@@ -89,7 +89,7 @@ npm-check:
 # runs the Agent Skills reference validator (skills-ref) over every generated skill.
 # Override the versions with E2E_CLAUDE_VERSION=… E2E_QWEN_VERSION=… E2E_SKILLS_REF_VERSION=….
 e2e:
-	$(GO) test -tags e2e -count=1 -timeout 30m -v -run 'TestConformance|TestMCPSources|TestReferenceValidator|TestWholeSkillRuns|TestPersonalSkills|TestUserWorkspaceSkills|TestCodexSideFile' ./test/e2e/
+	$(GO) test -tags e2e -count=1 -timeout 30m -v -run 'TestConformance|TestMCPSources|TestReferenceValidator|TestWholeSkillRuns|TestPersonalSkills|TestUserWorkspaceSkills|TestCodexSideFile|TestCopilotAllowedTools' ./test/e2e/
 
 # One-shot commands against the file-I/O floor and the peers rulesync and ruler
 # (installed with npm into test/bench/.cache), N = 100, 1000, 10000, then 1 000 whole

@@ -151,7 +151,10 @@ var All = []Client{
 		Invoke:        "the model loads the skill through its `skill` tool (`/name` is a hint); nothing is replaced",
 		Guard:         GuardFrontMatter,
 		Keys:          []string{"disable-model-invocation"},
-		MCPTool:       "<server>-<tool>", MCPNaming: copilotNames,
+		KeyFacts: map[string]string{
+			"allowed-tools": "grants nothing headless: with `-p` and no `--allow-tool`, a skill's script was denied whether its `allowed-tools` said `shell`, `shell(bash:*)` or `bash` (measured, TestCopilotAllowedTools); the interactive session adds the tools it names as approvals when the skill is invoked (read in its source, not measured)",
+		},
+		MCPTool: "<server>-<tool>", MCPNaming: copilotNames,
 		MCPConfig: &MCPConfig{".mcp.json", "mcpServers"},
 		Evidence:  []string{".github/copilot-instructions.md", ".github/instructions"}, Tools: []string{"copilot"},
 	},
