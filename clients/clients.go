@@ -112,7 +112,8 @@ type Client struct {
 	Personal      []string
 	PersonalClash Clash
 	// Evidence are workspace-relative files or directories whose presence says the
-	// client is used here; Tools are programs on PATH that say so too.
+	// client is used here, including those it keeps in a home directory, which is
+	// the user workspace's root; Tools are programs on PATH that say so too.
 	Evidence []string
 	Tools    []string
 	// Reserved are the names of its own commands and bundled skills: a project

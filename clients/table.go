@@ -139,7 +139,7 @@ var All = []Client{
 		Substitutes: openCodeSubstitutes,
 		MCPTool:     "<server>_<tool>", MCPNaming: dotsAsUnderscores,
 		MCPConfig: &MCPConfig{"opencode.json", "mcp"},
-		Evidence:  []string{".opencode", "opencode.json"}, Tools: []string{"opencode"},
+		Evidence:  []string{".opencode", "opencode.json", ".config/opencode"}, Tools: []string{"opencode"},
 	},
 	{
 		Name: "Copilot CLI", Source: "measured: @github/copilot 1.0.102",
@@ -156,7 +156,7 @@ var All = []Client{
 		},
 		MCPTool: "<server>-<tool>", MCPNaming: copilotNames,
 		MCPConfig: &MCPConfig{".mcp.json", "mcpServers"},
-		Evidence:  []string{".github/copilot-instructions.md", ".github/instructions"}, Tools: []string{"copilot"},
+		Evidence:  []string{".github/copilot-instructions.md", ".github/instructions", ".copilot"}, Tools: []string{"copilot"},
 	},
 	{
 		Name: "Cline", Source: "measured: cline 3.0.65",
@@ -180,7 +180,7 @@ var All = []Client{
 		TextSource:    "the text the user typed after the command, shown below between the markers",
 		Substitutes:   openCodeSubstitutes,
 		MCPTool:       "<server>_<tool>", MCPNaming: dotsAsUnderscores,
-		Evidence: []string{".kilo", ".kilocode"}, Tools: []string{"kilo"},
+		Evidence: []string{".kilo", ".kilocode", ".config/kilo"}, Tools: []string{"kilo"},
 	},
 	{
 		Name: "Cursor", Source: "documentation",
