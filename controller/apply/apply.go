@@ -226,11 +226,13 @@ func (w Workspace) OpenDir(rel string) (workspacefs.Dir, error) {
 }
 
 // dirOf opens the directory holding p; for a create, it makes the directory first,
-// and its parents if they are missing.
+// and its parents if they are missing. A skill directory's files are created
+// into it one by one, so it is opened first and made only when it is missing.
 func (w Workspace) dirOf(p string, create bool) (workspacefs.Dir, error) {
 	dir := path.Dir(p)
-	if !create || dir == "." {
-		return w.OpenDir(dir)
+	d, err := w.OpenDir(dir)
+	if !create || dir == "." || !errors.Is(err, fs.ErrNotExist) {
+		return d, err
 	}
 	parentPath, name := path.Dir(dir), path.Base(dir)
 	parent, err := w.OpenDir(parentPath)
@@ -247,7 +249,7 @@ func (w Workspace) dirOf(p string, create bool) (workspacefs.Dir, error) {
 	if err := parent.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, workspacefs.Cause(err)
 	}
-	d, err := parent.Sub(name)
+	d, err = parent.Sub(name)
 	if err != nil {
 		return nil, workspacefs.Cause(err)
 	}

@@ -127,10 +127,16 @@ func fieldsBesideDir(spec SkillSpec) []string {
 
 // walkSkillDir reads the skill directory dir: every file, each folder, and a
 // digest of all of it. A problem with what it holds is a *dirProblem at the file;
-// any other error is the disk's.
+// any other error is the disk's. The directory is opened once and read through
+// its descriptor, a system call per file, not a walk from the root per file.
 func walkSkillDir(r workspacefs.FS, dir string) (skillDir, error) {
-	w := skillWalk{r: r, root: dir, hash: sha256.New()}
-	if err := w.walk("", 0); err != nil {
+	d, err := r.OpenDir(dir)
+	if err != nil {
+		return skillDir{}, err
+	}
+	defer d.Close()
+	w := skillWalk{root: dir, hash: sha256.New()}
+	if err := w.walk(d, "", 0); err != nil {
 		return skillDir{}, err
 	}
 	if w.out.skill == nil && len(w.problems) == 0 {
@@ -173,7 +179,6 @@ func ReadSkillDir(r workspacefs.FS, dir string) (skillFile []byte, files []Suppo
 }
 
 type skillWalk struct {
-	r       workspacefs.FS
 	root    string
 	out     skillDir
 	entries int
@@ -183,33 +188,34 @@ type skillWalk struct {
 	problems Problems
 }
 
-// walk reads the folder sub of the skill directory ("" for the directory itself).
-func (w *skillWalk) walk(sub string, depth int) error {
+// walk reads the folder sub of the skill directory ("" for the directory
+// itself), open as d.
+func (w *skillWalk) walk(d workspacefs.Dir, sub string, depth int) error {
 	dir := path.Join(w.root, sub)
 	w.out.dirs = append(w.out.dirs, dir)
-	entries, err := w.r.ReadDir(dir)
+	entries, err := d.Entries()
 	if err != nil {
 		return err
 	}
 	folded := map[string]string{}
 	for _, e := range entries {
-		rel := path.Join(sub, e.Name())
+		rel := path.Join(sub, e.Name)
 		at := path.Join(w.root, rel)
-		if err := checkSupportName(sub, e.Name(), rel); err != "" {
+		if err := checkSupportName(sub, e.Name, rel); err != "" {
 			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: err, Hint: "rename or remove it in the skill directory"})
 			continue
 		}
-		if other, ok := folded[strings.ToLower(e.Name())]; ok {
-			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("%s and %s differ only in case, the same file on macOS and Windows", other, e.Name()),
+		if other, ok := folded[strings.ToLower(e.Name)]; ok {
+			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("%s and %s differ only in case, the same file on macOS and Windows", other, e.Name),
 				Hint: "rename one of them"})
 			continue
 		}
-		folded[strings.ToLower(e.Name())] = e.Name()
+		folded[strings.ToLower(e.Name)] = e.Name
 		if w.entries++; w.entries > MaxSkillEntries {
 			return &dirProblem{append(w.problems, Problem{Pos: Position{File: dir}, Message: fmt.Sprintf("the skill directory %s holds more than %d files and folders", w.root, MaxSkillEntries),
 				Hint: "a skill is read whole into every client's context; keep what it needs, and move the rest out"})}
 		}
-		switch typ := e.Type(); {
+		switch typ := e.Type; {
 		case typ&fs.ModeSymlink != 0:
 			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: "a skill directory holds no symlinks: it could lead out of the directory, and clients copy it differently",
 				Hint: "put the file itself in the skill directory"})
@@ -217,13 +223,19 @@ func (w *skillWalk) walk(sub string, depth int) error {
 			return &dirProblem{append(w.problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the skill directory nests more than %d levels deep", maxSkillDepth), Hint: "flatten it"})}
 		case typ.IsDir():
 			fmt.Fprintf(w.hash, "d %s\x00", rel)
-			if err := w.walk(rel, depth+1); err != nil {
+			child, err := d.Sub(e.Name)
+			if err != nil {
+				return err
+			}
+			err = w.walk(child, rel, depth+1)
+			child.Close()
+			if err != nil {
 				return err
 			}
 		case !typ.IsRegular():
 			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: "not a regular file or folder", Hint: "a skill directory holds files and folders only"})
 		default:
-			if err := w.read(e, rel, at); err != nil {
+			if err := w.read(d, e.Name, rel, at); err != nil {
 				return err
 			}
 		}
@@ -231,9 +243,10 @@ func (w *skillWalk) walk(sub string, depth int) error {
 	return nil
 }
 
-// read reads the file rel of the skill directory, at in the workspace.
-func (w *skillWalk) read(e fs.DirEntry, rel, at string) error {
-	data, err := w.r.ReadRegular(at, banner.MaxSupportingFileSize)
+// read reads the file name of d, rel in the skill directory and at in the
+// workspace.
+func (w *skillWalk) read(d workspacefs.Dir, name, rel, at string) error {
+	data, err := d.ReadRegular(name, banner.MaxSupportingFileSize)
 	if errors.Is(err, workspacefs.ErrTooLarge) {
 		w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the file is larger than %d bytes, the most skillsync copies", banner.MaxSupportingFileSize),
 			Hint: "keep large assets out of the skill; a client loads what a skill holds"})
@@ -247,7 +260,7 @@ func (w *skillWalk) read(e fs.DirEntry, rel, at string) error {
 			Hint: "keep large assets out of the skill; a client loads what a skill holds"})}
 	}
 	exec := strings.HasPrefix(string(data), "#!")
-	if info, err := e.Info(); err == nil && info.Mode().Perm()&0o111 != 0 {
+	if x, err := d.Executable(name); err == nil && x {
 		exec = true
 	}
 	fmt.Fprintf(w.hash, "f %s %v %d\x00", rel, exec, len(data))
