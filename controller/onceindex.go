@@ -118,6 +118,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) ([]string, bool) {
 	inputs := append([]string{reg.ConfigFile, desired.ProfileFile, state.AppliedFile}, reg.Files...)
 	inputs = append(inputs, reg.SkillFiles()...)
+	r = workspacefs.LstatOnce(r)
 	for _, f := range inputs {
 		if links, _, _ := registry.WalkLinks(r, f); len(links) > 0 {
 			return nil, false

@@ -306,7 +306,13 @@ func conclude(req pass, out Outcome, targeted targetsPlan) Outcome {
 	if req.Check || out.Plan.Refused != "" {
 		return out
 	}
-	settleAt, why := req.settleAt(in)
+	// Only deletes wait for the inputs to settle; a pass with none need not
+	// stat every input to learn when they may.
+	var settleAt time.Time
+	var why string
+	if out.Plan.Count(plan.Delete) > 0 {
+		settleAt, why = req.settleAt(in)
+	}
 	deferred := false
 	out.Applied, out.Err = apply.ApplyGated(req.System, in.Registry.Root, out.Plan, func() bool {
 		deferred = !mayDelete(in, settleAt)

@@ -39,6 +39,7 @@ func Dirs(r workspacefs.FS, reg *Registry) []string {
 	if reg == nil {
 		return nil
 	}
+	r = workspacefs.LstatOnce(r)
 	var dirs, files []string
 	for _, pattern := range reg.RegistryPatterns() {
 		dirs = append(dirs, globDirs(r, pattern)...)
@@ -52,10 +53,14 @@ func Dirs(r workspacefs.FS, reg *Registry) []string {
 	for _, f := range files {
 		dirs = append(dirs, path.Dir(f))
 	}
+	isDir := map[string]bool{}
+	for _, d := range dirs {
+		isDir[d] = true
+	}
 	set := map[string]bool{}
 	for _, w := range append(dirs, files...) {
 		w = path.Clean(w)
-		if slices.Contains(dirs, w) {
+		if isDir[w] {
 			if d, ok := NearestDir(r, w, true); ok {
 				set[d] = true
 			}
@@ -137,6 +142,7 @@ func WalkLinks(r workspacefs.FS, rel string) (links, dirs []string, at string) {
 func globDirs(r workspacefs.FS, pattern string) []string {
 	dirPattern := path.Dir(path.Clean(pattern))
 	out := []string{staticPrefix(pattern)}
+	listed := map[string]bool{out[0]: true}
 	current := []string{"."}
 	for _, seg := range strings.Split(dirPattern, "/") {
 		if seg == "." {
@@ -154,7 +160,8 @@ func globDirs(r workspacefs.FS, pattern string) []string {
 			}
 		}
 		for _, d := range next {
-			if !slices.Contains(out, d) {
+			if !listed[d] {
+				listed[d] = true
 				out = append(out, d)
 			}
 		}
