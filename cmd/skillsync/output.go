@@ -81,11 +81,14 @@ func writeTable(w io.Writer, rows [][]string) {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	tw.Flush()
+	// One write for the table: a cold run's table has a line per file written.
+	var table strings.Builder
 	for _, line := range strings.SplitAfter(buf.String(), "\n") {
 		if line != "" {
-			fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+			table.WriteString(strings.TrimRight(line, " \n") + "\n")
 		}
 	}
+	io.WriteString(w, table.String())
 }
 
 // summaryLine is the last line: what was done (or, for --check and a refused plan,
