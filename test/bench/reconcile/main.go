@@ -14,6 +14,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == atomicCopyFlag {
+		check(atomicCopy(os.Args[2]))
+		return
+	}
 	sizes := flag.String("sizes", "100,1000,10000", "numbers of capabilities; empty for none")
 	skillDirs := flag.String("skilldirs", "1000", "numbers of whole skill directories of 10 files each; empty for none")
 	runs := flag.Int("runs", 5, "timed runs per figure, after one warm-up run")

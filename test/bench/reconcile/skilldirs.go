@@ -20,6 +20,7 @@ type skillDirWorkspaces struct {
 	master     string   // in sync; the read floor reads its generated tree
 	cold, cpTo []string // a copy of template, and an empty directory, per run
 	cpSyncTo   []string // an empty directory per run of the durable copy
+	atomicTo   []string // an empty directory per run of the atomic copy
 	noop, edit string   // copies of master
 }
 
@@ -36,6 +37,8 @@ func (b *bench) prepareSkillDirs(n int) skillDirWorkspaces {
 		check(os.MkdirAll(w.cpTo[i], 0o755))
 		w.cpSyncTo = append(w.cpSyncTo, filepath.Join(dir, fmt.Sprintf("cp-sync-%d", i)))
 		check(os.MkdirAll(w.cpSyncTo[i], 0o755))
+		w.atomicTo = append(w.atomicTo, filepath.Join(dir, fmt.Sprintf("atomic-%d", i)))
+		check(os.MkdirAll(w.atomicTo[i], 0o755))
 	}
 	w.noop = b.copyOf(w.master, dir, "noop", 0)
 	w.edit = b.copyOf(w.master, dir, "edit", 0)
@@ -62,6 +65,8 @@ func skillTreeCopyArgv(template string, durable bool) []string {
 // measureSkillDirs runs every whole-skills series of one size.
 func (b *bench) measureSkillDirs(w skillDirWorkspaces) []result {
 	n, mid := w.n, w.n/2
+	self, err := os.Executable()
+	check(err)
 	once := []string{b.bin, "reconcile", "--once"}
 	var rs []result
 	add := func(scenario, tool, floor string, next func(int) run) {
@@ -86,6 +91,11 @@ func (b *bench) measureSkillDirs(w skillDirWorkspaces) []result {
 		// Not a floor: how much of the cold run's distance to cp -r the one syncfs is.
 		timedInTurn{scenario: "cp -r of the skill tree as above, then sync -f (syncfs)", tool: "baseline", floor: "write", next: func(i int) run {
 			return run{dir: w.cpSyncTo[i], argv: skillTreeCopyArgv(w.template, true)}
+		}},
+		// Not a floor either: what writing each file whole, under a temporary name
+		// renamed into place, costs on top of that.
+		timedInTurn{scenario: "atomic copy: each file written beside its place and renamed into it, then syncfs", tool: "baseline", floor: "write", next: func(i int) run {
+			return run{dir: w.atomicTo[i], argv: []string{self, atomicCopyFlag, w.template}}
 		}},
 		timedInTurn{scenario: "cold reconcile --once", tool: "skillsync", floor: "write", next: func(i int) run { return run{dir: w.cold[i], argv: once} }},
 	)
@@ -145,7 +155,7 @@ func renderSkillDirs(results []result, sizes string, runs int) string {
 		"written whole into the 3 targets: %d·N generated files. `-skilldirs %s`, medians of %d runs after %d warm-up run, as above; the write floor, the baseline and the cold run are timed in turn, run by run, "+
 		"and so are the read floor and the no-op, so the disk's drift slows each alike. "+
 		"The write floor is `cp -r` of skills/ into .claude/skills, .qwen/skills and .agents/skills of an empty directory (one `sh -c`, "+
-		"3 `cp` processes); the baseline row adds `sync -f .` (one syncfs, as skillsync syncs its writes) to show how much of the distance to cp -r that is; the read floor is `find -exec cat` of the generated tree of a workspace in sync.\n\n",
+		"3 `cp` processes); the first baseline row adds `sync -f .` (one syncfs, as skillsync syncs its writes) to show how much of the distance to cp -r that is; the second copies one file at a time as cp -r does, but writes each under a temporary name beside its place and renames it into place, then syncs once: what any tool costs that never leaves a torn file in a client's directory; the read floor is `find -exec cat` of the generated tree of a workspace in sync.\n\n",
 		workspacegen.SkillDirFiles, 3*workspacegen.SkillDirFiles, sizes, runs, warmup)
 	b.WriteString("| N skills | tool | scenario | median ms | spread ms | × floor | peak RSS MB | files written |\n")
 	b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|\n")
@@ -180,6 +190,10 @@ func renderSkillDirs(results []result, sizes string, runs int) string {
 			fl, _ := find(results, r.n, "floor", "write floor")
 			fmt.Fprintf(&b, "- Cold at N=%d ≤ 1.5× cp -r of the skill tree into the 3 targets%s: %s× (%s ms vs %s ms; median of the per-round ratios %s×): %s.\n",
 				r.n, note, ratio(c.median(), f), ms(c.median()), ms(f), pairedRatio(c.series, fl.series), verdict(f > 0 && 2*c.median() <= 3*f))
+			if a, ok := find(results, r.n, "baseline", "atomic copy"); ok {
+				fmt.Fprintf(&b, "  (Not a target: the cold run is %s× the atomic copy, %s ms, and cp -r is %s× it; medians of the per-round ratios %s× and %s×.)\n",
+					ratio(c.median(), a.median()), ms(a.median()), ratio(fl.median(), a.median()), pairedRatio(c.series, a.series), pairedRatio(fl.series, a.series))
+			}
 		}
 		if o, ok := find(results, r.n, "skillsync", "no-op"); ok {
 			f := floorOf(results, o)
