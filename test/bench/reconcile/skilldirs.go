@@ -152,7 +152,7 @@ func renderSkillDirs(results []result, sizes string, runs int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Whole skill directories\n\nEach workspace holds N skill directories under skills/, declared by `spec.skillDirs: [skills/*]`, each of %d files "+
 		"(SKILL.md and nine supporting files of 0.75–5 KB: six documents, one executable script, one binary file, two of them in a subfolder), "+
-		"written whole into the 3 targets: %d·N generated files. `-skilldirs %s`, medians of %d runs after %d warm-up run, as above; the write floor, the baseline and the cold run are timed in turn, run by run, "+
+		"written whole into the 3 targets: %d·N generated files. `-skilldirs %s`, medians of %d runs after %d warm-up run, as above; the write floor, the two baselines and the cold run are timed in turn, run by run, "+
 		"and so are the read floor and the no-op, so the disk's drift slows each alike. "+
 		"The write floor is `cp -r` of skills/ into .claude/skills, .qwen/skills and .agents/skills of an empty directory (one `sh -c`, "+
 		"3 `cp` processes); the first baseline row adds `sync -f .` (one syncfs, as skillsync syncs its writes) to show how much of the distance to cp -r that is; the second copies one file at a time as cp -r does, but writes each under a temporary name beside its place and renames it into place, then syncs once: what any tool costs that never leaves a torn file in a client's directory; the read floor is `find -exec cat` of the generated tree of a workspace in sync.\n\n",
