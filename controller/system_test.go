@@ -137,3 +137,43 @@ func TestAFileChangedBetweenReadAndWriteIsKept(t *testing.T) {
 		t.Errorf("%s read %d times, want the scan and the re-check", intent, reads)
 	}
 }
+
+// Every write of a run is made durable by one flush before any is put in place,
+// whether it is a SKILL.md or a supporting file; a run that deletes a supporting
+// file flushes its creates a second time, after the deletes that make room for
+// them; a run with nothing to write flushes nothing.
+func TestWritesShareOneFlush(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  skillDirs: [skills/*]\n  targets: [claude-code, qwen-code, agents]\n"))
+	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nFollow [the checklist](checklist.md).\n"))
+	testkit.WriteFile(t, root, "skills/release/checklist.md", []byte("- tag\n"))
+	testkit.WriteFile(t, root, "skills/release/ref", []byte("a file, a folder next time\n"))
+	flushes := 0
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{{Op: "Flush", Before: func(string) { flushes++ }}}}
+	run := func(want int) {
+		t.Helper()
+		flushes = 0
+		if out := Reconcile(Request{System: sys, Root: root}); out.Err != nil || len(out.Problems) > 0 {
+			t.Fatalf("reconcile: %v %v", out.Err, out.Problems)
+		}
+		if flushes != want {
+			t.Errorf("%d flushes, want %d", flushes, want)
+		}
+	}
+	run(1)
+	for _, f := range []string{"SKILL.md", "checklist.md", "ref"} {
+		if _, err := os.Stat(filepath.Join(root, ".qwen/skills/release", f)); err != nil {
+			t.Errorf("not written: %v", err)
+		}
+	}
+	run(0)
+	if err := os.Remove(filepath.Join(root, "skills/release/ref")); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WriteFile(t, root, "skills/release/ref/inside.md", []byte("a folder now\n"))
+	run(2)
+	if _, err := os.Stat(filepath.Join(root, ".agents/skills/release/ref/inside.md")); err != nil {
+		t.Errorf("the file that became a folder: %v", err)
+	}
+	testkit.AssertNoTempFiles(t, root)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -84,21 +85,16 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 	o := orderOf(pl)
 	var done, failed []Applied
 	notDone := map[string]bool{} // skill directories whose supporting files did not all change
-	record := func(todo []*plan.Change, errs []error, written []Content) {
-		for i, c := range todo {
-			a := Applied{Change: c, Err: errs[i]}
-			if written != nil {
-				a.Written = written[i]
-			}
-			var kept *keptError
-			if errors.As(a.Err, &kept) {
-				a.Err, a.Kept, a.Undone = nil, kept.Error(), kept.undone
-			}
-			done = append(done, a)
-			if a.Err != nil {
-				failed = append(failed, a)
-				notDone[skillDirOf(c.Path)] = true
-			}
+	record := func(c *plan.Change, err error, written Content) {
+		a := Applied{Change: c, Err: err, Written: written}
+		var kept *keptError
+		if errors.As(a.Err, &kept) {
+			a.Err, a.Kept, a.Undone = nil, kept.Error(), kept.undone
+		}
+		done = append(done, a)
+		if a.Err != nil {
+			failed = append(failed, a)
+			notDone[skillDirOf(c.Path)] = true
 		}
 	}
 	removeAll := func(todo []*plan.Change) {
@@ -107,11 +103,9 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 			errs[i] = removeOne(w, *todo[i])
 			return nil
 		})
-		record(todo, errs, nil)
-	}
-	writeAll := func(todo []*plan.Change) {
-		errs, written := w.WriteAll(todo)
-		record(todo, errs, written)
+		for i, c := range todo {
+			record(c, errs[i], Content{})
+		}
 	}
 	// Whether deletes may be made is asked first: a skill directory whose
 	// supporting files' deletes wait keeps every change of its files for later,
@@ -123,12 +117,42 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 		}
 	}
 	removeAll(o.cleanups)
-	writeAll(o.ready(o.writes, notDone))
+	// The writes are staged and made durable at once, then put in place step by
+	// step; a step whose skill directory failed before it discards its own. A
+	// supporting file's delete can make room for a create (a file that becomes a
+	// folder), so creates wait for those deletes.
+	writes, manifests, creates := o.ready(o.writes, notDone), o.ready(o.manifests, notDone), o.ready(o.supportCreates, notDone)
+	createsWait := deleting && len(o.supportDeletes) > 0
+	first := slices.Concat(writes, manifests)
+	if !createsWait {
+		first = append(first, creates...)
+	}
+	st := w.stageAll(first)
+	commitStep := func(st *staged, from, to int) {
+		var todo []int
+		for i := from; i < to; i++ {
+			if notDone[skillDirOf(st.changes[i].Path)] {
+				st.discard(w, i)
+			} else {
+				todo = append(todo, i)
+			}
+		}
+		w.commitAll(st, todo)
+		for _, i := range todo {
+			record(st.changes[i], st.errs[i], st.written[i])
+		}
+	}
+	commitStep(st, 0, len(writes))
 	if deleting {
 		removeAll(o.supportDeletes)
 	}
-	writeAll(o.ready(o.manifests, notDone))
-	writeAll(o.ready(o.supportCreates, notDone))
+	commitStep(st, len(writes), len(writes)+len(manifests))
+	if createsWait {
+		st = w.stageAll(o.ready(creates, notDone))
+		commitStep(st, 0, len(st.changes))
+	} else {
+		commitStep(st, len(writes)+len(manifests), len(st.changes))
+	}
 	if deleting {
 		removeAll(o.ready(o.deletes, notDone))
 	}
@@ -154,29 +178,121 @@ func removeOne(w Workspace, c plan.Change) error {
 // is each put in place by a rename (see commit). So a power loss leaves every
 // SKILL.md old or new, never empty.
 func (w Workspace) WriteAll(changes []*plan.Change) ([]error, []Content) {
-	errs := make([]error, len(changes))
-	written := make([]Content, len(changes))
-	temps := make([]string, len(changes))
-	parallel.Each(len(changes), func(i int) error {
-		temps[i], written[i], errs[i] = w.stage(*changes[i])
-		return nil
-	})
-	if err := w.root.Flush(); err != nil {
-		for i := range errs {
-			if temps[i] != "" {
-				w.r.Remove(path.Join(path.Dir(changes[i].Path), temps[i]))
-				errs[i] = fmt.Errorf("not put in place: %w", err)
+	st := w.stageAll(changes)
+	w.commitAll(st, upTo(len(changes)))
+	return st.errs, st.written
+}
+
+// staged are changes whose contents are written to temp files beside their
+// places and made durable, each with its temp file's name, what it holds, or
+// why it could not be staged or put in place.
+type staged struct {
+	changes []*plan.Change
+	temps   []string
+	written []Content
+	errs    []error
+}
+
+// stageAll writes every change's content to a temp file in its directory, then
+// makes them all durable with one flush. Each directory is opened once for all
+// its changes, afresh from the root, so a skill's files cost one open, not one
+// each.
+func (w Workspace) stageAll(changes []*plan.Change) *staged {
+	st := &staged{changes: changes, temps: make([]string, len(changes)), written: make([]Content, len(changes)), errs: make([]error, len(changes))}
+	groups := byDirectory(changes, upTo(len(changes)))
+	parallel.Each(len(groups), func(g int) error {
+		create := false
+		for _, i := range groups[g] {
+			create = create || changes[i].Action == plan.Create
+		}
+		d, err := w.dirOf(changes[groups[g][0]].Path, create)
+		for _, i := range groups[g] {
+			st.errs[i] = err
+			if err == nil {
+				st.temps[i], st.written[i], st.errs[i] = stage(d, *changes[i])
 			}
 		}
-		return errs, written
-	}
-	parallel.Each(len(changes), func(i int) error {
-		if temps[i] != "" {
-			errs[i] = w.commit(*changes[i], temps[i])
+		if err == nil {
+			d.Close()
 		}
 		return nil
 	})
-	return errs, written
+	if !slices.ContainsFunc(st.temps, func(t string) bool { return t != "" }) {
+		return st
+	}
+	if err := w.root.Flush(); err != nil {
+		for i := range changes {
+			if st.temps[i] != "" {
+				st.discard(w, i)
+				st.errs[i] = fmt.Errorf("not put in place: %w", err)
+			}
+		}
+	}
+	return st
+}
+
+// discard removes the temp file of change i, which is not to be put in place.
+func (st *staged) discard(w Workspace, i int) {
+	if st.temps[i] != "" {
+		w.r.Remove(path.Join(path.Dir(st.changes[i].Path), st.temps[i]))
+		st.temps[i] = ""
+	}
+}
+
+// commitAll puts the staged changes which in place, a directory at a time,
+// each directory opened afresh from the root.
+func (w Workspace) commitAll(st *staged, which []int) {
+	groups := byDirectory(st.changes, which)
+	parallel.Each(len(groups), func(g int) error {
+		var d workspacefs.Dir
+		var err error
+		for _, i := range groups[g] {
+			if st.temps[i] == "" {
+				continue
+			}
+			if d == nil && err == nil {
+				if d, err = w.dirOf(st.changes[i].Path, false); err != nil {
+					d = nil
+				}
+			}
+			if err != nil {
+				st.errs[i] = err // the temp file is in a directory no longer there, or not reachable
+				continue
+			}
+			st.errs[i] = commit(d, *st.changes[i], st.temps[i])
+		}
+		if d != nil {
+			d.Close()
+		}
+		return nil
+	})
+}
+
+// byDirectory groups which, indices of changes, by the directory of each
+// change, in the order each directory first appears.
+func byDirectory(changes []*plan.Change, which []int) [][]int {
+	at := map[string]int{}
+	var groups [][]int
+	for _, i := range which {
+		dir := path.Dir(changes[i].Path)
+		g, ok := at[dir]
+		if !ok {
+			g = len(groups)
+			at[dir] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
+}
+
+// upTo is 0, 1, …, n-1.
+func upTo(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // Workspace opens the directory of each change afresh from the workspace root,
@@ -256,18 +372,13 @@ func (w Workspace) dirOf(p string, create bool) (workspacefs.Dir, error) {
 	return d, nil
 }
 
-// stage writes a change's content to a temp file in its directory, creating the
-// directory for a create, and returns the temp file's name and what it holds.
-func (w Workspace) stage(c plan.Change) (string, Content, error) {
+// stage writes a change's content to a temp file in d, its directory, and
+// returns the temp file's name and what it holds.
+func stage(d workspacefs.Dir, c plan.Change) (string, Content, error) {
 	data, err := c.Content()
 	if err != nil {
 		return "", Content{}, err
 	}
-	d, err := w.dirOf(c.Path, c.Action == plan.Create)
-	if err != nil {
-		return "", Content{}, err
-	}
-	defer d.Close()
 	perm := uint32(0o644)
 	if c.Executable {
 		perm = 0o755
@@ -281,16 +392,12 @@ func (w Workspace) stage(c plan.Change) (string, Content, error) {
 	return name, Content{Sum: sha256.Sum256(data), Size: int64(len(data))}, err
 }
 
-// commit puts the staged temp file tmpName in place. A create is a rename that
-// fails rather than replace a file someone put there since the scan (a hard link
-// where the filesystem cannot rename so); an update re-checks that the file is
-// still what was planned on, then renames over it.
-func (w Workspace) commit(c plan.Change, tmpName string) error {
-	d, err := w.dirOf(c.Path, false)
-	if err != nil {
-		return err // the temp file is in a directory no longer there, or not reachable
-	}
-	defer d.Close()
+// commit puts the staged temp file tmpName of d, the change's directory, in
+// place. A create is a rename that fails rather than replace a file someone put
+// there since the scan (a hard link where the filesystem cannot rename so); an
+// update re-checks that the file is still what was planned on, then renames
+// over it.
+func commit(d workspacefs.Dir, c plan.Change, tmpName string) error {
 	name := path.Base(c.Path)
 	if c.Action == plan.Create {
 		err := d.RenameNoReplace(tmpName, name)
@@ -315,7 +422,7 @@ func (w Workspace) commit(c plan.Change, tmpName string) error {
 		}
 		return nil
 	}
-	err = d.Link(tmpName, name)
+	err := d.Link(tmpName, name)
 	if errors.Is(err, fs.ErrExist) {
 		return errAppeared
 	}
