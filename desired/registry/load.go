@@ -119,12 +119,19 @@ func Unchanged(reg *Registry) bool {
 			return false
 		}
 	}
+	var dirs []string
 	for _, s := range reg.Skills {
 		if s.BodyPath != "" && !same(s.BodyPath, SourceOf([]byte(s.Body))) {
 			return false
 		}
 		if s.Dir != "" {
-			if read, err := walkSkillDir(r, s.Dir); err != nil || read.sum != s.dirSum {
+			dirs = append(dirs, s.Dir)
+		}
+	}
+	walked := walkSkillDirs(r, dirs)
+	for _, s := range reg.Skills {
+		if s.Dir != "" {
+			if w := walked[s.Dir]; w.err != nil || w.read.sum != s.dirSum {
 				return false
 			}
 		}
@@ -156,6 +163,8 @@ type loader struct {
 	// decode to in this one.
 	cache   *Cache
 	decoded map[string]decodedFile
+	// walked holds the skill directories read ahead, a few at a time, by path.
+	walked map[string]walkedDir
 	// unlisted says the globs or a file they matched could not be read whole: the
 	// files are no listing for the cache to trust.
 	unlisted bool

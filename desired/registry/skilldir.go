@@ -14,6 +14,7 @@ import (
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/gitfiles"
+	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -74,7 +75,11 @@ func (l *loader) fillFromDir(s *Skill, rel string, pos Position) {
 		return
 	}
 	s.Dir = rel
-	read, err := walkSkillDir(l.r, rel)
+	w, ok := l.walked[rel]
+	if !ok {
+		w.read, w.err = walkSkillDir(l.r, rel)
+	}
+	read, err := w.read, w.err
 	var problem *dirProblem
 	switch {
 	case errors.As(err, &problem):
@@ -149,6 +154,27 @@ func walkSkillDir(r workspacefs.FS, dir string) (skillDir, error) {
 	slices.SortFunc(w.out.files, func(a, b SupportFile) int { return strings.Compare(a.Path, b.Path) })
 	w.hash.Sum(w.out.sum[:0])
 	return w.out, nil
+}
+
+// walkedDir is what walkSkillDir returned for one directory.
+type walkedDir struct {
+	read skillDir
+	err  error
+}
+
+// walkSkillDirs walks each of dirs, a few at a time: reading a thousand skill
+// directories one after another waits on the disk a thousand times in turn.
+func walkSkillDirs(r workspacefs.FS, dirs []string) map[string]walkedDir {
+	out := make([]walkedDir, len(dirs))
+	parallel.Each(len(dirs), func(i int) error {
+		out[i].read, out[i].err = walkSkillDir(r, dirs[i])
+		return nil
+	})
+	walked := make(map[string]walkedDir, len(dirs))
+	for i, dir := range dirs {
+		walked[dir] = out[i]
+	}
+	return walked
 }
 
 // dirProblem is what a skill directory holds that it cannot, as an error: the

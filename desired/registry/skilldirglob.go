@@ -33,21 +33,34 @@ func (l *loader) matchedSkillDirs(reg *Registry) {
 			continue
 		}
 		reg.matchedDirs = append(reg.matchedDirs, dirs...)
-		found := 0
+		type found struct {
+			skill Skill
+			rel   string // "" where the directory resolves outside
+		}
+		var skills []found
+		var rels []string
 		for _, dir := range dirs {
 			if _, err := l.r.Lstat(path.Join(dir, "SKILL.md")); err != nil {
 				continue
 			}
-			found++
-			s := Skill{Name: path.Base(dir), Spec: SkillSpec{Dir: dir}, pattern: i + 1, doc: reg.config}
+			f := found{skill: Skill{Name: path.Base(dir), Spec: SkillSpec{Dir: dir}, pattern: i + 1, doc: reg.config}}
 			if rel, p := l.resolveInside(dir, dir, pos); p != nil {
 				l.add(*p)
 			} else {
-				l.fillFromDir(&s, rel, pos)
+				f.rel = rel
+				rels = append(rels, rel)
 			}
-			reg.Skills = append(reg.Skills, s)
+			skills = append(skills, f)
 		}
-		if found == 0 {
+		l.walked = walkSkillDirs(l.r, rels)
+		for _, f := range skills {
+			if f.rel != "" {
+				l.fillFromDir(&f.skill, f.rel, pos)
+			}
+			reg.Skills = append(reg.Skills, f.skill)
+		}
+		l.walked = nil
+		if len(skills) == 0 {
 			l.add(Problem{Pos: pos, Message: fmt.Sprintf("skillDirs pattern %q matches no directory holding a SKILL.md", pattern),
 				Hint: "check the pattern, relative to " + ConfigName + ", or remove it"})
 		}
