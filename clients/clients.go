@@ -106,6 +106,9 @@ type Client struct {
 	// MCPConfig is the project file the client reads its MCP servers from, when
 	// it is JSON with the servers by name under one key; nil where not.
 	MCPConfig *MCPConfig
+	// UserMCPConfig is the file in the user's home it reads its user-wide MCP
+	// servers from, in the same form; nil where not.
+	UserMCPConfig *MCPConfig
 	// Personal are the skill directories it reads in the user's home, relative
 	// to it; PersonalClash is which skill its model is shown when a personal
 	// and a project skill share a name. Both as measured where Source says so.
@@ -161,15 +164,30 @@ func Lookup(name string) (Client, bool) {
 // MCPConfig is a JSON file of MCP servers, and the key that holds them by name.
 type MCPConfig struct{ File, Key string }
 
-// MCPConfigs lists the MCP configuration files of every client, each once.
-func MCPConfigs() []MCPConfig {
+// MCPConfigs lists the MCP configuration files of every client, each once: the
+// project's, or with user those in the user's home.
+func MCPConfigs(user bool) []MCPConfig {
 	var out []MCPConfig
 	for _, c := range All {
-		if c.MCPConfig != nil && !slices.Contains(out, *c.MCPConfig) {
-			out = append(out, *c.MCPConfig)
+		config := c.MCPConfig
+		if user {
+			config = c.UserMCPConfig
+		}
+		if config != nil && !slices.Contains(out, *config) {
+			out = append(out, *config)
 		}
 	}
 	return out
+}
+
+// ServerConfig is where an MCP server named only by its name is looked up:
+// Claude Code's configuration, the project's or, with user, the user's.
+func ServerConfig(user bool) MCPConfig {
+	claude, _ := Lookup("Claude Code")
+	if user {
+		return *claude.UserMCPConfig
+	}
+	return *claude.MCPConfig
 }
 
 // CanHide says c has a recorded way to keep a skill from its model's own choice.

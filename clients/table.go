@@ -47,8 +47,8 @@ var All = []Client{
 		TextSource:  "the text the user typed after the command, shown below between the markers",
 		Substitutes: claudeSubstitutes,
 		MCPTool:     "mcp__<server>__<tool>", MCPNaming: dotsAsUnderscores,
-		MCPConfig: &MCPConfig{".mcp.json", "mcpServers"},
-		Evidence:  []string{".claude", "CLAUDE.md"}, Tools: []string{"claude"},
+		MCPConfig: &MCPConfig{".mcp.json", "mcpServers"}, UserMCPConfig: &MCPConfig{".claude.json", "mcpServers"},
+		Evidence: []string{".claude", "CLAUDE.md"}, Tools: []string{"claude"},
 		Reserved: fields(`
 		add-dir agents autofix-pr background branch btw chrome clear color compact config
 		context copy cost desktop diff doctor effort exit export fast feedback focus goal
@@ -86,8 +86,8 @@ var All = []Client{
 		},
 		TextSource: "the text the user gave with this command: it follows this message, after the command name, and again inside <skill-args>",
 		MCPTool:    "mcp__<server>__<tool>", MCPNaming: qwenNames,
-		MCPConfig: &MCPConfig{".qwen/settings.json", "mcpServers"},
-		Evidence:  []string{".qwen", "QWEN.md"}, Tools: []string{"qwen"},
+		MCPConfig: &MCPConfig{".qwen/settings.json", "mcpServers"}, UserMCPConfig: &MCPConfig{".qwen/settings.json", "mcpServers"},
+		Evidence: []string{".qwen", "QWEN.md"}, Tools: []string{"qwen"},
 		Reserved: fields(`
 		status about agents tasks arena choose approval-mode auth login branch fork btw bug
 		clear reset new compress summarize context copy diff delete docs doctor directory
@@ -122,8 +122,8 @@ var All = []Client{
 		Invoke:        "`/name text` interactively; headless only through its `activate_skill` tool; nothing is replaced",
 		Guard:         GuardNone,
 		MCPTool:       "mcp_<server>_<tool>", MCPNaming: geminiNames,
-		MCPConfig: &MCPConfig{".gemini/settings.json", "mcpServers"},
-		Evidence:  []string{".gemini", "GEMINI.md"}, Tools: []string{"gemini"},
+		MCPConfig: &MCPConfig{".gemini/settings.json", "mcpServers"}, UserMCPConfig: &MCPConfig{".gemini/settings.json", "mcpServers"},
+		Evidence: []string{".gemini", "GEMINI.md"}, Tools: []string{"gemini"},
 	},
 	{
 		Name: "OpenCode", Source: "measured: opencode-ai 1.18.33",
@@ -138,8 +138,8 @@ var All = []Client{
 		TextSource:  "the text the user typed after the command, shown below between the markers",
 		Substitutes: openCodeSubstitutes,
 		MCPTool:     "<server>_<tool>", MCPNaming: dotsAsUnderscores,
-		MCPConfig: &MCPConfig{"opencode.json", "mcp"},
-		Evidence:  []string{".opencode", "opencode.json", ".config/opencode"}, Tools: []string{"opencode"},
+		MCPConfig: &MCPConfig{"opencode.json", "mcp"}, UserMCPConfig: &MCPConfig{".config/opencode/opencode.json", "mcp"},
+		Evidence: []string{".opencode", "opencode.json", ".config/opencode"}, Tools: []string{"opencode"},
 	},
 	{
 		Name: "Copilot CLI", Source: "measured: @github/copilot 1.0.102",
@@ -155,8 +155,8 @@ var All = []Client{
 			"allowed-tools": "grants nothing headless: with `-p` and no `--allow-tool`, a skill's script was denied whether its `allowed-tools` said `shell`, `shell(bash:*)` or `bash` (measured, TestCopilotAllowedTools); the interactive session adds the tools it names as approvals when the skill is invoked (read in its source, not measured)",
 		},
 		MCPTool: "<server>-<tool>", MCPNaming: copilotNames,
-		MCPConfig: &MCPConfig{".mcp.json", "mcpServers"},
-		Evidence:  []string{".github/copilot-instructions.md", ".github/instructions", ".copilot"}, Tools: []string{"copilot"},
+		MCPConfig: &MCPConfig{".mcp.json", "mcpServers"}, UserMCPConfig: &MCPConfig{".copilot/mcp-config.json", "mcpServers"},
+		Evidence: []string{".github/copilot-instructions.md", ".github/instructions", ".copilot"}, Tools: []string{"copilot"},
 	},
 	{
 		Name: "Cline", Source: "measured: cline 3.0.65",
@@ -188,8 +188,8 @@ var All = []Client{
 		Personal:  []string{".agents/skills", ".cursor/skills", ".claude/skills", ".codex/skills"},
 		Guard:     GuardFrontMatter,
 		Keys:      []string{"disable-model-invocation"},
-		MCPConfig: &MCPConfig{".cursor/mcp.json", "mcpServers"},
-		Evidence:  []string{".cursor", ".cursorrules"}, Tools: []string{"cursor"},
+		MCPConfig: &MCPConfig{".cursor/mcp.json", "mcpServers"}, UserMCPConfig: &MCPConfig{".cursor/mcp.json", "mcpServers"},
+		Evidence: []string{".cursor", ".cursorrules"}, Tools: []string{"cursor"},
 	},
 	{
 		Name: "Kiro", Source: "documentation",

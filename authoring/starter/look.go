@@ -84,7 +84,7 @@ func onPath(lookPath func(string) (string, error)) map[string][]string {
 }
 
 func servers(root workspacefs.FS) ([]string, error) {
-	config, err := mcp.ReadConfig(root)
+	config, err := mcp.ReadConfig(root, mcp.ConfigFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w; init reads the names of your MCP servers from it (fix it, or move it aside and run init again)", err)
 	}

@@ -91,7 +91,7 @@ func newMCPCommand(g *globals) *cobra.Command {
 				}
 				if len(configuring[src.Name]) == 0 {
 					fmt.Fprintf(g.stdout, "  note: no client configuration here (%s) names a server %q; the skills name its tools by that name, so configure it under that name\n",
-						strings.Join(configFiles(), ", "), src.Name)
+						strings.Join(configFiles(g.user), ", "), src.Name)
 				}
 			}
 			if failed {
@@ -105,14 +105,16 @@ func newMCPCommand(g *globals) *cobra.Command {
 	return groupOf(cmd, refresh)
 }
 
-// readMCPConfig reads the workspace's .mcp.json; nil when there is none.
+// readMCPConfig reads the Claude Code configuration of the workspace's MCP
+// servers: .mcp.json, or ~/.claude.json for the user workspace.
 func readMCPConfig(g *globals, root string) (mcp.Config, error) {
+	file := clients.ServerConfig(g.user).File
 	ws, err := g.readOnly().Open(root)
 	if err != nil {
-		return nil, err
+		return mcp.Config{File: file}, err
 	}
 	defer ws.Close()
-	return mcp.ReadConfig(ws)
+	return mcp.ReadConfig(ws, file)
 }
 
 // configuringClients reads which servers the clients' configurations name.
@@ -122,12 +124,12 @@ func configuringClients(g *globals, root string) (map[string][]string, error) {
 		return nil, err
 	}
 	defer ws.Close()
-	return mcp.Configuring(ws), nil
+	return mcp.Configuring(ws, g.user), nil
 }
 
-func configFiles() []string {
+func configFiles(user bool) []string {
 	var files []string
-	for _, c := range clients.MCPConfigs() {
+	for _, c := range clients.MCPConfigs(user) {
 		files = append(files, c.File)
 	}
 	return files

@@ -127,7 +127,7 @@ func TestEffectOf(t *testing.T) {
 }
 
 func TestServerOf(t *testing.T) {
-	config, err := ParseConfig([]byte(`{"mcpServers": {"github": {"command": "gh-mcp", "args": ["stdio"]}, "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}`))
+	config, err := ParseConfig(".claude.json", []byte(`{"mcpServers": {"github": {"command": "gh-mcp", "args": ["stdio"]}, "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}`))
 	if err != nil || !slices.Equal(config.Names(), []string{"github", "remote"}) {
 		t.Fatalf("config %v, %v", config, err)
 	}
@@ -135,10 +135,16 @@ func TestServerOf(t *testing.T) {
 	if err != nil || s.Command != "gh-mcp" || !slices.Equal(s.Args, []string{"stdio"}) {
 		t.Errorf("github: %+v %v", s, err)
 	}
-	if _, err := ServerOf(nil, registry.MCPSource{Name: "missing"}, config); err == nil || !strings.Contains(err.Error(), "not in .mcp.json") {
+	if _, err := ServerOf(nil, registry.MCPSource{Name: "missing"}, config); err == nil || !strings.Contains(err.Error(), "not in .claude.json") {
 		t.Errorf("missing: %v", err)
 	}
-	inline, err := ServerOf(nil, registry.MCPSource{Name: "x", URL: "https://a"}, nil)
+	if _, err := ServerOf(nil, registry.MCPSource{Name: "github"}, Config{File: ".mcp.json"}); err == nil || !strings.Contains(err.Error(), "no .mcp.json here") {
+		t.Errorf("without a configuration: %v", err)
+	}
+	if got := s.at("env", "TOKEN"); got != ".claude.json (mcpServers.github.env.TOKEN)" {
+		t.Errorf("where: %q", got)
+	}
+	inline, err := ServerOf(nil, registry.MCPSource{Name: "x", URL: "https://a"}, Config{})
 	if err != nil || inline.URL != "https://a" {
 		t.Errorf("inline: %+v %v", inline, err)
 	}

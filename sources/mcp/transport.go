@@ -22,7 +22,8 @@ type Server struct {
 	URL     string
 	Headers map[string]string
 	// Where says where the configuration gives the value under keys, such as
-	// (headers, Authorization), for an error about it; nil for ConfigFile.
+	// (headers, Authorization), for an error about it; nil for ConfigFile's
+	// mcpServers.
 	Where func(keys ...string) string
 }
 
