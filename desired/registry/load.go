@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -119,22 +120,25 @@ func Unchanged(reg *Registry) bool {
 			return false
 		}
 	}
-	var dirs []string
 	for _, s := range reg.Skills {
 		if s.BodyPath != "" && !same(s.BodyPath, SourceOf([]byte(s.Body))) {
 			return false
 		}
-		if s.Dir != "" {
-			dirs = append(dirs, s.Dir)
-		}
 	}
-	walked := walkSkillDirs(r, dirs)
-	for _, s := range reg.Skills {
-		if s.Dir != "" {
-			if w := walked[s.Dir]; w.err != nil || w.read.sum != s.dirSum {
-				return false
-			}
+	// A few directories at a time, keeping only whether each is the same, not
+	// what it holds.
+	changed := parallel.Each(len(reg.Skills), func(i int) error {
+		s := reg.Skills[i]
+		if s.Dir == "" {
+			return nil
 		}
+		if read, err := walkSkillDir(r, s.Dir); err != nil || read.sum != s.dirSum {
+			return errSkillDirChanged
+		}
+		return nil
+	})
+	if changed != nil {
+		return false
 	}
 	var matched []string
 	for _, pattern := range reg.SkillDirPatterns() {
@@ -146,6 +150,8 @@ func Unchanged(reg *Registry) bool {
 	}
 	return slices.Equal(matched, reg.matchedDirs)
 }
+
+var errSkillDirChanged = errors.New("a skill directory changed")
 
 // maxInputSize bounds every input file read.
 const maxInputSize = 16 << 20
