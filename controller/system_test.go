@@ -141,7 +141,8 @@ func TestAFileChangedBetweenReadAndWriteIsKept(t *testing.T) {
 // Every write of a run is made durable by one flush before any is put in place,
 // whether it is a SKILL.md or a supporting file; a run that deletes a supporting
 // file flushes its creates a second time, after the deletes that make room for
-// them; a run with nothing to write flushes nothing.
+// them (as does one whose new file needs a new folder); a run with nothing to
+// write flushes nothing.
 func TestWritesShareOneFlush(t *testing.T) {
 	root := t.TempDir()
 	testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  skillDirs: [skills/*]\n  targets: [claude-code, qwen-code, agents]\n"))

@@ -57,12 +57,12 @@ func (e *ApplyError) Error() string {
 // ErrRefused means Apply was handed a plan that must not be applied.
 var ErrRefused = errors.New("plan refused")
 
-// Apply carries out a plan under root: leftovers first, then creates and updates, then
-// deletes (build before prune). Every change opens its directory afresh from the
-// workspace root and follows no symlink, so nothing outside the workspace is touched
-// even if a directory is swapped for a symlink mid-run. Every change re-reads its
-// file right before touching it and leaves it alone unless it still holds exactly
-// what the plan saw. A failed change does not stop the others; all failures come
+// Apply carries out a plan under root: leftovers first, then creates and updates,
+// then deletes (build before prune). Every step opens each directory afresh from
+// the workspace root and follows no symlink, and checks it is still there after
+// staging into it, so nothing outside the workspace is kept even if a directory
+// is swapped for a symlink mid-run. Every change re-reads its file right before
+// touching it and leaves it alone unless it still holds exactly what the plan saw. A failed change does not stop the others; all failures come
 // back in an *ApplyError.
 func Apply(sys workspacefs.System, root string, pl plan.Plan) ([]Applied, error) {
 	return ApplyGated(sys, root, pl, nil)
@@ -119,21 +119,26 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 	removeAll(o.cleanups)
 	// The writes are staged and made durable at once, then put in place step by
 	// step; a step whose skill directory failed before it discards its own. A
-	// supporting file's delete can make room for a create (a file that becomes a
-	// folder), so creates wait for those deletes.
+	// supporting file's create is staged ahead only where that leaves nothing
+	// behind that no manifest explains: in a directory that exists or that its
+	// SKILL.md is staged into, under its own staged name. The others wait for
+	// their SKILL.md, and for the deletes that can make room for them (a file
+	// that becomes a folder), and are staged then, with a second flush.
 	writes, manifests, creates := o.ready(o.writes, notDone), o.ready(o.manifests, notDone), o.ready(o.supportCreates, notDone)
 	createsWait := deleting && len(o.supportDeletes) > 0
 	first := slices.Concat(writes, manifests)
 	if !createsWait {
 		first = append(first, creates...)
 	}
-	st := w.stageAll(first)
+	st := w.stageAll(first, true)
 	commitStep := func(st *staged, from, to int) {
 		var todo []int
 		for i := from; i < to; i++ {
-			if notDone[skillDirOf(st.changes[i].Path)] {
+			switch {
+			case st.later[i]:
+			case notDone[skillDirOf(st.changes[i].Path)]:
 				st.discard(w, i)
-			} else {
+			default:
 				todo = append(todo, i)
 			}
 		}
@@ -148,10 +153,20 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 	}
 	commitStep(st, len(writes), len(writes)+len(manifests))
 	if createsWait {
-		st = w.stageAll(o.ready(creates, notDone))
-		commitStep(st, 0, len(st.changes))
+		creates = o.ready(creates, notDone)
 	} else {
 		commitStep(st, len(writes)+len(manifests), len(st.changes))
+		creates = nil
+		for i := len(writes) + len(manifests); i < len(st.changes); i++ {
+			if st.later[i] {
+				creates = append(creates, st.changes[i])
+			}
+		}
+		creates = o.ready(creates, notDone)
+	}
+	if len(creates) > 0 {
+		st = w.stageAll(creates, false)
+		commitStep(st, 0, len(st.changes))
 	}
 	if deleting {
 		removeAll(o.ready(o.deletes, notDone))
@@ -178,41 +193,60 @@ func removeOne(w Workspace, c plan.Change) error {
 // is each put in place by a rename (see commit). So a power loss leaves every
 // SKILL.md old or new, never empty.
 func (w Workspace) WriteAll(changes []*plan.Change) ([]error, []Content) {
-	st := w.stageAll(changes)
+	st := w.stageAll(changes, false)
 	w.commitAll(st, upTo(len(changes)))
 	return st.errs, st.written
 }
 
 // staged are changes whose contents are written to temp files beside their
 // places and made durable, each with its temp file's name, what it holds, or
-// why it could not be staged or put in place.
+// why it could not be staged or put in place; or left for later.
 type staged struct {
 	changes []*plan.Change
 	temps   []string
 	written []Content
 	errs    []error
+	// later are the supporting files' creates that staging ahead left alone:
+	// each would have made a folder no SKILL.md names yet, or been staged under
+	// a name its content does not give (another file of the step staged the same
+	// bytes), and a killed run's leftover would not be known as skillsync's.
+	later []bool
 }
 
 // stageAll writes every change's content to a temp file in its directory, then
 // makes them all durable with one flush. Each directory is opened once for all
 // its changes, afresh from the root, so a skill's files cost one open, not one
-// each.
-func (w Workspace) stageAll(changes []*plan.Change) *staged {
-	st := &staged{changes: changes, temps: make([]string, len(changes)), written: make([]Content, len(changes)), errs: make([]error, len(changes))}
-	groups := byDirectory(changes, upTo(len(changes)))
+// each. ahead says the supporting files' creates among them are staged before
+// their SKILL.md is in place, and leaves some for later (staged.later).
+func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
+	n := len(changes)
+	st := &staged{changes: changes, temps: make([]string, n), written: make([]Content, n), errs: make([]error, n), later: make([]bool, n)}
+	supportCreate := func(i int) bool { return changes[i].Action == plan.Create && changes[i].Supporting }
+	groups := byDirectory(changes, upTo(n))
 	parallel.Each(len(groups), func(g int) error {
-		create := false
+		create, onlySupport := false, true
 		for _, i := range groups[g] {
 			create = create || changes[i].Action == plan.Create
+			onlySupport = onlySupport && supportCreate(i)
 		}
-		d, err := w.dirOf(changes[groups[g][0]].Path, create)
+		d, err := w.dirOf(changes[groups[g][0]].Path, create && !(ahead && onlySupport))
+		if ahead && onlySupport && errors.Is(err, fs.ErrNotExist) {
+			for _, i := range groups[g] {
+				st.later[i] = true
+			}
+			return nil
+		}
 		for _, i := range groups[g] {
 			st.errs[i] = err
 			if err == nil {
-				st.temps[i], st.written[i], st.errs[i] = stage(d, *changes[i])
+				st.temps[i], st.written[i], st.errs[i] = stage(d, *changes[i], !(ahead && supportCreate(i)))
+				if errors.Is(st.errs[i], errStagedNameTaken) {
+					st.later[i], st.errs[i] = true, nil
+				}
 			}
 		}
 		if err == nil {
+			w.unstageIfMoved(d, st, groups[g])
 			d.Close()
 		}
 		return nil
@@ -230,6 +264,32 @@ func (w Workspace) stageAll(changes []*plan.Change) *staged {
 	}
 	return st
 }
+
+// unstageIfMoved removes the temp files of which, staged through d, if d is no
+// longer the directory at their path: one moved out of the workspace while its
+// files were staged keeps none of them.
+func (w Workspace) unstageIfMoved(d workspacefs.Dir, st *staged, which []int) {
+	first := slices.IndexFunc(which, func(i int) bool { return st.temps[i] != "" })
+	if first < 0 {
+		return
+	}
+	c := st.changes[which[first]]
+	if now, err := w.dirOf(c.Path, false); err == nil {
+		_, err = now.Lstat(st.temps[which[first]])
+		now.Close()
+		if err == nil {
+			return
+		}
+	}
+	for _, i := range which {
+		if st.temps[i] != "" {
+			d.Remove(st.temps[i])
+			st.temps[i], st.errs[i] = "", errDirMoved
+		}
+	}
+}
+
+var errDirMoved = errors.New("its directory was moved or replaced while it was written; nothing was put in place")
 
 // discard removes the temp file of change i, which is not to be put in place.
 func (st *staged) discard(w Workspace, i int) {
@@ -373,8 +433,10 @@ func (w Workspace) dirOf(p string, create bool) (workspacefs.Dir, error) {
 }
 
 // stage writes a change's content to a temp file in d, its directory, and
-// returns the temp file's name and what it holds.
-func stage(d workspacefs.Dir, c plan.Change) (string, Content, error) {
+// returns the temp file's name and what it holds. A supporting file whose
+// staged name is taken goes under a random name if anyName, else fails with
+// errStagedNameTaken.
+func stage(d workspacefs.Dir, c plan.Change, anyName bool) (string, Content, error) {
 	data, err := c.Content()
 	if err != nil {
 		return "", Content{}, err
@@ -385,7 +447,7 @@ func stage(d workspacefs.Dir, c plan.Change) (string, Content, error) {
 	}
 	var name string
 	if c.Supporting {
-		name, err = writeStaged(d, data, perm)
+		name, err = writeStaged(d, data, perm, anyName)
 	} else {
 		name, err = writeTemp(d, data, perm)
 	}
@@ -620,18 +682,23 @@ func stillAsPlanned(dir workspacefs.Dir, name, rel string, old [32]byte, support
 
 // writeStaged writes a supporting file's data to a new temp file in d named by
 // its content (banner.StagedName), which is how a leftover of it is known, and
-// returns its name; under a random name if that one is taken.
-func writeStaged(d workspacefs.Dir, data []byte, perm uint32) (string, error) {
+// returns its name; under a random name if that one is taken and anyName, else
+// errStagedNameTaken.
+func writeStaged(d workspacefs.Dir, data []byte, perm uint32, anyName bool) (string, error) {
 	name := banner.StagedName(data)
 	err := d.WriteNew(name, data, perm)
-	if errors.Is(err, fs.ErrExist) {
+	switch {
+	case errors.Is(err, fs.ErrExist) && anyName:
 		return writeTemp(d, data, perm)
-	}
-	if err != nil {
+	case errors.Is(err, fs.ErrExist):
+		return "", errStagedNameTaken
+	case err != nil:
 		return "", workspacefs.Cause(err)
 	}
 	return name, nil
 }
+
+var errStagedNameTaken = errors.New("its staged name is taken")
 
 // writeTemp writes data to a new temp file directly in d and returns its name.
 func writeTemp(d workspacefs.Dir, data []byte, perm uint32) (string, error) {

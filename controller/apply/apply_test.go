@@ -274,3 +274,33 @@ func TestApplyCarriesOutNoRefusedPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyKeepsNothingInADirectoryMovedOutMidStep moves a skill directory out
+// of the workspace, leaving a symlink to it, while its files are staged through
+// the directory's open handle: nothing is put in place, and no staged file is
+// left out there.
+func TestApplyKeepsNothingInADirectoryMovedOutMidStep(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	dir := ".claude/skills/a"
+	if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var pl plan.Plan
+	for _, name := range []string{"f1", "f2", "f3"} {
+		pl.Changes = append(pl.Changes, plan.Change{Path: dir + "/" + name, Action: plan.Create, Supporting: true, New: []byte(name)})
+	}
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{{Op: "WriteNew", Path: dir + "/*", Times: 1, Before: func(string) {
+		os.Rename(filepath.Join(root, dir), filepath.Join(outside, "a"))
+		os.Symlink(filepath.Join(outside, "a"), filepath.Join(root, dir))
+	}}}}
+	if _, err := Apply(sys, root, pl); err == nil {
+		t.Error("Apply reported success writing into a directory moved out of the workspace")
+	}
+	entries, err := os.ReadDir(filepath.Join(outside, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("left outside the workspace: %s", e.Name())
+	}
+}
