@@ -62,8 +62,9 @@ var ErrRefused = errors.New("plan refused")
 // the workspace root and follows no symlink, and checks it is still there after
 // staging into it, so nothing outside the workspace is kept even if a directory
 // is swapped for a symlink mid-run. Every change re-reads its file right before
-// touching it and leaves it alone unless it still holds exactly what the plan saw. A failed change does not stop the others; all failures come
-// back in an *ApplyError.
+// touching it and leaves it alone unless it still holds exactly what the plan saw.
+// A failed change does not stop the others; all failures come back in an
+// *ApplyError.
 func Apply(sys workspacefs.System, root string, pl plan.Plan) ([]Applied, error) {
 	return ApplyGated(sys, root, pl, nil)
 }
