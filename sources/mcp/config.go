@@ -87,9 +87,10 @@ func jsonError(data []byte, err error) error {
 }
 
 // Configuring lists, for each MCP server a client configuration of the workspace
-// (with user, of the user's home) names, the files that name it. A skill names a tool by its server's name, and
-// a client has the tool only if its configuration names the server so. A file
-// that does not parse names nothing: it is that client's to report.
+// (with user, of the user's home) names, the files that name it. A skill names a
+// tool by its server's name, and a client has the tool only if its configuration
+// names the server so. A file that does not parse names nothing: it is that
+// client's to report.
 func Configuring(root workspacefs.FS, user bool) map[string][]string {
 	out := map[string][]string{}
 	for _, c := range clients.MCPConfigs(user) {

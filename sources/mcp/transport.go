@@ -22,7 +22,7 @@ type Server struct {
 	URL     string
 	Headers map[string]string
 	// Where says where the configuration gives the value under keys, such as
-	// (headers, Authorization), for an error about it; nil for ConfigFile's
+	// (headers, Authorization), for an error about it; nil says ConfigFile's
 	// mcpServers.
 	Where func(keys ...string) string
 }
