@@ -169,8 +169,6 @@ type loader struct {
 	// decode to in this one.
 	cache   *Cache
 	decoded map[string]decodedFile
-	// walked holds the skill directories read ahead, a few at a time, by path.
-	walked map[string]walkedDir
 	// unlisted says the globs or a file they matched could not be read whole: the
 	// files are no listing for the cache to trust.
 	unlisted bool

@@ -63,23 +63,20 @@ func (l *loader) readSkillDir(doc document, file string, d Object[SkillSpec], s 
 		l.add(*p)
 		return
 	}
-	l.fillFromDir(s, rel, pos)
+	read, err := walkSkillDir(l.r, rel)
+	l.fillFromDir(s, rel, pos, walkedDir{read, err})
 }
 
-// fillFromDir reads the skill directory rel into s, or adds the problems with
-// it at pos.
-func (l *loader) fillFromDir(s *Skill, rel string, pos Position) {
+// fillFromDir fills s from the skill directory rel, as walked, or adds the
+// problems with it at pos.
+func (l *loader) fillFromDir(s *Skill, rel string, pos Position, walked walkedDir) {
 	if info, err := l.r.Lstat(rel); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		l.add(Problem{Pos: pos, Message: fmt.Sprintf("the skill directory %s is a symlink", rel),
 			Hint: "name the directory it leads to; a skill directory holds no links"})
 		return
 	}
 	s.Dir = rel
-	w, ok := l.walked[rel]
-	if !ok {
-		w.read, w.err = walkSkillDir(l.r, rel)
-	}
-	read, err := w.read, w.err
+	read, err := walked.read, walked.err
 	var problem *dirProblem
 	switch {
 	case errors.As(err, &problem):
@@ -164,17 +161,13 @@ type walkedDir struct {
 
 // walkSkillDirs walks each of dirs, a few at a time: reading a thousand skill
 // directories one after another waits on the disk a thousand times in turn.
-func walkSkillDirs(r workspacefs.FS, dirs []string) map[string]walkedDir {
+func walkSkillDirs(r workspacefs.FS, dirs []string) []walkedDir {
 	out := make([]walkedDir, len(dirs))
 	parallel.Each(len(dirs), func(i int) error {
 		out[i].read, out[i].err = walkSkillDir(r, dirs[i])
 		return nil
 	})
-	walked := make(map[string]walkedDir, len(dirs))
-	for i, dir := range dirs {
-		walked[dir] = out[i]
-	}
-	return walked
+	return out
 }
 
 // dirProblem is what a skill directory holds that it cannot, as an error: the

@@ -52,14 +52,14 @@ func (l *loader) matchedSkillDirs(reg *Registry) {
 			}
 			skills = append(skills, f)
 		}
-		l.walked = walkSkillDirs(l.r, rels)
+		walked := walkSkillDirs(l.r, rels)
 		for _, f := range skills {
 			if f.rel != "" {
-				l.fillFromDir(&f.skill, f.rel, pos)
+				l.fillFromDir(&f.skill, f.rel, pos, walked[0])
+				walked = walked[1:]
 			}
 			reg.Skills = append(reg.Skills, f.skill)
 		}
-		l.walked = nil
 		if len(skills) == 0 {
 			l.add(Problem{Pos: pos, Message: fmt.Sprintf("skillDirs pattern %q matches no directory holding a SKILL.md", pattern),
 				Hint: "check the pattern, relative to " + ConfigName + ", or remove it"})
