@@ -17,14 +17,20 @@ import (
 // its content does not give, whether a step fails, the flush fails, or the run
 // is killed at a flush.
 
-// releaseInSync is a workspace whose skill release (SKILL.md and checklist.md)
-// is written to the agents target.
+// writeRelease writes a workspace at root declaring skills/*, with the skill
+// release (SKILL.md and checklist.md), for targets (a YAML list).
+func writeRelease(t *testing.T, root, targets string) {
+	t.Helper()
+	testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  skillDirs: [skills/*]\n  targets: "+targets+"\n"))
+	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nFollow [the checklist](checklist.md).\n"))
+	testkit.WriteFile(t, root, "skills/release/checklist.md", []byte("- tag\n"))
+}
+
+// releaseInSync is writeRelease's workspace for the agents target, in sync.
 func releaseInSync(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  skillDirs: [skills/*]\n  targets: [agents]\n"))
-	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nFollow [the checklist](checklist.md).\n"))
-	testkit.WriteFile(t, root, "skills/release/checklist.md", []byte("- tag\n"))
+	writeRelease(t, root, "[agents]")
 	reconcileClean(t, root)
 	return root
 }

@@ -145,9 +145,7 @@ func TestAFileChangedBetweenReadAndWriteIsKept(t *testing.T) {
 // write flushes nothing.
 func TestWritesShareOneFlush(t *testing.T) {
 	root := t.TempDir()
-	testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  skillDirs: [skills/*]\n  targets: [claude-code, qwen-code, agents]\n"))
-	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nFollow [the checklist](checklist.md).\n"))
-	testkit.WriteFile(t, root, "skills/release/checklist.md", []byte("- tag\n"))
+	writeRelease(t, root, "[claude-code, qwen-code, agents]")
 	testkit.WriteFile(t, root, "skills/release/ref", []byte("a file, a folder next time\n"))
 	flushes := 0
 	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{{Op: "Flush", Before: func(string) { flushes++ }}}}
