@@ -94,7 +94,7 @@ func (b *bench) measureSkillDirs(w skillDirWorkspaces) []result {
 		}},
 		// Not a floor either: what writing each file whole, under a temporary name
 		// renamed into place, costs on top of that.
-		timedInTurn{scenario: "atomic copy: each file written beside its place and renamed into it, then syncfs", tool: "baseline", floor: "write", next: func(i int) run {
+		timedInTurn{scenario: "atomic copy, a few skill directories at a time: each file written beside its place and renamed into it, then syncfs", tool: "baseline", floor: "write", next: func(i int) run {
 			return run{dir: w.atomicTo[i], argv: []string{self, atomicCopyFlag, w.template}}
 		}},
 		timedInTurn{scenario: "cold reconcile --once", tool: "skillsync", floor: "write", next: func(i int) run { return run{dir: w.cold[i], argv: once} }},
@@ -155,7 +155,7 @@ func renderSkillDirs(results []result, sizes string, runs int) string {
 		"written whole into the 3 targets: %d·N generated files. `-skilldirs %s`, medians of %d runs after %d warm-up run, as above; the write floor, the two baselines and the cold run are timed in turn, run by run, "+
 		"and so are the read floor and the no-op, so the disk's drift slows each alike. "+
 		"The write floor is `cp -r` of skills/ into .claude/skills, .qwen/skills and .agents/skills of an empty directory (one `sh -c`, "+
-		"3 `cp` processes); the first baseline row adds `sync -f .` (one syncfs, as skillsync syncs its writes) to show how much of the distance to cp -r that is; the second copies one file at a time as cp -r does, but writes each under a temporary name beside its place and renames it into place, then syncs once: what any tool costs that never leaves a torn file in a client's directory; the read floor is `find -exec cat` of the generated tree of a workspace in sync.\n\n",
+		"3 `cp` processes); the first baseline row adds `sync -f .` (one syncfs, as skillsync syncs its writes) to show how much of the distance to cp -r that is; the second copies the skill directories a few at a time (on as many goroutines as skillsync writes with), writing each file under a temporary name beside its place and renaming it into place, then syncs once: what a tool that never leaves a torn file in a client's directory can reach on this machine; the read floor is `find -exec cat` of the generated tree of a workspace in sync.\n\n",
 		workspacegen.SkillDirFiles, 3*workspacegen.SkillDirFiles, sizes, runs, warmup)
 	b.WriteString("| N skills | tool | scenario | median ms | spread ms | × floor | peak RSS MB | files written |\n")
 	b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|\n")
