@@ -1,0 +1,162 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/skillsync/skillsync/internal/printable"
+)
+
+// Cache is the bare repositories skillsync fetches into, one per remote, under
+// Dir (the user's cache directory, so that every workspace of the user shares
+// what one fetched).
+type Cache struct {
+	Dir string
+	// Offline forbids the network: a ref is not resolved, and a commit the cache
+	// does not hold is an error that names it.
+	Offline bool
+	// Env is added to git's environment.
+	Env []string
+}
+
+// ErrOffline is what an operation that needs the network returns offline.
+var ErrOffline = errors.New("offline")
+
+// commitID is a full object name: SHA-1, or SHA-256 in a repository using it.
+var commitID = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// IsCommit tells whether ref is a full commit id, which names one tree forever.
+func IsCommit(ref string) bool { return commitID.MatchString(ref) }
+
+// repo is the bare repository of remote in the cache: named by a digest of the
+// remote as written, so no remote can choose where it lands.
+func (c Cache) repo(remote string) string {
+	sum := sha256.Sum256([]byte(remote))
+	return filepath.Join(c.Dir, hex.EncodeToString(sum[:12])+".git")
+}
+
+// Resolve is the commit ref names in remote now: a tag (an annotated one
+// peeled to its commit) before a branch, as git orders them, or the remote's
+// default branch when ref is empty. A full commit id is its own answer, and
+// needs no network.
+func (c Cache) Resolve(ctx context.Context, remote, ref string) (string, error) {
+	if err := CheckRemote(remote); err != nil {
+		return "", err
+	}
+	if IsCommit(ref) {
+		return ref, nil
+	}
+	if c.Offline {
+		return "", fmt.Errorf("resolve %q of %s: %w: only a full commit id resolves without the network", ref, Redact(remote), ErrOffline)
+	}
+	args := []string{"ls-remote", "--", remote}
+	if ref == "" {
+		args = append(args, "HEAD")
+	} else {
+		args = append(args, ref, ref+"^{}")
+	}
+	out, err := c.git(ctx, "", args...)
+	if err != nil {
+		return "", fmt.Errorf("resolve %q of %s: %w", ref, Redact(remote), err)
+	}
+	refs := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		id, name, ok := strings.Cut(line, "\t")
+		if ok && IsCommit(id) {
+			refs[name] = id
+		}
+	}
+	want := []string{"HEAD"}
+	if ref != "" {
+		want = []string{
+			"refs/tags/" + ref + "^{}", "refs/tags/" + ref,
+			"refs/heads/" + ref,
+			ref + "^{}", ref,
+		}
+	}
+	for _, name := range want {
+		if id, ok := refs[name]; ok {
+			return id, nil
+		}
+	}
+	if ref == "" {
+		return "", fmt.Errorf("resolve the default branch of %s: the remote has none; name a ref", Redact(remote))
+	}
+	return "", fmt.Errorf("resolve %q of %s: no tag or branch of that name", ref, Redact(remote))
+}
+
+// Fetch makes sure the cache holds commit of remote, fetching it alone (depth
+// 1) when it does not. A commit already in the cache costs no network.
+func (c Cache) Fetch(ctx context.Context, remote, commit string) error {
+	if err := CheckRemote(remote); err != nil {
+		return err
+	}
+	if !IsCommit(commit) {
+		return fmt.Errorf("fetch %s: %q is not a full commit id", Redact(remote), commit)
+	}
+	repo := c.repo(remote)
+	if c.has(ctx, repo, commit) {
+		return nil
+	}
+	if c.Offline {
+		return fmt.Errorf("commit %s of %s is not in the cache (%s): %w; run once with the network", commit, Redact(remote), c.Dir, ErrOffline)
+	}
+	if _, err := c.git(ctx, "", "init", "--quiet", "--bare", repo); err != nil {
+		return fmt.Errorf("make the cache repository of %s: %w", Redact(remote), err)
+	}
+	// No automatic gc: the commits are kept under refs of their own, and a gc
+	// of one process must not race another's fetch.
+	if _, err := c.git(ctx, repo, "config", "gc.auto", "0"); err != nil {
+		return fmt.Errorf("configure the cache repository of %s: %w", Redact(remote), err)
+	}
+	_, err := c.git(ctx, repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth", "1", "--",
+		remote, "+"+commit+":refs/skillsync/"+commit)
+	if err != nil && !c.has(ctx, repo, commit) {
+		// Two processes fetching one commit race for its ref: the loser fails,
+		// and finds the commit there.
+		return fmt.Errorf("fetch commit %s of %s: %w", commit, Redact(remote), err)
+	}
+	return nil
+}
+
+// has tells whether repo holds commit.
+func (c Cache) has(ctx context.Context, repo, commit string) bool {
+	_, err := c.git(ctx, repo, "cat-file", "-e", commit+"^{commit}")
+	return err == nil
+}
+
+// git runs git in repo (none for ls-remote and init), never prompting, and
+// returns its stdout, or an error with the end of its stderr, any credential in
+// it redacted.
+func (c Cache) git(ctx context.Context, repo string, args ...string) ([]byte, error) {
+	if repo != "" {
+		args = append([]string{"--git-dir", repo}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"), c.Env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(redactAll(stderr.String()))
+		if len(msg) > 2048 {
+			msg = "…" + msg[len(msg)-2048:]
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("git %s: %w", args[0], ctx.Err())
+		}
+		if msg == "" {
+			return nil, fmt.Errorf("git %s: %v", args[0], err)
+		}
+		return nil, fmt.Errorf("git %s: %s", args[0], printable.String(msg))
+	}
+	return stdout.Bytes(), nil
+}
