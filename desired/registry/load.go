@@ -61,6 +61,13 @@ func LoadCached(sys workspacefs.System, root string, cache *Cache) (*Registry, e
 // keeps its config in the user's config directory and its skills in the home
 // directory. Every path the config names is relative to config's directory.
 func LoadConfig(sys workspacefs.System, root, config string, cache *Cache) (*Registry, error) {
+	return LoadReading(sys, root, config, cache, nil)
+}
+
+// LoadReading is LoadConfig with the skills of the sources skillsync.yaml
+// declares, read through sources as skillsync.lock pins them; LoadConfig leaves
+// them out.
+func LoadReading(sys workspacefs.System, root, config string, cache *Cache, sources SourceReader) (*Registry, error) {
 	real, err := workspacefs.RealPath(root)
 	if workspacefs.OutOfResources(err) {
 		return nil, fmt.Errorf("read the workspace %s: %w", root, workspacefs.Explain(unwrapPath(err)))
@@ -77,7 +84,7 @@ func LoadConfig(sys workspacefs.System, root, config string, cache *Cache) (*Reg
 		return nil, Problems{{Pos: Position{File: root}, Message: "workspace directory cannot be read: " + unwrapPath(err).Error()}}
 	}
 	defer r.Close()
-	l := &loader{root: real, config: config, r: r, sys: sys, cache: cache, decoded: map[string]decodedFile{}}
+	l := &loader{root: real, config: config, r: r, sys: sys, cache: cache, decoded: map[string]decodedFile{}, sources: sources}
 	reg := l.load()
 	if l.err == nil {
 		cache.keep(l.decoded)
@@ -120,6 +127,9 @@ func Unchanged(reg *Registry) bool {
 			return false
 		}
 	}
+	if src, read := reg.Sources[reg.lockFile]; read && !same(reg.lockFile, src) {
+		return false
+	}
 	for _, s := range reg.Skills {
 		if s.BodyPath != "" && !same(s.BodyPath, SourceOf([]byte(s.Body))) {
 			return false
@@ -129,7 +139,7 @@ func Unchanged(reg *Registry) bool {
 	// what it holds.
 	changed := parallel.Each(len(reg.Skills), func(i int) error {
 		s := reg.Skills[i]
-		if s.Dir == "" {
+		if s.Dir == "" || s.Origin != nil {
 			return nil
 		}
 		if read, err := walkSkillDir(r, s.Dir); err != nil || read.sum != s.dirSum {
@@ -172,6 +182,8 @@ type loader struct {
 	// unlisted says the globs or a file they matched could not be read whole: the
 	// files are no listing for the cache to trust.
 	unlisted bool
+	// sources reads what the lock pins; nil leaves the sources out.
+	sources SourceReader
 }
 
 func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }
@@ -235,6 +247,7 @@ func (l *loader) load() *Registry {
 	// that matches none) is no listing to trust: the next reads them again.
 	l.cache.list(reg.Sources[l.config], files, !l.unlisted && l.err == nil, epoch)
 	l.matchedSkillDirs(reg)
+	l.lockedSources(reg)
 	selectRecorded(reg)
 	reg.Capabilities = overridden(reg)
 	return reg

@@ -89,15 +89,28 @@ func (l *loader) fillFromDir(s *Skill, rel string, pos Position, walked walkedDi
 			Hint: "dir is relative to the file that declares the skill"})
 		return
 	}
-	s.Files, s.dirs, s.dirSum = read.files, read.dirs, read.sum
+	l.fillFromRead(s, rel, read)
+}
+
+// fillFromRead fills s from what its skill directory rel holds, as read.
+func (l *loader) fillFromRead(s *Skill, rel string, read skillDir) {
+	s.Dir = rel
+	s.Files, s.dirSum = read.files, read.sum
+	if s.Origin == nil {
+		s.dirs = read.dirs
+	}
 	skillFile := path.Join(rel, "SKILL.md")
 	fm, body, bodyLine, ps := parseSkillFile(skillFile, read.skill)
 	if len(ps) > 0 {
 		l.add(ps...)
 		return
 	}
-	if fm.Name != s.Name || path.Base(rel) != s.Name {
-		l.add(Problem{Pos: Position{File: skillFile, Line: fm.nameLine}, Message: fmt.Sprintf("name %q, the directory %q and metadata.name %q differ", fm.Name, path.Base(rel), s.Name),
+	dirName := path.Base(rel)
+	if s.Origin != nil {
+		dirName = path.Base(s.Origin.Dir)
+	}
+	if fm.Name != s.Name || dirName != s.Name {
+		l.add(Problem{Pos: Position{File: skillFile, Line: fm.nameLine}, Message: fmt.Sprintf("name %q, the directory %q and metadata.name %q differ", fm.Name, dirName, s.Name),
 			Hint: "a client finds a skill by its directory's name: make all three the same"})
 		return
 	}
@@ -137,12 +150,38 @@ func walkSkillDir(r workspacefs.FS, dir string) (skillDir, error) {
 		return skillDir{}, err
 	}
 	defer d.Close()
-	w := skillWalk{root: dir, hash: sha256.New()}
+	return walkTree(diskTree{d}, dir)
+}
+
+// skillTree is a skill directory as the walk reads it: a directory of the disk,
+// or a folder of a source's commit held in memory.
+type skillTree interface {
+	Entries() ([]workspacefs.Entry, error)
+	Sub(name string) (skillTree, error)
+	ReadRegular(name string, limit int64) ([]byte, error)
+	Executable(name string) (bool, error)
+	Close() error
+}
+
+// diskTree is a directory of the disk as a skillTree.
+type diskTree struct{ workspacefs.Dir }
+
+func (d diskTree) Sub(name string) (skillTree, error) {
+	sub, err := d.Dir.Sub(name)
+	if err != nil {
+		return nil, err
+	}
+	return diskTree{sub}, nil
+}
+
+// walkTree reads the skill directory d, named root in messages.
+func walkTree(d skillTree, root string) (skillDir, error) {
+	w := skillWalk{root: root, hash: sha256.New()}
 	if err := w.walk(d, "", 0); err != nil {
 		return skillDir{}, err
 	}
 	if w.out.skill == nil && len(w.problems) == 0 {
-		w.problems = append(w.problems, Problem{Pos: Position{File: dir}, Message: "the skill directory has no SKILL.md",
+		w.problems = append(w.problems, Problem{Pos: Position{File: root}, Message: "the skill directory has no SKILL.md",
 			Hint: "a skill directory holds SKILL.md, with its front matter and body, and any files it uses"})
 	}
 	if len(w.problems) > 0 {
@@ -209,7 +248,7 @@ type skillWalk struct {
 
 // walk reads the folder sub of the skill directory ("" for the directory
 // itself), open as d.
-func (w *skillWalk) walk(d workspacefs.Dir, sub string, depth int) error {
+func (w *skillWalk) walk(d skillTree, sub string, depth int) error {
 	dir := path.Join(w.root, sub)
 	w.out.dirs = append(w.out.dirs, dir)
 	entries, err := d.Entries()
@@ -264,7 +303,7 @@ func (w *skillWalk) walk(d workspacefs.Dir, sub string, depth int) error {
 
 // read reads the file name of d, rel in the skill directory and at in the
 // workspace.
-func (w *skillWalk) read(d workspacefs.Dir, name, rel, at string) error {
+func (w *skillWalk) read(d skillTree, name, rel, at string) error {
 	data, err := d.ReadRegular(name, banner.MaxSupportingFileSize)
 	if errors.Is(err, workspacefs.ErrTooLarge) {
 		w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the file is larger than %d bytes, the most skillsync copies", banner.MaxSupportingFileSize),

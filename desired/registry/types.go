@@ -102,6 +102,30 @@ type WorkspaceSpec struct {
 	FrontMatter string `json:"frontMatter"`
 	// MCP servers whose tools are capabilities of the workspace; see docs/mcp.md.
 	MCPSources []MCPSource `json:"mcpSources"`
+	// Skill directories from elsewhere, pinned by skillsync.lock; see
+	// docs/sources.md.
+	Sources []RemoteSource `json:"sources"`
+}
+
+// RemoteSource is a repository of Agent Skills directories: its folder path
+// holds one directory per skill, each with its SKILL.md, as public skill
+// repositories lay them out. skillsync update resolves ref and records the
+// commit and every skill's digest in skillsync.lock; every other command reads
+// only what the lock names.
+type RemoteSource struct {
+	// Names the source in the lock, in messages and in explain.
+	Name string `json:"name" jsonschema:"required"`
+	// A git remote: https://, ssh://, user@host:path or file://. Credentials come
+	// from git's credential helpers or SSH agent, never from the address.
+	Git string `json:"git" jsonschema:"required"`
+	// A tag, a branch or a full commit id; the remote's default branch when
+	// empty.
+	Ref string `json:"ref"`
+	// The folder of the repository that holds the skill directories; its root
+	// when empty.
+	Path string `json:"path"`
+	// The skills taken, by name; every skill directory of the folder when empty.
+	Include []string `json:"include"`
 }
 
 // MCPSource is an MCP server whose tools and published skills skillsync mcp
@@ -341,10 +365,27 @@ type Skill struct {
 	dirSum    [32]byte       // of everything read in Dir
 	bodyLine  int            // the line of the SKILL.md in Dir the body starts on
 	keyLines  map[string]int // the line of the SKILL.md in Dir each front matter key is on
+	// Origin is the source the skill comes from, nil for one the workspace
+	// declares; Dir then names the source and the folder in it, not a path of
+	// the workspace.
+	Origin *SourceOrigin
 	// pattern is, counted from 1, the pattern of spec.skillDirs that declares
-	// the skill; 0 for a skill a registry document declares.
-	pattern int
-	doc     document
+	// the skill, and source the source of spec.sources; both 0 for a skill a
+	// registry document declares.
+	pattern, source int
+	doc             document
+}
+
+// inConfig tells whether skillsync.yaml declares s, through a pattern or a
+// source: then it shares that document with others, and what was found of the
+// document is no memo of s.
+func (s Skill) inConfig() bool { return s.pattern > 0 || s.source > 0 }
+
+// Shadowed is a skill of a source that the workspace declares itself, and so
+// takes from the workspace.
+type Shadowed struct {
+	Name, Source string
+	At           Position // the source's declaration
 }
 
 // Profile is one loaded profile.
@@ -404,7 +445,11 @@ type Registry struct {
 	// matchedDirs are the directories spec.skillDirs matches, a skill or not
 	// yet: a SKILL.md put in one makes it one.
 	matchedDirs []string
-	sys         workspacefs.System // what it was loaded through, and is read again through
+	// Shadowed are the sources' skills the workspace declares itself.
+	Shadowed []Shadowed
+	// lockFile is skillsync.lock, relative to Root, when sources are declared.
+	lockFile string
+	sys      workspacefs.System // what it was loaded through, and is read again through
 }
 
 // System is what the registry was loaded through.
@@ -437,14 +482,18 @@ func CapabilityOwner(id string) string { return "capability/" + id }
 func SkillOwner(name string) string { return "skill/" + name }
 
 // SkillFiles lists the files skills are read from besides the registry files,
-// workspace-relative: every bodyFile, and every file of a skill directory.
+// workspace-relative: every bodyFile, every file of a skill directory, and the
+// lock that pins the sources.
 func (r *Registry) SkillFiles() []string {
 	var files []string
+	if r.lockFile != "" {
+		files = append(files, r.lockFile)
+	}
 	for _, s := range r.Skills {
 		if s.BodyPath != "" {
 			files = append(files, s.BodyPath)
 		}
-		if s.Dir != "" && s.bodyLine > 0 {
+		if s.Dir != "" && s.bodyLine > 0 && s.Origin == nil {
 			files = append(files, path.Join(s.Dir, "SKILL.md"))
 			for _, f := range s.Files {
 				files = append(files, path.Join(s.Dir, f.Path))
@@ -536,8 +585,11 @@ func (s Skill) File() string { return s.doc.file() }
 func (s Skill) Pos() Position { return s.nameAt().Position() }
 
 func (s Skill) nameAt() place {
-	if s.pattern > 0 {
+	switch {
+	case s.pattern > 0:
 		return itemAt(s.doc, s.pattern-1, "spec", "skillDirs")
+	case s.source > 0:
+		return itemAt(s.doc, s.source-1, "spec", "sources")
 	}
 	return s.doc.at("metadata", "name")
 }

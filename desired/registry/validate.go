@@ -501,13 +501,11 @@ func (v *validator) representable(c Capability) {
 
 func (v *validator) skill(s *Skill) {
 	v.doc = s.doc
-	// The skills of spec.skillDirs share skillsync.yaml's document, so what was
-	// found of it is no memo of any one of them.
 	ch, known := v.checks.lookup(s.doc)
-	if !known || s.pattern > 0 {
+	if !known || s.inConfig() {
 		ch = v.checkSkill(*s)
 	}
-	if s.pattern == 0 {
+	if !s.inConfig() {
 		v.checks.keep(s.doc, ch)
 	}
 	v.problems = append(v.problems, ch.beforeName...)

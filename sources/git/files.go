@@ -12,6 +12,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/printable"
 )
 
@@ -41,7 +42,10 @@ var DefaultLimits = Limits{Files: 50_000, Bytes: 512 << 20, FileSize: 16 << 20}
 // registry refuses it in a skill directory, and so is a folder beyond limits.
 func (c Cache) Files(ctx context.Context, remote, commit, dir string, limits Limits) ([]File, error) {
 	if !IsCommit(commit) {
-		return nil, fmt.Errorf("read %s: %q is not a full commit id", Redact(remote), commit)
+		return nil, fmt.Errorf("read %s: %q is not a full commit id", registry.RedactRemote(remote), commit)
+	}
+	if c.Dir == "" {
+		return nil, errNoCache
 	}
 	dir = strings.Trim(path.Clean("/"+dir), "/")
 	treeish := commit
@@ -50,21 +54,21 @@ func (c Cache) Files(ctx context.Context, remote, commit, dir string, limits Lim
 	}
 	repo := c.repo(remote)
 	if !c.has(ctx, repo, commit) {
-		return nil, fmt.Errorf("commit %s of %s is not in the cache (%s)", commit, Redact(remote), c.Dir)
+		return nil, fmt.Errorf("commit %s of %s is not in the cache (%s)", commit, registry.RedactRemote(remote), c.Dir)
 	}
 	if dir != "" {
 		if out, err := c.git(ctx, repo, "cat-file", "-t", treeish); err != nil || strings.TrimSpace(string(out)) != "tree" {
-			return nil, fmt.Errorf("commit %s of %s has no folder %s", commit, Redact(remote), dir)
+			return nil, fmt.Errorf("commit %s of %s has no folder %s", commit, registry.RedactRemote(remote), dir)
 		}
 	}
 	// git archive leaves a submodule out without a word: find one first.
 	tree, err := c.git(ctx, repo, "ls-tree", "-r", "-z", treeish)
 	if err != nil {
-		return nil, fmt.Errorf("list %s of commit %s of %s: %w", orRoot(dir), commit, Redact(remote), err)
+		return nil, fmt.Errorf("list %s of commit %s of %s: %w", orRoot(dir), commit, registry.RedactRemote(remote), err)
 	}
 	for _, entry := range bytes.Split(tree, []byte{0}) {
 		if meta, name, ok := bytes.Cut(entry, []byte{'\t'}); ok && bytes.HasPrefix(meta, []byte("160000 ")) {
-			return nil, fmt.Errorf("%s of commit %s of %s: %s is a submodule; a skill carries files, not other repositories", orRoot(dir), commit, Redact(remote), printable.String(path.Join(dir, string(name))))
+			return nil, fmt.Errorf("%s of commit %s of %s: %s is a submodule; a skill carries files, not other repositories", orRoot(dir), commit, registry.RedactRemote(remote), printable.String(path.Join(dir, string(name))))
 		}
 	}
 	// Git writes the archive; skillsync reads it as it comes, so that a bound
@@ -87,10 +91,10 @@ func (c Cache) Files(ctx context.Context, remote, commit, dir string, limits Lim
 	}
 	waitErr := cmd.Wait()
 	if readErr != nil {
-		return nil, fmt.Errorf("commit %s of %s: %w", commit, Redact(remote), readErr)
+		return nil, fmt.Errorf("commit %s of %s: %w", commit, registry.RedactRemote(remote), readErr)
 	}
 	if waitErr != nil {
-		return nil, fmt.Errorf("git archive %s: %v: %s", treeish, waitErr, strings.TrimSpace(redactAll(stderr.String())))
+		return nil, fmt.Errorf("git archive %s: %v: %s", treeish, waitErr, strings.TrimSpace(registry.RedactAll(stderr.String())))
 	}
 	return files, nil
 }

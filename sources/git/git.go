@@ -13,12 +13,14 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/printable"
 )
 
 // Cache is the bare repositories skillsync fetches into, one per remote, under
 // Dir (the user's cache directory, so that every workspace of the user shares
-// what one fetched).
+// what one fetched; empty when there is none, and then nothing is fetched or
+// read).
 type Cache struct {
 	Dir string
 	// Offline forbids the network: a ref is not resolved, and a commit the cache
@@ -30,6 +32,9 @@ type Cache struct {
 
 // ErrOffline is what an operation that needs the network returns offline.
 var ErrOffline = errors.New("offline")
+
+// errNoCache is the error of a Cache without a directory.
+var errNoCache = errors.New("there is no user cache directory to keep sources in (set HOME, or XDG_CACHE_HOME on Linux)")
 
 // commitID is a full object name: SHA-1, or SHA-256 in a repository using it.
 var commitID = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
@@ -49,14 +54,14 @@ func (c Cache) repo(remote string) string {
 // default branch when ref is empty. A full commit id is its own answer, and
 // needs no network.
 func (c Cache) Resolve(ctx context.Context, remote, ref string) (string, error) {
-	if err := CheckRemote(remote); err != nil {
+	if err := registry.CheckGitRemote(remote); err != nil {
 		return "", err
 	}
 	if IsCommit(ref) {
 		return ref, nil
 	}
 	if c.Offline {
-		return "", fmt.Errorf("resolve %q of %s: %w: only a full commit id resolves without the network", ref, Redact(remote), ErrOffline)
+		return "", fmt.Errorf("resolve %q of %s: %w: only a full commit id resolves without the network", ref, registry.RedactRemote(remote), ErrOffline)
 	}
 	args := []string{"ls-remote", "--", remote}
 	if ref == "" {
@@ -66,7 +71,7 @@ func (c Cache) Resolve(ctx context.Context, remote, ref string) (string, error) 
 	}
 	out, err := c.git(ctx, "", args...)
 	if err != nil {
-		return "", fmt.Errorf("resolve %q of %s: %w", ref, Redact(remote), err)
+		return "", fmt.Errorf("resolve %q of %s: %w", ref, registry.RedactRemote(remote), err)
 	}
 	refs := map[string]string{}
 	for _, line := range strings.Split(string(out), "\n") {
@@ -89,41 +94,44 @@ func (c Cache) Resolve(ctx context.Context, remote, ref string) (string, error) 
 		}
 	}
 	if ref == "" {
-		return "", fmt.Errorf("resolve the default branch of %s: the remote has none; name a ref", Redact(remote))
+		return "", fmt.Errorf("resolve the default branch of %s: the remote has none; name a ref", registry.RedactRemote(remote))
 	}
-	return "", fmt.Errorf("resolve %q of %s: no tag or branch of that name", ref, Redact(remote))
+	return "", fmt.Errorf("resolve %q of %s: no tag or branch of that name", ref, registry.RedactRemote(remote))
 }
 
 // Fetch makes sure the cache holds commit of remote, fetching it alone (depth
 // 1) when it does not. A commit already in the cache costs no network.
 func (c Cache) Fetch(ctx context.Context, remote, commit string) error {
-	if err := CheckRemote(remote); err != nil {
+	if err := registry.CheckGitRemote(remote); err != nil {
 		return err
 	}
 	if !IsCommit(commit) {
-		return fmt.Errorf("fetch %s: %q is not a full commit id", Redact(remote), commit)
+		return fmt.Errorf("fetch %s: %q is not a full commit id", registry.RedactRemote(remote), commit)
+	}
+	if c.Dir == "" {
+		return errNoCache
 	}
 	repo := c.repo(remote)
 	if c.has(ctx, repo, commit) {
 		return nil
 	}
 	if c.Offline {
-		return fmt.Errorf("commit %s of %s is not in the cache (%s): %w; run once with the network", commit, Redact(remote), c.Dir, ErrOffline)
+		return fmt.Errorf("commit %s of %s is not in the cache (%s): %w; run once with the network", commit, registry.RedactRemote(remote), c.Dir, ErrOffline)
 	}
 	if _, err := c.git(ctx, "", "init", "--quiet", "--bare", repo); err != nil {
-		return fmt.Errorf("make the cache repository of %s: %w", Redact(remote), err)
+		return fmt.Errorf("make the cache repository of %s: %w", registry.RedactRemote(remote), err)
 	}
 	// No automatic gc: the commits are kept under refs of their own, and a gc
 	// of one process must not race another's fetch.
 	if _, err := c.git(ctx, repo, "config", "gc.auto", "0"); err != nil {
-		return fmt.Errorf("configure the cache repository of %s: %w", Redact(remote), err)
+		return fmt.Errorf("configure the cache repository of %s: %w", registry.RedactRemote(remote), err)
 	}
 	_, err := c.git(ctx, repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth", "1", "--",
 		remote, "+"+commit+":refs/skillsync/"+commit)
 	if err != nil && !c.has(ctx, repo, commit) {
 		// Two processes fetching one commit race for its ref: the loser fails,
 		// and finds the commit there.
-		return fmt.Errorf("fetch commit %s of %s: %w", commit, Redact(remote), err)
+		return fmt.Errorf("fetch commit %s of %s: %w", commit, registry.RedactRemote(remote), err)
 	}
 	return nil
 }
@@ -146,7 +154,7 @@ func (c Cache) git(ctx context.Context, repo string, args ...string) ([]byte, er
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(redactAll(stderr.String()))
+		msg := strings.TrimSpace(registry.RedactAll(stderr.String()))
 		if len(msg) > 2048 {
 			msg = "…" + msg[len(msg)-2048:]
 		}

@@ -1,0 +1,41 @@
+package registry
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckGitRemote(t *testing.T) {
+	for _, ok := range []string{
+		"https://git.example.com/acme/skills.git",
+		"ssh://git@git.example.com/acme/skills.git",
+		"git@github.com:acme/skills.git",
+		"file:///srv/git/skills.git",
+		"https://bot@git.example.com/acme/skills.git",
+	} {
+		if err := CheckGitRemote(ok); err != nil {
+			t.Errorf("CheckGitRemote(%q) = %v", ok, err)
+		}
+	}
+	for remote, want := range map[string]string{
+		"ext::sh -c touch% /tmp/pwned":        "space",
+		"ext::sh":                             `uses "ext"`,
+		"fd::17":                              `uses "fd"`,
+		"--upload-pack=touch /tmp/x":          "space",
+		"-uhelp":                              "starts with '-'",
+		"https://me:s3cret@git.example.com/x": "credential helper",
+		"https://git.example.com/x\n":         "control character",
+		"":                                    "empty",
+		"https:///x":                          "no host",
+		"file://elsewhere/srv/x":              "names a host",
+		"/srv/git/skills.git":                 "use https://",
+	} {
+		err := CheckGitRemote(remote)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckGitRemote(%q) = %v, want it to say %q", remote, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("CheckGitRemote(%q) repeats the token: %v", remote, err)
+		}
+	}
+}

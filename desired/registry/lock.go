@@ -1,0 +1,166 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// LockName is the lock file, beside skillsync.yaml: what skillsync update
+// resolved each source to. It is committed, and every other command reads the
+// sources only as it says.
+const LockName = "skillsync.lock"
+
+// Lock is skillsync.lock.
+type Lock struct {
+	Sources []LockedSource `json:"sources"`
+}
+
+// LockedSource is one source as skillsync update resolved it: the source as
+// skillsync.yaml declared it then, the commit its ref named, and the digest of
+// every skill it takes.
+type LockedSource struct {
+	Name   string `json:"name"`
+	Git    string `json:"git"`
+	Ref    string `json:"ref,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Commit string `json:"commit"`
+	// Skills maps each skill taken to the digest of its directory (SkillDigest).
+	Skills map[string]string `json:"skills"`
+}
+
+// lockHeader opens every lock skillsync writes.
+const lockHeader = `# skillsync.lock: what "skillsync update" resolved each source in skillsync.yaml
+# to. Commit it. Every other command reads the sources only as it says, and
+# "skillsync update" is the one way to move it.
+`
+
+// Declares tells whether l was resolved from src as it is declared now.
+func (l LockedSource) Declares(src RemoteSource) bool {
+	if l.Name != src.Name || l.Git != src.Git || l.Ref != src.Ref || cleanSourcePath(l.Path) != cleanSourcePath(src.Path) {
+		return false
+	}
+	if len(src.Include) == 0 {
+		return true
+	}
+	return slices.Equal(slices.Sorted(maps.Keys(l.Skills)), slices.Sorted(slices.Values(src.Include)))
+}
+
+// Named is the locked source called name.
+func (l Lock) Named(name string) (LockedSource, bool) {
+	for _, s := range l.Sources {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return LockedSource{}, false
+}
+
+// FormatLock is l as skillsync.lock holds it: sources and skills in name order,
+// one fact a line, so that a change reviews as the lines it changes.
+func FormatLock(l Lock) []byte {
+	sources := slices.Clone(l.Sources)
+	slices.SortFunc(sources, func(a, b LockedSource) int { return strings.Compare(a.Name, b.Name) })
+	var b bytes.Buffer
+	b.WriteString(lockHeader)
+	if len(sources) == 0 {
+		b.WriteString("sources: []\n")
+		return b.Bytes()
+	}
+	b.WriteString("sources:\n")
+	field := func(indent, key, value string) {
+		fmt.Fprintf(&b, "%s%s: %s\n", indent, key, lockScalar(value))
+	}
+	for _, s := range sources {
+		field("  - ", "name", s.Name)
+		field("    ", "git", s.Git)
+		if s.Ref != "" {
+			field("    ", "ref", s.Ref)
+		}
+		if s.Path != "" {
+			field("    ", "path", s.Path)
+		}
+		field("    ", "commit", s.Commit)
+		if len(s.Skills) == 0 {
+			b.WriteString("    skills: {}\n")
+			continue
+		}
+		b.WriteString("    skills:\n")
+		for _, name := range slices.Sorted(maps.Keys(s.Skills)) {
+			fmt.Fprintf(&b, "      %s: %s\n", lockScalar(name), lockScalar(s.Skills[name]))
+		}
+	}
+	return b.Bytes()
+}
+
+// lockScalar is value as a YAML scalar: plain where that reads back as the same
+// string, quoted otherwise.
+func lockScalar(value string) string {
+	out, err := yaml.Marshal(value)
+	if err != nil {
+		return fmt.Sprintf("%q", value)
+	}
+	return strings.TrimSuffix(string(out), "\n")
+}
+
+// ParseLock reads skillsync.lock from data; file names it in problems.
+func ParseLock(file string, data []byte) (Lock, Problems) {
+	var l Lock
+	_, docs, ps := parseSource(file, data)
+	if len(ps) > 0 {
+		return l, ps
+	}
+	if len(docs) != 1 {
+		return l, Problems{{Pos: Position{File: file, Line: 1}, Message: fmt.Sprintf("expected one document, found %d", len(docs)),
+			Hint: `run "skillsync update" to write it again`}}
+	}
+	if ps := decodeStrict(file, docs[0].root(), &l); len(ps) > 0 {
+		return l, ps
+	}
+	seen := map[string]bool{}
+	for i, s := range l.Sources {
+		at := docs[0].at("sources", fmt.Sprint(i))
+		switch {
+		case !skillNamePattern.MatchString(s.Name):
+			ps = append(ps, Problem{Pos: at.Position(), Message: fmt.Sprintf("source name %q is not a name skillsync.yaml can declare", s.Name), Hint: `run "skillsync update" to write the lock again`})
+		case seen[s.Name]:
+			ps = append(ps, Problem{Pos: at.Position(), Message: fmt.Sprintf("source %s is locked twice", s.Name), Hint: `run "skillsync update" to write the lock again`})
+		case !isCommitID(s.Commit):
+			ps = append(ps, Problem{Pos: docs[0].at("sources", fmt.Sprint(i), "commit").Position(), Message: fmt.Sprintf("commit %q of source %s is not a full commit id", s.Commit, s.Name), Hint: `run "skillsync update" to write the lock again`})
+		}
+		seen[s.Name] = true
+		for _, name := range slices.Sorted(maps.Keys(s.Skills)) {
+			if _, ok := parseDigest(s.Skills[name]); !ok || !skillNamePattern.MatchString(name) {
+				ps = append(ps, Problem{Pos: docs[0].at("sources", fmt.Sprint(i), "skills", name).Position(), Message: fmt.Sprintf("skill %q of source %s is locked to %q, not a skill name and a sha256: digest", name, s.Name, s.Skills[name]),
+					Hint: `run "skillsync update" to write the lock again`})
+			}
+		}
+	}
+	return l, ps
+}
+
+// SkillDigest is how the lock writes the digest of a skill directory.
+func SkillDigest(sum [32]byte) string { return "sha256:" + hex.EncodeToString(sum[:]) }
+
+func parseDigest(s string) ([32]byte, bool) {
+	var sum [32]byte
+	h, ok := strings.CutPrefix(s, "sha256:")
+	if !ok || len(h) != 64 || strings.ToLower(h) != h {
+		return sum, false
+	}
+	_, err := hex.Decode(sum[:], []byte(h))
+	return sum, err == nil
+}
+
+// isCommitID tells whether s is a full git object name, SHA-1 or SHA-256.
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdef") == ""
+}

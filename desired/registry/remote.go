@@ -1,0 +1,304 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// SourceReader reads a source's folder (RemoteSource.Path) at a commit the lock
+// names: every file and folder in it, paths relative to it. It is the one way a
+// load reaches a source, so that the registry knows no transport.
+type SourceReader interface {
+	ReadSource(src RemoteSource, commit string) ([]SourceFile, error)
+}
+
+// SourceFile is one file or folder a source holds.
+type SourceFile struct {
+	Path       string // slash-separated, relative to the source's folder
+	Dir        bool
+	Executable bool
+	Data       []byte
+}
+
+// SourceOrigin is where a skill from a source came from.
+type SourceOrigin struct {
+	Source string // the source's name
+	Git    string
+	Commit string
+	Dir    string // the skill's folder in the repository
+}
+
+// cleanSourcePath is a source's path as a folder of the repository, "" for its
+// root.
+func cleanSourcePath(p string) string {
+	return strings.Trim(path.Clean("/"+p), "/")
+}
+
+// sourceAt names a file of a source in messages: the source, then its path in
+// the repository.
+func sourceAt(src RemoteSource, rel string) string {
+	return src.Name + ":" + path.Join(cleanSourcePath(src.Path), rel)
+}
+
+// lockedSources adds the skills of every source skillsync.yaml declares, as
+// skillsync.lock pins them, read through l.sources; with no reader, the
+// sources are left out (a load for a completion or the profile needs none).
+func (l *loader) lockedSources(reg *Registry) {
+	specs := reg.Config.Spec.Sources
+	if len(specs) == 0 {
+		return
+	}
+	// The lock is an input even when the sources are not read: a watcher
+	// watches it from its first load.
+	lockFile := reg.InConfigDir(LockName)
+	reg.lockFile = lockFile
+	data, err := l.r.ReadFile(lockFile, maxInputSize)
+	if err != nil && l.failed(lockFile, err) {
+		return
+	}
+	if err == nil {
+		// Read even when the sources are not: a lock cut off mid-save is found
+		// as any input is, and accept takes it.
+		reg.Sources[lockFile] = SourceOf(data)
+	}
+	if !l.checkSources(reg) || l.sources == nil {
+		return
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		l.add(Problem{Pos: itemAt(reg.config, 0, "spec", "sources").Position(), Message: fmt.Sprintf("%s is missing: the sources are not resolved yet", lockFile),
+			Hint: `run "skillsync update" to resolve them and write it, then commit it`})
+		return
+	}
+	if err != nil {
+		l.add(Problem{Pos: Position{File: lockFile}, Message: "cannot read the lock: " + workspacefs.Cause(err).Error(), Hint: "it is a readable regular file beside " + reg.ConfigFile})
+		return
+	}
+	lock, ps := ParseLock(lockFile, data)
+	if len(ps) > 0 {
+		l.add(ps...)
+		return
+	}
+	for _, locked := range lock.Sources {
+		if !slices.ContainsFunc(specs, func(s RemoteSource) bool { return s.Name == locked.Name }) {
+			l.add(Problem{Pos: Position{File: lockFile}, Message: fmt.Sprintf("the lock names source %s, which %s no longer declares", locked.Name, reg.ConfigFile),
+				Hint: `run "skillsync update" to write the lock again`})
+		}
+	}
+	local := map[string]bool{}
+	for _, s := range reg.Skills {
+		local[s.Name] = true
+	}
+	taken := map[string]int{} // skill name → index of the source that declared it
+	for i, src := range specs {
+		pos := itemAt(reg.config, i, "spec", "sources").Position()
+		locked, ok := lock.Named(src.Name)
+		if !ok || !locked.Declares(src) {
+			l.add(Problem{Pos: pos, Message: fmt.Sprintf("source %s is not in %s as declared here", src.Name, lockFile),
+				Hint: fmt.Sprintf(`run "skillsync update %s" to resolve it and review what changes`, src.Name)})
+			continue
+		}
+		files, err := l.sources.ReadSource(src, locked.Commit)
+		if err != nil {
+			l.add(Problem{Pos: pos, Message: fmt.Sprintf("cannot read source %s: %v", src.Name, err),
+				Hint: "nothing is written or pruned until it can be read; check the network, or run with the commit in the cache"})
+			continue
+		}
+		tree := newMemTree(files)
+		for _, name := range slices.Sorted(maps.Keys(locked.Skills)) {
+			if local[name] {
+				reg.Shadowed = append(reg.Shadowed, Shadowed{Name: name, Source: src.Name, At: pos})
+				continue
+			}
+			if first, ok := taken[name]; ok {
+				msg := fmt.Sprintf("skill %s comes from source %s and from source %s", name, specs[first].Name, src.Name)
+				hint := "leave it out of one source's include, or declare it in the workspace, which shadows both"
+				l.add(Problem{Pos: itemAt(reg.config, first, "spec", "sources").Position(), Message: msg, Hint: hint},
+					Problem{Pos: pos, Message: msg, Hint: hint})
+				reg.Skills = slices.DeleteFunc(reg.Skills, func(s Skill) bool { return s.Name == name && s.Origin != nil })
+				continue
+			}
+			taken[name] = i
+			if s, ok := l.sourceSkill(reg, tree, src, locked, name, pos); ok {
+				s.source = i + 1
+				reg.Skills = append(reg.Skills, s)
+			}
+		}
+	}
+}
+
+// sourceSkill reads the skill name of src from tree and checks it is what the
+// lock says.
+func (l *loader) sourceSkill(reg *Registry, tree *memTree, src RemoteSource, locked LockedSource, name string, pos Position) (Skill, bool) {
+	d, err := tree.Sub(name)
+	if err != nil {
+		l.add(Problem{Pos: pos, Message: fmt.Sprintf("source %s has no skill directory %s at commit %s", src.Name, sourceAt(src, name), locked.Commit),
+			Hint: fmt.Sprintf(`run "skillsync update %s" to resolve it again`, src.Name)})
+		return Skill{}, false
+	}
+	at := sourceAt(src, name)
+	read, err := walkTree(d, at)
+	var problem *dirProblem
+	if errors.As(err, &problem) {
+		l.add(problem.Problems...)
+		return Skill{}, false
+	}
+	if err != nil {
+		l.add(Problem{Pos: pos, Message: fmt.Sprintf("cannot read %s: %v", at, err)})
+		return Skill{}, false
+	}
+	if want, _ := parseDigest(locked.Skills[name]); read.sum != want {
+		l.add(Problem{Pos: pos, Message: fmt.Sprintf("skill %s of source %s is %s at commit %s, not %s as %s says", name, src.Name, SkillDigest(read.sum), locked.Commit, locked.Skills[name], reg.lockFile),
+			Hint: "the lock was edited by hand or the commit is not the one it was written from; run \"skillsync update " + src.Name + "\" and review the change"})
+		return Skill{}, false
+	}
+	s := Skill{Name: name, Spec: SkillSpec{Dir: at}, doc: reg.config,
+		Origin: &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Dir: path.Join(cleanSourcePath(src.Path), name)}}
+	l.fillFromRead(&s, at, read)
+	return s, true
+}
+
+// checkSources checks what skillsync.yaml says of each source, and says
+// whether it can be read.
+func (l *loader) checkSources(reg *Registry) bool {
+	ok := true
+	names := map[string]bool{}
+	for i, src := range reg.Config.Spec.Sources {
+		at := func(key string) Position { return reg.config.at("spec", "sources", fmt.Sprint(i), key).Position() }
+		bad := func(pos Position, msg, hint string) {
+			l.add(Problem{Pos: pos, Message: msg, Hint: hint})
+			ok = false
+		}
+		switch {
+		case !skillNamePattern.MatchString(src.Name):
+			bad(at("name"), fmt.Sprintf("source name %q is not a valid name", src.Name), "use "+skillNameRequirements)
+		case names[src.Name]:
+			bad(at("name"), fmt.Sprintf("source %s is declared twice", src.Name), "give each source a name of its own")
+		}
+		names[src.Name] = true
+		if err := CheckGitRemote(src.Git); err != nil {
+			bad(at("git"), fmt.Sprintf("source %s: %v", src.Name, err), "set git: to the repository's URL, as git clone takes it")
+		}
+		if p := src.Path; strings.HasPrefix(p, "/") || slices.Contains(strings.Split(p, "/"), "..") || strings.Contains(p, "\\") {
+			bad(at("path"), fmt.Sprintf("path %q of source %s is not a folder inside the repository", p, src.Name), "give a path relative to the repository's root, with / between folders")
+		}
+		seen := map[string]bool{}
+		for _, name := range src.Include {
+			switch {
+			case !skillNamePattern.MatchString(name):
+				bad(at("include"), fmt.Sprintf("include of source %s names %q, not a valid skill name", src.Name, name), "use "+skillNameRequirements)
+			case seen[name]:
+				bad(at("include"), fmt.Sprintf("include of source %s names %s twice", src.Name, name), "name each skill once")
+			}
+			seen[name] = true
+		}
+	}
+	return ok
+}
+
+// memTree is a source's folder held in memory, as a skillTree.
+type memTree struct {
+	entries map[string][]workspacefs.Entry // by folder, "" for the root
+	files   map[string]SourceFile
+	at      string
+}
+
+func newMemTree(files []SourceFile) *memTree {
+	t := &memTree{entries: map[string][]workspacefs.Entry{}, files: map[string]SourceFile{}}
+	for _, f := range files {
+		dir, name := path.Split(f.Path)
+		dir = strings.TrimSuffix(dir, "/")
+		typ := fs.FileMode(0)
+		if f.Dir {
+			typ = fs.ModeDir
+			if _, ok := t.entries[f.Path]; !ok {
+				t.entries[f.Path] = nil
+			}
+		}
+		t.entries[dir] = append(t.entries[dir], workspacefs.Entry{Name: name, Type: typ})
+		t.files[f.Path] = f
+	}
+	for _, es := range t.entries {
+		slices.SortFunc(es, func(a, b workspacefs.Entry) int { return strings.Compare(a.Name, b.Name) })
+	}
+	return t
+}
+
+func (t *memTree) Entries() ([]workspacefs.Entry, error) { return t.entries[t.at], nil }
+
+func (t *memTree) Sub(name string) (skillTree, error) {
+	p := path.Join(t.at, name)
+	if f, ok := t.files[p]; !ok || !f.Dir {
+		return nil, fs.ErrNotExist
+	}
+	return &memTree{entries: t.entries, files: t.files, at: p}, nil
+}
+
+func (t *memTree) ReadRegular(name string, limit int64) ([]byte, error) {
+	f, ok := t.files[path.Join(t.at, name)]
+	if !ok || f.Dir {
+		return nil, fs.ErrNotExist
+	}
+	if int64(len(f.Data)) > limit {
+		return nil, workspacefs.ErrTooLarge
+	}
+	return f.Data, nil
+}
+
+func (t *memTree) Executable(name string) (bool, error) {
+	return t.files[path.Join(t.at, name)].Executable, nil
+}
+
+func (t *memTree) Close() error { return nil }
+
+// SourceSkills are the skills files of src hold, by name, each with the digest
+// skillsync.lock records for it: every folder at the top of files that holds a
+// SKILL.md, or those src includes. What a skill directory cannot hold is a
+// problem at the file, and so is an included skill files lack.
+func SourceSkills(src RemoteSource, files []SourceFile) (map[string][32]byte, Problems) {
+	tree := newMemTree(files)
+	var names []string
+	if len(src.Include) > 0 {
+		names = slices.Clone(src.Include)
+	} else {
+		top, _ := tree.Entries()
+		for _, e := range top {
+			if f, ok := tree.files[path.Join(e.Name, "SKILL.md")]; e.Type.IsDir() && ok && !f.Dir {
+				names = append(names, e.Name)
+			}
+		}
+	}
+	skills := map[string][32]byte{}
+	var problems Problems
+	for _, name := range names {
+		at := sourceAt(src, name)
+		d, err := tree.Sub(name)
+		if err != nil {
+			problems = append(problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("source %s has no skill directory %s", src.Name, name),
+				Hint: "check include against the repository, or its path"})
+			continue
+		}
+		if !skillNamePattern.MatchString(name) {
+			problems = append(problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the skill directory %s is not named as a skill can be", name),
+				Hint: "use " + skillNameRequirements + "; leave it out with include"})
+			continue
+		}
+		read, err := walkTree(d, at)
+		var problem *dirProblem
+		switch {
+		case errors.As(err, &problem):
+			problems = append(problems, problem.Problems...)
+		case err != nil:
+			problems = append(problems, Problem{Pos: Position{File: at}, Message: err.Error()})
+		default:
+			skills[name] = read.sum
+		}
+	}
+	return skills, problems
+}

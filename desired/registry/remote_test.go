@@ -1,0 +1,221 @@
+package registry
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// fakeSources is a SourceReader over files held in the test, by source name;
+// a source missing from it cannot be read.
+type fakeSources map[string][]SourceFile
+
+func (f fakeSources) ReadSource(src RemoteSource, commit string) ([]SourceFile, error) {
+	files, ok := f[src.Name]
+	if !ok {
+		return nil, errors.New("host unreachable")
+	}
+	return files, nil
+}
+
+// skillFiles is a skill directory name, as a source holds it under its folder.
+func skillFiles(name, body string, more ...SourceFile) []SourceFile {
+	out := []SourceFile{{Path: name, Dir: true},
+		{Path: name + "/SKILL.md", Data: fmt.Appendf(nil, "---\nname: %s\ndescription: %s skill.\n---\n%s\n", name, name, body)}}
+	for _, f := range more {
+		f.Path = name + "/" + f.Path
+		out = append(out, f)
+	}
+	return out
+}
+
+const commitA = "0123456789abcdef0123456789abcdef01234567"
+
+// lockFor is the lock of sources as SourceSkills sums what they hold.
+func lockFor(t *testing.T, specs []RemoteSource, held fakeSources) string {
+	t.Helper()
+	var l Lock
+	for _, src := range specs {
+		sums, ps := SourceSkills(src, held[src.Name])
+		if len(ps) > 0 {
+			t.Fatal(ps)
+		}
+		locked := LockedSource{Name: src.Name, Git: src.Git, Ref: src.Ref, Path: src.Path, Commit: commitA, Skills: map[string]string{}}
+		for n, s := range sums {
+			locked.Skills[n] = SkillDigest(s)
+		}
+		l.Sources = append(l.Sources, locked)
+	}
+	return string(FormatLock(l))
+}
+
+const sourcesConfig = `apiVersion: skillsync/v1
+kind: Workspace
+spec:
+  registry: [registry/*.yaml]
+  sources:
+    - name: team
+      git: https://git.example.com/team/skills.git
+      ref: v1
+    - name: vendor
+      git: git@git.example.com:vendor/skills.git
+`
+
+var sourceSpecs = []RemoteSource{
+	{Name: "team", Git: "https://git.example.com/team/skills.git", Ref: "v1"},
+	{Name: "vendor", Git: "git@git.example.com:vendor/skills.git"},
+}
+
+func TestSourcesJoinTheRegistryAsTheLockPinsThem(t *testing.T) {
+	held := fakeSources{
+		"team":   skillFiles("deploy", "Deploy.", SourceFile{Path: "run.sh", Data: []byte("#!/bin/sh\n"), Executable: true}),
+		"vendor": skillFiles("lint", "Lint."),
+	}
+	root := workspace(t, map[string]string{
+		ConfigName:          sourcesConfig,
+		LockName:            lockFor(t, sourceSpecs, held),
+		"registry/own.yaml": "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: notes}\nspec: {description: Notes., body: Take notes.}\n",
+	})
+	reg, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Skill{}
+	for _, s := range reg.Skills {
+		got[s.Name] = s
+	}
+	deploy := got["deploy"]
+	if deploy.Origin == nil || deploy.Origin.Source != "team" || deploy.Origin.Commit != commitA || deploy.Dir != "team:deploy" {
+		t.Fatalf("deploy = %+v", deploy)
+	}
+	if len(deploy.Files) != 1 || !deploy.Files[0].Executable || deploy.Spec.Description != "deploy skill." {
+		t.Errorf("deploy's files or front matter: %+v", deploy)
+	}
+	if got["lint"].Origin == nil || got["notes"].Origin != nil {
+		t.Errorf("origins: lint %+v, notes %+v", got["lint"].Origin, got["notes"].Origin)
+	}
+	// The lock is an input; the sources' skills are no files of the workspace.
+	files := strings.Join(reg.SkillFiles(), " ")
+	if !strings.Contains(files, LockName) || strings.Contains(files, "deploy") {
+		t.Errorf("SkillFiles = %s", files)
+	}
+	if !Unchanged(reg) {
+		t.Error("Unchanged is false for a registry read just now")
+	}
+	// Without a reader the sources are left out, and nothing is a problem.
+	reg, err = LoadConfig(workspacefs.OS{}, root, ConfigName, nil)
+	if err != nil || len(reg.Skills) != 1 {
+		t.Errorf("LoadConfig: %v, %d skills", err, len(reg.Skills))
+	}
+}
+
+func TestSourceProblemsAreAtTheSourcesLine(t *testing.T) {
+	held := fakeSources{"team": skillFiles("deploy", "Deploy."), "vendor": skillFiles("lint", "Lint.")}
+	clash := fakeSources{"team": held["team"], "vendor": skillFiles("deploy", "Deploy.")}
+	good := lockFor(t, sourceSpecs, held)
+	for _, tc := range []struct {
+		name   string
+		files  map[string]string // over skillsync.yaml and the lock of held
+		reader fakeSources
+		want   []string
+	}{
+		{"no lock", map[string]string{LockName: ""}, held,
+			[]string{"skillsync.yaml:6:7: skillsync.lock is missing"}},
+		{"a ref the lock did not resolve", map[string]string{ConfigName: strings.Replace(sourcesConfig, "ref: v1", "ref: v2", 1)}, held,
+			[]string{`skillsync.yaml:6:7: source team is not in skillsync.lock as declared here (run "skillsync update team"`}},
+		{"a source no longer declared", map[string]string{LockName: strings.Replace(good, "name: vendor", "name: gone", 1)}, held,
+			[]string{"skillsync.lock: the lock names source gone, which skillsync.yaml no longer declares", "skillsync.yaml:9:7: source vendor is not in skillsync.lock"}},
+		{"an unreachable source", nil, fakeSources{"team": held["team"]},
+			[]string{"skillsync.yaml:9:7: cannot read source vendor: host unreachable"}},
+		{"content the lock does not pin", nil, fakeSources{"team": skillFiles("deploy", "Deploy, changed."), "vendor": held["vendor"]},
+			[]string{"skillsync.yaml:6:7: skill deploy of source team is sha256:"}},
+		{"one skill in two sources", map[string]string{LockName: lockFor(t, sourceSpecs, clash)}, clash,
+			[]string{"skillsync.yaml:6:7: skill deploy comes from source team and from source vendor", "skillsync.yaml:9:7: skill deploy comes from source team and from source vendor"}},
+		{"a remote that runs a command", map[string]string{ConfigName: strings.Replace(sourcesConfig, "git@git.example.com:vendor/skills.git", "ext::sh -c id", 1)}, held,
+			[]string{`skillsync.yaml:10:12: source vendor: the git remote holds a space`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{ConfigName: sourcesConfig, LockName: good, "registry/none.yaml": ""}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			if files[LockName] == "" {
+				delete(files, LockName)
+			}
+			root := workspace(t, files)
+			reg, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, tc.reader)
+			var ps Problems
+			if !errors.As(err, &ps) {
+				t.Fatalf("err = %v, want problems", err)
+			}
+			text := ps.Error()
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("problems do not say %q:\n%s", w, text)
+				}
+			}
+			for _, s := range reg.Skills {
+				if s.Origin != nil && s.Name == "deploy" && strings.Contains(tc.want[0], "skill deploy") {
+					t.Errorf("skill deploy of source %s kept despite the problem", s.Origin.Source)
+				}
+			}
+		})
+	}
+}
+
+func TestAWorkspaceSkillShadowsASourcesSkill(t *testing.T) {
+	held := fakeSources{"team": append(skillFiles("deploy", "Theirs."), skillFiles("notes", "Theirs.")...), "vendor": skillFiles("lint", "Lint.")}
+	root := workspace(t, map[string]string{
+		ConfigName:          sourcesConfig,
+		LockName:            lockFor(t, sourceSpecs, held),
+		"registry/own.yaml": "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: notes}\nspec: {description: Ours., body: Ours.}\n",
+	})
+	reg, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range reg.Skills {
+		if s.Name == "notes" && s.Origin != nil {
+			t.Errorf("the source's notes was kept beside the workspace's")
+		}
+	}
+	if len(reg.Shadowed) != 1 || reg.Shadowed[0] != (Shadowed{Name: "notes", Source: "team", At: Position{File: ConfigName, Line: 6, Column: 7}}) {
+		t.Errorf("Shadowed = %+v", reg.Shadowed)
+	}
+}
+
+func TestLockRoundTripsInAStableOrder(t *testing.T) {
+	l := Lock{Sources: []LockedSource{
+		{Name: "zeta", Git: "https://git.example.com/z.git", Commit: commitA, Skills: map[string]string{"b": SkillDigest(sha256.Sum256([]byte("b"))), "a": SkillDigest(sha256.Sum256([]byte("a")))}},
+		{Name: "alpha", Git: "git@git.example.com:a/b.git", Ref: "v1: odd # ref", Path: "skills/x", Commit: commitA, Skills: map[string]string{}},
+	}}
+	data := FormatLock(l)
+	text := string(data)
+	if strings.Index(text, "name: alpha") > strings.Index(text, "name: zeta") || strings.Index(text, "      a: ") > strings.Index(text, "      b: ") {
+		t.Errorf("not in name order:\n%s", text)
+	}
+	back, ps := ParseLock(LockName, data)
+	if len(ps) > 0 {
+		t.Fatalf("ParseLock(FormatLock) = %v\n%s", ps, text)
+	}
+	if a, _ := back.Named("alpha"); a.Ref != "v1: odd # ref" || a.Path != "skills/x" {
+		t.Errorf("alpha read back as %+v", a)
+	}
+	if string(FormatLock(back)) != text {
+		t.Errorf("FormatLock(ParseLock(x)) != x:\n%s", FormatLock(back))
+	}
+	for _, bad := range []struct{ lock, want string }{
+		{"sources:\n  - name: a\n    git: x\n    commit: main\n    skills: {}\n", `skillsync.lock:4:13: commit "main" of source a is not a full commit id`},
+		{"sources:\n  - name: a\n    git: x\n    commit: " + commitA + "\n    skills: {s: md5:00}\n", `skill "s" of source a is locked to "md5:00"`},
+		{"sources:\n  - name: a\n    git: x\n    commit: " + commitA + "\n    skills: {}\n  - name: a\n    git: x\n    commit: " + commitA + "\n    skills: {}\n", "source a is locked twice"},
+		{"sources: [{name: a, extra: 1}]\n", "extra"},
+	} {
+		if _, ps := ParseLock(LockName, []byte(bad.lock)); !strings.Contains(ps.Error(), bad.want) {
+			t.Errorf("ParseLock(%q) = %v, want %q", bad.lock, ps, bad.want)
+		}
+	}
+}

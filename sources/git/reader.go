@@ -1,0 +1,67 @@
+package git
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+// Timeout bounds each git operation of a Reader: a host that stops answering
+// fails the load instead of holding it for good.
+const Timeout = 5 * time.Minute
+
+// Reader reads the sources of a load through the cache, fetching a commit the
+// cache lacks unless offline. What it read is kept for the life of the
+// process, so that a watcher reads each commit once.
+type Reader struct {
+	Cache Cache
+
+	mu   sync.Mutex
+	read map[readKey][]registry.SourceFile
+}
+
+type readKey struct{ remote, commit, path string }
+
+// NewReader reads through cache.
+func NewReader(cache Cache) *Reader { return &Reader{Cache: cache} }
+
+// ReadSource is every file and folder of src's folder at commit, fetched into
+// the cache first when it lacks the commit.
+func (r *Reader) ReadSource(src registry.RemoteSource, commit string) ([]registry.SourceFile, error) {
+	key := readKey{src.Git, commit, src.Path}
+	r.mu.Lock()
+	files, ok := r.read[key]
+	r.mu.Unlock()
+	if ok {
+		return files, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	if err := r.Cache.Fetch(ctx, src.Git, commit); err != nil {
+		return nil, err
+	}
+	read, err := r.Cache.Files(ctx, src.Git, commit, src.Path, DefaultLimits)
+	if err != nil {
+		return nil, err
+	}
+	files = make([]registry.SourceFile, len(read))
+	for i, f := range read {
+		files[i] = registry.SourceFile{Path: f.Path, Dir: f.Dir, Executable: f.Executable, Data: f.Data}
+	}
+	r.mu.Lock()
+	if r.read == nil {
+		r.read = map[readKey][]registry.SourceFile{}
+	}
+	r.read[key] = files
+	r.mu.Unlock()
+	return files, nil
+}
+
+// Resolve is the commit src's ref names now.
+func (r *Reader) Resolve(src registry.RemoteSource) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	return r.Cache.Resolve(ctx, src.Git, src.Ref)
+}
