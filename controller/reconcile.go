@@ -39,6 +39,9 @@ type Request struct {
 	Settle time.Duration
 	// Log, when set, says what a --once pass waits for.
 	Log *slog.Logger
+	// Sources reads the sources skillsync.yaml declares, as skillsync.lock pins
+	// them; nil leaves their skills out, so a pass that writes needs it.
+	Sources registry.SourceReader
 	plan.Options
 }
 
@@ -178,7 +181,7 @@ func loadInputs(req Request, inf *Informer) (Inputs, error) {
 	if inf != nil {
 		cache, record = &inf.decoded, &inf.record
 	}
-	reg, err := registry.LoadConfig(sys, req.Root, req.Config(), cache)
+	reg, err := registry.LoadReading(sys, req.Root, req.Config(), cache, req.Sources)
 	var problems registry.Problems
 	if reg == nil || (err != nil && !errors.As(err, &problems)) {
 		return Inputs{Registry: reg}, err

@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the outputs the documents show 
 
 // sessions are the documents run as sessions: each marks where it starts with a
 // line <!-- doctest: start=empty --> or start=<a directory of the repository>.
-var sessions = []string{"getting-started.md", "workflow.md", "ownership.md", "registry.md", "clients.md", "user.md", "../README.md"}
+var sessions = []string{"getting-started.md", "workflow.md", "ownership.md", "registry.md", "clients.md", "user.md", "sources.md", "../README.md"}
 
 // bin holds skillsync and the few programs a session may run, so that no agent
 // client installed on the machine changes what init finds.

@@ -5,7 +5,8 @@
 // the real disk (workspacefs.OS).
 //
 // It imports, of this module: authoring/adopt, authoring/forget, authoring/snapshot,
-// authoring/starter, clients, controller, controller/apply, controller/plan,
-// controller/state, controller/watch, desired, desired/registry,
-// internal/printable, internal/workspacefs, observed, sources/mcp.
+// authoring/starter, authoring/update, clients, controller, controller/apply,
+// controller/plan, controller/state, controller/watch, desired,
+// desired/registry, internal/printable, internal/workspacefs, observed,
+// sources/git, sources/mcp.
 package main

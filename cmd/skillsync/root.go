@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/sources/git"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -30,6 +31,11 @@ type globals struct {
 	stderr     io.Writer
 	// sys is the disk, for commands that write; readOnly() for those that only read.
 	sys workspacefs.System
+	// offline keeps every command off the network (--offline).
+	offline bool
+	// sources is what reads the sources, made once so a watcher reads each
+	// commit once.
+	sources *git.Reader
 }
 
 // readOnly is the system of a command that only reads: --check, validate,
@@ -76,6 +82,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	pf.StringVar(&g.profile, "profile", "", "active capability profile (overrides SKILLSYNC_PROFILE, .skillsync/profile and spec.profile)")
 	pf.StringVar(&g.logFormat, "log-format", envOr("SKILLSYNC_LOG_FORMAT", "text"), "log format: text or json (default $SKILLSYNC_LOG_FORMAT, else text)")
 	pf.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (0 quiet, 1 each change, 2 debug)")
+	pf.BoolVar(&g.offline, "offline", false, "never use the network: read the sources skillsync.lock pins from the cache only, and name what it lacks")
 	groupOf(root,
 		newInitCommand(g),
 		newValidateCommand(g),
@@ -89,6 +96,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newMCPCommand(g),
 		newProfileCommand(g),
 		newAcceptCommand(g),
+		newUpdateCommand(g),
 		newVersionCommand(g),
 		newProbeCommand(g),
 	)

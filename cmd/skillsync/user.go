@@ -67,5 +67,5 @@ func (g *globals) invocation() string {
 // nothing.
 func (g *globals) request(sys workspacefs.System, root string, check bool) controller.Request {
 	return controller.Request{System: sys, Root: root, ConfigFile: g.config(), ProfileFlag: g.profile,
-		ProfileEnv: os.Getenv(desired.ProfileEnv), Check: check}
+		ProfileEnv: os.Getenv(desired.ProfileEnv), Check: check, Sources: g.sourceReader()}
 }

@@ -76,6 +76,18 @@ func keyNotes(reg *registry.Registry, want desired.State) registry.Problems {
 	return out.Sorted()
 }
 
+// shadowNotes are, as notes at the sources' lines, the skills of sources the
+// workspace declares itself.
+func shadowNotes(reg *registry.Registry) registry.Problems {
+	var out registry.Problems
+	for _, s := range reg.Shadowed {
+		out = append(out, registry.Problem{Pos: s.At,
+			Message: fmt.Sprintf("skill %s of source %s is shadowed: the workspace declares its own, which is written instead", s.Name, s.Source),
+			Hint:    "remove the workspace's own to take the source's, or leave it out of the source's include"})
+	}
+	return out
+}
+
 func reportValidation(g *globals, output string, in controller.Inputs, problems registry.Problems) error {
 	code := exitOK
 	if len(problems) > 0 {
@@ -88,7 +100,7 @@ func reportValidation(g *globals, output string, in controller.Inputs, problems 
 		if len(problems) == 0 {
 			report.Warnings = warningReports(registry.Warnings(in.Registry))
 			want := desired.Build(in.Registry, in.Profile)
-			report.Notes = reportsAs("notice", keyNotes(in.Registry, want))
+			report.Notes = reportsAs("notice", append(keyNotes(in.Registry, want), shadowNotes(in.Registry)...).Sorted())
 			report.validationCounts = &validationCounts{Profile: in.Profile.Name, Files: len(in.Registry.Files),
 				Capabilities: len(in.Registry.Capabilities), Skills: len(in.Registry.Skills), Profiles: len(in.Registry.Profiles),
 				Desired: len(want.Files), Withheld: len(want.Withheld)}
@@ -104,7 +116,7 @@ func reportValidation(g *globals, output string, in controller.Inputs, problems 
 	}
 	warnings := registry.Warnings(in.Registry)
 	want := desired.Build(in.Registry, in.Profile)
-	notes := keyNotes(in.Registry, want)
+	notes := append(keyNotes(in.Registry, want), shadowNotes(in.Registry)...).Sorted()
 	if output == "github" {
 		annotateAs(g.stdout, "warning", warnings)
 		annotateAs(g.stdout, "notice", notes)

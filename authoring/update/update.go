@@ -1,0 +1,174 @@
+package update
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+
+	"github.com/skillsync/skillsync/controller/apply"
+	"github.com/skillsync/skillsync/controller/state"
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// Transport resolves a source's ref and reads its folder at a commit.
+type Transport interface {
+	registry.SourceReader
+	Resolve(src registry.RemoteSource) (string, error)
+}
+
+// Change is what an update does to one source.
+type Change struct {
+	Source string
+	// Old and New are the commits before and after; Old is empty for a source
+	// the lock did not name as declared, New for one no longer declared.
+	Old, New string
+	Ref      string
+	// Added, Removed and Changed name skills; Kept counts those the same.
+	Added, Removed, Changed []string
+	Kept                    int
+}
+
+// Empty tells whether the change leaves the source as the lock has it.
+func (c Change) Empty() bool {
+	return c.Old == c.New && len(c.Added)+len(c.Removed)+len(c.Changed) == 0
+}
+
+// Resolve resolves the sources of reg named in names (all when none) through
+// t and returns the lock that pins them, every other declared source kept as
+// old pins it and any source no longer declared dropped, with the change to
+// each source. A source that cannot be resolved or read, or whose skills a
+// skill directory could not hold, is an error; Problems name files.
+func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transport) (registry.Lock, []Change, error) {
+	specs := reg.Config.Spec.Sources
+	for _, n := range names {
+		if !slices.ContainsFunc(specs, func(s registry.RemoteSource) bool { return s.Name == n }) {
+			return registry.Lock{}, nil, fmt.Errorf("%s declares no source %s", reg.ConfigFile, n)
+		}
+	}
+	var next registry.Lock
+	var changes []Change
+	var problems registry.Problems
+	for _, src := range specs {
+		before, had := old.Named(src.Name)
+		if len(names) > 0 && !slices.Contains(names, src.Name) {
+			if had {
+				next.Sources = append(next.Sources, before)
+			}
+			continue
+		}
+		commit, err := t.Resolve(src)
+		if err != nil {
+			return registry.Lock{}, nil, fmt.Errorf("source %s: %w", src.Name, err)
+		}
+		files, err := t.ReadSource(src, commit)
+		if err != nil {
+			return registry.Lock{}, nil, fmt.Errorf("source %s: %w", src.Name, err)
+		}
+		sums, ps := registry.SourceSkills(src, files)
+		problems = append(problems, ps...)
+		if len(ps) == 0 && len(sums) == 0 {
+			return registry.Lock{}, nil, fmt.Errorf("source %s holds no skill directory (a folder with a SKILL.md) in %s at commit %s", src.Name, orRoot(src.Path), commit)
+		}
+		locked := registry.LockedSource{Name: src.Name, Git: src.Git, Ref: src.Ref, Path: src.Path, Commit: commit, Skills: map[string]string{}}
+		for name, sum := range sums {
+			locked.Skills[name] = registry.SkillDigest(sum)
+		}
+		next.Sources = append(next.Sources, locked)
+		changes = append(changes, compare(src.Name, src.Ref, before, locked))
+	}
+	if len(problems) > 0 {
+		return registry.Lock{}, nil, problems.Sorted()
+	}
+	for _, gone := range old.Sources {
+		if !slices.ContainsFunc(specs, func(s registry.RemoteSource) bool { return s.Name == gone.Name }) {
+			changes = append(changes, compare(gone.Name, gone.Ref, gone, registry.LockedSource{Name: gone.Name}))
+		}
+	}
+	return next, changes, nil
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "the repository's root"
+	}
+	return p
+}
+
+func compare(name, ref string, before, after registry.LockedSource) Change {
+	c := Change{Source: name, Old: before.Commit, New: after.Commit, Ref: ref}
+	for _, skill := range slices.Sorted(maps.Keys(after.Skills)) {
+		was, ok := before.Skills[skill]
+		switch {
+		case !ok:
+			c.Added = append(c.Added, skill)
+		case was != after.Skills[skill]:
+			c.Changed = append(c.Changed, skill)
+		default:
+			c.Kept++
+		}
+	}
+	for _, skill := range slices.Sorted(maps.Keys(before.Skills)) {
+		if _, ok := after.Skills[skill]; !ok {
+			c.Removed = append(c.Removed, skill)
+		}
+	}
+	return c
+}
+
+// ReadLock reads the lock of the workspace at root, rel to it: its bytes, nil
+// when there is none, and what it says.
+func ReadLock(sys workspacefs.System, root, rel string) ([]byte, registry.Lock, error) {
+	r, err := sys.Open(root)
+	if err != nil {
+		return nil, registry.Lock{}, err
+	}
+	defer r.Close()
+	data, err := r.ReadRegular(rel, 16<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, registry.Lock{}, nil
+	}
+	if err != nil {
+		return nil, registry.Lock{}, fmt.Errorf("read %s: %w", rel, workspacefs.Cause(err))
+	}
+	lock, ps := registry.ParseLock(rel, data)
+	if len(ps) > 0 {
+		return data, registry.Lock{}, ps
+	}
+	return data, lock, nil
+}
+
+// WriteLock writes lock at rel, replacing old, what ReadLock found there (nil:
+// nothing); a lock changed since it was read is kept, and is an error. The lock
+// written is recorded as meant, so that a lock shorter than the one last applied
+// (a skill dropped from the end) is not taken for one cut off mid-save.
+func WriteLock(sys workspacefs.System, root, config, rel string, old []byte, lock registry.Lock) error {
+	if err := writeLock(sys, root, rel, old, lock); err != nil {
+		return err
+	}
+	if _, err := state.Accept(sys, root, config, []string{rel}); err != nil {
+		return fmt.Errorf("wrote %s, but could not record it as meant: %w; run skillsync accept %s", rel, err, rel)
+	}
+	return nil
+}
+
+func writeLock(sys workspacefs.System, root, rel string, old []byte, lock registry.Lock) error {
+	w, err := apply.OpenWorkspace(sys, root)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	content := registry.FormatLock(lock)
+	if old == nil {
+		return w.CreateAll([]apply.NewFile{{Path: rel, Content: content}})
+	}
+	// The lock carries no banner: it is the team's, committed, and update is
+	// asked to move it, as forget is asked to edit skillsync.yaml.
+	if err := w.Edit(rel, sha256.Sum256(old), content); err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/skillsync/skillsync/authoring/update"
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/sources/git"
+	"github.com/spf13/cobra"
+)
+
+// sourceReader reads the sources through the user's cache directory, shared
+// by every workspace of the user. Without one (no HOME) there is no cache, and
+// reading a source says so: a shared temp directory would let another user
+// plant a repository, and its configuration, for git to read.
+func (g *globals) sourceReader() *git.Reader {
+	if g.sources == nil {
+		dir, err := os.UserCacheDir()
+		if err == nil {
+			dir = filepath.Join(dir, "skillsync", "git")
+		}
+		g.sources = git.NewReader(git.Cache{Dir: dir, Offline: g.offline})
+	}
+	return g.sources
+}
+
+func newUpdateCommand(g *globals) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "update [SOURCE...]",
+		Short: "Resolve the sources anew and write skillsync.lock, after showing what changes",
+		Long: `Resolve the ref of each source skillsync.yaml declares (or of the sources named) to
+the commit it names now, read the skills it holds there, and show, per source, the
+skills added, removed and changed against skillsync.lock. The lock is written only
+when confirmed: with --yes, or a "y" on standard input. The skills follow at the
+next reconcile; every command but update reads the sources only as the lock pins
+them.
+Exit codes: 0 the lock is written or already up to date, 1 changes were shown and
+not written, 2 invalid input, 4 any other failure (a source that cannot be reached).`,
+		Example: "  skillsync update          show what moving every source would change, then ask\n" +
+			"  skillsync update --yes    write the lock without asking\n" +
+			"  skillsync update team     move only the source called team",
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if g.offline {
+				return usageError("update resolves refs on the network; --offline cannot go with it")
+			}
+			root, err := g.root()
+			if err != nil {
+				return err
+			}
+			reg, err := registry.LoadConfig(g.readOnly(), root, g.config(), nil)
+			if err != nil {
+				return inputError(g.stderr, err)
+			}
+			if len(reg.Config.Spec.Sources) == 0 {
+				fmt.Fprintf(g.stdout, "%s declares no sources; nothing to update\n", reg.ConfigFile)
+				return nil
+			}
+			lockFile := reg.InConfigDir(registry.LockName)
+			old, lock, err := update.ReadLock(g.readOnly(), reg.Root, lockFile)
+			var problems registry.Problems
+			if errors.As(err, &problems) {
+				fmt.Fprintf(g.stderr, "skillsync: %s cannot be read as a lock (%s); it is written anew\n", lockFile, problems[0])
+			} else if err != nil {
+				return &exitError{exitFailure, err}
+			}
+			next, changes, err := update.Resolve(reg, lock, args, g.sourceReader())
+			if errors.As(err, &problems) {
+				return inputError(g.stderr, err)
+			}
+			if err != nil {
+				return &exitError{exitFailure, err}
+			}
+			printChanges(g.stdout, changes)
+			if old != nil && string(registry.FormatLock(next)) == string(old) {
+				fmt.Fprintf(g.stdout, "%s is up to date\n", lockFile)
+				return nil
+			}
+			if !yes && !confirmed(g, cmd.InOrStdin(), "Write "+lockFile) {
+				fmt.Fprintf(g.stdout, "%s not written: pass --yes, or answer y, to write it\n", lockFile)
+				return &exitError{code: exitChanges}
+			}
+			if err := update.WriteLock(g.sys, reg.Root, g.config(), lockFile, old, next); err != nil {
+				return &exitError{exitFailure, err}
+			}
+			fmt.Fprintf(g.stdout, "wrote %s; next: commit it, and run skillsync reconcile --once (a running watcher applies it)\n", lockFile)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "write the lock without asking")
+	return cmd
+}
+
+// printChanges says, per source, what the new lock changes.
+func printChanges(w io.Writer, changes []update.Change) {
+	for _, c := range changes {
+		switch {
+		case c.New == "":
+			fmt.Fprintf(w, "source %s: no longer declared, dropped from the lock\n", c.Source)
+		case c.Old == "":
+			fmt.Fprintf(w, "source %s: %s (%s)\n", c.Source, short(c.New), refOrDefault(c.Ref))
+		case c.Empty():
+			fmt.Fprintf(w, "source %s: %s (%s), unchanged\n", c.Source, short(c.New), refOrDefault(c.Ref))
+			continue
+		default:
+			fmt.Fprintf(w, "source %s: %s -> %s (%s)\n", c.Source, short(c.Old), short(c.New), refOrDefault(c.Ref))
+		}
+		for _, s := range c.Added {
+			fmt.Fprintf(w, "  + %s\n", s)
+		}
+		for _, s := range c.Changed {
+			fmt.Fprintf(w, "  ~ %s\n", s)
+		}
+		for _, s := range c.Removed {
+			fmt.Fprintf(w, "  - %s\n", s)
+		}
+		if c.Kept > 0 {
+			fmt.Fprintf(w, "  %d skill(s) unchanged\n", c.Kept)
+		}
+	}
+}
+
+func short(commit string) string { return commit[:min(12, len(commit))] }
+
+func refOrDefault(ref string) string {
+	if ref == "" {
+		return "the default branch"
+	}
+	return ref
+}
