@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,6 +115,38 @@ func TestFetchOnceThenReadFromTheCacheWithoutTheNetwork(t *testing.T) {
 	}
 	if _, err := off.Files(ctx, "file://"+u.Bare, old, "skills/deploy", DefaultLimits); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A repository's .gitattributes cannot change what is read: git archive would
+// leave out an export-ignore file and expand an export-subst one.
+func TestFilesAreTheTreeAsCommitted(t *testing.T) {
+	u := gitremote.New(t)
+	commit := u.Commit(t, "main", map[string]string{
+		".gitattributes":         "*.md export-subst\nhidden.txt export-ignore\n",
+		"s/a/SKILL.md":           "commit $Format:%H$\n",
+		"s/a/hidden.txt":         "still here\n",
+		"s/a/.gitattributes":     "* export-ignore\n",
+		"s/a/references/deep.md": "$Format:%an$",
+	})
+	c := newCache(t, u)
+	ctx := context.Background()
+	if err := c.Fetch(ctx, u.URL, commit); err != nil {
+		t.Fatal(err)
+	}
+	files, err := c.Files(ctx, u.URL, commit, "s", DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range files {
+		if !f.Dir {
+			got[f.Path] = string(f.Data)
+		}
+	}
+	want := map[string]string{"a/SKILL.md": "commit $Format:%H$\n", "a/hidden.txt": "still here\n", "a/.gitattributes": "* export-ignore\n", "a/references/deep.md": "$Format:%an$"}
+	if !maps.Equal(got, want) {
+		t.Errorf("Files = %q, want the committed bytes %q", got, want)
 	}
 }
 
