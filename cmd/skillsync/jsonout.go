@@ -34,6 +34,7 @@ const (
 	kindProfile         = "Profile"
 	kindProfileList     = "ProfileList"
 	kindVersion         = "Version"
+	kindOutdated        = "OutdatedReport"
 	kindError           = "Error"
 )
 

@@ -36,6 +36,7 @@ var outputKinds = []struct {
 	{kindSkillList, "skill-list.json", skillListJSON{}},
 	{kindProfileList, "profile-list.json", profileListJSON{}},
 	{kindVersion, "version.json", versionJSON{}},
+	{kindOutdated, "outdated-report.json", outdatedJSON{}},
 	{kindError, "error.json", errorJSON{}},
 }
 
@@ -142,7 +143,7 @@ func TestOutputMatchesSchemas(t *testing.T) {
 	schemas := compileOutputSchemas(t)
 	every := [][]string{
 		{"validate"}, {"reconcile", "--check"}, {"reconcile", "--dry-run"}, {"diff"}, {"status"}, {"list"},
-		{"explain", "intent"}, {"explain", "nosuch"}, {"profile", "list"}, {"version"},
+		{"explain", "intent"}, {"explain", "nosuch"}, {"profile", "list"}, {"version"}, {"outdated"},
 	}
 	check := func(t *testing.T, ws string, commands [][]string, wantKinds map[string]string) {
 		t.Helper()

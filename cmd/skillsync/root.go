@@ -97,6 +97,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newProfileCommand(g),
 		newAcceptCommand(g),
 		newUpdateCommand(g),
+		newOutdatedCommand(g),
 		newVersionCommand(g),
 		newProbeCommand(g),
 	)

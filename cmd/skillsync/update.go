@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/skillsync/skillsync/authoring/update"
 	"github.com/skillsync/skillsync/desired/registry"
@@ -61,6 +63,9 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 				fmt.Fprintf(g.stdout, "%s declares no sources; nothing to update\n", reg.ConfigFile)
 				return nil
 			}
+			if err := checkSourceNames(reg, args); err != nil {
+				return err
+			}
 			lockFile := reg.InConfigDir(registry.LockName)
 			old, lock, err := update.ReadLock(g.readOnly(), reg.Root, lockFile)
 			var problems registry.Problems
@@ -94,6 +99,20 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "write the lock without asking")
 	return cmd
+}
+
+// checkSourceNames refuses a name of names that reg declares no source by.
+func checkSourceNames(reg *registry.Registry, names []string) error {
+	var declared []string
+	for _, s := range reg.Config.Spec.Sources {
+		declared = append(declared, s.Name)
+	}
+	for _, n := range names {
+		if !slices.Contains(declared, n) {
+			return usageError("%s declares no source %s; its sources: %s", reg.ConfigFile, n, strings.Join(declared, ", "))
+		}
+	}
+	return nil
 }
 
 // printChanges says, per source, what the new lock changes.

@@ -168,3 +168,26 @@ func (c Cache) git(ctx context.Context, repo string, args ...string) ([]byte, er
 	}
 	return stdout.Bytes(), nil
 }
+
+// Tags are the names of the tags remote has now.
+func (c Cache) Tags(ctx context.Context, remote string) ([]string, error) {
+	if err := registry.CheckGitRemote(remote); err != nil {
+		return nil, err
+	}
+	if c.Offline {
+		return nil, fmt.Errorf("list the tags of %s: %w", registry.RedactRemote(remote), ErrOffline)
+	}
+	out, err := c.git(ctx, "", "ls-remote", "--tags", "--refs", "--", remote)
+	if err != nil {
+		return nil, fmt.Errorf("list the tags of %s: %w", registry.RedactRemote(remote), err)
+	}
+	var tags []string
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if _, ref, ok := strings.Cut(line, "\t"); ok {
+			if tag, ok := strings.CutPrefix(ref, "refs/tags/"); ok {
+				tags = append(tags, tag)
+			}
+		}
+	}
+	return tags, nil
+}

@@ -65,3 +65,10 @@ func (r *Reader) Resolve(src registry.RemoteSource) (string, error) {
 	defer cancel()
 	return r.Cache.Resolve(ctx, src.Git, src.Ref)
 }
+
+// Tags are the names of the tags src's remote has now.
+func (r *Reader) Tags(src registry.RemoteSource) ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	return r.Cache.Tags(ctx, src.Git)
+}
