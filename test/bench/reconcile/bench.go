@@ -115,9 +115,11 @@ func copyTree(src, dst string) error {
 
 func (b *bench) sync(dir string) { b.mustRun(dir, []string{b.bin, "reconcile", "--once"}) }
 
-func (b *bench) mustRun(dir string, argv []string) {
+// mustRun runs argv in dir, env added to the environment, and stops the bench
+// if it fails.
+func (b *bench) mustRun(dir string, argv []string, env ...string) {
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		check(fmt.Errorf("%s in %s: %v\n%s", strings.Join(argv, " "), dir, err, out))
 	}

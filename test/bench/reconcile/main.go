@@ -20,6 +20,7 @@ func main() {
 	}
 	sizes := flag.String("sizes", "100,1000,10000", "numbers of capabilities; empty for none")
 	skillDirs := flag.String("skilldirs", "1000", "numbers of whole skill directories of 10 files each; empty for none")
+	gitSources := flag.String("gitsource", "1000", "numbers of skills in a git source; empty for none")
 	runs := flag.Int("runs", 5, "timed runs per figure, after one warm-up run")
 	withPeers := flag.Bool("peers", true, "also run rulesync and ruler (installed with npm into -cache)")
 	cache := flag.String("cache", "test/bench/.cache", "npm prefix for the peers; never committed")
@@ -64,14 +65,24 @@ func main() {
 		fmt.Fprintf(os.Stderr, "whole skills, N=%d: measuring\n", n)
 		wholeResults = append(wholeResults, b.measureSkillDirs(w)...)
 	}
+	var gitResults []result
+	for _, n := range parseSizes(*gitSources) {
+		fmt.Fprintf(os.Stderr, "git source, N=%d: preparing workspaces\n", n)
+		w := b.prepareGitSource(n)
+		fmt.Fprintf(os.Stderr, "git source, N=%d: measuring\n", n)
+		gitResults = append(gitResults, b.measureGitSource(w)...)
+	}
 	var report string
 	if len(ns) > 0 {
 		report = render(results, b.describe(), *sizes, *runs)
 	} else {
-		report = fmt.Sprintf("# skillsync benchmark\n\n%s\nCommand: `go run ./test/bench/reconcile -sizes '' -skilldirs %s -runs %d`.\n", machine(), *skillDirs, *runs)
+		report = fmt.Sprintf("# skillsync benchmark\n\n%s\nCommand: `go run ./test/bench/reconcile -sizes '' -skilldirs %s -gitsource %s -runs %d`.\n", machine(), *skillDirs, *gitSources, *runs)
 	}
 	if len(wholeResults) > 0 {
 		report += "\n" + renderSkillDirs(wholeResults, *skillDirs, *runs)
+	}
+	if len(gitResults) > 0 {
+		report += "\n" + renderGitSource(gitResults, *gitSources, *runs)
 	}
 	fmt.Print(report)
 	check(os.MkdirAll(filepath.Dir(*out), 0o755))

@@ -169,12 +169,6 @@ func renderSkillDirs(results []result, sizes string, runs int) string {
 			ratio(r.median(), floorOf(results, r)), megabytes(r.peakRSSKB()), r.maxWritten())
 	}
 	b.WriteString("\n### Targets (whole skill directories)\n\n")
-	verdict := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "NOT met"
-	}
 	seen := map[int]bool{}
 	for _, r := range results {
 		if seen[r.n] {
