@@ -41,12 +41,13 @@ func CheckOutdated(reg *registry.Registry, old registry.Lock, names []string, t 
 		}
 		o := Outdated{Source: src.Name, Ref: src.Ref}
 		if locked, ok := old.Named(src.Name); ok && locked.Declares(src) {
-			o.Locked = locked.Commit
+			o.Locked = locked.Pin()
 		}
-		var err error
-		if o.Now, err = t.Resolve(src); err != nil {
+		now, err := t.Resolve(src)
+		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", src.Name, err)
 		}
+		o.Now = now.Pin()
 		if release(src.Ref) != "" {
 			tags, err := t.Tags(src)
 			if err != nil {

@@ -14,10 +14,11 @@ import (
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
-// Transport resolves a source's ref and reads its folder at a commit.
+// Transport resolves a source to what pins it now (a lock entry without its
+// skills' digests) and reads it as pinned.
 type Transport interface {
 	registry.SourceReader
-	Resolve(src registry.RemoteSource) (string, error)
+	Resolve(src registry.RemoteSource) (registry.LockedSource, error)
 }
 
 // Change is what an update does to one source.
@@ -60,20 +61,20 @@ func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transp
 			}
 			continue
 		}
-		commit, err := t.Resolve(src)
+		locked, err := t.Resolve(src)
 		if err != nil {
 			return registry.Lock{}, nil, fmt.Errorf("source %s: %w", src.Name, err)
 		}
-		files, err := t.ReadSource(src, commit)
+		files, err := t.ReadSource(src, locked)
 		if err != nil {
 			return registry.Lock{}, nil, fmt.Errorf("source %s: %w", src.Name, err)
 		}
 		sums, ps := registry.SourceSkills(src, files)
 		problems = append(problems, ps...)
 		if len(ps) == 0 && len(sums) == 0 {
-			return registry.Lock{}, nil, fmt.Errorf("source %s holds no skill directory (a folder with a SKILL.md) in %s at commit %s", src.Name, orRoot(src.Path), commit)
+			return registry.Lock{}, nil, fmt.Errorf("source %s holds no skill directory (a folder with a SKILL.md) in %s at %s", src.Name, orRoot(src.Path), locked.Pin())
 		}
-		locked := registry.LockedSource{Name: src.Name, Git: src.Git, Ref: src.Ref, Path: src.Path, Commit: commit, Skills: map[string]string{}}
+		locked.Skills = map[string]string{}
 		for name, sum := range sums {
 			locked.Skills[name] = registry.SkillDigest(sum)
 		}
@@ -99,7 +100,7 @@ func orRoot(p string) string {
 }
 
 func compare(name, ref string, before, after registry.LockedSource) Change {
-	c := Change{Source: name, Old: before.Commit, New: after.Commit, Ref: ref}
+	c := Change{Source: name, Old: before.Pin(), New: after.Pin(), Ref: ref}
 	for _, skill := range slices.Sorted(maps.Keys(after.Skills)) {
 		was, ok := before.Skills[skill]
 		switch {

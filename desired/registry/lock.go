@@ -40,6 +40,9 @@ const lockHeader = `# skillsync.lock: what "skillsync update" resolved each sour
 # "skillsync update" is the one way to move it.
 `
 
+// Pin is what fixes the source's content: its commit.
+func (l LockedSource) Pin() string { return l.Commit }
+
 // Declares tells whether l was resolved from src as it is declared now.
 func (l LockedSource) Declares(src RemoteSource) bool {
 	if l.Name != src.Name || l.Git != src.Git || l.Ref != src.Ref || cleanSourcePath(l.Path) != cleanSourcePath(src.Path) {

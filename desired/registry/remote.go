@@ -12,11 +12,12 @@ import (
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
-// SourceReader reads a source's folder (RemoteSource.Path) at a commit the lock
-// names: every file and folder in it, paths relative to it. It is the one way a
-// load reaches a source, so that the registry knows no transport.
+// SourceReader reads a source as the lock pins it (at): every file and folder
+// of its skill directories, paths relative to the folder that holds them (a git
+// source's path). It is the one way a load reaches a source, so that the
+// registry knows no transport.
 type SourceReader interface {
-	ReadSource(src RemoteSource, commit string) ([]SourceFile, error)
+	ReadSource(src RemoteSource, at LockedSource) ([]SourceFile, error)
 }
 
 // SourceFile is one file or folder a source holds.
@@ -104,7 +105,7 @@ func (l *loader) lockedSources(reg *Registry) {
 				Hint: fmt.Sprintf(`run "skillsync update %s" to resolve it and review what changes`, src.Name)})
 			continue
 		}
-		files, err := l.sources.ReadSource(src, locked.Commit)
+		files, err := l.sources.ReadSource(src, locked)
 		if err != nil {
 			l.add(Problem{Pos: pos, Message: fmt.Sprintf("cannot read source %s: %v", src.Name, err),
 				Hint: "nothing is written or pruned until it can be read; check the network, or run with the commit in the cache"})

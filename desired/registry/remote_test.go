@@ -14,7 +14,7 @@ import (
 // a source missing from it cannot be read.
 type fakeSources map[string][]SourceFile
 
-func (f fakeSources) ReadSource(src RemoteSource, commit string) ([]SourceFile, error) {
+func (f fakeSources) ReadSource(src RemoteSource, at LockedSource) ([]SourceFile, error) {
 	files, ok := f[src.Name]
 	if !ok {
 		return nil, errors.New("host unreachable")

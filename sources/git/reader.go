@@ -27,9 +27,10 @@ type readKey struct{ remote, commit, path string }
 // NewReader reads through cache.
 func NewReader(cache Cache) *Reader { return &Reader{Cache: cache} }
 
-// ReadSource is every file and folder of src's folder at commit, fetched into
-// the cache first when it lacks the commit.
-func (r *Reader) ReadSource(src registry.RemoteSource, commit string) ([]registry.SourceFile, error) {
+// ReadSource is every file and folder of src's folder at the commit at pins,
+// fetched into the cache first when it lacks the commit.
+func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource) ([]registry.SourceFile, error) {
+	commit := at.Commit
 	key := readKey{src.Git, commit, src.Path}
 	r.mu.Lock()
 	files, ok := r.read[key]
@@ -59,11 +60,16 @@ func (r *Reader) ReadSource(src registry.RemoteSource, commit string) ([]registr
 	return files, nil
 }
 
-// Resolve is the commit src's ref names now.
-func (r *Reader) Resolve(src registry.RemoteSource) (string, error) {
+// Resolve is src as its ref names it now: the commit, in a lock entry whose
+// skills are still to be read.
+func (r *Reader) Resolve(src registry.RemoteSource) (registry.LockedSource, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
-	return r.Cache.Resolve(ctx, src.Git, src.Ref)
+	commit, err := r.Cache.Resolve(ctx, src.Git, src.Ref)
+	if err != nil {
+		return registry.LockedSource{}, err
+	}
+	return registry.LockedSource{Name: src.Name, Git: src.Git, Ref: src.Ref, Path: src.Path, Commit: commit}, nil
 }
 
 // Tags are the names of the tags src's remote has now.
