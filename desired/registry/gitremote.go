@@ -15,8 +15,10 @@ var scpLike = regexp.MustCompile(`^[A-Za-z0-9._~-]+@[A-Za-z0-9.-]+:[^/\\].*$`)
 // CheckGitRemote says why remote cannot be handed to git, or nil. Only the
 // transports a skills source needs are allowed (https, http, ssh and its short
 // form, file), so that no remote runs a command (git's ext:: and fd:: forms) or
-// reads as an option. A password or token in the address is refused: it would
-// be written into skillsync.yaml and the lock, and git would print it.
+// reads as an option. A password or token in the address is refused, and so is
+// any user in an https:// one, where hosts take tokens as user names: it would
+// be written into skillsync.yaml and the lock, and git would print it. An SSH
+// user name (git@host) is no secret.
 func CheckGitRemote(remote string) error {
 	if remote == "" {
 		return errors.New("the git remote is empty")
@@ -32,7 +34,8 @@ func CheckGitRemote(remote string) error {
 	}
 	u, err := url.Parse(remote)
 	if err != nil {
-		return fmt.Errorf("the git remote is not a URL: %v", err)
+		// url.Parse's message quotes the whole remote, secrets and all.
+		return fmt.Errorf("the git remote %s is not a URL", RedactRemote(remote))
 	}
 	switch u.Scheme {
 	case "https", "http", "ssh":
@@ -46,30 +49,46 @@ func CheckGitRemote(remote string) error {
 	default:
 		return fmt.Errorf("the git remote %s uses %q; use https://, ssh://, user@host:path or file://", RedactRemote(remote), u.Scheme)
 	}
-	if _, hasPassword := u.User.Password(); hasPassword {
-		return fmt.Errorf("the git remote %s carries a password or token; give it to git through a credential helper instead (git help credentials)", RedactRemote(remote))
+	_, hasPassword := u.User.Password()
+	if hasPassword || (u.User != nil && u.Scheme != "ssh") {
+		return fmt.Errorf("the git remote %s carries a user, password or token; give them to git through a credential helper instead (git help credentials)", RedactRemote(remote))
 	}
 	return nil
 }
 
-// RedactRemote is remote with any password or token in it replaced, for messages.
+// RedactRemote is remote for messages: a password after the user name
+// replaced, and in any remote but an SSH one the whole user part, which hosts
+// take tokens in.
 func RedactRemote(remote string) string {
-	u, err := url.Parse(remote)
-	if err != nil || u.User == nil {
+	start, ssh := 0, !strings.Contains(remote, "://")
+	if i := strings.Index(remote, "://"); i >= 0 {
+		start, ssh = i+3, strings.EqualFold(remote[:i], "ssh")
+	}
+	rest := remote[start:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	if at < 0 {
 		return remote
 	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "REDACTED")
-		return u.String()
+	user := "REDACTED"
+	if name, _, secret := strings.Cut(rest[:at], ":"); ssh {
+		user = name
+		if secret {
+			user += ":REDACTED"
+		}
 	}
-	return remote
+	return remote[:start] + user + rest[at:]
 }
 
-// userinfo is a password or token in a URL of some text.
-var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):[^@/\s]*@`)
+// userinfo is the user part of a URL in some text.
+var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@]*@`)
 
-// RedactAll replaces every password or token in a URL of text, such as git's
-// stderr, which may quote a remote a user's configuration rewrote.
+// RedactAll replaces the user part, tokens and passwords, of every URL in text,
+// such as git's stderr, which may quote a remote a user's configuration
+// rewrote.
 func RedactAll(text string) string {
-	return userinfo.ReplaceAllString(text, "${1}:REDACTED@")
+	return userinfo.ReplaceAllString(text, "${1}REDACTED@")
 }

@@ -11,7 +11,6 @@ func TestCheckGitRemote(t *testing.T) {
 		"ssh://git@git.example.com/acme/skills.git",
 		"git@github.com:acme/skills.git",
 		"file:///srv/git/skills.git",
-		"https://bot@git.example.com/acme/skills.git",
 	} {
 		if err := CheckGitRemote(ok); err != nil {
 			t.Errorf("CheckGitRemote(%q) = %v", ok, err)
@@ -37,5 +36,25 @@ func TestCheckGitRemote(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("CheckGitRemote(%q) repeats the token: %v", remote, err)
 		}
+	}
+}
+
+func TestRedactKeepsNoSecret(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://me:s3cret@host/x.git":  "https://REDACTED@host/x.git",
+		"https://ghp_s3cret@host/x.git": "https://REDACTED@host/x.git",
+		"ssh://git@host/x.git":          "ssh://git@host/x.git",
+		"ssh://git:s3cret@host/x.git":   "ssh://git:REDACTED@host/x.git",
+		"git@host:x.git":                "git@host:x.git",
+		"user:s3cret@host:x.git":        "user:REDACTED@host:x.git",
+		"https://host/x@y.git":          "https://host/x@y.git",
+		"https://user:s3cr%zzet@host/x": "https://REDACTED@host/x",
+	} {
+		if got := RedactRemote(in); got != want {
+			t.Errorf("RedactRemote(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := RedactAll("fatal: unable to access 'https://ghp_s3cret@host/x.git/': 403; also http://u:s3cret@h/"); strings.Contains(got, "s3cret") {
+		t.Errorf("RedactAll kept a secret: %s", got)
 	}
 }
