@@ -41,8 +41,9 @@ func (c Change) Empty() bool {
 // Resolve resolves the sources of reg named in names (all when none) through
 // t and returns the lock that pins them, every other declared source kept as
 // old pins it and any source no longer declared dropped, with the change to
-// each source. A source that cannot be resolved or read, or whose skills a
-// skill directory could not hold, is an error; Problems name files.
+// each source. A source that cannot be resolved or read is an error; so is a
+// lock the workspace would not load with (a skill directory it could not hold,
+// a skill it would refuse), as Problems that name files.
 func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transport) (registry.Lock, []Change, error) {
 	specs := reg.Config.Spec.Sources
 	for _, n := range names {
@@ -83,6 +84,11 @@ func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transp
 	}
 	if len(problems) > 0 {
 		return registry.Lock{}, nil, problems.Sorted()
+	}
+	// A lock the workspace would refuse (a skill's front matter that names
+	// another skill, a name a client reserves) is not written.
+	if _, err := registry.LoadWithLock(reg.System(), reg.Root, reg.ConfigFile, t, next); err != nil {
+		return registry.Lock{}, nil, err
 	}
 	for _, gone := range old.Sources {
 		if !slices.ContainsFunc(specs, func(s registry.RemoteSource) bool { return s.Name == gone.Name }) {

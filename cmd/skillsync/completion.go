@@ -47,6 +47,9 @@ func skillNamesHere(g *globals) []string {
 	if err != nil {
 		return nil
 	}
+	// A key press goes to no network: the sources' skills come from the cache
+	// only.
+	g.offline = true
 	out := controller.Reconcile(g.request(g.readOnly(), root, true))
 	if out.Registry == nil || !out.Planned {
 		return nil

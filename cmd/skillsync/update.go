@@ -69,9 +69,15 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 			lockFile := reg.InConfigDir(registry.LockName)
 			old, lock, err := update.ReadLock(g.readOnly(), reg.Root, lockFile)
 			var problems registry.Problems
-			if errors.As(err, &problems) {
+			switch {
+			case errors.As(err, &problems) && len(args) > 0:
+				// Moving some sources keeps the others as the lock pins them,
+				// which it cannot say.
+				printProblemsUnder(g.stderr, fmt.Sprintf("skillsync: %s cannot be read, so the sources not named cannot be kept as it pins them; run skillsync update without names to write it anew:", lockFile), problems)
+				return invalidInput(problems)
+			case errors.As(err, &problems):
 				fmt.Fprintf(g.stderr, "skillsync: %s cannot be read as a lock (%s); it is written anew\n", lockFile, problems[0])
-			} else if err != nil {
+			case err != nil:
 				return &exitError{exitFailure, err}
 			}
 			next, changes, err := update.Resolve(reg, lock, args, g.sourceReader())

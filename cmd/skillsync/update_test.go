@@ -54,7 +54,11 @@ func TestASourceIsFetchedOnceThenReadFromTheCache(t *testing.T) {
 	if err := os.RemoveAll(cache); err != nil {
 		t.Fatal(err)
 	}
-	out := run(exitInvalid, "--offline", "reconcile", "--check")
+	runCLI(t, ws, "__complete", "explain", "")
+	if n := u.Requests.Load() - fetched; n != 0 {
+		t.Errorf("completing a skill name made %d requests", n)
+	}
+	out := run(exitFailure, "--offline", "reconcile", "--check")
 	if !strings.Contains(out, "is not in the cache") || u.Requests.Load() != fetched {
 		t.Errorf("--offline with an empty cache: %d requests, said:\n%s", u.Requests.Load()-fetched, out)
 	}

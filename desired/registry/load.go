@@ -68,6 +68,17 @@ func LoadConfig(sys workspacefs.System, root, config string, cache *Cache) (*Reg
 // declares, read through sources as skillsync.lock pins them; LoadConfig leaves
 // them out.
 func LoadReading(sys workspacefs.System, root, config string, cache *Cache, sources SourceReader) (*Registry, error) {
+	return load(sys, root, config, cache, sources, nil)
+}
+
+// LoadWithLock is LoadReading with lock in place of skillsync.lock: what a
+// workspace would be if lock were written, so that update writes no lock the
+// workspace would refuse.
+func LoadWithLock(sys workspacefs.System, root, config string, sources SourceReader, lock Lock) (*Registry, error) {
+	return load(sys, root, config, nil, sources, &lock)
+}
+
+func load(sys workspacefs.System, root, config string, cache *Cache, sources SourceReader, lock *Lock) (*Registry, error) {
 	real, err := workspacefs.RealPath(root)
 	if workspacefs.OutOfResources(err) {
 		return nil, fmt.Errorf("read the workspace %s: %w", root, workspacefs.Explain(unwrapPath(err)))
@@ -84,7 +95,7 @@ func LoadReading(sys workspacefs.System, root, config string, cache *Cache, sour
 		return nil, Problems{{Pos: Position{File: root}, Message: "workspace directory cannot be read: " + unwrapPath(err).Error()}}
 	}
 	defer r.Close()
-	l := &loader{root: real, config: config, r: r, sys: sys, cache: cache, decoded: map[string]decodedFile{}, sources: sources}
+	l := &loader{root: real, config: config, r: r, sys: sys, cache: cache, decoded: map[string]decodedFile{}, sources: sources, lock: lock}
 	reg := l.load()
 	if l.err == nil {
 		cache.keep(l.decoded)
@@ -184,6 +195,8 @@ type loader struct {
 	unlisted bool
 	// sources reads what the lock pins; nil leaves the sources out.
 	sources SourceReader
+	// lock, when not nil, stands for skillsync.lock.
+	lock *Lock
 }
 
 func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }

@@ -116,6 +116,10 @@ func ParseLock(file string, data []byte) (Lock, Problems) {
 	var l Lock
 	_, docs, ps := parseSource(file, data)
 	if len(ps) > 0 {
+		// The parser's hints are for registry documents.
+		for i := range ps {
+			ps[i].Hint = `a lock holds what "skillsync update" wrote; run it to write the lock anew`
+		}
 		return l, ps
 	}
 	if len(docs) != 1 {

@@ -20,13 +20,30 @@ type SourceReader interface {
 	ReadSource(src RemoteSource, at LockedSource) ([]SourceFile, error)
 }
 
-// SourceFile is one file or folder a source holds.
+// SourceFile is one entry a source holds: a file, a folder, a symlink (Link)
+// or anything else (Other, such as a git submodule), which the walk of a skill
+// directory refuses as it does on disk.
 type SourceFile struct {
-	Path       string // slash-separated, relative to the source's folder
-	Dir        bool
-	Executable bool
-	Data       []byte
+	Path        string // slash-separated, relative to the source's folder
+	Dir         bool
+	Link, Other bool
+	Executable  bool
+	Data        []byte
 }
+
+// SourceError is a source that could not be read: the load fails, writing and
+// pruning nothing, and a watcher tries again later.
+type SourceError struct {
+	Pos    Position // the source's declaration
+	Source string
+	Err    error
+}
+
+func (e *SourceError) Error() string {
+	return e.Pos.String() + ": " + fmt.Sprintf("cannot read source %s: %v (nothing is written or pruned until it can be read)", e.Source, e.Err)
+}
+
+func (e *SourceError) Unwrap() error { return e.Err }
 
 // SourceOrigin is where a skill from a source came from.
 type SourceOrigin struct {
@@ -60,6 +77,12 @@ func (l *loader) lockedSources(reg *Registry) {
 	// watches it from its first load.
 	lockFile := reg.InConfigDir(LockName)
 	reg.lockFile = lockFile
+	if l.lock != nil {
+		if l.checkSources(reg) && l.sources != nil {
+			l.readLocked(reg, *l.lock)
+		}
+		return
+	}
 	data, err := l.r.ReadFile(lockFile, maxInputSize)
 	if err != nil && l.failed(lockFile, err) {
 		return
@@ -86,6 +109,12 @@ func (l *loader) lockedSources(reg *Registry) {
 		l.add(ps...)
 		return
 	}
+	l.readLocked(reg, lock)
+}
+
+// readLocked adds the skills of every source as lock pins them.
+func (l *loader) readLocked(reg *Registry, lock Lock) {
+	specs, lockFile := reg.Config.Spec.Sources, reg.lockFile
 	for _, locked := range lock.Sources {
 		if !slices.ContainsFunc(specs, func(s RemoteSource) bool { return s.Name == locked.Name }) {
 			l.add(Problem{Pos: Position{File: lockFile}, Message: fmt.Sprintf("the lock names source %s, which %s no longer declares", locked.Name, reg.ConfigFile),
@@ -107,8 +136,11 @@ func (l *loader) lockedSources(reg *Registry) {
 		}
 		files, err := l.sources.ReadSource(src, locked)
 		if err != nil {
-			l.add(Problem{Pos: pos, Message: fmt.Sprintf("cannot read source %s: %v", src.Name, err),
-				Hint: "nothing is written or pruned until it can be read; check the network, or run with the commit in the cache"})
+			// No fault of the inputs (a host down, a cache without the commit
+			// offline): the load fails, and a watcher tries again.
+			if l.err == nil {
+				l.err = &SourceError{Pos: pos, Source: src.Name, Err: err}
+			}
 			continue
 		}
 		tree := newMemTree(files)
@@ -216,11 +248,16 @@ func newMemTree(files []SourceFile) *memTree {
 		dir, name := path.Split(f.Path)
 		dir = strings.TrimSuffix(dir, "/")
 		typ := fs.FileMode(0)
-		if f.Dir {
+		switch {
+		case f.Dir:
 			typ = fs.ModeDir
 			if _, ok := t.entries[f.Path]; !ok {
 				t.entries[f.Path] = nil
 			}
+		case f.Link:
+			typ = fs.ModeSymlink
+		case f.Other:
+			typ = fs.ModeIrregular
 		}
 		t.entries[dir] = append(t.entries[dir], workspacefs.Entry{Name: name, Type: typ})
 		t.files[f.Path] = f
@@ -243,7 +280,7 @@ func (t *memTree) Sub(name string) (skillTree, error) {
 
 func (t *memTree) ReadRegular(name string, limit int64) ([]byte, error) {
 	f, ok := t.files[path.Join(t.at, name)]
-	if !ok || f.Dir {
+	if !ok || f.Dir || f.Link || f.Other {
 		return nil, fs.ErrNotExist
 	}
 	if int64(len(f.Data)) > limit {

@@ -129,12 +129,12 @@ func TestSourceProblemsAreAtTheSourcesLine(t *testing.T) {
 			[]string{`skillsync.yaml:6:7: source team is not in skillsync.lock as declared here (run "skillsync update team"`}},
 		{"a source no longer declared", map[string]string{LockName: strings.Replace(good, "name: vendor", "name: gone", 1)}, held,
 			[]string{"skillsync.lock: the lock names source gone, which skillsync.yaml no longer declares", "skillsync.yaml:9:7: source vendor is not in skillsync.lock"}},
-		{"an unreachable source", nil, fakeSources{"team": held["team"]},
-			[]string{"skillsync.yaml:9:7: cannot read source vendor: host unreachable"}},
 		{"content the lock does not pin", nil, fakeSources{"team": skillFiles("deploy", "Deploy, changed."), "vendor": held["vendor"]},
 			[]string{"skillsync.yaml:6:7: skill deploy of source team is sha256:"}},
 		{"one skill in two sources", map[string]string{LockName: lockFor(t, sourceSpecs, clash)}, clash,
 			[]string{"skillsync.yaml:6:7: skill deploy comes from source team and from source vendor", "skillsync.yaml:9:7: skill deploy comes from source team and from source vendor"}},
+		{"a symlink in a skill directory", nil, fakeSources{"team": skillFiles("deploy", "Deploy.", SourceFile{Path: "out", Link: true}), "vendor": held["vendor"]},
+			[]string{"team:deploy/out: a skill directory holds no symlinks"}},
 		{"a remote that runs a command", map[string]string{ConfigName: strings.Replace(sourcesConfig, "git@git.example.com:vendor/skills.git", "ext::sh -c id", 1)}, held,
 			[]string{`skillsync.yaml:10:12: source vendor: the git remote holds a space`}},
 	} {
@@ -164,6 +164,22 @@ func TestSourceProblemsAreAtTheSourcesLine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A source that cannot be read is no fault of the inputs: the load fails, as
+// with a disk error, so that nothing is written and a watcher tries again.
+func TestAnUnreadableSourceFailsTheLoad(t *testing.T) {
+	held := fakeSources{"team": skillFiles("deploy", "Deploy."), "vendor": skillFiles("lint", "Lint.")}
+	root := workspace(t, map[string]string{ConfigName: sourcesConfig, LockName: lockFor(t, sourceSpecs, held), "registry/none.yaml": ""})
+	_, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, fakeSources{"team": held["team"]})
+	var se *SourceError
+	var ps Problems
+	if !errors.As(err, &se) || errors.As(err, &ps) {
+		t.Fatalf("err = %v (%T), want a *SourceError and no problems", err, err)
+	}
+	if want := "skillsync.yaml:9:7: cannot read source vendor: host unreachable"; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err = %q, want it to start %q", err, want)
 	}
 }
 

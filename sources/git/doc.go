@@ -6,5 +6,6 @@
 // hold. The commit is git's own content address: what is read from the cache is
 // what was fetched.
 //
-// It imports, of this module: desired/registry, internal/printable.
+// It imports, of this module: desired/registry, internal/printable,
+// internal/workspacefs.
 package git

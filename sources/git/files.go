@@ -16,12 +16,14 @@ import (
 	"github.com/skillsync/skillsync/internal/printable"
 )
 
-// File is one file or folder of a commit's folder, its path relative to it.
+// File is one entry of a commit's folder, its path relative to it: a file, a
+// folder, a symlink (Link) or a submodule (Submodule), whose bytes are not read.
 type File struct {
-	Path       string
-	Dir        bool
-	Executable bool
-	Data       []byte
+	Path            string
+	Dir             bool
+	Link, Submodule bool
+	Executable      bool
+	Data            []byte
 }
 
 // Limits bound what one folder of a commit may hold, so that a hostile or
@@ -36,14 +38,16 @@ type Limits struct {
 // registry accepts for one skill.
 var DefaultLimits = Limits{Files: 50_000, Bytes: 512 << 20, FileSize: 16 << 20}
 
-// Files lists the folder dir (the repository's root when empty) of commit of
-// remote, from the cache, which must hold it (Fetch): the tree as committed,
-// read object by object, so that no .gitattributes of the repository changes
-// what is read (git archive would drop export-ignore files and expand
-// export-subst). A symlink, a submodule, or anything else that is no file or
-// folder is refused at its path, as the registry refuses it in a skill
-// directory, and so is a folder beyond limits, before any file is read.
-func (c Cache) Files(ctx context.Context, remote, commit, dir string, limits Limits) ([]File, error) {
+// Files lists the skill directories of the folder dir (the repository's root
+// when empty) of commit of remote, from the cache, which must hold it (Fetch):
+// each folder directly in dir that take says to read, or with take nil each
+// that holds a SKILL.md, whole; nothing else of dir. It reads the tree as
+// committed, object by object, so that no .gitattributes of the repository
+// changes what is read (git archive would drop export-ignore files and expand
+// export-subst). A symlink or a submodule is listed, not read, for the
+// registry to refuse at its path; what is read is bounded by limits, checked
+// before any file is read.
+func (c Cache) Files(ctx context.Context, remote, commit, dir string, take func(skill string) bool, limits Limits) ([]File, error) {
 	if !IsCommit(commit) {
 		return nil, fmt.Errorf("read %s: %q is not a full commit id", registry.RedactRemote(remote), commit)
 	}
@@ -68,7 +72,7 @@ func (c Cache) Files(ctx context.Context, remote, commit, dir string, limits Lim
 	if err != nil {
 		return nil, fmt.Errorf("list %s of commit %s of %s: %w", orRoot(dir), commit, registry.RedactRemote(remote), err)
 	}
-	files, blobs, err := readListing(listing, dir, limits)
+	files, blobs, err := readListing(listing, dir, take, limits)
 	if err != nil {
 		return nil, fmt.Errorf("commit %s of %s: %w", commit, registry.RedactRemote(remote), err)
 	}
@@ -86,49 +90,67 @@ func orRoot(dir string) string {
 }
 
 // readListing reads what git ls-tree -r -t -l -z printed of the folder dir:
-// every file and folder, within limits, and for each file the object to read
-// into it (blobs[i] for files[i], "" for a folder). Its errors name paths in
-// the repository.
-func readListing(listing []byte, dir string, limits Limits) ([]File, []string, error) {
+// every entry of the skill directories take says to read (see Files), within
+// limits, and for each file the object to read into it (blobs[i] for files[i],
+// "" for anything else). Its errors name paths in the repository.
+func readListing(listing []byte, dir string, take func(string) bool, limits Limits) ([]File, []string, error) {
 	at := func(name string) string { return printable.String(path.Join(dir, name)) }
+	type entry struct {
+		mode, typ, object, size, name string
+	}
+	var entries []entry
+	skills := map[string]bool{} // top-level folders holding a SKILL.md
+	for raw := range bytes.SplitSeq(bytes.TrimSuffix(listing, []byte{0}), []byte{0}) {
+		meta, name, ok := strings.Cut(string(raw), "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 4 {
+			return nil, nil, fmt.Errorf("git ls-tree printed %q", printable.String(string(raw)))
+		}
+		e := entry{fields[0], fields[1], fields[2], fields[3], name}
+		if top, rest, nested := strings.Cut(name, "/"); nested && rest == "SKILL.md" && e.typ == "blob" {
+			skills[top] = true
+		}
+		entries = append(entries, e)
+	}
+	if take == nil {
+		take = func(top string) bool { return skills[top] }
+	}
 	var files []File
 	var blobs []string
 	var total int64
-	for entry := range bytes.SplitSeq(bytes.TrimSuffix(listing, []byte{0}), []byte{0}) {
-		meta, name, ok := strings.Cut(string(entry), "\t")
-		fields := strings.Fields(meta)
-		if !ok || len(fields) != 4 {
-			return nil, nil, fmt.Errorf("git ls-tree printed %q", printable.String(string(entry)))
+	for _, e := range entries {
+		top, _, nested := strings.Cut(e.name, "/")
+		if !take(top) || (!nested && e.typ != "tree") {
+			continue
 		}
-		mode, typ, object, size := fields[0], fields[1], fields[2], fields[3]
-		if !fs.ValidPath(name) || strings.Contains(name, "\\") {
-			return nil, nil, fmt.Errorf("%s is not a path inside %s", printable.String(name), orRoot(dir))
+		if !fs.ValidPath(e.name) || strings.Contains(e.name, "\\") {
+			return nil, nil, fmt.Errorf("%s is not a path inside %s", printable.String(e.name), orRoot(dir))
 		}
 		if len(files) >= limits.Files {
-			return nil, nil, fmt.Errorf("%s holds more than %d files and folders", orRoot(dir), limits.Files)
+			return nil, nil, fmt.Errorf("the skill directories of %s hold more than %d files and folders", orRoot(dir), limits.Files)
 		}
+		f, object := File{Path: e.name}, ""
 		switch {
-		case typ == "tree":
-			files, blobs = append(files, File{Path: name, Dir: true}), append(blobs, "")
-		case mode == "160000":
-			return nil, nil, fmt.Errorf("%s is a submodule; a skill carries files, not other repositories", at(name))
-		case mode == "120000":
-			return nil, nil, fmt.Errorf("%s is a symlink; a skill carries files, not links", at(name))
-		case typ == "blob" && (mode == "100644" || mode == "100755"):
-			n, err := strconv.ParseInt(size, 10, 64)
+		case e.typ == "tree":
+			f.Dir = true
+		case e.mode == "120000":
+			f.Link = true
+		case e.typ == "blob" && (e.mode == "100644" || e.mode == "100755"):
+			n, err := strconv.ParseInt(e.size, 10, 64)
 			if err != nil {
-				return nil, nil, fmt.Errorf("git ls-tree printed the size %q for %s", size, at(name))
+				return nil, nil, fmt.Errorf("git ls-tree printed the size %q for %s", e.size, at(e.name))
 			}
 			if n > limits.FileSize {
-				return nil, nil, fmt.Errorf("%s is larger than %d bytes", at(name), limits.FileSize)
+				return nil, nil, fmt.Errorf("%s is larger than %d bytes", at(e.name), limits.FileSize)
 			}
 			if total += n; total > limits.Bytes {
-				return nil, nil, fmt.Errorf("%s holds more than %d bytes", orRoot(dir), limits.Bytes)
+				return nil, nil, fmt.Errorf("the skill directories of %s hold more than %d bytes", orRoot(dir), limits.Bytes)
 			}
-			files, blobs = append(files, File{Path: name, Executable: mode == "100755", Data: make([]byte, 0, n)}), append(blobs, object)
+			f.Executable, f.Data, object = e.mode == "100755", make([]byte, 0, n), e.object
 		default:
-			return nil, nil, fmt.Errorf("%s is neither a file nor a folder (mode %s)", at(name), mode)
+			f.Submodule = true
 		}
+		files, blobs = append(files, f), append(blobs, object)
 	}
 	return files, blobs, nil
 }

@@ -12,9 +12,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/printable"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // Cache is the bare repositories skillsync fetches into, one per remote, under
@@ -118,22 +120,68 @@ func (c Cache) Fetch(ctx context.Context, remote, commit string) error {
 	if c.Offline {
 		return fmt.Errorf("commit %s of %s is not in the cache (%s): %w; run once with the network", commit, registry.RedactRemote(remote), c.Dir, ErrOffline)
 	}
+	unlock, err := c.lockRepo(ctx, remote)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	// Another process may have fetched it while this one waited.
+	if c.has(ctx, repo, commit) {
+		return nil
+	}
 	if _, err := c.git(ctx, "", "init", "--quiet", "--bare", repo); err != nil {
 		return fmt.Errorf("make the cache repository of %s: %w", registry.RedactRemote(remote), err)
 	}
-	// No automatic gc: the commits are kept under refs of their own, and a gc
-	// of one process must not race another's fetch.
+	// No automatic gc: the commits are kept under refs of their own.
 	if _, err := c.git(ctx, repo, "config", "gc.auto", "0"); err != nil {
 		return fmt.Errorf("configure the cache repository of %s: %w", registry.RedactRemote(remote), err)
 	}
-	_, err := c.git(ctx, repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth", "1", "--",
+	_, err = c.git(ctx, repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth", "1", "--",
 		remote, "+"+commit+":refs/skillsync/"+commit)
-	if err != nil && !c.has(ctx, repo, commit) {
-		// Two processes fetching one commit race for its ref: the loser fails,
-		// and finds the commit there.
+	if err != nil {
 		return fmt.Errorf("fetch commit %s of %s: %w", commit, registry.RedactRemote(remote), err)
 	}
 	return nil
+}
+
+// lockRepo takes the lock of remote's repository in the cache, waiting for
+// another process that holds it as long as ctx allows: git's own locks make a
+// second init, config or shallow fetch of one repository fail rather than
+// wait. It returns what lets the lock go.
+func (c Cache) lockRepo(ctx context.Context, remote string) (func(), error) {
+	if err := (workspacefs.OS{}).MkdirAll(c.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("make the cache directory: %w", err)
+	}
+	root, err := (workspacefs.OS{}).Open(c.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("open the cache directory: %w", err)
+	}
+	defer root.Close()
+	d, err := root.OpenDir(".")
+	if err != nil {
+		return nil, fmt.Errorf("open the cache directory: %w", workspacefs.Cause(err))
+	}
+	defer d.Close()
+	f, err := d.OpenFile(filepath.Base(c.repo(remote))+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open the cache lock of %s: %w", registry.RedactRemote(remote), workspacefs.Cause(err))
+	}
+	for {
+		err := workspacefs.TryLock(f)
+		if err == nil {
+			return func() { workspacefs.Unlock(f); f.Close() }, nil
+		}
+		if !errors.Is(err, workspacefs.ErrLockHeld) {
+			f.Close()
+			return nil, fmt.Errorf("lock the cache repository of %s: %w", registry.RedactRemote(remote), err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("wait for another skillsync fetching %s: %w", registry.RedactRemote(remote), ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // has tells whether repo holds commit.
@@ -146,6 +194,7 @@ func (c Cache) has(ctx context.Context, repo, commit string) bool {
 // returns its stdout, or an error with the end of its stderr, any credential in
 // it redacted.
 func (c Cache) git(ctx context.Context, repo string, args ...string) ([]byte, error) {
+	sub := args[0]
 	if repo != "" {
 		args = append([]string{"--git-dir", repo}, args...)
 	}
@@ -159,12 +208,12 @@ func (c Cache) git(ctx context.Context, repo string, args ...string) ([]byte, er
 			msg = "…" + msg[len(msg)-2048:]
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("git %s: %w", args[0], ctx.Err())
+			return nil, fmt.Errorf("git %s: %w", sub, ctx.Err())
 		}
 		if msg == "" {
-			return nil, fmt.Errorf("git %s: %v", args[0], err)
+			return nil, fmt.Errorf("git %s: %v", sub, err)
 		}
-		return nil, fmt.Errorf("git %s: %s", args[0], printable.String(msg))
+		return nil, fmt.Errorf("git %s: %s", sub, printable.String(msg))
 	}
 	return stdout.Bytes(), nil
 }

@@ -80,7 +80,7 @@ func TestFetchOnceThenReadFromTheCacheWithoutTheNetwork(t *testing.T) {
 	}
 	off := c
 	off.Offline = true
-	files, err := off.Files(ctx, u.URL, old, "skills", DefaultLimits)
+	files, err := off.Files(ctx, u.URL, old, "skills", nil, DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestFetchOnceThenReadFromTheCacheWithoutTheNetwork(t *testing.T) {
 	if err := c.Fetch(ctx, "file://"+u.Bare, old); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := off.Files(ctx, "file://"+u.Bare, old, "skills/deploy", DefaultLimits); err != nil {
+	if _, err := off.Files(ctx, "file://"+u.Bare, old, "skills", nil, DefaultLimits); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -134,7 +134,7 @@ func TestFilesAreTheTreeAsCommitted(t *testing.T) {
 	if err := c.Fetch(ctx, u.URL, commit); err != nil {
 		t.Fatal(err)
 	}
-	files, err := c.Files(ctx, u.URL, commit, "s", DefaultLimits)
+	files, err := c.Files(ctx, u.URL, commit, "s", nil, DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,12 +167,37 @@ func TestOfflineNamesTheMissingCommit(t *testing.T) {
 	}
 }
 
+// Processes sharing the cache fetch at once: into one repository, one commit
+// or two. git's own locks would fail all but one of them.
+func TestFetchesShareTheCache(t *testing.T) {
+	u := gitremote.New(t)
+	first := u.Commit(t, "main", map[string]string{"a/SKILL.md": "one"})
+	second := u.Commit(t, "main", map[string]string{"a/SKILL.md": "two"})
+	dir := filepath.Join(t.TempDir(), "cache")
+	errs := make(chan error, 8)
+	for i := range 8 {
+		commit := first
+		if i%2 == 1 {
+			commit = second
+		}
+		go func() {
+			c := Cache{Dir: dir, Env: u.Env}
+			errs <- c.Fetch(context.Background(), u.URL, commit)
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 func TestNoCacheDirectoryIsAnError(t *testing.T) {
 	commit := strings.Repeat("ab", 20)
 	if err := (Cache{}).Fetch(context.Background(), "https://git.example.com/x.git", commit); !errors.Is(err, errNoCache) {
 		t.Errorf("Fetch without a cache directory = %v", err)
 	}
-	if _, err := (Cache{}).Files(context.Background(), "https://git.example.com/x.git", commit, "", DefaultLimits); !errors.Is(err, errNoCache) {
+	if _, err := (Cache{}).Files(context.Background(), "https://git.example.com/x.git", commit, "", nil, DefaultLimits); !errors.Is(err, errNoCache) {
 		t.Errorf("Files without a cache directory = %v", err)
 	}
 }
@@ -196,11 +221,11 @@ func TestFailedFetchesSayWhyWithoutCredentials(t *testing.T) {
 	}
 }
 
-func TestFilesRefusesWhatASkillCannotHold(t *testing.T) {
+func TestFilesReadsTheSkillDirectoriesWithinLimits(t *testing.T) {
 	u := gitremote.New(t)
-	link := u.Commit(t, "main", map[string]string{"s/a/SKILL.md": "a", "s/a/out": "->../../../etc/passwd"})
-	big := u.Commit(t, "big", map[string]string{"s/a/SKILL.md": "a", "s/a/big.bin": strings.Repeat("x", 2048)})
-	many := map[string]string{}
+	link := u.Commit(t, "main", map[string]string{"s/a/SKILL.md": "a", "s/a/out": "->../../../etc/passwd", "s/.github/x": "->../../README.md", "s/b/SKILL.md": "b"})
+	big := u.Commit(t, "big", map[string]string{"s/a/SKILL.md": "a", "s/a/big.bin": strings.Repeat("x", 2048), "s/elsewhere/huge.bin": strings.Repeat("x", 8192)})
+	many := map[string]string{"s/a/SKILL.md": "a"}
 	for i := range 30 {
 		many["s/a/f"+string(rune('a'+i%26))+strings.Repeat("z", i/26)] = "x"
 	}
@@ -217,17 +242,52 @@ func TestFilesRefusesWhatASkillCannotHold(t *testing.T) {
 	for _, tc := range []struct {
 		name, commit, dir, want string
 	}{
-		{"symlink", link, "s", "s/a/out"},
 		{"file too large", big, "s", "s/a/big.bin is larger than 1024 bytes"},
-		{"too many files", lots, "s", "s holds more than 20 files and folders"},
+		{"too many files", lots, "s", "the skill directories of s hold more than 20 files and folders"},
 		{"no such folder", link, "nowhere", "has no folder nowhere"},
-		{"submodule", sub, "s", "s/a/vendor is a submodule"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := c.Files(ctx, u.URL, tc.commit, tc.dir, small)
+			_, err := c.Files(ctx, u.URL, tc.commit, tc.dir, nil, small)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Files = %v, want an error saying %q", err, tc.want)
 			}
 		})
+	}
+	// A symlink or a submodule in a skill directory is listed, unread, for the
+	// registry to refuse at its path; outside the skill directories taken,
+	// nothing is listed or counted.
+	kinds := func(commit string, take func(string) bool) map[string]string {
+		files, err := c.Files(ctx, u.URL, commit, "s", take, small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, f := range files {
+			switch {
+			case f.Link:
+				out[f.Path] = "link"
+			case f.Submodule:
+				out[f.Path] = "submodule"
+			case f.Dir:
+				out[f.Path] = "dir"
+			default:
+				out[f.Path] = string(f.Data)
+			}
+		}
+		return out
+	}
+	if got, want := kinds(link, nil), map[string]string{"a": "dir", "a/SKILL.md": "a", "a/out": "link", "b": "dir", "b/SKILL.md": "b"}; !maps.Equal(got, want) {
+		t.Errorf("Files of the links = %v, want %v", got, want)
+	}
+	if got, want := kinds(link, func(s string) bool { return s == "b" }), map[string]string{"b": "dir", "b/SKILL.md": "b"}; !maps.Equal(got, want) {
+		t.Errorf("Files of b alone = %v, want %v", got, want)
+	}
+	if got, want := kinds(sub, nil), map[string]string{"a": "dir", "a/SKILL.md": "a", "a/vendor": "submodule"}; !maps.Equal(got, want) {
+		t.Errorf("Files of the submodule = %v, want %v", got, want)
+	}
+	// huge.bin is outside every skill directory: it counts against no limit.
+	files, err := c.Files(ctx, u.URL, big, "s", nil, Limits{Files: 20, Bytes: 4096, FileSize: 4096})
+	if err != nil || len(files) != 3 {
+		t.Errorf("Files of a skill beside a folder too large = %d files, %v; want a, its SKILL.md and big.bin", len(files), err)
 	}
 }

@@ -2,6 +2,9 @@ package git
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,16 +16,23 @@ import (
 const Timeout = 5 * time.Minute
 
 // Reader reads the sources of a load through the cache, fetching a commit the
-// cache lacks unless offline. What it read is kept for the life of the
-// process, so that a watcher reads each commit once.
+// cache lacks unless offline. It keeps what it last read of each source's
+// folder, so that a watcher reads a commit once, and holds no more than one
+// commit of each.
 type Reader struct {
 	Cache Cache
 
 	mu   sync.Mutex
-	read map[readKey][]registry.SourceFile
+	read map[readKey]readFiles
 }
 
-type readKey struct{ remote, commit, path string }
+// readKey is a source's folder; readFiles what was read of it last.
+type readKey struct{ remote, path string }
+
+type readFiles struct {
+	commit, taken string
+	files         []registry.SourceFile
+}
 
 // NewReader reads through cache.
 func NewReader(cache Cache) *Reader { return &Reader{Cache: cache} }
@@ -31,31 +41,45 @@ func NewReader(cache Cache) *Reader { return &Reader{Cache: cache} }
 // fetched into the cache first when it lacks the commit.
 func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource) ([]registry.SourceFile, error) {
 	commit := at.Commit
-	key := readKey{src.Git, commit, src.Path}
+	// The skills the lock takes, or, resolving, those include names; nil, every
+	// folder with a SKILL.md.
+	var take func(string) bool
+	var taken []string
+	switch {
+	case len(at.Skills) > 0:
+		taken = slices.Sorted(maps.Keys(at.Skills))
+	case len(src.Include) > 0:
+		taken = slices.Sorted(slices.Values(src.Include))
+	}
+	if taken != nil {
+		take = func(s string) bool { _, ok := slices.BinarySearch(taken, s); return ok }
+	}
+	key, want := readKey{src.Git, src.Path}, readFiles{commit: commit, taken: strings.Join(taken, "\x00")}
 	r.mu.Lock()
-	files, ok := r.read[key]
+	last, ok := r.read[key]
 	r.mu.Unlock()
-	if ok {
-		return files, nil
+	if ok && last.commit == want.commit && last.taken == want.taken {
+		return last.files, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
 	if err := r.Cache.Fetch(ctx, src.Git, commit); err != nil {
 		return nil, err
 	}
-	read, err := r.Cache.Files(ctx, src.Git, commit, src.Path, DefaultLimits)
+	read, err := r.Cache.Files(ctx, src.Git, commit, src.Path, take, DefaultLimits)
 	if err != nil {
 		return nil, err
 	}
-	files = make([]registry.SourceFile, len(read))
+	files := make([]registry.SourceFile, len(read))
 	for i, f := range read {
-		files[i] = registry.SourceFile{Path: f.Path, Dir: f.Dir, Executable: f.Executable, Data: f.Data}
+		files[i] = registry.SourceFile{Path: f.Path, Dir: f.Dir, Link: f.Link, Other: f.Submodule, Executable: f.Executable, Data: f.Data}
 	}
+	want.files = files
 	r.mu.Lock()
 	if r.read == nil {
-		r.read = map[readKey][]registry.SourceFile{}
+		r.read = map[readKey]readFiles{}
 	}
-	r.read[key] = files
+	r.read[key] = want
 	r.mu.Unlock()
 	return files, nil
 }
