@@ -28,6 +28,9 @@ type Change struct {
 	// the lock did not name as declared, New for one no longer declared.
 	Old, New string
 	Ref      string
+	// Index says the source is a discovery index: Old and New are its
+	// digests, and it has no ref.
+	Index bool
 	// Added, Removed and Changed name skills; Kept counts those the same.
 	Added, Removed, Changed []string
 	Kept                    int
@@ -106,7 +109,7 @@ func orRoot(p string) string {
 }
 
 func compare(name, ref string, before, after registry.LockedSource) Change {
-	c := Change{Source: name, Old: before.Pin(), New: after.Pin(), Ref: ref}
+	c := Change{Source: name, Old: before.Pin(), New: after.Pin(), Ref: ref, Index: before.Index != "" || after.Index != ""}
 	for _, skill := range slices.Sorted(maps.Keys(after.Skills)) {
 		was, ok := before.Skills[skill]
 		switch {

@@ -8,5 +8,5 @@
 // authoring/starter, authoring/update, clients, controller, controller/apply,
 // controller/plan, controller/state, controller/watch, desired,
 // desired/registry, internal/printable, internal/workspacefs, observed,
-// sources/git, sources/mcp.
+// sources/git, sources/mcp, sources/wellknown.
 package main

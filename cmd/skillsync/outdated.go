@@ -24,6 +24,9 @@ type outdatedJSON struct {
 type outdatedSourceJSON struct {
 	Name string `json:"name"`
 	Ref  string `json:"ref,omitempty"`
+	// Index is the source's discovery index, when it is one: then locked
+	// and current are the index's digests.
+	Index string `json:"index,omitempty"`
 	// Locked is the commit skillsync.lock pins; absent when it does not pin
 	// the source as skillsync.yaml declares it.
 	Locked string `json:"locked,omitempty"`
@@ -77,7 +80,7 @@ Exit codes: 0 every source is current, 1 some source is outdated, 2 invalid inpu
 			}
 			doc := outdatedJSON{typeMeta: kindOf(kindOutdated), Sources: []outdatedSourceJSON{}}
 			for _, o := range report {
-				doc.Sources = append(doc.Sources, outdatedSourceJSON{Name: o.Source, Ref: o.Ref, Locked: o.Locked, Current: o.Now,
+				doc.Sources = append(doc.Sources, outdatedSourceJSON{Name: o.Source, Ref: o.Ref, Index: indexOf(reg, o.Source), Locked: o.Locked, Current: o.Now,
 					Newer: append([]string{}, o.Newer...), Outdated: o.Behind()})
 				doc.Outdated = doc.Outdated || o.Behind()
 			}
@@ -111,7 +114,7 @@ func printOutdated(g *globals, reg *registry.Registry, doc outdatedJSON) {
 		if newer == "" {
 			newer = "-"
 		}
-		rows = append(rows, []string{s.Name, refOrDefault(s.Ref), locked, short(s.Current), newer})
+		rows = append(rows, []string{s.Name, pinnedBy(s.Ref, s.Index != ""), locked, short(s.Current), newer})
 		if s.Outdated {
 			behind++
 		}
@@ -122,4 +125,14 @@ func printOutdated(g *globals, reg *registry.Registry, doc outdatedJSON) {
 		return
 	}
 	fmt.Fprintf(g.stdout, "%d source(s) outdated: skillsync update shows and moves what the refs name now; change a ref in %s to take a newer release\n", behind, reg.ConfigFile)
+}
+
+// indexOf is the discovery index of the source name of reg, "" for a git one.
+func indexOf(reg *registry.Registry, name string) string {
+	for _, s := range reg.Config.Spec.Sources {
+		if s.Name == name {
+			return s.Index
+		}
+	}
+	return ""
 }

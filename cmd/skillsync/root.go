@@ -11,7 +11,6 @@ import (
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	"github.com/skillsync/skillsync/sources/git"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -35,7 +34,7 @@ type globals struct {
 	offline bool
 	// sources is what reads the sources, made once so a watcher reads each
 	// commit once.
-	sources *git.Reader
+	sources *transports
 }
 
 // readOnly is the system of a command that only reads: --check, validate,

@@ -12,6 +12,7 @@ import (
 	"github.com/skillsync/skillsync/authoring/update"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/sources/git"
+	"github.com/skillsync/skillsync/sources/wellknown"
 	"github.com/spf13/cobra"
 )
 
@@ -19,15 +20,54 @@ import (
 // by every workspace of the user. Without one (no HOME) there is no cache, and
 // reading a source says so: a shared temp directory would let another user
 // plant a repository, and its configuration, for git to read.
-func (g *globals) sourceReader() *git.Reader {
+func (g *globals) sourceReader() *transports {
 	if g.sources == nil {
 		dir, err := os.UserCacheDir()
 		if err == nil {
-			dir = filepath.Join(dir, "skillsync", "git")
+			dir = filepath.Join(dir, "skillsync")
 		}
-		g.sources = git.NewReader(git.Cache{Dir: dir, Offline: g.offline})
+		g.sources = &transports{
+			git:   git.NewReader(git.Cache{Dir: subdir(dir, "git"), Offline: g.offline}),
+			index: wellknown.NewReader(wellknown.Cache{Dir: subdir(dir, "wellknown"), Offline: g.offline}),
+		}
 	}
 	return g.sources
+}
+
+func subdir(dir, name string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, name)
+}
+
+// transports hands each source to the reader of its kind: git or a discovery
+// index.
+type transports struct {
+	git   *git.Reader
+	index *wellknown.Reader
+}
+
+func (t *transports) ReadSource(src registry.RemoteSource, at registry.LockedSource) ([]registry.SourceFile, error) {
+	if src.Index != "" {
+		return t.index.ReadSource(src, at)
+	}
+	return t.git.ReadSource(src, at)
+}
+
+func (t *transports) Resolve(src registry.RemoteSource) (registry.LockedSource, error) {
+	if src.Index != "" {
+		return t.index.Resolve(src)
+	}
+	return t.git.Resolve(src)
+}
+
+// Tags are a git source's tags; an index has none.
+func (t *transports) Tags(src registry.RemoteSource) ([]string, error) {
+	if src.Index != "" {
+		return nil, nil
+	}
+	return t.git.Tags(src)
 }
 
 func newUpdateCommand(g *globals) *cobra.Command {
@@ -128,12 +168,12 @@ func printChanges(w io.Writer, changes []update.Change) {
 		case c.New == "":
 			fmt.Fprintf(w, "source %s: no longer declared, dropped from the lock\n", c.Source)
 		case c.Old == "":
-			fmt.Fprintf(w, "source %s: %s (%s)\n", c.Source, short(c.New), refOrDefault(c.Ref))
+			fmt.Fprintf(w, "source %s: %s (%s)\n", c.Source, short(c.New), pinnedBy(c.Ref, c.Index))
 		case c.Empty():
-			fmt.Fprintf(w, "source %s: %s (%s), unchanged\n", c.Source, short(c.New), refOrDefault(c.Ref))
+			fmt.Fprintf(w, "source %s: %s (%s), unchanged\n", c.Source, short(c.New), pinnedBy(c.Ref, c.Index))
 			continue
 		default:
-			fmt.Fprintf(w, "source %s: %s -> %s (%s)\n", c.Source, short(c.Old), short(c.New), refOrDefault(c.Ref))
+			fmt.Fprintf(w, "source %s: %s -> %s (%s)\n", c.Source, short(c.Old), short(c.New), pinnedBy(c.Ref, c.Index))
 		}
 		for _, s := range c.Added {
 			fmt.Fprintf(w, "  + %s\n", s)
@@ -150,10 +190,19 @@ func printChanges(w io.Writer, changes []update.Change) {
 	}
 }
 
-func short(commit string) string { return commit[:min(12, len(commit))] }
+// short is a commit or a digest as people read one: its first 12 digits.
+func short(pin string) string {
+	pin = strings.TrimPrefix(pin, "sha256:")
+	return pin[:min(12, len(pin))]
+}
 
-func refOrDefault(ref string) string {
-	if ref == "" {
+// pinnedBy says what a source follows: its ref, its remote's default branch,
+// or, for an index, the index.
+func pinnedBy(ref string, index bool) string {
+	switch {
+	case index:
+		return "index"
+	case ref == "":
 		return "the default branch"
 	}
 	return ref

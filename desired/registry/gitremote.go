@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -91,4 +92,37 @@ var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@]*@`)
 // rewrote.
 func RedactAll(text string) string {
 	return userinfo.ReplaceAllString(text, "${1}REDACTED@")
+}
+
+// CheckIndexURL says why u cannot be read as a discovery index, or nil: it must
+// be an https:// URL (http:// only to this machine, for a server under test),
+// with no password or token in it.
+func CheckIndexURL(u string) error {
+	if strings.IndexFunc(u, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) >= 0 {
+		return errors.New("the index URL holds a space or a control character")
+	}
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return fmt.Errorf("the index URL is not a URL: %v", err)
+	}
+	switch {
+	case parsed.Host == "":
+		return fmt.Errorf("the index URL %s names no host", RedactRemote(u))
+	case parsed.User != nil:
+		return fmt.Errorf("the index URL %s carries a user or token; an index is read without credentials", RedactRemote(u))
+	case parsed.Scheme == "https":
+		return nil
+	case parsed.Scheme == "http" && loopback(parsed.Hostname()):
+		return nil
+	}
+	return fmt.Errorf("the index URL %s is not https://", RedactRemote(u))
+}
+
+// loopback tells whether host is this machine.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -22,17 +22,37 @@ type Lock struct {
 }
 
 // LockedSource is one source as skillsync update resolved it: the source as
-// skillsync.yaml declared it then, the commit its ref named, and the digest of
-// every skill it takes.
+// skillsync.yaml declared it then, what pinned its content (a git source's
+// commit; an index's digest and the artifact of each skill taken), and the
+// digest of every skill it takes.
 type LockedSource struct {
 	Name   string `json:"name"`
-	Git    string `json:"git"`
+	Git    string `json:"git,omitempty"`
+	Index  string `json:"index,omitempty"`
 	Ref    string `json:"ref,omitempty"`
 	Path   string `json:"path,omitempty"`
-	Commit string `json:"commit"`
+	Commit string `json:"commit,omitempty"`
+	// Digest is the index's, as update read it.
+	Digest string `json:"digest,omitempty"`
+	// Artifacts are, by skill, what an index source's skill is read from.
+	Artifacts map[string]Artifact `json:"artifacts,omitempty"`
 	// Skills maps each skill taken to the digest of its directory (SkillDigest).
 	Skills map[string]string `json:"skills"`
 }
+
+// Artifact is what an index names for one skill: a SKILL.md alone or an
+// archive of the skill directory, where it is, and the SHA-256 of its bytes.
+type Artifact struct {
+	Type   string `json:"type"`
+	URL    string `json:"url"`
+	Digest string `json:"digest"`
+}
+
+// The artifact types of an Agent Skills discovery index.
+const (
+	ArtifactSkillMD = "skill-md"
+	ArtifactArchive = "archive"
+)
 
 // lockHeader opens every lock skillsync writes.
 const lockHeader = `# skillsync.lock: what "skillsync update" resolved each source in skillsync.yaml
@@ -40,12 +60,18 @@ const lockHeader = `# skillsync.lock: what "skillsync update" resolved each sour
 # "skillsync update" is the one way to move it.
 `
 
-// Pin is what fixes the source's content: its commit.
-func (l LockedSource) Pin() string { return l.Commit }
+// Pin is what fixes the source's content: a git source's commit, an index's
+// digest.
+func (l LockedSource) Pin() string {
+	if l.Index != "" {
+		return l.Digest
+	}
+	return l.Commit
+}
 
 // Declares tells whether l was resolved from src as it is declared now.
 func (l LockedSource) Declares(src RemoteSource) bool {
-	if l.Name != src.Name || l.Git != src.Git || l.Ref != src.Ref || cleanSourcePath(l.Path) != cleanSourcePath(src.Path) {
+	if l.Name != src.Name || l.Git != src.Git || l.Index != src.Index || l.Ref != src.Ref || cleanSourcePath(l.Path) != cleanSourcePath(src.Path) {
 		return false
 	}
 	if len(src.Include) == 0 {
@@ -81,14 +107,21 @@ func FormatLock(l Lock) []byte {
 	}
 	for _, s := range sources {
 		field("  - ", "name", s.Name)
-		field("    ", "git", s.Git)
-		if s.Ref != "" {
-			field("    ", "ref", s.Ref)
+		for _, f := range []struct{ key, value string }{{"git", s.Git}, {"index", s.Index}, {"ref", s.Ref}, {"path", s.Path}, {"commit", s.Commit}, {"digest", s.Digest}} {
+			if f.value != "" {
+				field("    ", f.key, f.value)
+			}
 		}
-		if s.Path != "" {
-			field("    ", "path", s.Path)
+		if len(s.Artifacts) > 0 {
+			b.WriteString("    artifacts:\n")
+			for _, name := range slices.Sorted(maps.Keys(s.Artifacts)) {
+				a := s.Artifacts[name]
+				fmt.Fprintf(&b, "      %s:\n", lockScalar(name))
+				field("        ", "type", a.Type)
+				field("        ", "url", a.URL)
+				field("        ", "digest", a.Digest)
+			}
 		}
-		field("    ", "commit", s.Commit)
 		if len(s.Skills) == 0 {
 			b.WriteString("    skills: {}\n")
 			continue
@@ -137,8 +170,12 @@ func ParseLock(file string, data []byte) (Lock, Problems) {
 			ps = append(ps, Problem{Pos: at.Position(), Message: fmt.Sprintf("source name %q is not a name skillsync.yaml can declare", s.Name), Hint: `run "skillsync update" to write the lock again`})
 		case seen[s.Name]:
 			ps = append(ps, Problem{Pos: at.Position(), Message: fmt.Sprintf("source %s is locked twice", s.Name), Hint: `run "skillsync update" to write the lock again`})
-		case !isCommitID(s.Commit):
+		case (s.Git == "") == (s.Index == ""):
+			ps = append(ps, Problem{Pos: at.Position(), Message: fmt.Sprintf("source %s is locked with neither or both of git and index", s.Name), Hint: `run "skillsync update" to write the lock again`})
+		case s.Git != "" && !isCommitID(s.Commit):
 			ps = append(ps, Problem{Pos: docs[0].at("sources", fmt.Sprint(i), "commit").Position(), Message: fmt.Sprintf("commit %q of source %s is not a full commit id", s.Commit, s.Name), Hint: `run "skillsync update" to write the lock again`})
+		case s.Index != "":
+			ps = append(ps, checkLockedIndex(s, docs[0], i)...)
 		}
 		seen[s.Name] = true
 		for _, name := range slices.Sorted(maps.Keys(s.Skills)) {
@@ -149,6 +186,25 @@ func ParseLock(file string, data []byte) (Lock, Problems) {
 		}
 	}
 	return l, ps
+}
+
+// checkLockedIndex says what is wrong with the index source s, the i-th of the
+// lock doc: its digest, and an artifact for each skill it takes.
+func checkLockedIndex(s LockedSource, doc document, i int) Problems {
+	var ps Problems
+	again := `run "skillsync update" to write the lock again`
+	if _, ok := parseDigest(s.Digest); !ok {
+		ps = append(ps, Problem{Pos: doc.at("sources", fmt.Sprint(i), "digest").Position(), Message: fmt.Sprintf("digest %q of source %s is not a sha256: digest", s.Digest, s.Name), Hint: again})
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Skills)) {
+		a, ok := s.Artifacts[name]
+		_, digestOK := parseDigest(a.Digest)
+		if !ok || a.URL == "" || !digestOK || (a.Type != ArtifactSkillMD && a.Type != ArtifactArchive) {
+			ps = append(ps, Problem{Pos: doc.at("sources", fmt.Sprint(i), "artifacts").Position(),
+				Message: fmt.Sprintf("skill %s of source %s has no artifact with a type (%s or %s), a url and a sha256: digest", name, s.Name, ArtifactSkillMD, ArtifactArchive), Hint: again})
+		}
+	}
+	return ps
 }
 
 // SkillDigest is how the lock writes the digest of a skill directory.

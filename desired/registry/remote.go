@@ -215,8 +215,20 @@ func (l *loader) checkSources(reg *Registry) bool {
 			bad(at("name"), fmt.Sprintf("source %s is declared twice", src.Name), "give each source a name of its own")
 		}
 		names[src.Name] = true
-		if err := CheckGitRemote(src.Git); err != nil {
-			bad(at("git"), fmt.Sprintf("source %s: %v", src.Name, err), "set git: to the repository's URL, as git clone takes it")
+		switch {
+		case src.Git != "" && src.Index != "":
+			bad(at("index"), fmt.Sprintf("source %s has both git and index", src.Name), "a source is a git repository or a discovery index; declare two sources")
+		case src.Index != "":
+			if err := CheckIndexURL(src.Index); err != nil {
+				bad(at("index"), fmt.Sprintf("source %s: %v", src.Name, err), "set index: to the https:// URL of the index.json")
+			}
+			if src.Ref != "" || src.Path != "" {
+				bad(at("index"), fmt.Sprintf("source %s is an index, which has no ref or path", src.Name), "leave ref and path out; they are a git source's")
+			}
+		default:
+			if err := CheckGitRemote(src.Git); err != nil {
+				bad(at("git"), fmt.Sprintf("source %s: %v", src.Name, err), "set git: to the repository's URL, as git clone takes it, or index: to a discovery index's")
+			}
 		}
 		if p := src.Path; strings.HasPrefix(p, "/") || slices.Contains(strings.Split(p, "/"), "..") || strings.Contains(p, "\\") {
 			bad(at("path"), fmt.Sprintf("path %q of source %s is not a folder inside the repository", p, src.Name), "give a path relative to the repository's root, with / between folders")

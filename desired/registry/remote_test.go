@@ -235,3 +235,39 @@ func TestLockRoundTripsInAStableOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexSourcesAreDeclaredAndLockedApart(t *testing.T) {
+	config := func(source string) string {
+		return "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  sources:\n    - name: docs\n" + source
+	}
+	for source, want := range map[string]string{
+		"      index: https://d.example.com/i.json\n      git: https://g.example.com/x.git\n": "source docs has both git and index",
+		"      index: https://d.example.com/i.json\n      ref: v1\n":                          "source docs is an index, which has no ref or path",
+		"      index: http://d.example.com/i.json\n":                                          "is not https://",
+		"      index: https://me@d.example.com/i.json\n":                                      "carries a user or token",
+		"      include: [a]\n": "the git remote is empty",
+	} {
+		root := workspace(t, map[string]string{ConfigName: config(source)})
+		_, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, fakeSources{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err = %v, want %q", source, err, want)
+		}
+	}
+	digest := SkillDigest(sha256.Sum256([]byte("x")))
+	good := LockedSource{Name: "docs", Index: "https://d.example.com/i.json", Digest: digest,
+		Artifacts: map[string]Artifact{"a": {Type: ArtifactArchive, URL: "https://d.example.com/a.tar.gz", Digest: digest}},
+		Skills:    map[string]string{"a": digest}}
+	data := FormatLock(Lock{Sources: []LockedSource{good}})
+	back, ps := ParseLock(LockName, data)
+	if len(ps) > 0 {
+		t.Fatalf("ParseLock(FormatLock) = %v\n%s", ps, data)
+	}
+	if got, _ := back.Named("docs"); got.Pin() != digest || got.Artifacts["a"] != good.Artifacts["a"] || !got.Declares(RemoteSource{Name: "docs", Index: good.Index}) {
+		t.Errorf("read back as %+v", got)
+	}
+	noArtifact := good
+	noArtifact.Artifacts = nil
+	if _, ps := ParseLock(LockName, FormatLock(Lock{Sources: []LockedSource{noArtifact}})); !strings.Contains(ps.Error(), "skill a of source docs has no artifact") {
+		t.Errorf("a locked index skill without its artifact: %v", ps)
+	}
+}

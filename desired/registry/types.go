@@ -116,13 +116,17 @@ type RemoteSource struct {
 	// Names the source in the lock, in messages and in explain.
 	Name string `json:"name" jsonschema:"required"`
 	// A git remote: https://, ssh://, user@host:path or file://. Credentials come
-	// from git's credential helpers or SSH agent, never from the address.
-	Git string `json:"git" jsonschema:"required"`
+	// from git's credential helpers or SSH agent, never from the address. One of
+	// git and index.
+	Git string `json:"git"`
+	// An Agent Skills discovery index (version 0.2.0), by its https:// URL:
+	// .../.well-known/agent-skills/index.json. One of git and index.
+	Index string `json:"index"`
 	// A tag, a branch or a full commit id; the remote's default branch when
-	// empty.
+	// empty. Git only.
 	Ref string `json:"ref"`
 	// The folder of the repository that holds the skill directories; its root
-	// when empty.
+	// when empty. Git only.
 	Path string `json:"path"`
 	// The skills taken, by name; every skill directory of the folder when empty.
 	Include []string `json:"include"`

@@ -1,0 +1,128 @@
+package wellknown
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// Cache keeps the artifacts of discovery indexes by their digest under Dir
+// (the user's cache directory; empty when there is none, and then nothing is
+// fetched or read), so that every workspace of the user shares them and a run
+// whose artifacts are there makes no request.
+type Cache struct {
+	Dir string
+	// Offline forbids the network: an artifact the cache lacks is an error.
+	Offline bool
+	// Client makes the requests; nil is one that takes proxies from the
+	// environment and follows redirects only to URLs an index may name.
+	Client *http.Client
+}
+
+var errNoCache = errors.New("there is no user cache directory to keep sources in (set HOME, or XDG_CACHE_HOME on Linux)")
+
+// client is c.Client, or the default one.
+func (c Cache) client() *http.Client {
+	if c.Client != nil {
+		return c.Client
+	}
+	return &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("more than 10 redirects")
+		}
+		return registry.CheckIndexURL(req.URL.String())
+	}}
+}
+
+// ReadIndex reads the index at indexURL; see ReadIndex.
+func (c Cache) ReadIndex(ctx context.Context, indexURL string) (Index, string, error) {
+	if c.Offline {
+		return Index{}, "", fmt.Errorf("read the index %s: %w", registry.RedactRemote(indexURL), ErrOffline)
+	}
+	return ReadIndex(ctx, c.client(), indexURL)
+}
+
+// Artifact is the bytes of a, from the cache when it holds them (checked
+// against a's digest at every read), else fetched, checked and kept.
+func (c Cache) Artifact(ctx context.Context, a registry.Artifact) ([]byte, error) {
+	if c.Dir == "" {
+		return nil, errNoCache
+	}
+	if !validDigest(a.Digest) {
+		return nil, fmt.Errorf("artifact %s: %q is not a sha256: digest", registry.RedactRemote(a.URL), a.Digest)
+	}
+	name := strings.TrimPrefix(a.Digest, "sha256:")
+	limit := int64(maxSkillMDSize)
+	if a.Type == registry.ArtifactArchive {
+		limit = maxArchiveSize
+	}
+	if data, ok := c.cached(name, a.Digest, limit); ok {
+		return data, nil
+	}
+	if c.Offline {
+		return nil, fmt.Errorf("artifact %s (%s) is not in the cache (%s): %w; run once with the network", registry.RedactRemote(a.URL), a.Digest, c.Dir, ErrOffline)
+	}
+	data, err := fetch(ctx, c.client(), a.URL, limit)
+	if err != nil {
+		return nil, err
+	}
+	if got := digestOf(data); got != a.Digest {
+		return nil, fmt.Errorf("%s is %s, not %s as the index said: it changed since, or was tampered with", registry.RedactRemote(a.URL), got, a.Digest)
+	}
+	if err := c.keep(name, data); err != nil {
+		return nil, fmt.Errorf("keep %s in the cache: %w", registry.RedactRemote(a.URL), err)
+	}
+	return data, nil
+}
+
+// cached reads the artifact name from the cache, if it is there and holds
+// what digest says.
+func (c Cache) cached(name, digest string, limit int64) ([]byte, bool) {
+	root, err := (workspacefs.OS{}).Open(c.Dir)
+	if err != nil {
+		return nil, false
+	}
+	defer root.Close()
+	data, err := root.ReadRegular("sha256/"+name, limit)
+	if err != nil || digestOf(data) != digest {
+		return nil, false
+	}
+	return data, true
+}
+
+// keep writes data into the cache as name: under a temporary name first, then
+// renamed, so that a reader never sees it half written.
+func (c Cache) keep(name string, data []byte) error {
+	if err := (workspacefs.OS{}).MkdirAll(filepath.Join(c.Dir, "sha256"), 0o755); err != nil {
+		return err
+	}
+	root, err := (workspacefs.OS{}).Open(c.Dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	d, err := root.OpenDir("sha256")
+	if err != nil {
+		return workspacefs.Cause(err)
+	}
+	defer d.Close()
+	tmp := ".tmp-" + rand.Text()
+	if err := d.WriteNew(tmp, data, 0o644); err != nil {
+		return workspacefs.Cause(err)
+	}
+	// A copy there already was kept by another process, with the same bytes,
+	// or found damaged by a read: replacing it is right either way. Nothing is
+	// synced: a copy a crash cut short fails its digest and is fetched again.
+	if err := d.Rename(tmp, name); err != nil {
+		d.Remove(tmp)
+		return workspacefs.Cause(err)
+	}
+	return nil
+}

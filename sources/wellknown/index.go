@@ -1,0 +1,149 @@
+package wellknown
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+// SchemaV020 is the $schema of a 0.2.0 index, the only form read: the one whose
+// every artifact carries a digest.
+const SchemaV020 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+
+// Limits on what is read from the network.
+const (
+	maxIndexSize   = 16 << 20
+	maxSkillMDSize = 16 << 20
+	maxArchiveSize = 64 << 20
+	// Timeout bounds each request.
+	Timeout = 2 * time.Minute
+)
+
+// ErrOffline is what reading the network returns offline.
+var ErrOffline = errors.New("offline")
+
+// Index is a discovery index as read.
+type Index struct {
+	Schema string  `json:"$schema"`
+	Skills []Entry `json:"skills"`
+}
+
+// Entry is one skill of an index.
+type Entry struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Description string `json:"description"`
+	URL         string `json:"url"`
+	Digest      string `json:"digest"`
+}
+
+// fetch GETs u, no more than limit bytes of it, with client.
+func fetch(ctx context.Context, client *http.Client, u string, limit int64) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", registry.RedactRemote(u), unwrapURL(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", registry.RedactRemote(u), resp.Status)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", registry.RedactRemote(u), err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("GET %s: more than %d bytes", registry.RedactRemote(u), limit)
+	}
+	return data, nil
+}
+
+// unwrapURL drops the URL a *url.Error repeats, which fetch names already.
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// ReadIndex reads the index at indexURL: its entries, each URL resolved
+// against indexURL as RFC 3986 says, and the digest of its bytes.
+func ReadIndex(ctx context.Context, client *http.Client, indexURL string) (Index, string, error) {
+	if err := registry.CheckIndexURL(indexURL); err != nil {
+		return Index{}, "", err
+	}
+	data, err := fetch(ctx, client, indexURL, maxIndexSize)
+	if err != nil {
+		return Index{}, "", err
+	}
+	var ix Index
+	if err := json.Unmarshal(data, &ix); err != nil {
+		return Index{}, "", fmt.Errorf("the index %s is not JSON an index holds: %v", registry.RedactRemote(indexURL), err)
+	}
+	if ix.Schema != SchemaV020 {
+		return Index{}, "", fmt.Errorf("the index %s has $schema %q; skillsync reads %s, whose artifacts carry digests", registry.RedactRemote(indexURL), ix.Schema, SchemaV020)
+	}
+	base, _ := url.Parse(indexURL)
+	seen := map[string]bool{}
+	for i := range ix.Skills {
+		e := &ix.Skills[i]
+		ref, err := url.Parse(e.URL)
+		if err != nil || e.URL == "" {
+			return Index{}, "", fmt.Errorf("skill %q of the index: its url %q is not a URL", e.Name, e.URL)
+		}
+		e.URL = base.ResolveReference(ref).String()
+		switch {
+		case seen[e.Name]:
+			return Index{}, "", fmt.Errorf("the index names skill %q twice", e.Name)
+		case e.Type != registry.ArtifactSkillMD && e.Type != registry.ArtifactArchive:
+			return Index{}, "", fmt.Errorf("skill %q of the index has type %q; skillsync reads %s and %s", e.Name, e.Type, registry.ArtifactSkillMD, registry.ArtifactArchive)
+		case !validDigest(e.Digest):
+			return Index{}, "", fmt.Errorf("skill %q of the index has digest %q, not sha256: and 64 lowercase hex digits", e.Name, e.Digest)
+		}
+		if err := registry.CheckIndexURL(e.URL); err != nil {
+			return Index{}, "", fmt.Errorf("skill %q of the index: %v", e.Name, err)
+		}
+		seen[e.Name] = true
+	}
+	return ix, digestOf(data), nil
+}
+
+func digestOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func validDigest(d string) bool {
+	h, ok := cutPrefix(d, "sha256:")
+	if !ok || len(h) != 64 {
+		return false
+	}
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func cutPrefix(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
