@@ -97,6 +97,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newAcceptCommand(g),
 		newUpdateCommand(g),
 		newOutdatedCommand(g),
+		newPublishCommand(g),
 		newVersionCommand(g),
 		newProbeCommand(g),
 	)

@@ -104,3 +104,16 @@ func treeDiff(before, after map[string]treeEntry) []string {
 	sort.Strings(diffs)
 	return diffs
 }
+
+// diffContents names every path whose kind, mode or bytes differ between two
+// trees, or that one lacks; inodes and times are not compared.
+func diffContents(a, b map[string]treeEntry) string {
+	strip := func(m map[string]treeEntry) map[string]treeEntry {
+		out := make(map[string]treeEntry, len(m))
+		for p, e := range m {
+			out[p] = treeEntry{Kind: e.Kind, Perm: e.Perm, Digest: e.Digest}
+		}
+		return out
+	}
+	return diffSnapshots(strip(a), strip(b))
+}

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // site serves files over TLS, as a docs site serves its index, counting the
@@ -62,7 +63,7 @@ type archived struct {
 	link       string
 }
 
-func tarGz(t *testing.T, entries ...archived) []byte {
+func makeTarGz(t *testing.T, entries ...archived) []byte {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
@@ -115,7 +116,7 @@ func zipOf(t *testing.T, entries ...archived) []byte {
 
 func TestAnIndexSourceIsReadPinnedAndCached(t *testing.T) {
 	skillMD := []byte("---\nname: greet\ndescription: Greet.\n---\nSay hello.\n")
-	archive := tarGz(t, archived{name: "SKILL.md", body: "---\nname: deploy\ndescription: Deploy.\n---\nRun scripts/go.sh.\n"},
+	archive := makeTarGz(t, archived{name: "SKILL.md", body: "---\nname: deploy\ndescription: Deploy.\n---\nRun scripts/go.sh.\n"},
 		archived{name: "scripts/go.sh", body: "#!/bin/sh\necho go\n", mode: 0o755})
 	s := newSite(t, map[string][]byte{
 		"/greet/SKILL.md": skillMD,
@@ -166,7 +167,7 @@ func TestAnIndexSourceIsReadPinnedAndCached(t *testing.T) {
 		t.Errorf("a damaged cached artifact: %v, %d requests", err, s.requests.Load()-before)
 	}
 	// The site replaces an artifact: the lock's digest no longer matches.
-	s.files["/deploy.tar.gz"] = tarGz(t, archived{name: "SKILL.md", body: "changed"})
+	s.files["/deploy.tar.gz"] = makeTarGz(t, archived{name: "SKILL.md", body: "changed"})
 	fresh := s.cache(t)
 	if _, err := NewReader(fresh).ReadSource(src, locked); err == nil || !strings.Contains(err.Error(), "not "+locked.Artifacts["deploy"].Digest) {
 		t.Errorf("an artifact replaced at its URL = %v", err)
@@ -208,13 +209,13 @@ func TestUnpackRefusesWhatCouldEscapeOrFillTheDisk(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"parent", tarGz(t, archived{name: "../evil", body: "x"}), "no path inside"},
-		{"absolute", tarGz(t, archived{name: "/etc/evil", body: "x"}), "no path inside"},
+		{"parent", makeTarGz(t, archived{name: "../evil", body: "x"}), "no path inside"},
+		{"absolute", makeTarGz(t, archived{name: "/etc/evil", body: "x"}), "no path inside"},
 		{"deep parent", zipOf(t, archived{name: "a/../../evil", body: "x"}), "no path inside"},
 		{"backslash", zipOf(t, archived{name: "a\\..\\evil", body: "x"}), "no path inside"},
-		{"twice", tarGz(t, archived{name: "a", body: "x"}, archived{name: "./a", body: "y"}), "twice"},
-		{"too many", tarGz(t, many...), "more than 1000 files"},
-		{"bomb, tar", tarGz(t, bomb), "larger than"},
+		{"twice", makeTarGz(t, archived{name: "a", body: "x"}, archived{name: "./a", body: "y"}), "twice"},
+		{"too many", makeTarGz(t, many...), "more than 1000 files"},
+		{"bomb, tar", makeTarGz(t, bomb), "larger than"},
 		{"bomb, zip", zipOf(t, bomb), "larger than"},
 		{"neither", []byte("plain text"), "neither a .tar.gz nor a .zip"},
 	} {
@@ -226,11 +227,57 @@ func TestUnpackRefusesWhatCouldEscapeOrFillTheDisk(t *testing.T) {
 		})
 	}
 	// A link is kept as one, for the registry to refuse at its path.
-	for _, data := range [][]byte{tarGz(t, archived{name: "SKILL.md", body: "x"}, archived{name: "out", link: "/etc/passwd"}),
+	for _, data := range [][]byte{makeTarGz(t, archived{name: "SKILL.md", body: "x"}, archived{name: "out", link: "/etc/passwd"}),
 		zipOf(t, archived{name: "SKILL.md", body: "x"}, archived{name: "out", link: "/etc/passwd"})} {
 		files, err := Unpack(data)
 		if err != nil || len(files) != 2 || !files[1].Link || files[1].Data != nil {
 			t.Errorf("Unpack of a link = %+v, %v", files, err)
 		}
 	}
+}
+
+func TestPublishKeepsWhatItDidNotWrite(t *testing.T) {
+	skills := []Published{{Name: "deploy", Description: "Deploy.", SkillMD: []byte("---\nname: deploy\n---\n"),
+		Files: []registry.SupportFile{{Path: "run.sh", Data: []byte("#!/bin/sh\n"), Executable: true}}}}
+	dir := t.TempDir()
+	theirs := filepath.Join(dir, ".well-known/agent-skills/deploy.tar.gz")
+	if err := os.MkdirAll(filepath.Dir(theirs), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(theirs, []byte("someone else's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Publish(workspacefs.OS{}, dir, skills); err == nil || !strings.Contains(err.Error(), "deploy.tar.gz is there and skillsync did not publish it") {
+		t.Errorf("Publish over a file it did not write = %v", err)
+	}
+	if data, _ := os.ReadFile(theirs); string(data) != "someone else's" {
+		t.Errorf("the file was changed: %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(dir, IndexPath)); !os.IsNotExist(err) {
+		t.Errorf("an index was written beside it: %v", err)
+	}
+	// Once skillsync's index names it, publishing again replaces it.
+	if err := os.Remove(theirs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Publish(workspacefs.OS{}, dir, skills); err != nil {
+		t.Fatal(err)
+	}
+	skills[0].Files[0].Data = []byte("#!/bin/sh\necho v2\n")
+	written, err := Publish(workspacefs.OS{}, dir, skills)
+	if err != nil || len(written) != 2 || written[1] != IndexPath {
+		t.Errorf("Publish again = %v, %v; want the archive, then the index", written, err)
+	}
+	files, err := Unpack(mustRead(t, theirs))
+	if err != nil || len(files) != 2 || string(files[1].Data) != "#!/bin/sh\necho v2\n" || !files[1].Executable {
+		t.Errorf("the archive published again = %+v, %v", files, err)
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

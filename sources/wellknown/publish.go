@@ -1,0 +1,202 @@
+package wellknown
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// IndexPath is where a site serves its index, relative to its root.
+const IndexPath = ".well-known/agent-skills/index.json"
+
+// generator marks an index skillsync published, so that publishing again
+// replaces it and the artifacts it names, and nothing else. Clients ignore
+// fields they do not know.
+const generator = "skillsync"
+
+// Published is one skill directory to publish: its name and description, its
+// SKILL.md and every other file, as the registry read them.
+type Published struct {
+	Name, Description string
+	SkillMD           []byte
+	Files             []registry.SupportFile
+}
+
+// publishedIndex is the index Publish writes.
+type publishedIndex struct {
+	Schema    string  `json:"$schema"`
+	Generator string  `json:"generator"`
+	Skills    []Entry `json:"skills"`
+}
+
+// Artifacts are the files of a published site, by path relative to its root:
+// the index and each skill's artifact, a skill-md for a SKILL.md alone, else a
+// .tar.gz of the directory, with URLs relative to the index so that the site
+// can be served from any origin. The same skills give the same bytes.
+func Artifacts(skills []Published) (map[string][]byte, error) {
+	skills = slices.Clone(skills)
+	slices.SortFunc(skills, func(a, b Published) int { return strings.Compare(a.Name, b.Name) })
+	out := map[string][]byte{}
+	ix := publishedIndex{Schema: SchemaV020, Generator: generator, Skills: []Entry{}}
+	base := path.Dir(IndexPath)
+	for _, s := range skills {
+		e := Entry{Name: s.Name, Description: s.Description}
+		var data []byte
+		if len(s.Files) == 0 {
+			e.Type, e.URL, data = registry.ArtifactSkillMD, s.Name+"/SKILL.md", s.SkillMD
+		} else {
+			var err error
+			if data, err = tarGz(s); err != nil {
+				return nil, fmt.Errorf("skill %s: %w", s.Name, err)
+			}
+			e.Type, e.URL = registry.ArtifactArchive, s.Name+".tar.gz"
+		}
+		e.Digest = digestOf(data)
+		out[path.Join(base, e.URL)] = data
+		ix.Skills = append(ix.Skills, e)
+	}
+	data, err := json.MarshalIndent(ix, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	out[IndexPath] = append(data, '\n')
+	return out, nil
+}
+
+// tarGz is the skill directory of s as a .tar.gz, its root the directory:
+// files in path order, no times, owners or folders, so the same files give
+// the same bytes.
+func tarGz(s Published) ([]byte, error) {
+	var buf bytes.Buffer
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	tw := tar.NewWriter(gz)
+	files := append([]registry.SupportFile{{Path: "SKILL.md", Data: s.SkillMD}}, s.Files...)
+	slices.SortFunc(files, func(a, b registry.SupportFile) int { return strings.Compare(a.Path, b.Path) })
+	for _, f := range files {
+		mode := int64(0o644)
+		if f.Executable {
+			mode = 0o755
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: f.Path, Mode: mode, Size: int64(len(f.Data)), Typeflag: tar.TypeReg, Format: tar.FormatUSTAR}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(f.Data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Publish writes the site of skills into dir (made if missing): the index and
+// each artifact, every file written whole under a temporary name and renamed
+// into place. An index already there is replaced only if skillsync published
+// it, and an artifact only if that index named it: a file of the site that
+// skillsync did not write is kept, and is an error. It returns the paths
+// written, relative to dir.
+func Publish(sys workspacefs.System, dir string, skills []Published) ([]string, error) {
+	files, err := Artifacts(skills)
+	if err != nil {
+		return nil, err
+	}
+	if err := sys.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := sys.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	ours, err := publishedBefore(root)
+	if err != nil {
+		return nil, err
+	}
+	paths := slices.Sorted(maps.Keys(files))
+	for _, p := range paths {
+		if _, err := root.Lstat(p); err == nil && !ours[p] {
+			return nil, fmt.Errorf("%s is there and skillsync did not publish it; kept, and nothing was written (publish into another directory, or remove it)", p)
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", p, workspacefs.Cause(err))
+		}
+	}
+	// The artifacts first, the index last: a site read midway names nothing
+	// that is not there yet.
+	slices.SortStableFunc(paths, func(a, b string) int {
+		switch {
+		case a == IndexPath:
+			return 1
+		case b == IndexPath:
+			return -1
+		}
+		return 0
+	})
+	for _, p := range paths {
+		if err := writeWhole(root, p, files[p]); err != nil {
+			return nil, fmt.Errorf("write %s: %w", p, err)
+		}
+	}
+	return paths, nil
+}
+
+// publishedBefore are the paths the index skillsync published in root names,
+// the index among them; none when there is no index, and an error when the
+// index there is not skillsync's.
+func publishedBefore(root workspacefs.FS) (map[string]bool, error) {
+	data, err := root.ReadRegular(IndexPath, maxIndexSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", IndexPath, workspacefs.Cause(err))
+	}
+	var ix publishedIndex
+	if json.Unmarshal(data, &ix) != nil || ix.Generator != generator {
+		return nil, fmt.Errorf("%s is there and skillsync did not publish it; kept, and nothing was written (publish into another directory, or remove it)", IndexPath)
+	}
+	ours := map[string]bool{IndexPath: true}
+	for _, e := range ix.Skills {
+		if !strings.Contains(e.URL, "://") && !strings.HasPrefix(e.URL, "/") {
+			ours[path.Join(path.Dir(IndexPath), e.URL)] = true
+		}
+	}
+	return ours, nil
+}
+
+// writeWhole writes data at rel in root under a temporary name beside it, then
+// renames it into place, making its folder if missing.
+func writeWhole(root workspacefs.FS, rel string, data []byte) error {
+	if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+		return workspacefs.Cause(err)
+	}
+	d, err := root.OpenDir(path.Dir(rel))
+	if err != nil {
+		return workspacefs.Cause(err)
+	}
+	defer d.Close()
+	tmp := ".tmp-" + rand.Text()
+	if err := d.WriteNew(tmp, data, 0o644); err != nil {
+		return workspacefs.Cause(err)
+	}
+	if err := d.Rename(tmp, path.Base(rel)); err != nil {
+		d.Remove(tmp)
+		return workspacefs.Cause(err)
+	}
+	return nil
+}
