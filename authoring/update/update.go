@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/controller/state"
@@ -181,4 +182,70 @@ func writeLock(sys workspacefs.System, root, rel string, old []byte, lock regist
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
 	return nil
+}
+
+// FileChange is one file an update changes: its path, skill/file, and its
+// bytes before and after, nil on the side it is missing.
+type FileChange struct {
+	Path     string
+	Old, New []byte
+}
+
+// FileChanges are the files that moving the source from before to after
+// changes, in the skills c says are added, changed or removed, read through t
+// (from its cache when it holds them).
+func FileChanges(c Change, before, after registry.LockedSource, t Transport) ([]FileChange, error) {
+	skills := slices.Concat(c.Added, c.Changed, c.Removed)
+	if len(skills) == 0 {
+		return nil, nil
+	}
+	read := func(at registry.LockedSource) (map[string][]byte, error) {
+		out := map[string][]byte{}
+		if at.Pin() == "" {
+			return out, nil
+		}
+		src := registry.RemoteSource{Name: at.Name, Git: at.Git, Index: at.Index, Ref: at.Ref, Path: at.Path}
+		files, err := t.ReadSource(src, at)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			if skill, _, _ := strings.Cut(f.Path, "/"); !f.Dir && !f.Link && !f.Other && slices.Contains(skills, skill) {
+				out[f.Path] = f.Data
+			}
+		}
+		return out, nil
+	}
+	old, err := read(before)
+	if err != nil {
+		return nil, fmt.Errorf("read source %s as the lock pins it: %w", c.Source, err)
+	}
+	now, err := read(after)
+	if err != nil {
+		return nil, fmt.Errorf("read source %s: %w", c.Source, err)
+	}
+	paths := map[string]bool{}
+	for p := range old {
+		paths[p] = true
+	}
+	for p := range now {
+		paths[p] = true
+	}
+	var out []FileChange
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		o, inOld := old[p]
+		n, inNew := now[p]
+		if inOld && inNew && string(o) == string(n) {
+			continue
+		}
+		fc := FileChange{Path: p}
+		if inOld {
+			fc.Old = append([]byte{}, o...)
+		}
+		if inNew {
+			fc.New = append([]byte{}, n...)
+		}
+		out = append(out, fc)
+	}
+	return out, nil
 }

@@ -71,7 +71,7 @@ func (t *transports) Tags(src registry.RemoteSource) ([]string, error) {
 }
 
 func newUpdateCommand(g *globals) *cobra.Command {
-	var yes bool
+	var yes, diff bool
 	cmd := &cobra.Command{
 		Use:   "update [SOURCE...]",
 		Short: "Resolve the sources anew and write skillsync.lock, after showing what changes",
@@ -84,6 +84,7 @@ them.
 Exit codes: 0 the lock is written or already up to date, 1 changes were shown and
 not written, 2 invalid input, 4 any other failure (a source that cannot be reached).`,
 		Example: "  skillsync update          show what moving every source would change, then ask\n" +
+			"  skillsync update --diff   the same, with the diff of each file of the skills that change\n" +
 			"  skillsync update --yes    write the lock without asking\n" +
 			"  skillsync update team     move only the source called team",
 		Args: cobra.ArbitraryArgs,
@@ -128,6 +129,11 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 				return &exitError{exitFailure, err}
 			}
 			printChanges(g.stdout, changes)
+			if diff {
+				if err := printFileChanges(g, changes, lock, next); err != nil {
+					return &exitError{exitFailure, err}
+				}
+			}
 			if old != nil && string(registry.FormatLock(next)) == string(old) {
 				fmt.Fprintf(g.stdout, "%s is up to date\n", lockFile)
 				return nil
@@ -144,6 +150,7 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "write the lock without asking")
+	cmd.Flags().BoolVar(&diff, "diff", false, "show the unified diff of every file of the skills that change")
 	return cmd
 }
 
@@ -156,6 +163,28 @@ func checkSourceNames(reg *registry.Registry, names []string) error {
 	for _, n := range names {
 		if !slices.Contains(declared, n) {
 			return usageError("%s declares no source %s; its sources: %s", reg.ConfigFile, n, strings.Join(declared, ", "))
+		}
+	}
+	return nil
+}
+
+// printFileChanges prints the diff of every file the new lock changes, source
+// by source, each file named source:skill/file.
+func printFileChanges(g *globals, changes []update.Change, old, next registry.Lock) error {
+	for _, c := range changes {
+		before, _ := old.Named(c.Source)
+		after, _ := next.Named(c.Source)
+		files, err := update.FileChanges(c, before, after, g.sourceReader())
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			name := c.Source + ":" + f.Path
+			if binary(f.Old) || binary(f.New) {
+				fmt.Fprintf(g.stdout, "Binary files %s and %s differ\n", diffLabel("a/", name, f.Old), diffLabel("b/", name, f.New))
+				continue
+			}
+			fmt.Fprint(g.stdout, unifiedDiff(name, f.Old, f.New))
 		}
 	}
 	return nil
