@@ -77,11 +77,21 @@ func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transp
 		sums, ps := registry.SourceSkills(src, files)
 		problems = append(problems, ps...)
 		if len(ps) == 0 && len(sums) == 0 {
-			return registry.Lock{}, nil, fmt.Errorf("source %s holds no skill directory (a folder with a SKILL.md) in %s at %s", src.Name, orRoot(src.Path), locked.Pin())
+			where := " in " + orRoot(src.Path)
+			if src.Index != "" {
+				where = ""
+			}
+			return registry.Lock{}, nil, fmt.Errorf("source %s holds no skill directory (a folder with a SKILL.md)%s at %s", src.Name, where, locked.PinLabel())
 		}
 		locked.Skills = map[string]string{}
 		for name, sum := range sums {
 			locked.Skills[name] = registry.SkillDigest(sum)
+		}
+		// The lock pins the artifacts of the skills it takes, and no others.
+		for name := range locked.Artifacts {
+			if _, ok := sums[name]; !ok {
+				delete(locked.Artifacts, name)
+			}
 		}
 		next.Sources = append(next.Sources, locked)
 		changes = append(changes, compare(src.Name, src.Ref, before, locked))
@@ -89,8 +99,13 @@ func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transp
 	if len(problems) > 0 {
 		return registry.Lock{}, nil, problems.Sorted()
 	}
-	// A lock the workspace would refuse (a skill's front matter that names
-	// another skill, a name a client reserves) is not written.
+	// A lock that would not read back (one beyond what a registry document may
+	// hold), or that the workspace would refuse (a skill's front matter that
+	// names another skill, a name a client reserves), is not written.
+	lockFile := reg.InConfigDir(registry.LockName)
+	if _, ps := registry.ParseLock(lockFile, registry.FormatLock(next)); len(ps) > 0 {
+		return registry.Lock{}, nil, fmt.Errorf("the lock would not read back (%s); take fewer skills with include", ps[0].Message)
+	}
 	if _, err := registry.LoadWithLock(reg.System(), reg.Root, reg.ConfigFile, t, next); err != nil {
 		return registry.Lock{}, nil, err
 	}

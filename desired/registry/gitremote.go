@@ -66,11 +66,9 @@ func RedactRemote(remote string) string {
 		start, ssh = i+3, strings.EqualFold(remote[:i], "ssh")
 	}
 	rest := remote[start:]
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	at := strings.LastIndex(rest[:end], "@")
+	// The last '@': a password may hold '/', '?' or '#', and an '@' in a path
+	// only costs a message some of its words.
+	at := strings.LastIndex(rest, "@")
 	if at < 0 {
 		return remote
 	}
@@ -85,7 +83,7 @@ func RedactRemote(remote string) string {
 }
 
 // userinfo is the user part of a URL in some text.
-var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@]*@`)
+var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^\s@]*@`)
 
 // RedactAll replaces the user part, tokens and passwords, of every URL in text,
 // such as git's stderr, which may quote a remote a user's configuration
@@ -95,34 +93,38 @@ func RedactAll(text string) string {
 }
 
 // CheckIndexURL says why u cannot be read as a discovery index, or nil: it must
-// be an https:// URL (http:// only to this machine, for a server under test),
-// with no password or token in it.
-func CheckIndexURL(u string) error {
+// be an https:// URL (http:// only to a loopback address, for a server under
+// test), with no user, password or token in it.
+func CheckIndexURL(u string) error { return checkReadURL("the index URL", u) }
+
+// CheckArtifactURL is CheckIndexURL for the URL of a skill's artifact.
+func CheckArtifactURL(u string) error { return checkReadURL("the artifact URL", u) }
+
+func checkReadURL(what, u string) error {
 	if strings.IndexFunc(u, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) >= 0 {
-		return errors.New("the index URL holds a space or a control character")
+		return fmt.Errorf("%s holds a space or a control character", what)
 	}
 	parsed, err := url.Parse(u)
 	if err != nil {
-		return fmt.Errorf("the index URL is not a URL: %v", err)
+		// url.Parse's message quotes the whole URL, secrets and all.
+		return fmt.Errorf("%s %s is not a URL", what, RedactRemote(u))
 	}
 	switch {
 	case parsed.Host == "":
-		return fmt.Errorf("the index URL %s names no host", RedactRemote(u))
+		return fmt.Errorf("%s %s names no host", what, RedactRemote(u))
 	case parsed.User != nil:
-		return fmt.Errorf("the index URL %s carries a user or token; an index is read without credentials", RedactRemote(u))
+		return fmt.Errorf("%s %s carries a user or token; an index is read without credentials", what, RedactRemote(u))
 	case parsed.Scheme == "https":
 		return nil
-	case parsed.Scheme == "http" && loopback(parsed.Hostname()):
+	case parsed.Scheme == "http" && Loopback(parsed.Hostname()):
 		return nil
 	}
-	return fmt.Errorf("the index URL %s is not https://", RedactRemote(u))
+	return fmt.Errorf("%s %s is not https://", what, RedactRemote(u))
 }
 
-// loopback tells whether host is this machine.
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
+// Loopback tells whether host is a loopback address, written as one: a name
+// is not trusted to resolve to this machine.
+func Loopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"maps"
@@ -60,13 +61,30 @@ const lockHeader = `# skillsync.lock: what "skillsync update" resolved each sour
 # "skillsync update" is the one way to move it.
 `
 
-// Pin is what fixes the source's content: a git source's commit, an index's
-// digest.
+// Pin is what fixes the source's content: a git source's commit; for an index,
+// a digest of the artifacts it takes (their names, types, URLs and digests),
+// which a change elsewhere in the index leaves alone.
 func (l LockedSource) Pin() string {
-	if l.Index != "" {
-		return l.Digest
+	if l.Index == "" {
+		return l.Commit
 	}
-	return l.Commit
+	if len(l.Artifacts) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	for _, name := range slices.Sorted(maps.Keys(l.Artifacts)) {
+		a := l.Artifacts[name]
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\n", name, a.Type, a.URL, a.Digest)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// PinLabel names the pin in messages: "commit …", or "artifacts sha256:…".
+func (l LockedSource) PinLabel() string {
+	if l.Index != "" {
+		return "artifacts " + l.Pin()
+	}
+	return "commit " + l.Commit
 }
 
 // Declares tells whether l was resolved from src as it is declared now.
@@ -196,12 +214,26 @@ func checkLockedIndex(s LockedSource, doc document, i int) Problems {
 	if _, ok := parseDigest(s.Digest); !ok {
 		ps = append(ps, Problem{Pos: doc.at("sources", fmt.Sprint(i), "digest").Position(), Message: fmt.Sprintf("digest %q of source %s is not a sha256: digest", s.Digest, s.Name), Hint: again})
 	}
+	if err := CheckIndexURL(s.Index); err != nil {
+		ps = append(ps, Problem{Pos: doc.at("sources", fmt.Sprint(i), "index").Position(), Message: fmt.Sprintf("source %s: %v", s.Name, err), Hint: again})
+	}
 	for _, name := range slices.Sorted(maps.Keys(s.Skills)) {
 		a, ok := s.Artifacts[name]
 		_, digestOK := parseDigest(a.Digest)
 		if !ok || a.URL == "" || !digestOK || (a.Type != ArtifactSkillMD && a.Type != ArtifactArchive) {
 			ps = append(ps, Problem{Pos: doc.at("sources", fmt.Sprint(i), "artifacts").Position(),
 				Message: fmt.Sprintf("skill %s of source %s has no artifact with a type (%s or %s), a url and a sha256: digest", name, s.Name, ArtifactSkillMD, ArtifactArchive), Hint: again})
+			continue
+		}
+		// A URL edited into the lock is held to what an index may name: it
+		// is fetched, and a user in it would be sent.
+		if err := CheckArtifactURL(a.URL); err != nil {
+			ps = append(ps, Problem{Pos: doc.at("sources", fmt.Sprint(i), "artifacts", name, "url").Position(), Message: fmt.Sprintf("skill %s of source %s: %v", name, s.Name, err), Hint: again})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Artifacts)) {
+		if _, ok := s.Skills[name]; !ok {
+			ps = append(ps, Problem{Pos: doc.at("sources", fmt.Sprint(i), "artifacts", name).Position(), Message: fmt.Sprintf("source %s has an artifact for %s, which it does not take", s.Name, name), Hint: again})
 		}
 	}
 	return ps

@@ -53,6 +53,11 @@ type SourceOrigin struct {
 	Dir    string // the skill's folder in the repository
 }
 
+// ValidSkillName tells whether name is one a skill can have.
+func ValidSkillName(name string) bool {
+	return len(name) <= MaxNameLength && skillNamePattern.MatchString(name)
+}
+
 // cleanSourcePath is a source's path as a folder of the repository, "" for its
 // root.
 func cleanSourcePath(p string) string {
@@ -171,7 +176,7 @@ func (l *loader) readLocked(reg *Registry, lock Lock) {
 func (l *loader) sourceSkill(reg *Registry, tree *memTree, src RemoteSource, locked LockedSource, name string, pos Position) (Skill, bool) {
 	d, err := tree.Sub(name)
 	if err != nil {
-		l.add(Problem{Pos: pos, Message: fmt.Sprintf("source %s has no skill directory %s at commit %s", src.Name, sourceAt(src, name), locked.Commit),
+		l.add(Problem{Pos: pos, Message: fmt.Sprintf("source %s has no skill directory %s at %s", src.Name, sourceAt(src, name), locked.PinLabel()),
 			Hint: fmt.Sprintf(`run "skillsync update %s" to resolve it again`, src.Name)})
 		return Skill{}, false
 	}
@@ -187,7 +192,7 @@ func (l *loader) sourceSkill(reg *Registry, tree *memTree, src RemoteSource, loc
 		return Skill{}, false
 	}
 	if want, _ := parseDigest(locked.Skills[name]); read.sum != want {
-		l.add(Problem{Pos: pos, Message: fmt.Sprintf("skill %s of source %s is %s at commit %s, not %s as %s says", name, src.Name, SkillDigest(read.sum), locked.Commit, locked.Skills[name], reg.lockFile),
+		l.add(Problem{Pos: pos, Message: fmt.Sprintf("skill %s of source %s is %s at %s, not %s as %s says", name, src.Name, SkillDigest(read.sum), locked.PinLabel(), locked.Skills[name], reg.lockFile),
 			Hint: "the lock was edited by hand or the commit is not the one it was written from; run \"skillsync update " + src.Name + "\" and review the change"})
 		return Skill{}, false
 	}

@@ -262,8 +262,20 @@ func TestIndexSourcesAreDeclaredAndLockedApart(t *testing.T) {
 	if len(ps) > 0 {
 		t.Fatalf("ParseLock(FormatLock) = %v\n%s", ps, data)
 	}
-	if got, _ := back.Named("docs"); got.Pin() != digest || got.Artifacts["a"] != good.Artifacts["a"] || !got.Declares(RemoteSource{Name: "docs", Index: good.Index}) {
+	if got, _ := back.Named("docs"); got.Pin() != good.Pin() || got.Digest != digest || got.Artifacts["a"] != good.Artifacts["a"] || !got.Declares(RemoteSource{Name: "docs", Index: good.Index}) {
 		t.Errorf("read back as %+v", got)
+	}
+	for url, want := range map[string]string{
+		"http://tok:s3cret@192.0.2.2/a.md": "carries a user or token",
+		"http://192.0.2.2/a.md":            "is not https://",
+		"file:///etc/passwd":               "names no host",
+	} {
+		edited := good
+		edited.Artifacts = map[string]Artifact{"a": {Type: ArtifactSkillMD, URL: url, Digest: digest}}
+		_, ps := ParseLock(LockName, FormatLock(Lock{Sources: []LockedSource{edited}}))
+		if !strings.Contains(ps.Error(), want) || strings.Contains(ps.Error(), "s3cret") {
+			t.Errorf("a lock naming the artifact %s: %v, want %q", url, ps, want)
+		}
 	}
 	noArtifact := good
 	noArtifact.Artifacts = nil

@@ -37,7 +37,12 @@ func (c Cache) client() *http.Client {
 		if len(via) >= 10 {
 			return errors.New("more than 10 redirects")
 		}
-		return registry.CheckIndexURL(req.URL.String())
+		// A site read over https is not let to point at plain http, on this
+		// machine or elsewhere.
+		if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+			return fmt.Errorf("a redirect from https:// to %s", req.URL.Scheme+"://")
+		}
+		return registry.CheckArtifactURL(req.URL.String())
 	}}
 }
 
@@ -58,6 +63,9 @@ func (c Cache) Artifact(ctx context.Context, a registry.Artifact) ([]byte, error
 	if !validDigest(a.Digest) {
 		return nil, fmt.Errorf("artifact %s: %q is not a sha256: digest", registry.RedactRemote(a.URL), a.Digest)
 	}
+	if err := registry.CheckArtifactURL(a.URL); err != nil {
+		return nil, err
+	}
 	name := strings.TrimPrefix(a.Digest, "sha256:")
 	limit := int64(maxSkillMDSize)
 	if a.Type == registry.ArtifactArchive {
@@ -77,7 +85,7 @@ func (c Cache) Artifact(ctx context.Context, a registry.Artifact) ([]byte, error
 		return nil, fmt.Errorf("%s is %s, not %s as the index said: it changed since, or was tampered with", registry.RedactRemote(a.URL), got, a.Digest)
 	}
 	if err := c.keep(name, data); err != nil {
-		return nil, fmt.Errorf("keep %s in the cache: %w", registry.RedactRemote(a.URL), err)
+		return nil, fmt.Errorf("keep %s in the cache as %s: %w", registry.RedactRemote(a.URL), filepath.Join(c.Dir, "sha256", name), err)
 	}
 	return data, nil
 }

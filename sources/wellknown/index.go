@@ -82,7 +82,9 @@ func unwrapURL(err error) error {
 }
 
 // ReadIndex reads the index at indexURL: its entries, each URL resolved
-// against indexURL as RFC 3986 says, and the digest of its bytes.
+// against indexURL as RFC 3986 says, and the digest of its bytes. Entries are
+// checked (checkEntry) only when a source takes them: one a source leaves out
+// does not stop it.
 func ReadIndex(ctx context.Context, client *http.Client, indexURL string) (Index, string, error) {
 	if err := registry.CheckIndexURL(indexURL); err != nil {
 		return Index{}, "", err
@@ -99,28 +101,31 @@ func ReadIndex(ctx context.Context, client *http.Client, indexURL string) (Index
 		return Index{}, "", fmt.Errorf("the index %s has $schema %q; skillsync reads %s, whose artifacts carry digests", registry.RedactRemote(indexURL), ix.Schema, SchemaV020)
 	}
 	base, _ := url.Parse(indexURL)
-	seen := map[string]bool{}
 	for i := range ix.Skills {
 		e := &ix.Skills[i]
-		ref, err := url.Parse(e.URL)
-		if err != nil || e.URL == "" {
-			return Index{}, "", fmt.Errorf("skill %q of the index: its url %q is not a URL", e.Name, e.URL)
+		// A URL that does not parse is left for checkEntry to refuse, when the
+		// entry is taken at all.
+		if ref, err := url.Parse(e.URL); err == nil && e.URL != "" {
+			e.URL = base.ResolveReference(ref).String()
 		}
-		e.URL = base.ResolveReference(ref).String()
-		switch {
-		case seen[e.Name]:
-			return Index{}, "", fmt.Errorf("the index names skill %q twice", e.Name)
-		case e.Type != registry.ArtifactSkillMD && e.Type != registry.ArtifactArchive:
-			return Index{}, "", fmt.Errorf("skill %q of the index has type %q; skillsync reads %s and %s", e.Name, e.Type, registry.ArtifactSkillMD, registry.ArtifactArchive)
-		case !validDigest(e.Digest):
-			return Index{}, "", fmt.Errorf("skill %q of the index has digest %q, not sha256: and 64 lowercase hex digits", e.Name, e.Digest)
-		}
-		if err := registry.CheckIndexURL(e.URL); err != nil {
-			return Index{}, "", fmt.Errorf("skill %q of the index: %v", e.Name, err)
-		}
-		seen[e.Name] = true
 	}
 	return ix, digestOf(data), nil
+}
+
+// checkEntry says why e, an entry of an index a source takes, cannot be read.
+func checkEntry(e Entry) error {
+	switch {
+	case !registry.ValidSkillName(e.Name):
+		return fmt.Errorf("the index names skill %q, which is not a skill name (a-z, 0-9 and -, at most %d)", e.Name, registry.MaxNameLength)
+	case e.Type != registry.ArtifactSkillMD && e.Type != registry.ArtifactArchive:
+		return fmt.Errorf("skill %s of the index has type %q; skillsync reads %s and %s", e.Name, e.Type, registry.ArtifactSkillMD, registry.ArtifactArchive)
+	case !validDigest(e.Digest):
+		return fmt.Errorf("skill %s of the index has digest %q, not sha256: and 64 lowercase hex digits", e.Name, e.Digest)
+	}
+	if err := registry.CheckArtifactURL(e.URL); err != nil {
+		return fmt.Errorf("skill %s of the index: %v", e.Name, err)
+	}
+	return nil
 }
 
 func digestOf(data []byte) string {

@@ -35,9 +35,16 @@ func (r *Reader) Resolve(src registry.RemoteSource) (registry.LockedSource, erro
 	}
 	locked := registry.LockedSource{Name: src.Name, Index: src.Index, Digest: digest, Artifacts: map[string]registry.Artifact{}}
 	for _, e := range ix.Skills {
-		if len(src.Include) == 0 || slices.Contains(src.Include, e.Name) {
-			locked.Artifacts[e.Name] = registry.Artifact{Type: e.Type, URL: e.URL, Digest: e.Digest}
+		if len(src.Include) > 0 && !slices.Contains(src.Include, e.Name) {
+			continue
 		}
+		if err := checkEntry(e); err != nil {
+			return registry.LockedSource{}, err
+		}
+		if _, twice := locked.Artifacts[e.Name]; twice {
+			return registry.LockedSource{}, fmt.Errorf("the index names skill %s twice", e.Name)
+		}
+		locked.Artifacts[e.Name] = registry.Artifact{Type: e.Type, URL: e.URL, Digest: e.Digest}
 	}
 	for _, name := range src.Include {
 		if _, ok := locked.Artifacts[name]; !ok {

@@ -21,12 +21,13 @@ import (
 // archive leaves implied.
 type unpacked struct {
 	files []registry.SourceFile
-	seen  map[string]bool
+	dirs  map[string]bool // path → whether it is a folder, for every path added
 	total int64
 }
 
 // add adds the entry name of an archive; it is refused when its path could
-// reach outside the skill directory or it breaks a limit.
+// reach outside the skill directory, names something twice (a folder may come
+// again, after the files in it), or breaks a limit.
 func (u *unpacked) add(name string, f registry.SourceFile) error {
 	clean := strings.TrimSuffix(strings.TrimPrefix(name, "./"), "/")
 	if clean == "" || clean == "." {
@@ -35,11 +36,16 @@ func (u *unpacked) add(name string, f registry.SourceFile) error {
 	if !fs.ValidPath(clean) || strings.Contains(name, "\\") || strings.HasPrefix(name, "/") {
 		return fmt.Errorf("the archive holds %q, which is no path inside the skill directory", name)
 	}
-	if u.seen[clean] {
+	if isDir, seen := u.dirs[clean]; seen {
+		if isDir && f.Dir {
+			return nil
+		}
 		return fmt.Errorf("the archive holds %s twice", clean)
 	}
-	for dir := path.Dir(clean); dir != "." && dir != "/"; dir = path.Dir(dir) {
-		if !u.seen[dir] {
+	if dir := path.Dir(clean); dir != "." {
+		if isDir, seen := u.dirs[dir]; seen && !isDir {
+			return fmt.Errorf("the archive holds %s as a file and as a folder", dir)
+		} else if !seen {
 			if err := u.add(dir, registry.SourceFile{Dir: true}); err != nil {
 				return err
 			}
@@ -52,7 +58,7 @@ func (u *unpacked) add(name string, f registry.SourceFile) error {
 		return fmt.Errorf("the archive holds more than %d bytes", registry.MaxSkillBytes)
 	}
 	f.Path = clean
-	u.seen[clean] = true
+	u.dirs[clean] = f.Dir
 	u.files = append(u.files, f)
 	return nil
 }
@@ -75,7 +81,7 @@ func readBounded(r io.Reader, name string) ([]byte, error) {
 // the registry to refuse at its path; a path out of the directory, and more
 // files or bytes than a skill directory holds, refuse the archive.
 func Unpack(data []byte) ([]registry.SourceFile, error) {
-	u := &unpacked{seen: map[string]bool{}}
+	u := &unpacked{dirs: map[string]bool{}}
 	var err error
 	switch {
 	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}):
@@ -116,7 +122,7 @@ func (u *unpacked) tarGz(data []byte) error {
 				return err
 			}
 			f.Executable = h.Mode&0o111 != 0
-		case tar.TypeSymlink, tar.TypeLink:
+		case tar.TypeSymlink:
 			f.Link = true
 		default:
 			f.Other = true

@@ -180,21 +180,55 @@ func TestAnIndexSourceIsReadPinnedAndCached(t *testing.T) {
 
 func TestIndexesSkillsyncDoesNotRead(t *testing.T) {
 	md := []byte("x")
+	good := entry("good", "skill-md", "good.md", md)
 	for _, tc := range []struct{ name, body, want string }{
 		{"no schema (0.1.0)", `{"skills": []}`, `has $schema ""`},
-		{"another type", string(index(entry("a", "bundle", "a.md", md))), `type "bundle"`},
-		{"a bad digest", strings.Replace(string(index(entry("a", "skill-md", "a.md", md))), "sha256:", "md5:", 1), "not sha256:"},
-		{"plain http elsewhere", string(index(entry("a", "skill-md", "http://example.com/a.md", md))), "is not https://"},
-		{"one name twice", string(index(entry("a", "skill-md", "a.md", md), entry("a", "skill-md", "b.md", md))), `names skill "a" twice`},
+		{"another type", string(index(good, entry("a", "bundle", "a.md", md))), `type "bundle"`},
+		{"a bad digest", string(index(good, strings.Replace(entry("a", "skill-md", "a.md", md), "sha256:", "md5:", 1))), "not sha256:"},
+		{"plain http elsewhere", string(index(good, entry("a", "skill-md", "http://example.com/a.md", md))), "the artifact URL http://example.com/a.md is not https://"},
+		{"a data URL", string(index(good, entry("a", "skill-md", "data:text/plain,hi", md))), "the artifact URL data:text/plain,hi names no host"},
+		{"a user in the URL", string(index(good, entry("a", "skill-md", "https://tok:s3cret@example.com/a.md", md))), "carries a user or token"},
+		{"one name twice", string(index(good, entry("a", "skill-md", "a.md", md), entry("a", "skill-md", "b.md", md))), "names skill a twice"},
+		{"a name out of the directory", string(index(good, entry("../../x", "skill-md", "x.md", md))), `names skill "../../x", which is not a skill name`},
+		{"an empty name", string(index(good, entry("", "skill-md", "x.md", md))), `names skill "", which is not a skill name`},
 		{"not JSON", "<html>", "is not JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSite(t, map[string][]byte{"/index.json": []byte(tc.body)})
-			_, _, err := s.cache(t).ReadIndex(context.Background(), s.url("/index.json"))
+			r := NewReader(s.cache(t))
+			src := registry.RemoteSource{Name: "docs", Index: s.url("/index.json")}
+			_, err := r.Resolve(src)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("ReadIndex = %v, want %q", err, tc.want)
+				t.Errorf("Resolve = %v, want %q", err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("the error repeats a secret: %v", err)
+			}
+			// A source that leaves the bad entry out reads the good one.
+			if strings.Contains(tc.body, `"good"`) {
+				src.Include = []string{"good"}
+				if locked, err := r.Resolve(src); err != nil || len(locked.Artifacts) != 1 {
+					t.Errorf("Resolve with include: [good] = %+v, %v", locked, err)
+				}
 			}
 		})
+	}
+}
+
+// A site read over https cannot send a reader to plain http, on this machine
+// or elsewhere.
+func TestRedirectsStayOnHTTPS(t *testing.T) {
+	local := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("local service")) }))
+	defer local.Close()
+	s := newSite(t, map[string][]byte{})
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, local.URL+"/admin", http.StatusFound)
+	})
+	c := s.cache(t)
+	c.Client = &http.Client{Transport: s.srv.Client().Transport, CheckRedirect: Cache{}.client().CheckRedirect}
+	_, err := c.Artifact(context.Background(), registry.Artifact{Type: registry.ArtifactSkillMD, URL: s.url("/a.md"), Digest: digestOf([]byte("x"))})
+	if err == nil || !strings.Contains(err.Error(), "a redirect from https:// to http://") {
+		t.Errorf("a redirect to http on this machine = %v", err)
 	}
 }
 
@@ -218,6 +252,7 @@ func TestUnpackRefusesWhatCouldEscapeOrFillTheDisk(t *testing.T) {
 		{"bomb, tar", makeTarGz(t, bomb), "larger than"},
 		{"bomb, zip", zipOf(t, bomb), "larger than"},
 		{"neither", []byte("plain text"), "neither a .tar.gz nor a .zip"},
+		{"a file and a folder", makeTarGz(t, archived{name: "a", body: "x"}, archived{name: "a/b", body: "y"}), "holds a as a file and as a folder"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Unpack(tc.data)
@@ -225,6 +260,10 @@ func TestUnpackRefusesWhatCouldEscapeOrFillTheDisk(t *testing.T) {
 				t.Errorf("Unpack = %v, want %q", err, tc.want)
 			}
 		})
+	}
+	// A folder may come after the files in it, as zip tools write it.
+	if files, err := Unpack(zipOf(t, archived{name: "scripts/run.sh", body: "x"}, archived{name: "scripts/"})); err != nil || len(files) != 2 {
+		t.Errorf("Unpack of a folder after its file = %+v, %v", files, err)
 	}
 	// A link is kept as one, for the registry to refuse at its path.
 	for _, data := range [][]byte{makeTarGz(t, archived{name: "SKILL.md", body: "x"}, archived{name: "out", link: "/etc/passwd"}),
