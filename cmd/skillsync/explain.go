@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 	"github.com/spf13/cobra"
@@ -115,6 +116,17 @@ func printExplanation(g *globals, e Explanation) {
 		fmt.Fprintf(w, "  read from %s/, with no file beside SKILL.md\n", e.Dir)
 	case e.Dir != "":
 		fmt.Fprintf(w, "  read from %s/, with %d file(s) beside SKILL.md: %s\n", e.Dir, len(e.Files), strings.Join(e.Files, ", "))
+	}
+	if o := e.Source; o != nil {
+		switch {
+		case o.Index != "":
+			fmt.Fprintf(w, "  from source %s (index %s), as %s pins it\n", o.Source, o.Index, registry.LockName)
+		default:
+			fmt.Fprintf(w, "  from source %s (git %s, commit %s), as %s pins it\n", o.Source, o.Git, short(o.Commit), registry.LockName)
+		}
+	}
+	for _, s := range e.Shadows {
+		fmt.Fprintf(w, "  shadows the skill of the same name from source %s: the workspace's own is written\n", s)
 	}
 	if e.Effect != "" {
 		fmt.Fprintf(w, "  effect: %s (%s)\n", e.Effect, e.EffectFrom)

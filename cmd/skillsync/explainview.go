@@ -65,6 +65,11 @@ type Explanation struct {
 	// written beside each SKILL.md; empty for a skill without one.
 	Dir   string
 	Files []string
+	// Source is the source the skill comes from, nil for the workspace's own;
+	// Shadows names the sources whose skill of the name the workspace's own
+	// replaces.
+	Source  *registry.SourceOrigin
+	Shadows []string
 	// FrontMatter says, for each front matter key of a registry Skill, which
 	// targets' files carry it and what their clients do with it.
 	FrontMatter []desired.KeyNote
@@ -106,9 +111,14 @@ func explainSkill(out controller.Outcome, found seen, name string) (e Explanatio
 		st.Target, st.Path = t.Name, p
 		e.Targets = append(e.Targets, st)
 	}
+	for _, s := range reg.Shadowed {
+		if s.Name == name {
+			e.Shadows = append(e.Shadows, s.Source)
+		}
+	}
 	for _, sk := range reg.Skills {
 		if sk.Name == name && e.Description == "" {
-			e.Description, e.Dir = sk.Spec.Description, sk.Dir
+			e.Description, e.Dir, e.Source = sk.Spec.Description, sk.Dir, sk.Origin
 			for _, f := range sk.Files {
 				e.Files = append(e.Files, f.Path)
 			}

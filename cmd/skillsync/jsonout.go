@@ -210,11 +210,26 @@ type explanationJSON struct {
 	// each SKILL.md; absent for a skill without one.
 	Dir   string   `json:"dir,omitempty"`
 	Files []string `json:"files,omitempty"`
+	// Source is the source the skill comes from, as skillsync.lock pins it;
+	// absent for a skill the workspace declares.
+	Source *sourceOriginJSON `json:"source,omitempty"`
+	// Shadows names the sources whose skill of this name the workspace's own
+	// replaces.
+	Shadows []string `json:"shadows,omitempty"`
 	// FrontMatter is, per front matter key of a registry Skill beyond name and
 	// description, the targets whose files carry it and those that leave it
 	// out, and what the clients reading them do with it; absent for a skill
 	// with none.
 	FrontMatter []keyNoteJSON `json:"frontMatter,omitempty"`
+}
+
+type sourceOriginJSON struct {
+	Name   string `json:"name"`
+	Git    string `json:"git,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	Index  string `json:"index,omitempty"`
+	// Dir is the skill's folder in the source.
+	Dir string `json:"dir"`
 }
 
 type keyNoteJSON struct {
@@ -262,7 +277,10 @@ type clientViewJSON struct {
 
 func explanationJSONOf(e Explanation) explanationJSON {
 	j := explanationJSON{typeMeta: kindOf(kindExplanation), Name: e.Name, Declarations: []declarationJSON{}, Targets: []targetJSON{}, Clients: []clientViewJSON{},
-		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom, Dir: e.Dir, Files: e.Files}
+		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom, Dir: e.Dir, Files: e.Files, Shadows: e.Shadows}
+	if o := e.Source; o != nil {
+		j.Source = &sourceOriginJSON{Name: o.Source, Git: o.Git, Commit: o.Commit, Index: o.Index, Dir: o.Dir}
+	}
 	for _, d := range e.Declarations {
 		j.Declarations = append(j.Declarations, declarationJSON{Owner: d.Owner, At: positionJSON{File: d.At.File, Line: d.At.Line, Column: d.At.Column}})
 	}

@@ -48,9 +48,9 @@ func (e *SourceError) Unwrap() error { return e.Err }
 // SourceOrigin is where a skill from a source came from.
 type SourceOrigin struct {
 	Source string // the source's name
-	Git    string
-	Commit string
-	Dir    string // the skill's folder in the repository
+	// Git and Commit, or Index, are the source and what pins it.
+	Git, Commit, Index string
+	Dir                string // the skill's folder in the source
 }
 
 // ValidSkillName tells whether name is one a skill can have.
@@ -72,7 +72,8 @@ func sourceAt(src RemoteSource, rel string) string {
 
 // lockedSources adds the skills of every source skillsync.yaml declares, as
 // skillsync.lock pins them, read through l.sources; with no reader, the
-// sources are left out (a load for a completion or the profile needs none).
+// sources are left out (the watcher's first listing of what to watch, adopt and
+// the profile commands need none of them).
 func (l *loader) lockedSources(reg *Registry) {
 	specs := reg.Config.Spec.Sources
 	if len(specs) == 0 {
@@ -197,7 +198,7 @@ func (l *loader) sourceSkill(reg *Registry, tree *memTree, src RemoteSource, loc
 		return Skill{}, false
 	}
 	s := Skill{Name: name, Spec: SkillSpec{Dir: at}, doc: reg.config,
-		Origin: &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Dir: path.Join(cleanSourcePath(src.Path), name)}}
+		Origin: &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Index: src.Index, Dir: path.Join(cleanSourcePath(src.Path), name)}}
 	l.fillFromRead(&s, at, read)
 	return s, true
 }
