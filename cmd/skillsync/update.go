@@ -117,7 +117,7 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 				printProblemsUnder(g.stderr, fmt.Sprintf("skillsync: %s cannot be read, so the sources not named cannot be kept as it pins them; run skillsync update without names to write it anew:", lockFile), problems)
 				return invalidInput(problems)
 			case errors.As(err, &problems):
-				fmt.Fprintf(g.stderr, "skillsync: %s cannot be read as a lock (%s); it is written anew\n", lockFile, problems[0])
+				fmt.Fprintf(g.stderr, "skillsync: %s cannot be read as a lock (%s); what this update resolves replaces it, once you say so\n", lockFile, problems[0])
 			case err != nil:
 				return &exitError{exitFailure, err}
 			}

@@ -37,8 +37,10 @@ type readFiles struct {
 // NewReader reads through cache.
 func NewReader(cache Cache) *Reader { return &Reader{Cache: cache} }
 
-// ReadSource is every file and folder of src's folder at the commit at pins,
-// fetched into the cache first when it lacks the commit.
+// ReadSource is every entry of the skill directories of src's folder at the
+// commit at pins (those at takes; resolving, those src includes, or every
+// folder with a SKILL.md), the commit fetched into the cache first when it
+// lacks it.
 func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource) ([]registry.SourceFile, error) {
 	commit := at.Commit
 	// The skills the lock takes, or, resolving, those include names; nil, every
