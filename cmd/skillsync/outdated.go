@@ -58,13 +58,9 @@ Exit codes: 0 every source is current, 1 some source is outdated, 2 invalid inpu
 			if g.offline {
 				return usageError("outdated asks the remotes; --offline cannot go with it")
 			}
-			root, err := g.root()
+			reg, err := g.declarations()
 			if err != nil {
 				return err
-			}
-			reg, err := registry.LoadConfig(g.readOnly(), root, g.config(), nil)
-			if err != nil {
-				return inputError(g.stderr, err)
 			}
 			if err := checkSourceNames(reg, args); err != nil {
 				return err

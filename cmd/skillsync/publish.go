@@ -34,13 +34,9 @@ Exit codes: 0 written, 2 invalid input or usage, 4 any other failure.`,
 			if site == "" {
 				return usageError("publish needs --well-known DIR, the directory a web server serves")
 			}
-			root, err := g.root()
+			reg, err := g.declarations()
 			if err != nil {
 				return err
-			}
-			reg, err := registry.LoadConfig(g.readOnly(), root, g.config(), nil)
-			if err != nil {
-				return inputError(g.stderr, err)
 			}
 			skills, err := publishable(g, reg, args)
 			if err != nil {

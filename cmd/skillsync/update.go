@@ -92,13 +92,9 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 			if g.offline {
 				return usageError("update resolves refs on the network; --offline cannot go with it")
 			}
-			root, err := g.root()
+			reg, err := g.declarations()
 			if err != nil {
 				return err
-			}
-			reg, err := registry.LoadConfig(g.readOnly(), root, g.config(), nil)
-			if err != nil {
-				return inputError(g.stderr, err)
 			}
 			if len(reg.Config.Spec.Sources) == 0 {
 				fmt.Fprintf(g.stdout, "%s declares no sources; nothing to update\n", reg.ConfigFile)
@@ -152,6 +148,21 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "write the lock without asking")
 	cmd.Flags().BoolVar(&diff, "diff", false, "show the unified diff of every file of the skills that change")
 	return cmd
+}
+
+// declarations loads the workspace's config and registry, its sources left
+// unread: what update, outdated and publish start from. Its error is the
+// command's.
+func (g *globals) declarations() (*registry.Registry, error) {
+	root, err := g.root()
+	if err != nil {
+		return nil, err
+	}
+	reg, err := registry.LoadConfig(g.readOnly(), root, g.config(), nil)
+	if err != nil {
+		return nil, inputError(g.stderr, err)
+	}
+	return reg, nil
 }
 
 // checkSourceNames refuses a name of names that reg declares no source by.

@@ -35,14 +35,7 @@ func TestASourceIsFetchedOnceThenReadFromTheCache(t *testing.T) {
 	ws := t.TempDir()
 	testkit.WriteFile(t, ws, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  targets: [claude-code]\n"+
 		"  sources:\n    - name: team\n      git: "+u.URL+"\n      path: skills\n"))
-	run := func(want int, args ...string) string {
-		t.Helper()
-		code, stdout, stderr := runCLI(t, ws, args...)
-		if code != want {
-			t.Fatalf("skillsync %v: exit %d, want %d\n%s%s", args, code, want, stdout, stderr)
-		}
-		return stdout + stderr
-	}
+	run := runIn(t, ws)
 	run(exitOK, "update", "--yes")
 	fetched := u.Requests.Load()
 	if fetched == 0 {
@@ -125,14 +118,7 @@ func TestAnIndexSourceIsPinnedByTheLock(t *testing.T) {
 	ws := t.TempDir()
 	testkit.WriteFile(t, ws, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  targets: [claude-code]\n"+
 		"  sources:\n    - name: docs\n      index: "+srv.URL+"/.well-known/agent-skills/index.json\n"))
-	run := func(want int, args ...string) string {
-		t.Helper()
-		code, stdout, stderr := runCLI(t, ws, args...)
-		if code != want {
-			t.Fatalf("skillsync %v: exit %d, want %d\n%s%s", args, code, want, stdout, stderr)
-		}
-		return stdout + stderr
-	}
+	run := runIn(t, ws)
 	if out := run(exitOK, "update", "--yes"); !strings.Contains(out, "source docs: ") || !strings.Contains(out, "(index)") || !strings.Contains(out, "  + greet") {
 		t.Errorf("update said:\n%s", out)
 	}
@@ -175,5 +161,18 @@ func TestAnIndexSourceIsPinnedByTheLock(t *testing.T) {
 	}
 	if d := diffSnapshots(before, treeOf(t, ws)); d != "" {
 		t.Errorf("a run that could not verify its source changed the workspace:\n%s", d)
+	}
+}
+
+// runIn runs skillsync in the workspace ws and requires an exit code; it
+// returns what was printed.
+func runIn(t *testing.T, ws string) func(want int, args ...string) string {
+	return func(want int, args ...string) string {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, ws, args...)
+		if code != want {
+			t.Fatalf("skillsync %v: exit %d, want %d\n%s%s", args, code, want, stdout, stderr)
+		}
+		return stdout + stderr
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/desired/registry"
@@ -134,7 +135,7 @@ func digestOf(data []byte) string {
 }
 
 func validDigest(d string) bool {
-	h, ok := cutPrefix(d, "sha256:")
+	h, ok := strings.CutPrefix(d, "sha256:")
 	if !ok || len(h) != 64 {
 		return false
 	}
@@ -144,11 +145,4 @@ func validDigest(d string) bool {
 		}
 	}
 	return true
-}
-
-func cutPrefix(s, prefix string) (string, bool) {
-	if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
-		return s[len(prefix):], true
-	}
-	return s, false
 }
