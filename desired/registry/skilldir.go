@@ -348,6 +348,10 @@ func checkSupportName(sub, name, rel string) string {
 		return "the name holds a glob character (* ? [ ]), which the .gitignore and .gitattributes naming the generated copies would read as a pattern"
 	case workspacefs.WindowsDeviceName(name):
 		return "the name is a Windows device name, which Windows cannot create"
+	case strings.ContainsAny(name, `:<>"|`):
+		return `the name holds a character Windows cannot have in a file name (: < > " |)`
+	case strings.HasSuffix(name, ".") || strings.HasSuffix(name, " "):
+		return "the name ends in a dot or a space, which Windows drops, so it would be another file there"
 	case banner.IsTempName(name):
 		return "the name is one skillsync gives its own temp files"
 	case sub == "" && name != "SKILL.md" && strings.EqualFold(name, "SKILL.md"):
