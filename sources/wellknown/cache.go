@@ -2,7 +2,6 @@ package wellknown
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
@@ -108,7 +107,7 @@ func (c Cache) cached(name, digest string, limit int64) ([]byte, bool) {
 // keep writes data into the cache as name: under a temporary name first, then
 // renamed, so that a reader never sees it half written.
 func (c Cache) keep(name string, data []byte) error {
-	if err := (workspacefs.OS{}).MkdirAll(filepath.Join(c.Dir, "sha256"), 0o755); err != nil {
+	if err := (workspacefs.OS{}).MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
 	root, err := (workspacefs.OS{}).Open(c.Dir)
@@ -116,21 +115,8 @@ func (c Cache) keep(name string, data []byte) error {
 		return err
 	}
 	defer root.Close()
-	d, err := root.OpenDir("sha256")
-	if err != nil {
-		return workspacefs.Cause(err)
-	}
-	defer d.Close()
-	tmp := ".tmp-" + rand.Text()
-	if err := d.WriteNew(tmp, data, 0o644); err != nil {
-		return workspacefs.Cause(err)
-	}
 	// A copy there already was kept by another process, with the same bytes,
 	// or found damaged by a read: replacing it is right either way. Nothing is
 	// synced: a copy a crash cut short fails its digest and is fetched again.
-	if err := d.Rename(tmp, name); err != nil {
-		d.Remove(tmp)
-		return workspacefs.Cause(err)
-	}
-	return nil
+	return writeWhole(root, "sha256/"+name, data)
 }
