@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/skillsync/skillsync/desired/registry"
 )
 

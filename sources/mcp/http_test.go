@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/sources/mcp/skillserver"
 )

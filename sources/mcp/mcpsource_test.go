@@ -12,10 +12,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 func yes() *bool { t := true; return &t }

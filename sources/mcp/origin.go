@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/skillsync/skillsync/desired/registry"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/skillsync/skillsync/desired/registry"
 )
 
 // bannerLines is how many lines banner.Stamp adds to a snapshot above what

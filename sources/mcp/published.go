@@ -13,8 +13,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/skillsync/skillsync/internal/printable"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/skillsync/skillsync/internal/printable"
 )
 
 // SkillsExtension is what a server declares among its capabilities' extensions

@@ -7,9 +7,10 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/sources/mcp/skillserver"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 const gitWorkflow = "---\nname: git-workflow\ndescription: Follow the team's git conventions\nallowed-tools: Bash(git push:*)\nlicense: MIT\n---\n\nBranch from main; squash on merge.\n"

@@ -6,8 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/skillsync/skillsync/desired/registry"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/skillsync/skillsync/desired/registry"
 )
 
 // carried are the frontmatter fields of a published skill a registry Skill

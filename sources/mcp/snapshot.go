@@ -9,10 +9,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/printable"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // Owner is how a snapshot's banner names the server it records.

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
-	"strings"
 
 	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/sources/archive"
+	"github.com/skillsync/skillsync/sources/blobs"
 )
 
 // Cache keeps the artifacts of discovery indexes by their digest under Dir
@@ -59,18 +58,18 @@ func (c Cache) Artifact(ctx context.Context, a registry.Artifact) ([]byte, error
 	if c.Dir == "" {
 		return nil, errNoCache
 	}
-	if !validDigest(a.Digest) {
+	if !blobs.ValidDigest(a.Digest) {
 		return nil, fmt.Errorf("artifact %s: %q is not a sha256: digest", registry.RedactRemote(a.URL), a.Digest)
 	}
 	if err := registry.CheckArtifactURL(a.URL); err != nil {
 		return nil, err
 	}
-	name := strings.TrimPrefix(a.Digest, "sha256:")
 	limit := int64(maxSkillMDSize)
 	if a.Type == registry.ArtifactArchive {
-		limit = maxArchiveSize
+		limit = archive.MaxSize
 	}
-	if data, ok := c.cached(name, a.Digest, limit); ok {
+	store := blobs.Store{Dir: c.Dir}
+	if data, ok := store.Get(a.Digest, limit); ok {
 		return data, nil
 	}
 	if c.Offline {
@@ -80,43 +79,11 @@ func (c Cache) Artifact(ctx context.Context, a registry.Artifact) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	if got := digestOf(data); got != a.Digest {
+	if got := blobs.Digest(data); got != a.Digest {
 		return nil, fmt.Errorf("%s is %s, not %s as the index said: it changed since, or was tampered with", registry.RedactRemote(a.URL), got, a.Digest)
 	}
-	if err := c.keep(name, data); err != nil {
-		return nil, fmt.Errorf("keep %s in the cache as %s: %w", registry.RedactRemote(a.URL), filepath.Join(c.Dir, "sha256", name), err)
+	if err := store.Put(data); err != nil {
+		return nil, fmt.Errorf("keep %s in the cache as %s: %w", registry.RedactRemote(a.URL), store.Path(a.Digest), err)
 	}
 	return data, nil
-}
-
-// cached reads the artifact name from the cache, if it is there and holds
-// what digest says.
-func (c Cache) cached(name, digest string, limit int64) ([]byte, bool) {
-	root, err := (workspacefs.OS{}).Open(c.Dir)
-	if err != nil {
-		return nil, false
-	}
-	defer root.Close()
-	data, err := root.ReadRegular("sha256/"+name, limit)
-	if err != nil || digestOf(data) != digest {
-		return nil, false
-	}
-	return data, true
-}
-
-// keep writes data into the cache as name: under a temporary name first, then
-// renamed, so that a reader never sees it half written.
-func (c Cache) keep(name string, data []byte) error {
-	if err := (workspacefs.OS{}).MkdirAll(c.Dir, 0o755); err != nil {
-		return err
-	}
-	root, err := (workspacefs.OS{}).Open(c.Dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	// A copy there already was kept by another process, with the same bytes,
-	// or found damaged by a read: replacing it is right either way. Nothing is
-	// synced: a copy a crash cut short fails its digest and is fetched again.
-	return writeWhole(root, "sha256/"+name, data)
 }

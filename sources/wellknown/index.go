@@ -2,18 +2,16 @@ package wellknown
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/sources/blobs"
 )
 
 // SchemaV020 is the $schema of a 0.2.0 index, the only form read: the one whose
@@ -24,7 +22,6 @@ const SchemaV020 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 const (
 	maxIndexSize   = 16 << 20
 	maxSkillMDSize = 16 << 20
-	maxArchiveSize = 64 << 20
 	// Timeout bounds each request.
 	Timeout = 2 * time.Minute
 )
@@ -110,7 +107,7 @@ func ReadIndex(ctx context.Context, client *http.Client, indexURL string) (Index
 			e.URL = base.ResolveReference(ref).String()
 		}
 	}
-	return ix, digestOf(data), nil
+	return ix, blobs.Digest(data), nil
 }
 
 // checkEntry says why e, an entry of an index a source takes, cannot be read.
@@ -120,29 +117,11 @@ func checkEntry(e Entry) error {
 		return fmt.Errorf("the index names skill %q, which is not a skill name (a-z, 0-9 and -, at most %d)", e.Name, registry.MaxNameLength)
 	case e.Type != registry.ArtifactSkillMD && e.Type != registry.ArtifactArchive:
 		return fmt.Errorf("skill %s of the index has type %q; skillsync reads %s and %s", e.Name, e.Type, registry.ArtifactSkillMD, registry.ArtifactArchive)
-	case !validDigest(e.Digest):
+	case !blobs.ValidDigest(e.Digest):
 		return fmt.Errorf("skill %s of the index has digest %q, not sha256: and 64 lowercase hex digits", e.Name, e.Digest)
 	}
 	if err := registry.CheckArtifactURL(e.URL); err != nil {
 		return fmt.Errorf("skill %s of the index: %v", e.Name, err)
 	}
 	return nil
-}
-
-func digestOf(data []byte) string {
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-func validDigest(d string) bool {
-	h, ok := strings.CutPrefix(d, "sha256:")
-	if !ok || len(h) != 64 {
-		return false
-	}
-	for _, c := range h {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

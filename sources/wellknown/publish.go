@@ -1,10 +1,6 @@
 package wellknown
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +12,8 @@ import (
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/sources/archive"
+	"github.com/skillsync/skillsync/sources/blobs"
 )
 
 // IndexPath is where a site serves its index, relative to its root.
@@ -58,12 +56,13 @@ func Artifacts(skills []Published) (map[string][]byte, error) {
 			e.Type, e.URL, data = registry.ArtifactSkillMD, s.Name+"/SKILL.md", s.SkillMD
 		} else {
 			var err error
-			if data, err = tarGz(s); err != nil {
+			files := append([]registry.SupportFile{{Path: "SKILL.md", Data: s.SkillMD}}, s.Files...)
+			if data, err = archive.TarGz(files, ""); err != nil {
 				return nil, fmt.Errorf("skill %s: %w", s.Name, err)
 			}
 			e.Type, e.URL = registry.ArtifactArchive, s.Name+".tar.gz"
 		}
-		e.Digest = digestOf(data)
+		e.Digest = blobs.Digest(data)
 		out[path.Join(base, e.URL)] = data
 		ix.Skills = append(ix.Skills, e)
 	}
@@ -73,36 +72,6 @@ func Artifacts(skills []Published) (map[string][]byte, error) {
 	}
 	out[IndexPath] = append(data, '\n')
 	return out, nil
-}
-
-// tarGz is the skill directory of s as a .tar.gz, its root the directory:
-// files in path order, no times, owners or folders, so the same files give
-// the same bytes.
-func tarGz(s Published) ([]byte, error) {
-	var buf bytes.Buffer
-	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	tw := tar.NewWriter(gz)
-	files := append([]registry.SupportFile{{Path: "SKILL.md", Data: s.SkillMD}}, s.Files...)
-	slices.SortFunc(files, func(a, b registry.SupportFile) int { return strings.Compare(a.Path, b.Path) })
-	for _, f := range files {
-		mode := int64(0o644)
-		if f.Executable {
-			mode = 0o755
-		}
-		if err := tw.WriteHeader(&tar.Header{Name: f.Path, Mode: mode, Size: int64(len(f.Data)), Typeflag: tar.TypeReg, Format: tar.FormatUSTAR}); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(f.Data); err != nil {
-			return nil, err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := gz.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // Publish writes the site of skills into dir (made if missing): the index and
@@ -148,7 +117,7 @@ func Publish(sys workspacefs.System, dir string, skills []Published) ([]string, 
 		return 0
 	})
 	for _, p := range paths {
-		if err := writeWhole(root, p, files[p]); err != nil {
+		if err := workspacefs.WriteWhole(root, p, files[p]); err != nil {
 			return nil, fmt.Errorf("write %s: %w", p, err)
 		}
 	}
@@ -177,26 +146,4 @@ func publishedBefore(root workspacefs.FS) (map[string]bool, error) {
 		}
 	}
 	return ours, nil
-}
-
-// writeWhole writes data at rel in root under a temporary name beside it, then
-// renames it into place, making its folder if missing.
-func writeWhole(root workspacefs.FS, rel string, data []byte) error {
-	if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
-		return workspacefs.Cause(err)
-	}
-	d, err := root.OpenDir(path.Dir(rel))
-	if err != nil {
-		return workspacefs.Cause(err)
-	}
-	defer d.Close()
-	tmp := ".tmp-" + rand.Text()
-	if err := d.WriteNew(tmp, data, 0o644); err != nil {
-		return workspacefs.Cause(err)
-	}
-	if err := d.Rename(tmp, path.Base(rel)); err != nil {
-		d.Remove(tmp)
-		return workspacefs.Cause(err)
-	}
-	return nil
 }

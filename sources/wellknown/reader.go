@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/sources/archive"
 )
 
 // Reader reads index sources for a load through the cache. It keeps the files
@@ -106,7 +107,7 @@ func (r *Reader) artifactFiles(a registry.Artifact) ([]registry.SourceFile, erro
 	if a.Type == registry.ArtifactSkillMD {
 		return []registry.SourceFile{{Path: "SKILL.md", Data: data}}, nil
 	}
-	files, err := Unpack(data)
+	files, err := archive.Unpack(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", registry.RedactRemote(a.URL), err)
 	}

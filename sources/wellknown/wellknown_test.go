@@ -1,10 +1,6 @@
 package wellknown
 
 import (
-	"archive/tar"
-	"archive/zip"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +14,8 @@ import (
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/sources/archive"
+	"github.com/skillsync/skillsync/sources/blobs"
 )
 
 // site serves files over TLS, as a docs site serves its index, counting the
@@ -54,83 +52,26 @@ func index(entries ...string) []byte {
 }
 
 func entry(name, typ, url string, data []byte) string {
-	return fmt.Sprintf(`{"name": %q, "type": %q, "description": "The %s skill.", "url": %q, "digest": %q}`, name, typ, name, url, digestOf(data))
-}
-
-type archived struct {
-	name, body string
-	mode       int64
-	link       string
-}
-
-func makeTarGz(t *testing.T, entries ...archived) []byte {
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for _, e := range entries {
-		h := &tar.Header{Name: e.name, Mode: e.mode, Size: int64(len(e.body)), Typeflag: tar.TypeReg}
-		if h.Mode == 0 {
-			h.Mode = 0o644
-		}
-		if e.link != "" {
-			h.Typeflag, h.Linkname, h.Size = tar.TypeSymlink, e.link, 0
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		if e.link == "" {
-			tw.Write([]byte(e.body))
-		}
-	}
-	tw.Close()
-	gz.Close()
-	return buf.Bytes()
-}
-
-func zipOf(t *testing.T, entries ...archived) []byte {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range entries {
-		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
-		mode := os.FileMode(0o644)
-		if e.mode != 0 {
-			mode = os.FileMode(e.mode)
-		}
-		if e.link != "" {
-			mode = os.ModeSymlink | 0o777
-		}
-		h.SetMode(mode)
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.link != "" {
-			w.Write([]byte(e.link))
-		} else {
-			w.Write([]byte(e.body))
-		}
-	}
-	zw.Close()
-	return buf.Bytes()
+	return fmt.Sprintf(`{"name": %q, "type": %q, "description": "The %s skill.", "url": %q, "digest": %q}`, name, typ, name, url, blobs.Digest(data))
 }
 
 func TestAnIndexSourceIsReadPinnedAndCached(t *testing.T) {
 	skillMD := []byte("---\nname: greet\ndescription: Greet.\n---\nSay hello.\n")
-	archive := makeTarGz(t, archived{name: "SKILL.md", body: "---\nname: deploy\ndescription: Deploy.\n---\nRun scripts/go.sh.\n"},
-		archived{name: "scripts/go.sh", body: "#!/bin/sh\necho go\n", mode: 0o755})
+	tgz := tarGz(t, registry.SupportFile{Path: "SKILL.md", Data: []byte("---\nname: deploy\ndescription: Deploy.\n---\nRun scripts/go.sh.\n")},
+		registry.SupportFile{Path: "scripts/go.sh", Data: []byte("#!/bin/sh\necho go\n"), Executable: true})
 	s := newSite(t, map[string][]byte{
 		"/greet/SKILL.md": skillMD,
-		"/deploy.tar.gz":  archive,
+		"/deploy.tar.gz":  tgz,
 	})
 	// Relative URLs resolve against the index's, as RFC 3986 says.
-	s.files["/.well-known/agent-skills/index.json"] = index(entry("greet", "skill-md", "../../greet/SKILL.md", skillMD), entry("deploy", "archive", "/deploy.tar.gz", archive))
+	s.files["/.well-known/agent-skills/index.json"] = index(entry("greet", "skill-md", "../../greet/SKILL.md", skillMD), entry("deploy", "archive", "/deploy.tar.gz", tgz))
 	r := NewReader(s.cache(t))
 	src := registry.RemoteSource{Name: "docs", Index: s.url("/.well-known/agent-skills/index.json")}
 	locked, err := r.Resolve(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if locked.Artifacts["greet"].URL != s.url("/greet/SKILL.md") || locked.Digest != digestOf(s.files["/.well-known/agent-skills/index.json"]) {
+	if locked.Artifacts["greet"].URL != s.url("/greet/SKILL.md") || locked.Digest != blobs.Digest(s.files["/.well-known/agent-skills/index.json"]) {
 		t.Errorf("Resolve = %+v", locked)
 	}
 	files, err := r.ReadSource(src, locked)
@@ -167,7 +108,7 @@ func TestAnIndexSourceIsReadPinnedAndCached(t *testing.T) {
 		t.Errorf("a damaged cached artifact: %v, %d requests", err, s.requests.Load()-before)
 	}
 	// The site replaces an artifact: the lock's digest no longer matches.
-	s.files["/deploy.tar.gz"] = makeTarGz(t, archived{name: "SKILL.md", body: "changed"})
+	s.files["/deploy.tar.gz"] = tarGz(t, registry.SupportFile{Path: "SKILL.md", Data: []byte("changed")})
 	fresh := s.cache(t)
 	if _, err := NewReader(fresh).ReadSource(src, locked); err == nil || !strings.Contains(err.Error(), "not "+locked.Artifacts["deploy"].Digest) {
 		t.Errorf("an artifact replaced at its URL = %v", err)
@@ -226,52 +167,9 @@ func TestRedirectsStayOnHTTPS(t *testing.T) {
 	})
 	c := s.cache(t)
 	c.Client = &http.Client{Transport: s.srv.Client().Transport, CheckRedirect: Cache{}.client().CheckRedirect}
-	_, err := c.Artifact(context.Background(), registry.Artifact{Type: registry.ArtifactSkillMD, URL: s.url("/a.md"), Digest: digestOf([]byte("x"))})
+	_, err := c.Artifact(context.Background(), registry.Artifact{Type: registry.ArtifactSkillMD, URL: s.url("/a.md"), Digest: blobs.Digest([]byte("x"))})
 	if err == nil || !strings.Contains(err.Error(), "a redirect from https:// to http://") {
 		t.Errorf("a redirect to http on this machine = %v", err)
-	}
-}
-
-func TestUnpackRefusesWhatCouldEscapeOrFillTheDisk(t *testing.T) {
-	many := []archived{}
-	for i := range registry.MaxSkillEntries + 1 {
-		many = append(many, archived{name: fmt.Sprintf("f%d", i), body: "x"})
-	}
-	bomb := archived{name: "zeros.bin", body: strings.Repeat("\x00", 17<<20)}
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want string
-	}{
-		{"parent", makeTarGz(t, archived{name: "../evil", body: "x"}), "no path inside"},
-		{"absolute", makeTarGz(t, archived{name: "/etc/evil", body: "x"}), "no path inside"},
-		{"deep parent", zipOf(t, archived{name: "a/../../evil", body: "x"}), "no path inside"},
-		{"backslash", zipOf(t, archived{name: "a\\..\\evil", body: "x"}), "no path inside"},
-		{"twice", makeTarGz(t, archived{name: "a", body: "x"}, archived{name: "./a", body: "y"}), "twice"},
-		{"too many", makeTarGz(t, many...), "more than 1000 files"},
-		{"bomb, tar", makeTarGz(t, bomb), "larger than"},
-		{"bomb, zip", zipOf(t, bomb), "larger than"},
-		{"neither", []byte("plain text"), "neither a .tar.gz nor a .zip"},
-		{"a file and a folder", makeTarGz(t, archived{name: "a", body: "x"}, archived{name: "a/b", body: "y"}), "holds a as a file and as a folder"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Unpack(tc.data)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Unpack = %v, want %q", err, tc.want)
-			}
-		})
-	}
-	// A folder may come after the files in it, as zip tools write it.
-	if files, err := Unpack(zipOf(t, archived{name: "scripts/run.sh", body: "x"}, archived{name: "scripts/"})); err != nil || len(files) != 2 {
-		t.Errorf("Unpack of a folder after its file = %+v, %v", files, err)
-	}
-	// A link is kept as one, for the registry to refuse at its path.
-	for _, data := range [][]byte{makeTarGz(t, archived{name: "SKILL.md", body: "x"}, archived{name: "out", link: "/etc/passwd"}),
-		zipOf(t, archived{name: "SKILL.md", body: "x"}, archived{name: "out", link: "/etc/passwd"})} {
-		files, err := Unpack(data)
-		if err != nil || len(files) != 2 || !files[1].Link || files[1].Data != nil {
-			t.Errorf("Unpack of a link = %+v, %v", files, err)
-		}
 	}
 }
 
@@ -307,10 +205,18 @@ func TestPublishKeepsWhatItDidNotWrite(t *testing.T) {
 	if err != nil || len(written) != 2 || written[1] != IndexPath {
 		t.Errorf("Publish again = %v, %v; want the archive, then the index", written, err)
 	}
-	files, err := Unpack(mustRead(t, theirs))
+	files, err := archive.Unpack(mustRead(t, theirs))
 	if err != nil || len(files) != 2 || string(files[1].Data) != "#!/bin/sh\necho v2\n" || !files[1].Executable {
 		t.Errorf("the archive published again = %+v, %v", files, err)
 	}
+}
+
+func tarGz(t *testing.T, files ...registry.SupportFile) []byte {
+	data, err := archive.TarGz(files, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 func mustRead(t *testing.T, p string) []byte {

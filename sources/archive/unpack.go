@@ -1,4 +1,4 @@
-package wellknown
+package archive
 
 import (
 	"archive/tar"
@@ -20,6 +20,9 @@ import (
 // each path and the limits a skill directory has, and makes the folders the
 // archive leaves implied.
 type unpacked struct {
+	// root is the folder every entry must be in, stripped from its path; ""
+	// when the archive's root is the skill directory.
+	root  string
 	files []registry.SourceFile
 	dirs  map[string]bool // path → whether it is a folder, for every path added
 	total int64
@@ -36,6 +39,21 @@ func (u *unpacked) add(name string, f registry.SourceFile) error {
 	if !fs.ValidPath(clean) || strings.Contains(name, "\\") || strings.HasPrefix(name, "/") {
 		return fmt.Errorf("the archive holds %q, which is no path inside the skill directory", name)
 	}
+	if u.root != "" {
+		if clean == u.root && f.Dir {
+			return nil
+		}
+		rel, ok := strings.CutPrefix(clean, u.root+"/")
+		if !ok {
+			return fmt.Errorf("the archive holds %q, which is outside its folder %s", name, u.root)
+		}
+		clean = rel
+	}
+	return u.addClean(clean, f)
+}
+
+// addClean adds the entry at clean, a path inside the skill directory.
+func (u *unpacked) addClean(clean string, f registry.SourceFile) error {
 	if isDir, seen := u.dirs[clean]; seen {
 		if isDir && f.Dir {
 			return nil
@@ -46,7 +64,7 @@ func (u *unpacked) add(name string, f registry.SourceFile) error {
 		if isDir, seen := u.dirs[dir]; seen && !isDir {
 			return fmt.Errorf("the archive holds %s as a file and as a folder", dir)
 		} else if !seen {
-			if err := u.add(dir, registry.SourceFile{Dir: true}); err != nil {
+			if err := u.addClean(dir, registry.SourceFile{Dir: true}); err != nil {
 				return err
 			}
 		}
@@ -80,8 +98,12 @@ func readBounded(r io.Reader, name string) ([]byte, error) {
 // its first bytes, its root the directory itself. A link is kept as one, for
 // the registry to refuse at its path; a path out of the directory, and more
 // files or bytes than a skill directory holds, refuse the archive.
-func Unpack(data []byte) ([]registry.SourceFile, error) {
-	u := &unpacked{dirs: map[string]bool{}}
+func Unpack(data []byte) ([]registry.SourceFile, error) { return UnpackFolder(data, "") }
+
+// UnpackFolder is Unpack of an archive whose every entry is in the folder root
+// (as oras packs a directory): the paths returned are relative to it.
+func UnpackFolder(data []byte, root string) ([]registry.SourceFile, error) {
+	u := &unpacked{root: root, dirs: map[string]bool{}}
 	var err error
 	switch {
 	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}):
