@@ -39,7 +39,7 @@ func CheckOutdated(reg *registry.Registry, old registry.Lock, names []string, t 
 		if len(names) > 0 && !slices.Contains(names, src.Name) {
 			continue
 		}
-		o := Outdated{Source: src.Name, Ref: src.Ref}
+		o := Outdated{Source: src.Name, Ref: src.Version()}
 		if locked, ok := old.Named(src.Name); ok && locked.Declares(src) {
 			o.Locked = locked.Pin()
 		}
@@ -48,12 +48,12 @@ func CheckOutdated(reg *registry.Registry, old registry.Lock, names []string, t 
 			return nil, fmt.Errorf("source %s: %w", src.Name, err)
 		}
 		o.Now = now.Pin()
-		if release(src.Ref) != "" {
+		if release(src.Version()) != "" {
 			tags, err := t.Tags(src)
 			if err != nil {
 				return nil, fmt.Errorf("source %s: %w", src.Name, err)
 			}
-			o.Newer = newerReleases(src.Ref, tags)
+			o.Newer = newerReleases(src.Version(), tags)
 		}
 		out = append(out, o)
 	}

@@ -78,7 +78,7 @@ func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transp
 		problems = append(problems, ps...)
 		if len(ps) == 0 && len(sums) == 0 {
 			where := " in " + orRoot(src.Path)
-			if src.Index != "" {
+			if src.Git == "" {
 				where = ""
 			}
 			return registry.Lock{}, nil, fmt.Errorf("source %s holds no skill directory (a folder with a SKILL.md)%s at %s", src.Name, where, locked.PinLabel())
@@ -94,7 +94,7 @@ func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transp
 			}
 		}
 		next.Sources = append(next.Sources, locked)
-		changes = append(changes, compare(src.Name, src.Ref, before, locked))
+		changes = append(changes, compare(src.Name, src.Version(), before, locked))
 	}
 	if len(problems) > 0 {
 		return registry.Lock{}, nil, problems.Sorted()
@@ -219,7 +219,7 @@ func FileChanges(c Change, before, after registry.LockedSource, t Transport) ([]
 		if at.Pin() == "" {
 			return out, nil
 		}
-		src := registry.RemoteSource{Name: at.Name, Git: at.Git, Index: at.Index, Ref: at.Ref, Path: at.Path}
+		src := registry.RemoteSource{Name: at.Name, Git: at.Git, Index: at.Index, OCI: at.OCI, Ref: at.Ref, Path: at.Path}
 		files, err := t.ReadSource(src, at)
 		if err != nil {
 			return nil, err

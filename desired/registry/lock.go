@@ -30,10 +30,12 @@ type LockedSource struct {
 	Name   string `json:"name"`
 	Git    string `json:"git,omitempty"`
 	Index  string `json:"index,omitempty"`
+	OCI    string `json:"oci,omitempty"`
 	Ref    string `json:"ref,omitempty"`
 	Path   string `json:"path,omitempty"`
 	Commit string `json:"commit,omitempty"`
-	// Digest is the index's, as update read it.
+	// Digest is the index's, as update read it, or the OCI artifact's
+	// manifest's.
 	Digest string `json:"digest,omitempty"`
 	// Artifacts are, by skill, what an index source's skill is read from.
 	Artifacts map[string]Artifact `json:"artifacts,omitempty"`
@@ -61,11 +63,15 @@ const lockHeader = `# skillsync.lock: what "skillsync update" resolved each sour
 # "skillsync update" is the one way to move it.
 `
 
-// Pin is what fixes the source's content: a git source's commit; for an index,
-// a digest of the artifacts it takes (their names, types, URLs and digests),
-// which a change elsewhere in the index leaves alone.
+// Pin is what fixes the source's content: a git source's commit; an OCI
+// artifact's manifest digest; for an index, a digest of the artifacts it takes
+// (their names, types, URLs and digests), which a change elsewhere in the index
+// leaves alone.
 func (l LockedSource) Pin() string {
-	if l.Index == "" {
+	switch {
+	case l.OCI != "":
+		return l.Digest
+	case l.Index == "":
 		return l.Commit
 	}
 	if len(l.Artifacts) == 0 {
@@ -79,9 +85,13 @@ func (l LockedSource) Pin() string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// PinLabel names the pin in messages: "commit …", or "artifacts sha256:…".
+// PinLabel names the pin in messages: "commit …", "manifest sha256:…", or
+// "artifacts sha256:…".
 func (l LockedSource) PinLabel() string {
-	if l.Index != "" {
+	switch {
+	case l.OCI != "":
+		return "manifest " + l.Digest
+	case l.Index != "":
 		return "artifacts " + l.Pin()
 	}
 	return "commit " + l.Commit
@@ -89,7 +99,7 @@ func (l LockedSource) PinLabel() string {
 
 // Declares tells whether l was resolved from src as it is declared now.
 func (l LockedSource) Declares(src RemoteSource) bool {
-	if l.Name != src.Name || l.Git != src.Git || l.Index != src.Index || l.Ref != src.Ref || cleanSourcePath(l.Path) != cleanSourcePath(src.Path) {
+	if l.Name != src.Name || l.Git != src.Git || l.Index != src.Index || l.OCI != src.OCI || l.Ref != src.Ref || cleanSourcePath(l.Path) != cleanSourcePath(src.Path) {
 		return false
 	}
 	if len(src.Include) == 0 {
@@ -125,7 +135,7 @@ func FormatLock(l Lock) []byte {
 	}
 	for _, s := range sources {
 		field("  - ", "name", s.Name)
-		for _, f := range []struct{ key, value string }{{"git", s.Git}, {"index", s.Index}, {"ref", s.Ref}, {"path", s.Path}, {"commit", s.Commit}, {"digest", s.Digest}} {
+		for _, f := range []struct{ key, value string }{{"git", s.Git}, {"index", s.Index}, {"oci", s.OCI}, {"ref", s.Ref}, {"path", s.Path}, {"commit", s.Commit}, {"digest", s.Digest}} {
 			if f.value != "" {
 				field("    ", f.key, f.value)
 			}
@@ -188,12 +198,14 @@ func ParseLock(file string, data []byte) (Lock, Problems) {
 			ps = append(ps, Problem{Pos: at.Position(), Message: fmt.Sprintf("source name %q is not a name skillsync.yaml can declare", s.Name), Hint: `run "skillsync update" to write the lock again`})
 		case seen[s.Name]:
 			ps = append(ps, Problem{Pos: at.Position(), Message: fmt.Sprintf("source %s is locked twice", s.Name), Hint: `run "skillsync update" to write the lock again`})
-		case (s.Git == "") == (s.Index == ""):
-			ps = append(ps, Problem{Pos: at.Position(), Message: fmt.Sprintf("source %s is locked with neither or both of git and index", s.Name), Hint: `run "skillsync update" to write the lock again`})
+		case transports(s.Git, s.Index, s.OCI) != 1:
+			ps = append(ps, Problem{Pos: at.Position(), Message: fmt.Sprintf("source %s is locked with not one of git, index and oci", s.Name), Hint: `run "skillsync update" to write the lock again`})
 		case s.Git != "" && !isCommitID(s.Commit):
 			ps = append(ps, Problem{Pos: docs[0].at("sources", fmt.Sprint(i), "commit").Position(), Message: fmt.Sprintf("commit %q of source %s is not a full commit id", s.Commit, s.Name), Hint: `run "skillsync update" to write the lock again`})
 		case s.Index != "":
 			ps = append(ps, checkLockedIndex(s, docs[0], i)...)
+		case s.OCI != "":
+			ps = append(ps, checkLockedOCI(s, docs[0], i)...)
 		}
 		seen[s.Name] = true
 		for _, name := range slices.Sorted(maps.Keys(s.Skills)) {
@@ -235,6 +247,32 @@ func checkLockedIndex(s LockedSource, doc document, i int) Problems {
 		if _, ok := s.Skills[name]; !ok {
 			ps = append(ps, Problem{Pos: doc.at("sources", fmt.Sprint(i), "artifacts", name).Position(), Message: fmt.Sprintf("source %s has an artifact for %s, which it does not take", s.Name, name), Hint: again})
 		}
+	}
+	return ps
+}
+
+// transports counts the addresses given, of a source's git, index and oci: a
+// source has one.
+func transports(addresses ...string) int {
+	n := 0
+	for _, v := range addresses {
+		if v != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// checkLockedOCI says what is wrong with the OCI source s, the i-th of the
+// lock doc: its reference and its manifest's digest.
+func checkLockedOCI(s LockedSource, doc document, i int) Problems {
+	var ps Problems
+	again := `run "skillsync update" to write the lock again`
+	if _, ok := parseDigest(s.Digest); !ok {
+		ps = append(ps, Problem{Pos: doc.at("sources", fmt.Sprint(i), "digest").Position(), Message: fmt.Sprintf("digest %q of source %s is not a sha256: digest", s.Digest, s.Name), Hint: again})
+	}
+	if _, err := ParseOCIReference(s.OCI); err != nil {
+		ps = append(ps, Problem{Pos: doc.at("sources", fmt.Sprint(i), "oci").Position(), Message: fmt.Sprintf("source %s: %v", s.Name, err), Hint: again})
 	}
 	return ps
 }

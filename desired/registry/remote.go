@@ -48,9 +48,10 @@ func (e *SourceError) Unwrap() error { return e.Err }
 // SourceOrigin is where a skill from a source came from.
 type SourceOrigin struct {
 	Source string // the source's name
-	// Git and Commit, or Index, are the source and what pins it.
-	Git, Commit, Index string
-	Dir                string // the skill's folder in the source
+	// Git and Commit, Index, or OCI and Digest are the source and what pins
+	// it.
+	Git, Commit, Index, OCI, Digest string
+	Dir                             string // the skill's folder in the source
 }
 
 // ValidSkillName tells whether name is one a skill can have.
@@ -198,7 +199,7 @@ func (l *loader) sourceSkill(reg *Registry, tree *memTree, src RemoteSource, loc
 		return Skill{}, false
 	}
 	s := Skill{Name: name, Spec: SkillSpec{Dir: at}, doc: reg.config,
-		Origin: &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Index: src.Index, Dir: path.Join(cleanSourcePath(src.Path), name)}}
+		Origin: &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Index: src.Index, OCI: src.OCI, Digest: locked.Digest, Dir: path.Join(cleanSourcePath(src.Path), name)}}
 	l.fillFromRead(&s, at, read)
 	return s, true
 }
@@ -222,19 +223,23 @@ func (l *loader) checkSources(reg *Registry) bool {
 		}
 		names[src.Name] = true
 		switch {
-		case src.Git != "" && src.Index != "":
-			bad(at("index"), fmt.Sprintf("source %s has both git and index", src.Name), "a source is a git repository or a discovery index; declare two sources")
+		case transports(src.Git, src.Index, src.OCI) > 1:
+			bad(at("name"), fmt.Sprintf("source %s has more than one of git, index and oci", src.Name), "a source is a git repository, a discovery index or an OCI artifact; declare one source for each")
 		case src.Index != "":
 			if err := CheckIndexURL(src.Index); err != nil {
 				bad(at("index"), fmt.Sprintf("source %s: %v", src.Name, err), "set index: to the https:// URL of the index.json")
 			}
-			if src.Ref != "" || src.Path != "" {
-				bad(at("index"), fmt.Sprintf("source %s is an index, which has no ref or path", src.Name), "leave ref and path out; they are a git source's")
+		case src.OCI != "":
+			if _, err := ParseOCIReference(src.OCI); err != nil {
+				bad(at("oci"), fmt.Sprintf("source %s: %v", src.Name, err), "set oci: to the artifact skillsync publish pushed, such as registry.example.com/acme/skills:1.0")
 			}
 		default:
 			if err := CheckGitRemote(src.Git); err != nil {
-				bad(at("git"), fmt.Sprintf("source %s: %v", src.Name, err), "set git: to the repository's URL, as git clone takes it, or index: to a discovery index's")
+				bad(at("git"), fmt.Sprintf("source %s: %v", src.Name, err), "set git: to the repository's URL, as git clone takes it, index: to a discovery index's, or oci: to an OCI artifact's")
 			}
+		}
+		if src.Git == "" && (src.Ref != "" || src.Path != "") {
+			bad(at("name"), fmt.Sprintf("source %s is not a git repository, so it has no ref or path", src.Name), "leave ref and path out; they are a git source's (an OCI source names its tag in oci:)")
 		}
 		if p := src.Path; strings.HasPrefix(p, "/") || slices.Contains(strings.Split(p, "/"), "..") || strings.Contains(p, "\\") {
 			bad(at("path"), fmt.Sprintf("path %q of source %s is not a folder inside the repository", p, src.Name), "give a path relative to the repository's root, with / between folders")

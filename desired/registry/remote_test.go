@@ -241,8 +241,8 @@ func TestIndexSourcesAreDeclaredAndLockedApart(t *testing.T) {
 		return "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  sources:\n    - name: docs\n" + source
 	}
 	for source, want := range map[string]string{
-		"      index: https://d.example.com/i.json\n      git: https://g.example.com/x.git\n": "source docs has both git and index",
-		"      index: https://d.example.com/i.json\n      ref: v1\n":                          "source docs is an index, which has no ref or path",
+		"      index: https://d.example.com/i.json\n      git: https://g.example.com/x.git\n": "source docs has more than one of git, index and oci",
+		"      index: https://d.example.com/i.json\n      ref: v1\n":                          "source docs is not a git repository, so it has no ref or path",
 		"      index: http://d.example.com/i.json\n":                                          "is not https://",
 		"      index: https://me@d.example.com/i.json\n":                                      "carries a user or token",
 		"      include: [a]\n": "the git remote is empty",
@@ -283,3 +283,61 @@ func TestIndexSourcesAreDeclaredAndLockedApart(t *testing.T) {
 		t.Errorf("a locked index skill without its artifact: %v", ps)
 	}
 }
+
+func TestOCISourcesAreDeclaredAndLockedApart(t *testing.T) {
+	config := func(source string) string {
+		return "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  sources:\n    - name: catalog\n" + source
+	}
+	for source, want := range map[string]string{
+		"      oci: oci://r.example.com/acme/skills:1\n":                     "has a scheme; write REGISTRY/REPOSITORY:TAG, without oci://",
+		"      oci: https://tok:s3cret@r.example.com/acme/skills:1\n":        "has a scheme",
+		"      oci: tok:s3cret@r.example.com/acme/skills:1\n":                "is not REGISTRY/REPOSITORY:TAG",
+		"      oci: r.example.com/Acme/Skills:1\n":                           "is not REGISTRY/REPOSITORY:TAG",
+		"      oci: r.example.com/acme/skills@md5:00\n":                      "is not REGISTRY/REPOSITORY:TAG",
+		"      oci: r.example.com/acme/skills:1\n      ref: v1\n":            "source catalog is not a git repository, so it has no ref or path",
+		"      oci: r.example.com/acme/skills:1\n      git: https://g.x/x\n": "has more than one of git, index and oci",
+		"      oci: \"r.example.com/acme/skills:1\\n\"\n":                    "holds a space or a control character",
+	} {
+		root := workspace(t, map[string]string{ConfigName: config(source)})
+		_, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, fakeSources{})
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%q: err = %v, want %q", source, err, want)
+		}
+	}
+	for ref, want := range map[string]OCIReference{
+		"r.example.com/acme/skills":                  {Registry: "r.example.com", Repository: "acme/skills", Reference: "latest"},
+		"r.example.com:5000/acme/skills:2.0":         {Registry: "r.example.com:5000", Repository: "acme/skills", Reference: "2.0"},
+		"127.0.0.1:5000/skills:1":                    {Registry: "127.0.0.1:5000", Repository: "skills", Reference: "1", PlainHTTP: true},
+		"[::1]:5000/skills:1":                        {Registry: "[::1]:5000", Repository: "skills", Reference: "1", PlainHTTP: true},
+		"localhost:5000/skills:1":                    {Registry: "localhost:5000", Repository: "skills", Reference: "1"},
+		"r.example.com/skills@sha256:" + hex64("ab"): {Registry: "r.example.com", Repository: "skills", Reference: "sha256:" + hex64("ab")},
+	} {
+		got, err := ParseOCIReference(ref)
+		if err != nil || got != want {
+			t.Errorf("ParseOCIReference(%q) = %+v, %v, want %+v", ref, got, err, want)
+		}
+	}
+	digest := SkillDigest(sha256.Sum256([]byte("x")))
+	good := LockedSource{Name: "catalog", OCI: "r.example.com/acme/skills:1", Digest: digest, Skills: map[string]string{"a": digest}}
+	back, ps := ParseLock(LockName, FormatLock(Lock{Sources: []LockedSource{good}}))
+	if got, _ := back.Named("catalog"); len(ps) > 0 || got.Pin() != digest || got.PinLabel() != "manifest "+digest || !got.Declares(RemoteSource{Name: "catalog", OCI: good.OCI}) {
+		t.Errorf("read back as %+v, %v", got, ps)
+	}
+	if got, _ := back.Named("catalog"); got.Declares(RemoteSource{Name: "catalog", OCI: "r.example.com/acme/skills:2"}) {
+		t.Error("a lock of tag 1 declares tag 2")
+	}
+	for _, edit := range []struct {
+		source LockedSource
+		want   string
+	}{
+		{LockedSource{Name: "catalog", OCI: good.OCI, Digest: "latest", Skills: good.Skills}, `digest "latest" of source catalog is not a sha256: digest`},
+		{LockedSource{Name: "catalog", OCI: "oci://r.example.com/x:1", Digest: digest, Skills: good.Skills}, "has a scheme"},
+		{LockedSource{Name: "catalog", OCI: good.OCI, Index: "https://d.example.com/i.json", Digest: digest, Skills: good.Skills}, "not one of git, index and oci"},
+	} {
+		if _, ps := ParseLock(LockName, FormatLock(Lock{Sources: []LockedSource{edit.source}})); !strings.Contains(ps.Error(), edit.want) {
+			t.Errorf("a lock of %+v: %v, want %q", edit.source, ps, edit.want)
+		}
+	}
+}
+
+func hex64(pair string) string { return strings.Repeat(pair, 32) }

@@ -117,11 +117,16 @@ type RemoteSource struct {
 	Name string `json:"name" jsonschema:"required"`
 	// A git remote: https://, ssh://, user@host:path or file://. Credentials come
 	// from git's credential helpers or SSH agent, never from the address. One of
-	// git and index.
+	// git, index and oci.
 	Git string `json:"git"`
 	// An Agent Skills discovery index (version 0.2.0), by its https:// URL:
-	// .../.well-known/agent-skills/index.json. One of git and index.
+	// .../.well-known/agent-skills/index.json. One of git, index and oci.
 	Index string `json:"index"`
+	// An OCI artifact skillsync publish pushed, as REGISTRY/REPOSITORY:TAG or
+	// REGISTRY/REPOSITORY@sha256:DIGEST (the tag latest when neither is
+	// given). Credentials come from the Docker configuration and its credential
+	// helpers. One of git, index and oci.
+	OCI string `json:"oci"`
 	// A tag, a branch or a full commit id; the remote's default branch when
 	// empty. Git only.
 	Ref string `json:"ref"`
