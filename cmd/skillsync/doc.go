@@ -8,5 +8,5 @@
 // authoring/starter, authoring/update, clients, controller, controller/apply,
 // controller/plan, controller/state, controller/watch, desired,
 // desired/registry, internal/printable, internal/workspacefs, observed,
-// sources/git, sources/mcp, sources/wellknown.
+// sources/archive, sources/git, sources/mcp, sources/oci, sources/wellknown.
 package main

@@ -121,6 +121,8 @@ func printExplanation(g *globals, e Explanation) {
 		switch {
 		case o.Index != "":
 			fmt.Fprintf(w, "  from source %s (index %s), as %s pins it\n", o.Source, o.Index, registry.LockName)
+		case o.OCI != "":
+			fmt.Fprintf(w, "  from source %s (oci %s, manifest %s), as %s pins it\n", o.Source, o.OCI, short(o.Digest), registry.LockName)
 		default:
 			fmt.Fprintf(w, "  from source %s (git %s, commit %s), as %s pins it\n", o.Source, o.Git, short(o.Commit), registry.LockName)
 		}

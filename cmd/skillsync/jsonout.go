@@ -228,6 +228,9 @@ type sourceOriginJSON struct {
 	Git    string `json:"git,omitempty"`
 	Commit string `json:"commit,omitempty"`
 	Index  string `json:"index,omitempty"`
+	OCI    string `json:"oci,omitempty"`
+	// Digest is what pins an OCI source (its manifest's) or an index (its own).
+	Digest string `json:"digest,omitempty"`
 	// Dir is the skill's folder in the source.
 	Dir string `json:"dir"`
 }
@@ -279,7 +282,7 @@ func explanationJSONOf(e Explanation) explanationJSON {
 	j := explanationJSON{typeMeta: kindOf(kindExplanation), Name: e.Name, Declarations: []declarationJSON{}, Targets: []targetJSON{}, Clients: []clientViewJSON{},
 		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom, Dir: e.Dir, Files: e.Files, Shadows: e.Shadows}
 	if o := e.Source; o != nil {
-		j.Source = &sourceOriginJSON{Name: o.Source, Git: o.Git, Commit: o.Commit, Index: o.Index, Dir: o.Dir}
+		j.Source = &sourceOriginJSON{Name: o.Source, Git: o.Git, Commit: o.Commit, Index: o.Index, OCI: o.OCI, Digest: o.Digest, Dir: o.Dir}
 	}
 	for _, d := range e.Declarations {
 		j.Declarations = append(j.Declarations, declarationJSON{Owner: d.Owner, At: positionJSON{File: d.At.File, Line: d.At.Line, Column: d.At.Column}})

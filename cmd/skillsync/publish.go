@@ -1,38 +1,67 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/skillsync/skillsync/desired/registry"
-	"github.com/skillsync/skillsync/sources/wellknown"
 	"github.com/spf13/cobra"
+
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/sources/archive"
+	"github.com/skillsync/skillsync/sources/oci"
+	"github.com/skillsync/skillsync/sources/wellknown"
 )
 
 func newPublishCommand(g *globals) *cobra.Command {
 	var site string
 	cmd := &cobra.Command{
-		Use:   "publish --well-known DIR [SKILL...]",
-		Short: "Write the workspace's skill directories as a static Agent Skills discovery index",
-		Long: `Write DIR/.well-known/agent-skills/index.json, in the 0.2.0 form, and beside it an
-artifact per skill directory the workspace declares (or those named): NAME/SKILL.md
-for a skill that is its SKILL.md alone, NAME.tar.gz for one with other files. Serve
-DIR at the root of any web server; another workspace then declares
-index: https://HOST/.well-known/agent-skills/index.json in spec.sources and gets
-the same skills, byte for byte. The same skills give the same bytes, so publishing
-again changes nothing that did not change. An index in DIR that skillsync did not
-publish, or a file where an artifact goes that its index did not name, is kept,
-and nothing is written. Skills declared inline and those of capabilities have no
-directory to publish.
-Exit codes: 0 written, 2 invalid input or usage, 4 any other failure.`,
+		Use:   "publish (--well-known DIR | oci://REGISTRY/REPOSITORY:TAG) [SKILL...]",
+		Short: "Publish the workspace's skill directories as a static discovery index or an OCI artifact",
+		Long: `Publish the skill directories the workspace declares (or those named) where other
+workspaces declare them as a source, and get the same skills, byte for byte. The
+same skills give the same bytes, so publishing again changes nothing that did not
+change. Skills declared inline and those of capabilities have no directory to
+publish.
+
+With --well-known DIR: write DIR/.well-known/agent-skills/index.json, in the 0.2.0
+form, and beside it an artifact per skill: NAME/SKILL.md for a skill that is its
+SKILL.md alone, NAME.tar.gz for one with other files. Serve DIR at the root of any
+web server; a workspace then declares
+index: https://HOST/.well-known/agent-skills/index.json. An index in DIR that
+skillsync did not publish, or a file where an artifact goes that its index did
+not name, is kept, and nothing is written.
+
+With oci://REGISTRY/REPOSITORY:TAG: push one OCI artifact, a layer per skill, and
+tag it; a workspace then declares oci: REGISTRY/REPOSITORY:TAG, and oras pull
+unpacks the same folders. Credentials come from the Docker configuration and its
+credential helpers (docker login, oras login). Layers the registry has are not
+sent again.
+Exit codes: 0 published, 2 invalid input or usage, 4 any other failure (a registry
+that cannot be reached or refuses the push).`,
 		Example: "  skillsync publish --well-known public\n" +
-			"  skillsync publish --well-known public deploy review",
+			"  skillsync publish --well-known public deploy review\n" +
+			"  skillsync publish oci://registry.example.com/acme/skills:1.0",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if site == "" {
-				return usageError("publish needs --well-known DIR, the directory a web server serves")
+			var target string
+			if len(args) > 0 && strings.HasPrefix(args[0], "oci://") {
+				target, args = strings.TrimPrefix(args[0], "oci://"), args[1:]
+			}
+			if (site == "") == (target == "") {
+				return usageError("publish needs one of --well-known DIR (the directory a web server serves) and oci://REGISTRY/REPOSITORY:TAG")
+			}
+			var ref registry.OCIReference
+			if target != "" {
+				var err error
+				if ref, err = registry.ParseOCIReference(target); err != nil {
+					return usageError("%v", err)
+				}
+				if strings.HasPrefix(ref.Reference, "sha256:") {
+					return usageError("oci://%s names a digest; publish to a tag, such as oci://%s/%s:1.0", target, ref.Registry, ref.Repository)
+				}
 			}
 			reg, err := g.declarations()
 			if err != nil {
@@ -41,6 +70,9 @@ Exit codes: 0 written, 2 invalid input or usage, 4 any other failure.`,
 			skills, err := publishable(g, reg, args)
 			if err != nil {
 				return err
+			}
+			if target != "" {
+				return publishOCI(g, ref, skills)
 			}
 			written, err := wellknown.Publish(g.sys, site, skills)
 			if err != nil {
@@ -58,9 +90,26 @@ Exit codes: 0 written, 2 invalid input or usage, 4 any other failure.`,
 	return cmd
 }
 
+// publishOCI pushes skills to ref.
+func publishOCI(g *globals, ref registry.OCIReference, skills []archive.SkillDir) error {
+	if g.offline {
+		return usageError("publishing to a registry needs the network; --offline cannot go with it")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), oci.Timeout)
+	defer cancel()
+	// Pushing reads nothing from the cache.
+	pushed, err := (oci.Cache{}).Push(ctx, ref, skills)
+	if err != nil {
+		return &exitError{exitFailure, err}
+	}
+	fmt.Fprintf(g.stdout, "pushed %s: %d skill(s), %d layer(s) sent, %d already there; manifest %s\n", ref, pushed.Layers, pushed.Sent, pushed.Layers-pushed.Sent, pushed.Digest)
+	fmt.Fprintf(g.stdout, "declare oci: %s in a workspace's spec.sources\n", ref)
+	return nil
+}
+
 // publishable are the skill directories of reg, named in names (all when
 // none), read as they are on disk.
-func publishable(g *globals, reg *registry.Registry, names []string) ([]wellknown.Published, error) {
+func publishable(g *globals, reg *registry.Registry, names []string) ([]archive.SkillDir, error) {
 	var dirs []registry.Skill
 	var have []string
 	for _, s := range reg.Skills {
@@ -79,7 +128,7 @@ func publishable(g *globals, reg *registry.Registry, names []string) ([]wellknow
 		return nil, &exitError{exitFailure, err}
 	}
 	defer r.Close()
-	var out []wellknown.Published
+	var out []archive.SkillDir
 	for _, s := range dirs {
 		if len(names) > 0 && !slices.Contains(names, s.Name) {
 			continue
@@ -88,7 +137,7 @@ func publishable(g *globals, reg *registry.Registry, names []string) ([]wellknow
 		if err != nil {
 			return nil, &exitError{exitFailure, fmt.Errorf("read %s: %w", s.Dir, err)}
 		}
-		out = append(out, wellknown.Published{Name: s.Name, Description: s.Spec.Description, SkillMD: skillMD, Files: files})
+		out = append(out, archive.SkillDir{Name: s.Name, Description: s.Spec.Description, SkillMD: skillMD, Files: files})
 	}
 	return out, nil
 }

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/skillsync/skillsync/authoring/update"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/sources/git"
+	"github.com/skillsync/skillsync/sources/oci"
 	"github.com/skillsync/skillsync/sources/wellknown"
-	"github.com/spf13/cobra"
 )
 
 // sourceReader reads the sources through the user's cache directory, shared
@@ -29,6 +31,7 @@ func (g *globals) sourceReader() *transports {
 		g.sources = &transports{
 			git:   git.NewReader(git.Cache{Dir: subdir(dir, "git"), Offline: g.offline}),
 			index: wellknown.NewReader(wellknown.Cache{Dir: subdir(dir, "wellknown"), Offline: g.offline}),
+			oci:   oci.NewReader(oci.Cache{Dir: subdir(dir, "oci"), Offline: g.offline}),
 		}
 	}
 	return g.sources
@@ -41,31 +44,45 @@ func subdir(dir, name string) string {
 	return filepath.Join(dir, name)
 }
 
-// transports hands each source to the reader of its kind: git or a discovery
-// index.
+// transports hands each source to the reader of its kind: git, a discovery
+// index or an OCI artifact.
 type transports struct {
 	git   *git.Reader
 	index *wellknown.Reader
+	oci   *oci.Reader
+}
+
+// transport is what reads one kind of source.
+type transport interface {
+	ReadSource(src registry.RemoteSource, at registry.LockedSource) ([]registry.SourceFile, error)
+	Resolve(src registry.RemoteSource) (registry.LockedSource, error)
+}
+
+func (t *transports) of(src registry.RemoteSource) transport {
+	switch {
+	case src.Index != "":
+		return t.index
+	case src.OCI != "":
+		return t.oci
+	}
+	return t.git
 }
 
 func (t *transports) ReadSource(src registry.RemoteSource, at registry.LockedSource) ([]registry.SourceFile, error) {
-	if src.Index != "" {
-		return t.index.ReadSource(src, at)
-	}
-	return t.git.ReadSource(src, at)
+	return t.of(src).ReadSource(src, at)
 }
 
 func (t *transports) Resolve(src registry.RemoteSource) (registry.LockedSource, error) {
-	if src.Index != "" {
-		return t.index.Resolve(src)
-	}
-	return t.git.Resolve(src)
+	return t.of(src).Resolve(src)
 }
 
-// Tags are a git source's tags; an index has none.
+// Tags are a git repository's or an OCI repository's tags; an index has none.
 func (t *transports) Tags(src registry.RemoteSource) ([]string, error) {
-	if src.Index != "" {
+	switch {
+	case src.Index != "":
 		return nil, nil
+	case src.OCI != "":
+		return t.oci.Tags(src)
 	}
 	return t.git.Tags(src)
 }

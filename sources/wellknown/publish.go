@@ -24,14 +24,6 @@ const IndexPath = ".well-known/agent-skills/index.json"
 // fields they do not know.
 const generator = "skillsync"
 
-// Published is one skill directory to publish: its name and description, its
-// SKILL.md and every other file, as the registry read them.
-type Published struct {
-	Name, Description string
-	SkillMD           []byte
-	Files             []registry.SupportFile
-}
-
 // publishedIndex is the index Publish writes.
 type publishedIndex struct {
 	Schema    string  `json:"$schema"`
@@ -43,9 +35,9 @@ type publishedIndex struct {
 // the index and each skill's artifact, a skill-md for a SKILL.md alone, else a
 // .tar.gz of the directory, with URLs relative to the index so that the site
 // can be served from any origin. The same skills give the same bytes.
-func Artifacts(skills []Published) (map[string][]byte, error) {
+func Artifacts(skills []archive.SkillDir) (map[string][]byte, error) {
 	skills = slices.Clone(skills)
-	slices.SortFunc(skills, func(a, b Published) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(skills, func(a, b archive.SkillDir) int { return strings.Compare(a.Name, b.Name) })
 	out := map[string][]byte{}
 	ix := publishedIndex{Schema: SchemaV020, Generator: generator, Skills: []Entry{}}
 	base := path.Dir(IndexPath)
@@ -56,8 +48,7 @@ func Artifacts(skills []Published) (map[string][]byte, error) {
 			e.Type, e.URL, data = registry.ArtifactSkillMD, s.Name+"/SKILL.md", s.SkillMD
 		} else {
 			var err error
-			files := append([]registry.SupportFile{{Path: "SKILL.md", Data: s.SkillMD}}, s.Files...)
-			if data, err = archive.TarGz(files, ""); err != nil {
+			if data, err = archive.TarGz(s.All(), ""); err != nil {
 				return nil, fmt.Errorf("skill %s: %w", s.Name, err)
 			}
 			e.Type, e.URL = registry.ArtifactArchive, s.Name+".tar.gz"
@@ -80,7 +71,7 @@ func Artifacts(skills []Published) (map[string][]byte, error) {
 // it, and an artifact only if that index named it: a file of the site that
 // skillsync did not write is kept, and is an error. It returns the paths
 // written, relative to dir.
-func Publish(sys workspacefs.System, dir string, skills []Published) ([]string, error) {
+func Publish(sys workspacefs.System, dir string, skills []archive.SkillDir) ([]string, error) {
 	files, err := Artifacts(skills)
 	if err != nil {
 		return nil, err

@@ -174,7 +174,7 @@ func TestRedirectsStayOnHTTPS(t *testing.T) {
 }
 
 func TestPublishKeepsWhatItDidNotWrite(t *testing.T) {
-	skills := []Published{{Name: "deploy", Description: "Deploy.", SkillMD: []byte("---\nname: deploy\n---\n"),
+	skills := []archive.SkillDir{{Name: "deploy", Description: "Deploy.", SkillMD: []byte("---\nname: deploy\n---\n"),
 		Files: []registry.SupportFile{{Path: "run.sh", Data: []byte("#!/bin/sh\n"), Executable: true}}}}
 	dir := t.TempDir()
 	theirs := filepath.Join(dir, ".well-known/agent-skills/deploy.tar.gz")

@@ -1,0 +1,78 @@
+package oci
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/sources/archive"
+)
+
+// Pushed is what Push did: the manifest's digest, and how many layers the
+// registry lacked and were sent.
+type Pushed struct {
+	Digest string
+	Layers int
+	Sent   int
+}
+
+// Push pushes skills to ref as one artifact (a layer a skill, in name order)
+// and tags its manifest with ref's tag. A layer the registry has already is not
+// sent again, and the same skills give the same manifest.
+func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []archive.SkillDir) (Pushed, error) {
+	if strings.HasPrefix(ref.Reference, "sha256:") {
+		return Pushed{}, fmt.Errorf("%s names a digest; push to a tag", ref)
+	}
+	repo, err := c.repository(ref)
+	if err != nil {
+		return Pushed{}, err
+	}
+	skills = slices.Clone(skills)
+	slices.SortFunc(skills, func(a, b archive.SkillDir) int { return strings.Compare(a.Name, b.Name) })
+	layers := make([]Layer, len(skills))
+	blobs := make([][]byte, len(skills))
+	for i, s := range skills {
+		if layers[i], blobs[i], err = skillLayer(s.Name, s.All()); err != nil {
+			return Pushed{}, fmt.Errorf("skill %s: %w", s.Name, err)
+		}
+	}
+	var sent atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(fetches)
+	push := func(desc ocispec.Descriptor, data []byte, count bool) error {
+		if ok, err := repo.Exists(gctx, desc); err == nil && ok {
+			return nil
+		}
+		if err := repo.Push(gctx, desc, bytes.NewReader(data)); err != nil {
+			return fmt.Errorf("push %s to %s: %w", desc.Digest, ref, explain(err, ref))
+		}
+		if count {
+			sent.Add(1)
+		}
+		return nil
+	}
+	for i := range layers {
+		g.Go(func() error { return push(layers[i].Desc, blobs[i], true) })
+	}
+	g.Go(func() error { return push(ocispec.DescriptorEmptyJSON, ocispec.DescriptorEmptyJSON.Data, false) })
+	if err := g.Wait(); err != nil {
+		return Pushed{}, err
+	}
+	manifest, err := buildManifest(layers)
+	if err != nil {
+		return Pushed{}, err
+	}
+	desc := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: ArtifactType, Digest: digest.FromBytes(manifest), Size: int64(len(manifest))}
+	if err := repo.PushReference(ctx, desc, bytes.NewReader(manifest), ref.Reference); err != nil {
+		return Pushed{}, fmt.Errorf("push the manifest of %s: %w", ref, explain(err, ref))
+	}
+	return Pushed{Digest: desc.Digest.String(), Layers: len(layers), Sent: int(sent.Load())}, nil
+}

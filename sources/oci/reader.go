@@ -1,0 +1,138 @@
+package oci
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/skillsync/skillsync/desired/registry"
+)
+
+// fetches is how many layers are fetched at once.
+const fetches = 8
+
+// Reader reads OCI sources for a load through the cache. It keeps the files of
+// the layers it last read of each artifact, so that a watcher reads a layer
+// once.
+type Reader struct {
+	Cache Cache
+
+	mu   sync.Mutex
+	read map[string]map[string][]registry.SourceFile // reference → layer digest → files
+}
+
+// NewReader reads through cache.
+func NewReader(cache Cache) *Reader { return &Reader{Cache: cache} }
+
+// Resolve reads the manifest src's tag names now: a lock entry pinned to its
+// digest, whose skills are still to be read.
+func (r *Reader) Resolve(src registry.RemoteSource) (registry.LockedSource, error) {
+	ref, err := registry.ParseOCIReference(src.OCI)
+	if err != nil {
+		return registry.LockedSource{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	d, data, err := r.Cache.Resolve(ctx, ref)
+	if err != nil {
+		return registry.LockedSource{}, err
+	}
+	layers, err := readManifest(data)
+	if err != nil {
+		return registry.LockedSource{}, fmt.Errorf("%s: %w", ref, err)
+	}
+	for _, name := range src.Include {
+		if _, ok := layers[name]; !ok {
+			return registry.LockedSource{}, fmt.Errorf("the artifact %s holds no skill %s", ref, name)
+		}
+	}
+	return registry.LockedSource{Name: src.Name, OCI: src.OCI, Digest: d}, nil
+}
+
+// ReadSource is the files of the skills at takes (those src includes, or all
+// the artifact holds, while at names no skills yet), each under a folder of the
+// skill's name, read from the manifest at pins.
+func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource) ([]registry.SourceFile, error) {
+	ref, err := registry.ParseOCIReference(src.OCI)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	data, err := r.Cache.Manifest(ctx, ref, at.Digest)
+	if err != nil {
+		return nil, err
+	}
+	layers, err := readManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	names := slices.Sorted(maps.Keys(at.Skills))
+	if len(names) == 0 {
+		names = slices.Clone(src.Include)
+	}
+	if len(names) == 0 {
+		names = slices.Sorted(maps.Keys(layers))
+	}
+	r.mu.Lock()
+	last := r.read[src.OCI]
+	r.mu.Unlock()
+	for _, name := range names {
+		if _, ok := layers[name]; !ok {
+			return nil, fmt.Errorf("the artifact %s at %s holds no skill %s", ref, at.Digest, name)
+		}
+	}
+	files := make([][]registry.SourceFile, len(names))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(fetches)
+	for i, name := range names {
+		l := layers[name]
+		if kept, ok := last[l.Desc.Digest.String()]; ok {
+			files[i] = kept
+			continue
+		}
+		g.Go(func() error {
+			gz, err := r.Cache.Layer(gctx, ref, l.Desc)
+			if err != nil {
+				return fmt.Errorf("skill %s: %w", name, err)
+			}
+			files[i], err = skillFiles(name, gz)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	kept := map[string][]registry.SourceFile{}
+	var out []registry.SourceFile
+	for i, name := range names {
+		kept[layers[name].Desc.Digest.String()] = files[i]
+		out = append(out, registry.SourceFile{Path: name, Dir: true})
+		for _, f := range files[i] {
+			f.Path = name + "/" + f.Path
+			out = append(out, f)
+		}
+	}
+	r.mu.Lock()
+	if r.read == nil {
+		r.read = map[string]map[string][]registry.SourceFile{}
+	}
+	r.read[src.OCI] = kept
+	r.mu.Unlock()
+	return out, nil
+}
+
+// Tags are the tags of src's repository.
+func (r *Reader) Tags(src registry.RemoteSource) ([]string, error) {
+	ref, err := registry.ParseOCIReference(src.OCI)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	return r.Cache.Tags(ctx, ref)
+}
