@@ -94,7 +94,8 @@ e2e:
 # One-shot commands against the file-I/O floor and the peers rulesync and ruler
 # (installed with npm into test/bench/.cache), N = 100, 1000, 10000, then 1 000 whole
 # skill directories of 10 files against cp -r of their tree, then a git source of
-# 1 000 skills against git clone --depth 1; prints the tables and writes
+# 1 000 skills against git clone --depth 1, and an OCI source of 1 000 skills against
+# oras pull (the oras CLI built from its module); prints the tables and writes
 # test/bench/results/latest.md. Takes about half an hour. The whole skills alone:
 # go run ./test/bench/reconcile -sizes '' -gitsource '' -skilldirs 1000 -out /tmp/skilldirs.md
 bench:

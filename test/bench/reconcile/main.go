@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/testkit/benchkit"
+	"github.com/skillsync/skillsync/internal/testkit/ociregistry"
 )
 
 func main() {
@@ -21,6 +22,7 @@ func main() {
 	sizes := flag.String("sizes", "100,1000,10000", "numbers of capabilities; empty for none")
 	skillDirs := flag.String("skilldirs", "1000", "numbers of whole skill directories of 10 files each; empty for none")
 	gitSources := flag.String("gitsource", "1000", "numbers of skills in a git source; empty for none")
+	ociSources := flag.String("ocisource", "1000", "numbers of skills in an OCI source; empty for none")
 	runs := flag.Int("runs", 5, "timed runs per figure, after one warm-up run")
 	withPeers := flag.Bool("peers", true, "also run rulesync and ruler (installed with npm into -cache)")
 	cache := flag.String("cache", "test/bench/.cache", "npm prefix for the peers; never committed")
@@ -70,19 +72,34 @@ func main() {
 		fmt.Fprintf(os.Stderr, "git source, N=%d: preparing workspaces\n", n)
 		w := b.prepareGitSource(n)
 		fmt.Fprintf(os.Stderr, "git source, N=%d: measuring\n", n)
-		gitResults = append(gitResults, b.measureGitSource(w)...)
+		gitResults = append(gitResults, b.measureSource(w)...)
+	}
+	var ociResults []result
+	if sizes := parseSizes(*ociSources); len(sizes) > 0 {
+		reg := ociregistry.Start()
+		defer reg.Close()
+		oras := installOras(tmp)
+		for _, n := range sizes {
+			fmt.Fprintf(os.Stderr, "OCI source, N=%d: preparing workspaces\n", n)
+			w := b.prepareOCISource(n, reg, oras)
+			fmt.Fprintf(os.Stderr, "OCI source, N=%d: measuring\n", n)
+			ociResults = append(ociResults, b.measureSource(w)...)
+		}
 	}
 	var report string
 	if len(ns) > 0 {
 		report = render(results, b.describe(), *sizes, *runs)
 	} else {
-		report = fmt.Sprintf("# skillsync benchmark\n\n%s\nCommand: `go run ./test/bench/reconcile -sizes '' -skilldirs %s -gitsource %s -runs %d`.\n", machine(), *skillDirs, *gitSources, *runs)
+		report = fmt.Sprintf("# skillsync benchmark\n\n%s\nCommand: `go run ./test/bench/reconcile -sizes '' -skilldirs %s -gitsource %s -ocisource %s -runs %d`.\n", machine(), *skillDirs, *gitSources, *ociSources, *runs)
 	}
 	if len(wholeResults) > 0 {
 		report += "\n" + renderSkillDirs(wholeResults, *skillDirs, *runs)
 	}
 	if len(gitResults) > 0 {
 		report += "\n" + renderGitSource(gitResults, *gitSources, *runs)
+	}
+	if len(ociResults) > 0 {
+		report += "\n" + renderOCISource(ociResults, *ociSources, *runs)
 	}
 	fmt.Print(report)
 	check(os.MkdirAll(filepath.Dir(*out), 0o755))
