@@ -32,7 +32,8 @@ type Change struct {
 	// Index says the source is a discovery index: Old and New are its
 	// digests, and it has no ref.
 	Index bool
-	// Added, Removed and Changed name skills; Kept counts those the same.
+	// Added, Removed and Changed name skills, and registry files by their
+	// paths; Kept counts those the same.
 	Added, Removed, Changed []string
 	Kept                    int
 }
@@ -76,7 +77,9 @@ func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transp
 		}
 		sums, ps := registry.SourceSkills(src, files)
 		problems = append(problems, ps...)
-		if len(ps) == 0 && len(sums) == 0 {
+		documents, docProblems := registry.SourceDocuments(src, files)
+		problems = append(problems, docProblems...)
+		if len(ps)+len(docProblems) == 0 && len(sums)+len(documents) == 0 {
 			where := " in " + orRoot(src.Path)
 			if src.Git == "" {
 				where = ""
@@ -87,6 +90,7 @@ func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transp
 		for name, sum := range sums {
 			locked.Skills[name] = registry.SkillDigest(sum)
 		}
+		locked.Registry, locked.Documents = slices.Clone(src.Registry), documents
 		// The lock pins the artifacts of the skills it takes, and no others.
 		for name := range locked.Artifacts {
 			if _, ok := sums[name]; !ok {
@@ -140,6 +144,24 @@ func compare(name, ref string, before, after registry.LockedSource) Change {
 	for _, skill := range slices.Sorted(maps.Keys(before.Skills)) {
 		if _, ok := after.Skills[skill]; !ok {
 			c.Removed = append(c.Removed, skill)
+		}
+	}
+	// A registry file is named by its path, which holds a dot or a slash that
+	// no skill name does.
+	for _, p := range slices.Sorted(maps.Keys(after.Documents)) {
+		was, ok := before.Documents[p]
+		switch {
+		case !ok:
+			c.Added = append(c.Added, p)
+		case was != after.Documents[p]:
+			c.Changed = append(c.Changed, p)
+		default:
+			c.Kept++
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(before.Documents)) {
+		if _, ok := after.Documents[p]; !ok {
+			c.Removed = append(c.Removed, p)
 		}
 	}
 	return c
@@ -219,13 +241,14 @@ func FileChanges(c Change, before, after registry.LockedSource, t Transport) ([]
 		if at.Pin() == "" {
 			return out, nil
 		}
-		src := registry.RemoteSource{Name: at.Name, Git: at.Git, Index: at.Index, OCI: at.OCI, Ref: at.Ref, Path: at.Path}
+		src := registry.RemoteSource{Name: at.Name, Git: at.Git, Index: at.Index, OCI: at.OCI, Ref: at.Ref, Path: at.Path, Registry: at.Registry}
 		files, err := t.ReadSource(src, at)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range files {
-			if skill, _, _ := strings.Cut(f.Path, "/"); !f.Dir && !f.Link && !f.Other && slices.Contains(skills, skill) {
+			skill, _, _ := strings.Cut(f.Path, "/")
+			if !f.Dir && !f.Link && !f.Other && (slices.Contains(skills, skill) || slices.Contains(skills, f.Path)) {
 				out[f.Path] = f.Data
 			}
 		}

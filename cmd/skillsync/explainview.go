@@ -112,7 +112,7 @@ func explainSkill(out controller.Outcome, found seen, name string) (e Explanatio
 		e.Targets = append(e.Targets, st)
 	}
 	for _, s := range reg.Shadowed {
-		if s.Name == name {
+		if s.Name == name && s.Kind == "skill" {
 			e.Shadows = append(e.Shadows, s.Source)
 		}
 	}

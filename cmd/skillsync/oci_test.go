@@ -33,7 +33,7 @@ func TestAnOCICatalogIsPublishedOncePinnedEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	publish := runIn(t, pub)
-	if out := publish(exitOK, "publish", "oci://"+catalog+":1.0"); !strings.Contains(out, "pushed "+catalog+":1.0: 2 skill(s), 2 layer(s) sent") {
+	if out := publish(exitOK, "publish", "oci://"+catalog+":1.0"); !strings.Contains(out, "pushed "+catalog+":1.0: 2 skill(s), 0 registry file(s); 2 layer(s) sent") {
 		t.Errorf("publish said:\n%s", out)
 	}
 	if out := publish(exitOK, "publish", "oci://"+catalog+":1.0"); !strings.Contains(out, "0 layer(s) sent, 2 already there") {

@@ -72,7 +72,13 @@ that cannot be reached or refuses the push).`,
 				return err
 			}
 			if target != "" {
-				return publishOCI(g, ref, skills)
+				var documents []oci.Document
+				if len(args) == 0 {
+					if documents, err = publishableDocuments(g, reg); err != nil {
+						return err
+					}
+				}
+				return publishOCI(g, ref, skills, documents)
 			}
 			written, err := wellknown.Publish(g.sys, site, skills)
 			if err != nil {
@@ -90,19 +96,45 @@ that cannot be reached or refuses the push).`,
 	return cmd
 }
 
-// publishOCI pushes skills to ref.
-func publishOCI(g *globals, ref registry.OCIReference, skills []archive.SkillDir) error {
+// publishableDocuments are the registry files of reg, as they are on disk. A
+// file with a Skill whose body or directory is another file is refused: a
+// workspace that takes the file from the artifact has neither.
+func publishableDocuments(g *globals, reg *registry.Registry) ([]oci.Document, error) {
+	for _, s := range reg.Skills {
+		if s.Origin == nil && (s.BodyPath != "" || (s.Dir != "" && slices.Contains(reg.Files, s.File()))) {
+			return nil, usageError("%s: skill %s has its body or directory in another file, which a workspace taking %s from the artifact would lack; declare it under spec.skillDirs, or give its body inline, or name the skills to publish them alone", s.Pos(), s.Name, s.File())
+		}
+	}
+	r, err := g.readOnly().Open(reg.Root)
+	if err != nil {
+		return nil, &exitError{exitFailure, err}
+	}
+	defer r.Close()
+	var out []oci.Document
+	for _, f := range reg.Files {
+		data, err := r.ReadFile(f, 16<<20)
+		if err != nil {
+			return nil, &exitError{exitFailure, fmt.Errorf("read %s: %w", f, err)}
+		}
+		out = append(out, oci.Document{Path: filepath.ToSlash(f), Data: data})
+	}
+	return out, nil
+}
+
+// publishOCI pushes skills and documents to ref.
+func publishOCI(g *globals, ref registry.OCIReference, skills []archive.SkillDir, documents []oci.Document) error {
 	if g.offline {
 		return usageError("publishing to a registry needs the network; --offline cannot go with it")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), oci.Timeout)
 	defer cancel()
 	// Pushing reads nothing from the cache.
-	pushed, err := (oci.Cache{}).Push(ctx, ref, skills)
+	pushed, err := (oci.Cache{}).Push(ctx, ref, skills, documents)
 	if err != nil {
 		return &exitError{exitFailure, err}
 	}
-	fmt.Fprintf(g.stdout, "pushed %s: %d skill(s), %d layer(s) sent, %d already there; manifest %s\n", ref, pushed.Layers, pushed.Sent, pushed.Layers-pushed.Sent, pushed.Digest)
+	fmt.Fprintf(g.stdout, "pushed %s: %d skill(s), %d registry file(s); %d layer(s) sent, %d already there; manifest %s\n",
+		ref, len(skills), len(documents), pushed.Sent, pushed.Layers-pushed.Sent, pushed.Digest)
 	fmt.Fprintf(g.stdout, "declare oci: %s in a workspace's spec.sources\n", ref)
 	return nil
 }

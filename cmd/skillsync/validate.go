@@ -76,14 +76,18 @@ func keyNotes(reg *registry.Registry, want desired.State) registry.Problems {
 	return out.Sorted()
 }
 
-// shadowNotes are, as notes at the sources' lines, the skills of sources the
-// workspace declares itself.
+// shadowNotes are, as notes at the sources' lines, the skills, capabilities
+// and profiles of sources the workspace declares itself.
 func shadowNotes(reg *registry.Registry) registry.Problems {
 	var out registry.Problems
 	for _, s := range reg.Shadowed {
+		hint := "remove the workspace's own to take the source's, or leave it out of the source's include"
+		if s.Kind != "skill" {
+			hint = "remove the workspace's own to take the source's, or leave its file out of the source's registry"
+		}
 		out = append(out, registry.Problem{Pos: s.At,
-			Message: fmt.Sprintf("skill %s of source %s is shadowed: the workspace declares its own, which is written instead", s.Name, s.Source),
-			Hint:    "remove the workspace's own to take the source's, or leave it out of the source's include"})
+			Message: fmt.Sprintf("%s %s of source %s is shadowed: the workspace declares its own, which is used instead", s.Kind, s.Name, s.Source),
+			Hint:    hint})
 	}
 	return out
 }

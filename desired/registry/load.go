@@ -352,14 +352,21 @@ func (l *loader) rereader(file string, want Source) func() []byte {
 
 // addDocuments parses one registry file's content into reg.
 func (l *loader) addDocuments(reg *Registry, file string, data []byte) {
+	want, read := reg.Sources[file]
+	if !read {
+		want = SourceOf(data)
+	}
+	l.addDocumentsOf(reg, file, data, l.rereader(file, want), false)
+}
+
+// addDocumentsOf parses data, the registry file named file, into reg; reread
+// gives its bytes again for a position. A source's file (fromSource) has no
+// files beside it in the workspace: a Skill in it has its body inline.
+func (l *loader) addDocumentsOf(reg *Registry, file string, data []byte, reread func() []byte, fromSource bool) {
 	src, docs, ps := parseSource(file, data)
 	l.add(ps...)
 	if src != nil {
-		want, read := reg.Sources[file]
-		if !read {
-			want = SourceOf(data)
-		}
-		defer src.release(l.rereader(file, want))
+		defer src.release(reread)
 	}
 	for _, doc := range docs {
 		kind := ""
@@ -377,6 +384,15 @@ func (l *loader) addDocuments(reg *Registry, file string, data []byte) {
 			l.decode(reg, doc, &d)
 			l.checkHeader(doc, d.APIVersion, d.Kind, "")
 			s := Skill{Name: d.Metadata.Name, Spec: d.Spec, Body: d.Spec.Body, doc: doc}
+			if fromSource && (d.Spec.Dir != "" || d.Spec.BodyFile != "") {
+				key := "dir"
+				if d.Spec.Dir == "" {
+					key = "bodyFile"
+				}
+				l.add(Problem{Pos: doc.at("spec", key).Position(), Message: fmt.Sprintf("skill %s of a source has its %s in another file, which the source does not give", s.Name, key),
+					Hint: "a source's Skill documents carry their body inline (spec.body); its skill directories come as folders of the source"})
+				continue
+			}
 			if d.Spec.Dir != "" {
 				l.readSkillDir(doc, file, d, &s)
 			} else if d.Spec.BodyFile != "" {

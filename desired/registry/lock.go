@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"maps"
 	"slices"
 	"strings"
@@ -41,6 +42,11 @@ type LockedSource struct {
 	Artifacts map[string]Artifact `json:"artifacts,omitempty"`
 	// Skills maps each skill taken to the digest of its directory (SkillDigest).
 	Skills map[string]string `json:"skills"`
+	// Registry is the source's registry patterns, as declared then.
+	Registry []string `json:"registry,omitempty"`
+	// Documents maps each registry file taken, by its path in the source's
+	// folder, to the SHA-256 of its bytes.
+	Documents map[string]string `json:"documents,omitempty"`
 }
 
 // Artifact is what an index names for one skill: a SKILL.md alone or an
@@ -102,6 +108,9 @@ func (l LockedSource) Declares(src RemoteSource) bool {
 	if l.Name != src.Name || l.Git != src.Git || l.Index != src.Index || l.OCI != src.OCI || l.Ref != src.Ref || cleanSourcePath(l.Path) != cleanSourcePath(src.Path) {
 		return false
 	}
+	if !slices.Equal(slices.Sorted(slices.Values(l.Registry)), slices.Sorted(slices.Values(src.Registry))) {
+		return false
+	}
 	if len(src.Include) == 0 {
 		return true
 	}
@@ -148,6 +157,18 @@ func FormatLock(l Lock) []byte {
 				field("        ", "type", a.Type)
 				field("        ", "url", a.URL)
 				field("        ", "digest", a.Digest)
+			}
+		}
+		if len(s.Registry) > 0 {
+			b.WriteString("    registry:\n")
+			for _, p := range slices.Sorted(slices.Values(s.Registry)) {
+				fmt.Fprintf(&b, "      - %s\n", lockScalar(p))
+			}
+		}
+		if len(s.Documents) > 0 {
+			b.WriteString("    documents:\n")
+			for _, p := range slices.Sorted(maps.Keys(s.Documents)) {
+				fmt.Fprintf(&b, "      %s: %s\n", lockScalar(p), lockScalar(s.Documents[p]))
 			}
 		}
 		if len(s.Skills) == 0 {
@@ -208,6 +229,12 @@ func ParseLock(file string, data []byte) (Lock, Problems) {
 			ps = append(ps, checkLockedOCI(s, docs[0], i)...)
 		}
 		seen[s.Name] = true
+		for _, p := range slices.Sorted(maps.Keys(s.Documents)) {
+			if _, ok := parseDigest(s.Documents[p]); !ok || !fs.ValidPath(p) || strings.Contains(p, "\\") || !s.takesDocument(p) {
+				ps = append(ps, Problem{Pos: docs[0].at("sources", fmt.Sprint(i), "documents", p).Position(), Message: fmt.Sprintf("document %q of source %s is locked to %q, not a file its registry patterns take and a sha256: digest", p, s.Name, s.Documents[p]),
+					Hint: `run "skillsync update" to write the lock again`})
+			}
+		}
 		for _, name := range slices.Sorted(maps.Keys(s.Skills)) {
 			if _, ok := parseDigest(s.Skills[name]); !ok || !skillNamePattern.MatchString(name) {
 				ps = append(ps, Problem{Pos: docs[0].at("sources", fmt.Sprint(i), "skills", name).Position(), Message: fmt.Sprintf("skill %q of source %s is locked to %q, not a skill name and a sha256: digest", name, s.Name, s.Skills[name]),
@@ -249,6 +276,11 @@ func checkLockedIndex(s LockedSource, doc document, i int) Problems {
 		}
 	}
 	return ps
+}
+
+// takesDocument tells whether l's registry patterns take the file p.
+func (l LockedSource) takesDocument(p string) bool {
+	return RemoteSource{Registry: l.Registry}.TakesDocument(p)
 }
 
 // transports counts the addresses given, of a source's git, index and oci: a

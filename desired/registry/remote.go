@@ -24,7 +24,11 @@ type SourceReader interface {
 // or anything else (Other, such as a git submodule), which the walk of a skill
 // directory refuses as it does on disk.
 type SourceFile struct {
-	Path        string // slash-separated, relative to the source's folder
+	Path string // slash-separated, relative to the source's folder
+	// Document marks a registry file the source's registry patterns take:
+	// its Path is relative to the repository's root (the artifact's, for
+	// OCI), and it is no part of the skill directories.
+	Document    bool
 	Dir         bool
 	Link, Other bool
 	Executable  bool
@@ -57,6 +61,18 @@ type SourceOrigin struct {
 // ValidSkillName tells whether name is one a skill can have.
 func ValidSkillName(name string) bool {
 	return len(name) <= MaxNameLength && skillNamePattern.MatchString(name)
+}
+
+// TakesDocument tells whether the file p of src (a path from the root of its
+// repository or artifact) is one of its registry documents: whether a pattern
+// of src.Registry matches it.
+func (src RemoteSource) TakesDocument(p string) bool {
+	for _, pattern := range src.Registry {
+		if ok, _ := path.Match(pattern, p); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // cleanSourcePath is a source's path as a folder of the repository, "" for its
@@ -119,7 +135,8 @@ func (l *loader) lockedSources(reg *Registry) {
 	l.readLocked(reg, lock)
 }
 
-// readLocked adds the skills of every source as lock pins them.
+// readLocked adds the skills and registry documents of every source as the
+// lock pins them.
 func (l *loader) readLocked(reg *Registry, lock Lock) {
 	specs, lockFile := reg.Config.Spec.Sources, reg.lockFile
 	for _, locked := range lock.Sources {
@@ -128,11 +145,7 @@ func (l *loader) readLocked(reg *Registry, lock Lock) {
 				Hint: `run "skillsync update" to write the lock again`})
 		}
 	}
-	local := map[string]bool{}
-	for _, s := range reg.Skills {
-		local[s.Name] = true
-	}
-	taken := map[string]int{} // skill name → index of the source that declared it
+	c := newSourceClaims(reg)
 	for i, src := range specs {
 		pos := itemAt(reg.config, i, "spec", "sources").Position()
 		locked, ok := lock.Named(src.Name)
@@ -152,24 +165,15 @@ func (l *loader) readLocked(reg *Registry, lock Lock) {
 		}
 		tree := newMemTree(files)
 		for _, name := range slices.Sorted(maps.Keys(locked.Skills)) {
-			if local[name] {
-				reg.Shadowed = append(reg.Shadowed, Shadowed{Name: name, Source: src.Name, At: pos})
+			if !c.claim(l, "skill", name, i, pos) {
 				continue
 			}
-			if first, ok := taken[name]; ok {
-				msg := fmt.Sprintf("skill %s comes from source %s and from source %s", name, specs[first].Name, src.Name)
-				hint := "leave it out of one source's include, or declare it in the workspace, which shadows both"
-				l.add(Problem{Pos: itemAt(reg.config, first, "spec", "sources").Position(), Message: msg, Hint: hint},
-					Problem{Pos: pos, Message: msg, Hint: hint})
-				reg.Skills = slices.DeleteFunc(reg.Skills, func(s Skill) bool { return s.Name == name && s.Origin != nil })
-				continue
-			}
-			taken[name] = i
 			if s, ok := l.sourceSkill(reg, tree, src, locked, name, pos); ok {
 				s.source = i + 1
 				reg.Skills = append(reg.Skills, s)
 			}
 		}
+		l.sourceDocuments(reg, files, src, locked, i, pos, c)
 	}
 }
 
@@ -244,6 +248,14 @@ func (l *loader) checkSources(reg *Registry) bool {
 		if p := src.Path; strings.HasPrefix(p, "/") || slices.Contains(strings.Split(p, "/"), "..") || strings.Contains(p, "\\") {
 			bad(at("path"), fmt.Sprintf("path %q of source %s is not a folder inside the repository", p, src.Name), "give a path relative to the repository's root, with / between folders")
 		}
+		for _, pattern := range src.Registry {
+			if _, err := path.Match(pattern, ""); err != nil || pattern == "" || strings.HasPrefix(pattern, "/") || slices.Contains(strings.Split(pattern, "/"), "..") || strings.Contains(pattern, "\\") {
+				bad(at("registry"), fmt.Sprintf("registry pattern %q of source %s is not a pattern of files inside the source", pattern, src.Name), "give patterns relative to the root of the repository or artifact, with / between folders, such as registry/*.yaml")
+			}
+		}
+		if len(src.Registry) > 0 && src.Index != "" {
+			bad(at("registry"), fmt.Sprintf("source %s is an index, which holds skills and no registry documents", src.Name), "leave registry out; a git repository or an OCI artifact can carry registry documents")
+		}
 		seen := map[string]bool{}
 		for _, name := range src.Include {
 			switch {
@@ -268,6 +280,9 @@ type memTree struct {
 func newMemTree(files []SourceFile) *memTree {
 	t := &memTree{entries: map[string][]workspacefs.Entry{}, files: map[string]SourceFile{}}
 	for _, f := range files {
+		if f.Document {
+			continue
+		}
 		dir, name := path.Split(f.Path)
 		dir = strings.TrimSuffix(dir, "/")
 		typ := fs.FileMode(0)

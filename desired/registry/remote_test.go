@@ -199,7 +199,7 @@ func TestAWorkspaceSkillShadowsASourcesSkill(t *testing.T) {
 			t.Errorf("the source's notes was kept beside the workspace's")
 		}
 	}
-	if len(reg.Shadowed) != 1 || reg.Shadowed[0] != (Shadowed{Name: "notes", Source: "team", At: Position{File: ConfigName, Line: 6, Column: 7}}) {
+	if len(reg.Shadowed) != 1 || reg.Shadowed[0] != (Shadowed{Kind: "skill", Name: "notes", Source: "team", At: Position{File: ConfigName, Line: 6, Column: 7}}) {
 		t.Errorf("Shadowed = %+v", reg.Shadowed)
 	}
 }

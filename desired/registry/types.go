@@ -135,6 +135,11 @@ type RemoteSource struct {
 	Path string `json:"path"`
 	// The skills taken, by name; every skill directory of the folder when empty.
 	Include []string `json:"include"`
+	// Registry documents taken from the source (Capabilities, Profiles and
+	// inline Skills): patterns of its files, relative to the root of the
+	// repository or artifact (not to path), as path.Match reads them
+	// (registry/*.yaml). None when empty. Git and OCI only.
+	Registry []string `json:"registry"`
 }
 
 // MCPSource is an MCP server whose tools and published skills skillsync mcp
@@ -353,6 +358,9 @@ type Capability struct {
 	ID   string
 	Spec CapabilitySpec
 	doc  document
+	// source is 1 + the index of the source that brought it; 0 for the
+	// workspace's own.
+	source int
 }
 
 // Skill is one loaded workflow skill; Body holds the text of body or bodyFile.
@@ -390,9 +398,10 @@ type Skill struct {
 // document is no memo of s.
 func (s Skill) inConfig() bool { return s.pattern > 0 || s.source > 0 }
 
-// Shadowed is a skill of a source that the workspace declares itself, and so
-// takes from the workspace.
+// Shadowed is a skill, capability or profile of a source that the workspace
+// declares itself, and so takes from the workspace.
 type Shadowed struct {
+	Kind         string // "skill", "capability" or "profile"
 	Name, Source string
 	At           Position // the source's declaration
 }
@@ -402,6 +411,9 @@ type Profile struct {
 	Name string
 	Spec ProfileSpec
 	doc  document
+	// source is 1 + the index of the source that brought it; 0 for the
+	// workspace's own.
+	source int
 }
 
 // User says r is the user workspace: its Root is the home directory and its

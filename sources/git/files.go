@@ -41,13 +41,14 @@ var DefaultLimits = Limits{Files: 50_000, Bytes: 512 << 20, FileSize: 16 << 20}
 // Files lists the skill directories of the folder dir (the repository's root
 // when empty) of commit of remote, from the cache, which must hold it (Fetch):
 // each folder directly in dir that take says to read, or with take nil each
-// that holds a SKILL.md, whole; nothing else of dir. It reads the tree as
+// that holds a SKILL.md, whole; and each file of dir that document says is a
+// registry document (none when nil); nothing else of dir. It reads the tree as
 // committed, object by object, so that no .gitattributes of the repository
 // changes what is read (git archive would drop export-ignore files and expand
 // export-subst). A symlink or a submodule is listed, not read, for the
 // registry to refuse at its path; what is read is bounded by limits, checked
 // before any file is read.
-func (c Cache) Files(ctx context.Context, remote, commit, dir string, take func(skill string) bool, limits Limits) ([]File, error) {
+func (c Cache) Files(ctx context.Context, remote, commit, dir string, take func(skill string) bool, document func(path string) bool, limits Limits) ([]File, error) {
 	if !IsCommit(commit) {
 		return nil, fmt.Errorf("read %s: %q is not a full commit id", registry.RedactRemote(remote), commit)
 	}
@@ -72,7 +73,7 @@ func (c Cache) Files(ctx context.Context, remote, commit, dir string, take func(
 	if err != nil {
 		return nil, fmt.Errorf("list %s of commit %s of %s: %w", orRoot(dir), commit, registry.RedactRemote(remote), err)
 	}
-	files, blobs, err := readListing(listing, dir, take, limits)
+	files, blobs, err := readListing(listing, dir, take, document, limits)
 	if err != nil {
 		return nil, fmt.Errorf("commit %s of %s: %w", commit, registry.RedactRemote(remote), err)
 	}
@@ -90,10 +91,11 @@ func orRoot(dir string) string {
 }
 
 // readListing reads what git ls-tree -r -t -l -z printed of the folder dir:
-// every entry of the skill directories take says to read (see Files), within
+// every entry of the skill directories take says to read and every file
+// document says is a registry document (see Files), within
 // limits, and for each file the object to read into it (blobs[i] for files[i],
 // "" for anything else). Its errors name paths in the repository.
-func readListing(listing []byte, dir string, take func(string) bool, limits Limits) ([]File, []string, error) {
+func readListing(listing []byte, dir string, take, document func(string) bool, limits Limits) ([]File, []string, error) {
 	at := func(name string) string { return printable.String(path.Join(dir, name)) }
 	type entry struct {
 		mode, typ, object, size, name string
@@ -120,7 +122,8 @@ func readListing(listing []byte, dir string, take func(string) bool, limits Limi
 	var total int64
 	for _, e := range entries {
 		top, _, nested := strings.Cut(e.name, "/")
-		if !take(top) || (!nested && e.typ != "tree") {
+		isDocument := document != nil && e.typ == "blob" && document(e.name)
+		if !isDocument && (!take(top) || (!nested && e.typ != "tree")) {
 			continue
 		}
 		if !fs.ValidPath(e.name) || strings.Contains(e.name, "\\") {

@@ -80,7 +80,7 @@ func TestFetchOnceThenReadFromTheCacheWithoutTheNetwork(t *testing.T) {
 	}
 	off := c
 	off.Offline = true
-	files, err := off.Files(ctx, u.URL, old, "skills", nil, DefaultLimits)
+	files, err := off.Files(ctx, u.URL, old, "skills", nil, nil, DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestFetchOnceThenReadFromTheCacheWithoutTheNetwork(t *testing.T) {
 	if err := c.Fetch(ctx, "file://"+u.Bare, old); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := off.Files(ctx, "file://"+u.Bare, old, "skills", nil, DefaultLimits); err != nil {
+	if _, err := off.Files(ctx, "file://"+u.Bare, old, "skills", nil, nil, DefaultLimits); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -134,7 +134,7 @@ func TestFilesAreTheTreeAsCommitted(t *testing.T) {
 	if err := c.Fetch(ctx, u.URL, commit); err != nil {
 		t.Fatal(err)
 	}
-	files, err := c.Files(ctx, u.URL, commit, "s", nil, DefaultLimits)
+	files, err := c.Files(ctx, u.URL, commit, "s", nil, nil, DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestNoCacheDirectoryIsAnError(t *testing.T) {
 	if err := (Cache{}).Fetch(context.Background(), "https://git.example.com/x.git", commit); !errors.Is(err, errNoCache) {
 		t.Errorf("Fetch without a cache directory = %v", err)
 	}
-	if _, err := (Cache{}).Files(context.Background(), "https://git.example.com/x.git", commit, "", nil, DefaultLimits); !errors.Is(err, errNoCache) {
+	if _, err := (Cache{}).Files(context.Background(), "https://git.example.com/x.git", commit, "", nil, nil, DefaultLimits); !errors.Is(err, errNoCache) {
 		t.Errorf("Files without a cache directory = %v", err)
 	}
 }
@@ -247,7 +247,7 @@ func TestFilesReadsTheSkillDirectoriesWithinLimits(t *testing.T) {
 		{"no such folder", link, "nowhere", "has no folder nowhere"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := c.Files(ctx, u.URL, tc.commit, tc.dir, nil, small)
+			_, err := c.Files(ctx, u.URL, tc.commit, tc.dir, nil, nil, small)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Files = %v, want an error saying %q", err, tc.want)
 			}
@@ -257,7 +257,7 @@ func TestFilesReadsTheSkillDirectoriesWithinLimits(t *testing.T) {
 	// registry to refuse at its path; outside the skill directories taken,
 	// nothing is listed or counted.
 	kinds := func(commit string, take func(string) bool) map[string]string {
-		files, err := c.Files(ctx, u.URL, commit, "s", take, small)
+		files, err := c.Files(ctx, u.URL, commit, "s", take, nil, small)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -286,7 +286,7 @@ func TestFilesReadsTheSkillDirectoriesWithinLimits(t *testing.T) {
 		t.Errorf("Files of the submodule = %v, want %v", got, want)
 	}
 	// huge.bin is outside every skill directory: it counts against no limit.
-	files, err := c.Files(ctx, u.URL, big, "s", nil, Limits{Files: 20, Bytes: 4096, FileSize: 4096})
+	files, err := c.Files(ctx, u.URL, big, "s", nil, nil, Limits{Files: 20, Bytes: 4096, FileSize: 4096})
 	if err != nil || len(files) != 3 {
 		t.Errorf("Files of a skill beside a folder too large = %d files, %v; want a, its SKILL.md and big.bin", len(files), err)
 	}

@@ -56,7 +56,7 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 	if taken != nil {
 		take = func(s string) bool { _, ok := slices.BinarySearch(taken, s); return ok }
 	}
-	key, want := readKey{src.Git, src.Path}, readFiles{commit: commit, taken: strings.Join(taken, "\x00")}
+	key, want := readKey{src.Git, src.Path}, readFiles{commit: commit, taken: strings.Join(taken, "\x00") + "\x01" + strings.Join(src.Registry, "\x00")}
 	r.mu.Lock()
 	last, ok := r.read[key]
 	r.mu.Unlock()
@@ -68,13 +68,25 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 	if err := r.Cache.Fetch(ctx, src.Git, commit); err != nil {
 		return nil, err
 	}
-	read, err := r.Cache.Files(ctx, src.Git, commit, src.Path, take, DefaultLimits)
+	read, err := r.Cache.Files(ctx, src.Git, commit, src.Path, take, nil, DefaultLimits)
 	if err != nil {
 		return nil, err
 	}
 	files := make([]registry.SourceFile, len(read))
 	for i, f := range read {
 		files[i] = registry.SourceFile{Path: f.Path, Dir: f.Dir, Link: f.Link, Other: f.Submodule, Executable: f.Executable, Data: f.Data}
+	}
+	if len(src.Registry) > 0 {
+		// Registry files are found from the repository's root, wherever its
+		// skill directories are.
+		none := func(string) bool { return false }
+		documents, err := r.Cache.Files(ctx, src.Git, commit, "", none, src.TakesDocument, DefaultLimits)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range documents {
+			files = append(files, registry.SourceFile{Path: f.Path, Document: true, Link: f.Link, Other: f.Submodule, Data: f.Data})
+		}
 	}
 	want.files = files
 	r.mu.Lock()

@@ -50,7 +50,7 @@ func ref(t *testing.T, s string) registry.OCIReference {
 
 func push(t *testing.T, c Cache, reference string, skills []archive.SkillDir) Pushed {
 	t.Helper()
-	p, err := c.Push(context.Background(), ref(t, reference), skills)
+	p, err := c.Push(context.Background(), ref(t, reference), skills, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestBadArtifactsAreRefused(t *testing.T) {
 		{"a layer out of its folder", ArtifactType, map[string][]byte{"x": tarGz("y", skillMD)}, nil, "outside its folder x"},
 		{"a path out", ArtifactType, map[string][]byte{"x": tarGz("x/../..", skillMD)}, nil, "no path inside the skill directory"},
 		{"a title that is no name", ArtifactType, map[string][]byte{"../x": tarGz("x", skillMD)}, nil, `titled "../x", which is no skill name`},
-		{"a layer said to be 1 GB", ArtifactType, map[string][]byte{"x": tarGz("x", skillMD)}, func(int) int64 { return 1 << 30 }, "a skill's archive holds at most"},
+		{"a layer said to be 1 GB", ArtifactType, map[string][]byte{"x": tarGz("x", skillMD)}, func(int) int64 { return 1 << 30 }, "at most 67108864 are read"},
 		{"a layer shorter than said", ArtifactType, map[string][]byte{"x": tarGz("x", skillMD)}, func(n int) int64 { return int64(n) + 10 }, "skill x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,10 +24,18 @@ type Pushed struct {
 	Sent   int
 }
 
-// Push pushes skills to ref as one artifact (a layer a skill, in name order)
-// and tags its manifest with ref's tag. A layer the registry has already is not
-// sent again, and the same skills give the same manifest.
-func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []archive.SkillDir) (Pushed, error) {
+// Document is a registry file to push: its path in the workspace, and its
+// bytes.
+type Document struct {
+	Path string
+	Data []byte
+}
+
+// Push pushes skills and documents to ref as one artifact (a layer a skill, in
+// name order, then a layer a registry file, in path order) and tags its
+// manifest with ref's tag. A layer the registry has already is not sent again,
+// and the same skills and files give the same manifest.
+func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []archive.SkillDir, documents []Document) (Pushed, error) {
 	if strings.HasPrefix(ref.Reference, "sha256:") {
 		return Pushed{}, fmt.Errorf("%s names a digest; push to a tag", ref)
 	}
@@ -43,6 +51,11 @@ func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []arc
 		if layers[i], blobs[i], err = skillLayer(s.Name, s.All()); err != nil {
 			return Pushed{}, fmt.Errorf("skill %s: %w", s.Name, err)
 		}
+	}
+	documents = slices.Clone(documents)
+	slices.SortFunc(documents, func(a, b Document) int { return strings.Compare(a.Path, b.Path) })
+	for _, d := range documents {
+		layers, blobs = append(layers, documentLayer(d.Path, d.Data)), append(blobs, d.Data)
 	}
 	var sent atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)

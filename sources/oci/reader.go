@@ -41,12 +41,12 @@ func (r *Reader) Resolve(src registry.RemoteSource) (registry.LockedSource, erro
 	if err != nil {
 		return registry.LockedSource{}, err
 	}
-	layers, err := readManifest(data)
+	c, err := readManifest(data)
 	if err != nil {
 		return registry.LockedSource{}, fmt.Errorf("%s: %w", ref, err)
 	}
 	for _, name := range src.Include {
-		if _, ok := layers[name]; !ok {
+		if _, ok := c.skills[name]; !ok {
 			return registry.LockedSource{}, fmt.Errorf("the artifact %s holds no skill %s", ref, name)
 		}
 	}
@@ -55,7 +55,8 @@ func (r *Reader) Resolve(src registry.RemoteSource) (registry.LockedSource, erro
 
 // ReadSource is the files of the skills at takes (those src includes, or all
 // the artifact holds, while at names no skills yet), each under a folder of the
-// skill's name, read from the manifest at pins.
+// skill's name, and the registry files src takes, read from the manifest at
+// pins.
 func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource) ([]registry.SourceFile, error) {
 	ref, err := registry.ParseOCIReference(src.OCI)
 	if err != nil {
@@ -67,10 +68,11 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 	if err != nil {
 		return nil, err
 	}
-	layers, err := readManifest(data)
+	c, err := readManifest(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
+	layers := c.skills
 	names := slices.Sorted(maps.Keys(at.Skills))
 	if len(names) == 0 {
 		names = slices.Clone(src.Include)
@@ -86,6 +88,13 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 			return nil, fmt.Errorf("the artifact %s at %s holds no skill %s", ref, at.Digest, name)
 		}
 	}
+	var documents []Layer
+	for _, p := range slices.Sorted(maps.Keys(c.documents)) {
+		if src.TakesDocument(p) {
+			documents = append(documents, c.documents[p])
+		}
+	}
+	documentData := make([][]byte, len(documents))
 	files := make([][]registry.SourceFile, len(names))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fetches)
@@ -104,6 +113,16 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 			return err
 		})
 	}
+	for i, l := range documents {
+		g.Go(func() error {
+			data, err := r.Cache.Layer(gctx, ref, l.Desc)
+			if err != nil {
+				return fmt.Errorf("registry file %s: %w", l.Skill, err)
+			}
+			documentData[i] = data
+			return nil
+		})
+	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -116,6 +135,9 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 			f.Path = name + "/" + f.Path
 			out = append(out, f)
 		}
+	}
+	for i, l := range documents {
+		out = append(out, registry.SourceFile{Path: l.Skill, Document: true, Data: documentData[i]})
 	}
 	r.mu.Lock()
 	if r.read == nil {
