@@ -138,6 +138,7 @@ func TestPublishNamesOneTarget(t *testing.T) {
 		"publish oci://r.example.com/x:1 --well-known d":                  "publish needs one of --well-known DIR",
 		"publish oci://r.example.com/x@sha256:" + strings.Repeat("a", 64): "names a digest; publish to a tag",
 		"publish oci://R.example.com/X:1":                                 "is not REGISTRY/REPOSITORY:TAG",
+		"publish oci://127.0.0.1:1/x:1":                                   "no skill directory and no registry file to publish; nothing was pushed",
 	} {
 		if out := run(exitInvalid, strings.Fields(args)...); !strings.Contains(out, want) {
 			t.Errorf("%s said:\n%s", args, out)

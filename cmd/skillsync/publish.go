@@ -126,6 +126,9 @@ func publishOCI(g *globals, ref registry.OCIReference, skills []archive.SkillDir
 	if g.offline {
 		return usageError("publishing to a registry needs the network; --offline cannot go with it")
 	}
+	if len(skills)+len(documents) == 0 {
+		return usageError("the workspace has no skill directory and no registry file to publish; nothing was pushed to %s", ref)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), oci.Timeout)
 	defer cancel()
 	// Pushing reads nothing from the cache.

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -34,6 +35,11 @@ func ParseOCIReference(ref string) (OCIReference, error) {
 	}
 	if strings.Contains(ref, "://") {
 		return OCIReference{}, fmt.Errorf("the OCI reference %s has a scheme; write REGISTRY/REPOSITORY:TAG, without %s", RedactRemote(ref), ref[:strings.Index(ref, "://")+3])
+	}
+	if host, _, _ := strings.Cut(ref, "/"); strings.Contains(host, "@") {
+		// A user@ before the registry could only be a secret: say where, not
+		// what.
+		return OCIReference{}, errors.New("the OCI reference names a user or token before its registry; a credential comes from docker login or oras login, never from the reference")
 	}
 	if strings.Contains(ref, "@") && !strings.Contains(ref, "@sha256:") {
 		// A user@ is no part of an OCI reference; it could only be a secret.

@@ -289,14 +289,15 @@ func TestOCISourcesAreDeclaredAndLockedApart(t *testing.T) {
 		return "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  sources:\n    - name: catalog\n" + source
 	}
 	for source, want := range map[string]string{
-		"      oci: oci://r.example.com/acme/skills:1\n":                     "has a scheme; write REGISTRY/REPOSITORY:TAG, without oci://",
-		"      oci: https://tok:s3cret@r.example.com/acme/skills:1\n":        "has a scheme",
-		"      oci: tok:s3cret@r.example.com/acme/skills:1\n":                "is not REGISTRY/REPOSITORY:TAG",
-		"      oci: r.example.com/Acme/Skills:1\n":                           "is not REGISTRY/REPOSITORY:TAG",
-		"      oci: r.example.com/acme/skills@md5:00\n":                      "is not REGISTRY/REPOSITORY:TAG",
-		"      oci: r.example.com/acme/skills:1\n      ref: v1\n":            "source catalog is not a git repository, so it has no ref or path",
-		"      oci: r.example.com/acme/skills:1\n      git: https://g.x/x\n": "has more than one of git, index and oci",
-		"      oci: \"r.example.com/acme/skills:1\\n\"\n":                    "holds a space or a control character",
+		"      oci: oci://r.example.com/acme/skills:1\n":                               "has a scheme; write REGISTRY/REPOSITORY:TAG, without oci://",
+		"      oci: https://tok:s3cret@r.example.com/acme/skills:1\n":                  "has a scheme",
+		"      oci: tok:s3cret@r.example.com/acme/skills:1\n":                          "names a user or token before its registry",
+		"      oci: tok:s3cret@r.example.com/acme/skills@sha256:" + hex64("ab") + "\n": "names a user or token before its registry",
+		"      oci: r.example.com/Acme/Skills:1\n":                                     "is not REGISTRY/REPOSITORY:TAG",
+		"      oci: r.example.com/acme/skills@md5:00\n":                                "is not REGISTRY/REPOSITORY:TAG",
+		"      oci: r.example.com/acme/skills:1\n      ref: v1\n":                      "source catalog is not a git repository, so it has no ref or path",
+		"      oci: r.example.com/acme/skills:1\n      git: https://g.x/x\n":           "has more than one of git, index and oci",
+		"      oci: \"r.example.com/acme/skills:1\\n\"\n":                              "holds a space or a control character",
 	} {
 		root := workspace(t, map[string]string{ConfigName: config(source)})
 		_, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, fakeSources{})

@@ -161,3 +161,28 @@ func TestUnpackFolderRefusesEntriesOutsideIt(t *testing.T) {
 		})
 	}
 }
+
+func TestEntriesSkippedAreCountedAsTheyInflate(t *testing.T) {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{Name: "SKILL.md", Mode: 0o644, Size: 1, Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Write([]byte("x"))
+	// An entry of no type a skill holds, its data all zeros: little to
+	// fetch, much to inflate.
+	size := int64(registry.MaxSkillBytes) + 1
+	if err := tw.WriteHeader(&tar.Header{Name: "padding", Mode: 0o644, Size: size, Typeflag: 'Z'}); err != nil {
+		t.Fatal(err)
+	}
+	zeros := make([]byte, 1<<20)
+	for written := int64(0); written < size; written += int64(len(zeros)) {
+		tw.Write(zeros[:min(int64(len(zeros)), size-written)])
+	}
+	tw.Close()
+	gz.Close()
+	if _, err := Unpack(buf.Bytes()); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("Unpack of a skipped entry beyond the limit = %v", err)
+	}
+}

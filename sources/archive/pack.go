@@ -10,9 +10,17 @@ import (
 	"github.com/skillsync/skillsync/desired/registry"
 )
 
-// MaxSize is the most bytes an archive of one skill directory may have, as
-// fetched: more is refused before it is unpacked.
-const MaxSize = 64 << 20
+// Limits on what a source's archives hold.
+const (
+	// MaxSize is the most bytes an archive of one skill directory may have,
+	// as fetched: more is refused before it is unpacked.
+	MaxSize = 64 << 20
+	// MaxSourceBytes is the most bytes the skills one source gives may hold,
+	// unpacked, together: what a git source's folder may hold.
+	MaxSourceBytes = 512 << 20
+	// MaxSourceSkills is the most skills one artifact or index may name.
+	MaxSourceSkills = 10_000
+)
 
 // TarGz is files, a skill directory, as a .tar.gz: each file in path order
 // under the folder root ("" puts them at the archive's root), with no times,

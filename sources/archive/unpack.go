@@ -131,6 +131,13 @@ func (u *unpacked) tarGz(data []byte) error {
 			return fmt.Errorf("the archive is not tar: %w", err)
 		}
 		var f registry.SourceFile
+		if h.Typeflag != tar.TypeReg && h.Size > 0 {
+			// Skipped, but inflated all the same: counted, so that an entry
+			// of no kind a skill holds cannot make a bomb of one.
+			if u.total += h.Size; u.total > registry.MaxSkillBytes {
+				return fmt.Errorf("the archive holds more than %d bytes", registry.MaxSkillBytes)
+			}
+		}
 		switch h.Typeflag {
 		case tar.TypeXGlobalHeader:
 			continue

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/opencontainers/go-digest"
@@ -59,11 +61,20 @@ func (c Cache) repository(ref registry.OCIReference) (*remote.Repository, error)
 		}
 		credential = credentials.Credential(store)
 	}
-	client := c.Client
-	if client == nil {
-		client = &http.Client{Transport: http.DefaultTransport}
+	client := http.Client{Transport: http.DefaultTransport}
+	if c.Client != nil {
+		client = *c.Client
 	}
-	repo.Client = &auth.Client{Client: client, Cache: auth.NewCache(), Credential: credential}
+	base := client.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	host := ref.Registry
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	client.Transport = guard{base: base, registry: strings.Trim(host, "[]")}
+	repo.Client = &auth.Client{Client: &client, Cache: auth.NewCache(), Credential: quiet(credential)}
 	return repo, nil
 }
 
@@ -95,9 +106,7 @@ func (c Cache) Resolve(ctx context.Context, ref registry.OCIReference) (string, 
 	if desc.Digest.Algorithm() != digest.SHA256 {
 		return "", nil, fmt.Errorf("the manifest of %s is named by a %s digest; only sha256 is read", ref, desc.Digest.Algorithm())
 	}
-	if err := c.keep(data); err != nil {
-		return "", nil, err
-	}
+	c.keep(data)
 	return desc.Digest.String(), data, nil
 }
 
@@ -163,18 +172,15 @@ func (c Cache) blob(ctx context.Context, ref registry.OCIReference, desc ocispec
 	if got := blobs.Digest(data); got != d {
 		return nil, fmt.Errorf("%s of %s holds %s: it was tampered with", d, ref, got)
 	}
-	if err := c.keep(data); err != nil {
-		return nil, err
-	}
+	c.keep(data)
 	return data, nil
 }
 
-func (c Cache) keep(data []byte) error {
-	store := blobs.Store{Dir: c.Dir}
-	if err := store.Put(data); err != nil {
-		return fmt.Errorf("keep %s in the cache: %w", store.Path(blobs.Digest(data)), err)
-	}
-	return nil
+// keep keeps data, fetched and checked, in the cache if it can: a cache that
+// cannot take it (a full disk, a read-only directory, a blob another process
+// holds open on Windows) costs the next run a fetch, and fails nothing now.
+func (c Cache) keep(data []byte) {
+	_ = blobs.Store{Dir: c.Dir}.Put(data)
 }
 
 // Tags are the tags of ref's repository.

@@ -62,6 +62,9 @@ func readManifest(data []byte) (contents, error) {
 	if m.ArtifactType != ArtifactType {
 		return contents{}, fmt.Errorf("the artifact is a %q, not the skills (%s) skillsync publish pushes", m.ArtifactType, ArtifactType)
 	}
+	if len(m.Layers) > archive.MaxSourceSkills {
+		return contents{}, fmt.Errorf("the artifact has %d layers; at most %d are read", len(m.Layers), archive.MaxSourceSkills)
+	}
 	c := contents{skills: map[string]Layer{}, documents: map[string]Layer{}}
 	for _, d := range m.Layers {
 		name := d.Annotations[ocispec.AnnotationTitle]

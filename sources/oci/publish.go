@@ -3,6 +3,8 @@ package oci
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +13,9 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"golang.org/x/sync/errgroup"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/sources/archive"
@@ -39,8 +44,14 @@ func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []arc
 	if strings.HasPrefix(ref.Reference, "sha256:") {
 		return Pushed{}, fmt.Errorf("%s names a digest; push to a tag", ref)
 	}
+	if len(skills)+len(documents) == 0 {
+		return Pushed{}, fmt.Errorf("nothing to push to %s: no skill directory and no registry file", ref)
+	}
 	repo, err := c.repository(ref)
 	if err != nil {
+		return Pushed{}, err
+	}
+	if err := checkTag(ctx, repo, ref); err != nil {
 		return Pushed{}, err
 	}
 	skills = slices.Clone(skills)
@@ -88,4 +99,39 @@ func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []arc
 		return Pushed{}, fmt.Errorf("push the manifest of %s: %w", ref, explain(err, ref))
 	}
 	return Pushed{Digest: desc.Digest.String(), Layers: len(layers), Sent: int(sent.Load())}, nil
+}
+
+// checkTag refuses to move ref's tag off an artifact skillsync did not push:
+// an image, or another tool's artifact, tagged there by mistake.
+func checkTag(ctx context.Context, repo *remote.Repository, ref registry.OCIReference) error {
+	desc, rc, err := repo.FetchReference(ctx, ref.Reference)
+	if errors.Is(err, errdef.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read what %s names now: %w", ref, explain(err, ref))
+	}
+	defer rc.Close()
+	if desc.Size > maxManifestSize {
+		return fmt.Errorf("%s names a manifest of %d bytes, which skillsync did not push; push to another tag", ref, desc.Size)
+	}
+	data, err := content.ReadAll(rc, desc)
+	if err != nil {
+		return fmt.Errorf("read what %s names now: %w", ref, err)
+	}
+	var m ocispec.Manifest
+	if json.Unmarshal(data, &m) != nil || m.ArtifactType != ArtifactType {
+		return fmt.Errorf("%s names a %q (%s), not skills skillsync published; it is left as it is: push to another tag", ref, orUnknown(m.ArtifactType, m.MediaType, desc.MediaType), desc.Digest)
+	}
+	return nil
+}
+
+// orUnknown is the first of kinds that is not empty.
+func orUnknown(kinds ...string) string {
+	for _, k := range kinds {
+		if k != "" {
+			return k
+		}
+	}
+	return "manifest of no known type"
 }

@@ -6,10 +6,12 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/sources/archive"
 )
 
 // fetches is how many layers are fetched at once.
@@ -22,8 +24,12 @@ type Reader struct {
 	Cache Cache
 
 	mu   sync.Mutex
-	read map[string]map[string][]registry.SourceFile // reference → layer digest → files
+	read map[string]map[string][]registry.SourceFile // reference → memoKey → files
 }
+
+// memoKey names what was read of a layer: its files depend on its digest and
+// on the skill it is read as, whose folder every entry must be in.
+func memoKey(l Layer) string { return l.Skill + "\x00" + l.Desc.Digest.String() }
 
 // NewReader reads through cache.
 func NewReader(cache Cache) *Reader { return &Reader{Cache: cache} }
@@ -96,12 +102,14 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 	}
 	documentData := make([][]byte, len(documents))
 	files := make([][]registry.SourceFile, len(names))
+	var total atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fetches)
 	for i, name := range names {
 		l := layers[name]
-		if kept, ok := last[l.Desc.Digest.String()]; ok {
+		if kept, ok := last[memoKey(l)]; ok {
 			files[i] = kept
+			total.Add(sizeOf(kept))
 			continue
 		}
 		g.Go(func() error {
@@ -109,8 +117,13 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 			if err != nil {
 				return fmt.Errorf("skill %s: %w", name, err)
 			}
-			files[i], err = skillFiles(name, gz)
-			return err
+			if files[i], err = skillFiles(name, gz); err != nil {
+				return err
+			}
+			if total.Add(sizeOf(files[i])) > archive.MaxSourceBytes {
+				return fmt.Errorf("the skills of %s hold more than %d bytes", ref, archive.MaxSourceBytes)
+			}
+			return nil
 		})
 	}
 	for i, l := range documents {
@@ -129,7 +142,7 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 	kept := map[string][]registry.SourceFile{}
 	var out []registry.SourceFile
 	for i, name := range names {
-		kept[layers[name].Desc.Digest.String()] = files[i]
+		kept[memoKey(layers[name])] = files[i]
 		out = append(out, registry.SourceFile{Path: name, Dir: true})
 		for _, f := range files[i] {
 			f.Path = name + "/" + f.Path
@@ -146,6 +159,15 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 	r.read[src.OCI] = kept
 	r.mu.Unlock()
 	return out, nil
+}
+
+// sizeOf is the bytes of files.
+func sizeOf(files []registry.SourceFile) int64 {
+	var n int64
+	for _, f := range files {
+		n += int64(len(f.Data))
+	}
+	return n
 }
 
 // Tags are the tags of src's repository.

@@ -66,8 +66,12 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 	r.mu.Lock()
 	last := r.read[src.Index]
 	r.mu.Unlock()
+	if len(names) > archive.MaxSourceSkills {
+		return nil, fmt.Errorf("the index names %d skills; at most %d are read", len(names), archive.MaxSourceSkills)
+	}
 	kept := map[string][]registry.SourceFile{}
 	var out []registry.SourceFile
+	var total int64
 	for _, name := range names {
 		a, ok := at.Artifacts[name]
 		if !ok {
@@ -79,6 +83,12 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 			if files, err = r.artifactFiles(a); err != nil {
 				return nil, fmt.Errorf("skill %s: %w", name, err)
 			}
+		}
+		for _, f := range files {
+			total += int64(len(f.Data))
+		}
+		if total > archive.MaxSourceBytes {
+			return nil, fmt.Errorf("the skills of %s hold more than %d bytes", registry.RedactRemote(src.Index), archive.MaxSourceBytes)
 		}
 		kept[a.Digest] = files
 		out = append(out, registry.SourceFile{Path: name, Dir: true})
