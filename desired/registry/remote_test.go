@@ -342,3 +342,16 @@ func TestOCISourcesAreDeclaredAndLockedApart(t *testing.T) {
 }
 
 func hex64(pair string) string { return strings.Repeat(pair, 32) }
+
+func TestNamesOneInTwoUnicodeFormsAreRefused(t *testing.T) {
+	composed, decomposed := "caf\u00e9.md", "cafe\u0301.md"
+	files := skillFiles("deploy", "Deploy.", SourceFile{Path: composed, Data: []byte("a")}, SourceFile{Path: decomposed, Data: []byte("b")})
+	_, ps := SourceSkills(RemoteSource{Name: "team"}, files)
+	if !strings.Contains(ps.Error(), "are one name written in two Unicode forms") {
+		t.Errorf("two forms of one name = %v", ps)
+	}
+	files = skillFiles("deploy", "Deploy.", SourceFile{Path: "Notes.md", Data: []byte("a")}, SourceFile{Path: "notes.md", Data: []byte("b")})
+	if _, ps := SourceSkills(RemoteSource{Name: "team"}, files); !strings.Contains(ps.Error(), "Notes.md and notes.md differ only in case") {
+		t.Errorf("two cases of one name = %v", ps)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/gitfiles"
@@ -263,12 +265,18 @@ func (w *skillWalk) walk(d skillTree, sub string, depth int) error {
 			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: err, Hint: "rename or remove it in the skill directory"})
 			continue
 		}
-		if other, ok := folded[strings.ToLower(e.Name)]; ok {
-			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("%s and %s differ only in case, the same file on macOS and Windows", other, e.Name),
-				Hint: "rename one of them"})
+		// macOS and Windows fold case, and macOS Unicode forms too: two names
+		// equal under both are one file there.
+		key := strings.ToLower(norm.NFC.String(e.Name))
+		if other, ok := folded[key]; ok {
+			msg := fmt.Sprintf("%s and %s differ only in case, the same file on macOS and Windows", other, e.Name)
+			if strings.ToLower(other) != strings.ToLower(e.Name) {
+				msg = fmt.Sprintf("%q and %q are one name written in two Unicode forms (composed and decomposed accents), the same file on macOS", other, e.Name)
+			}
+			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: msg, Hint: "rename one of them"})
 			continue
 		}
-		folded[strings.ToLower(e.Name)] = e.Name
+		folded[key] = e.Name
 		if w.entries++; w.entries > MaxSkillEntries {
 			return &dirProblem{append(w.problems, Problem{Pos: Position{File: dir}, Message: fmt.Sprintf("the skill directory %s holds more than %d files and folders", w.root, MaxSkillEntries),
 				Hint: "a skill is read whole into every client's context; keep what it needs, and move the rest out"})}
