@@ -86,5 +86,8 @@ func TestACapabilityCatalogComesFromASource(t *testing.T) {
 		if out := run(exitOK, "validate"); !strings.Contains(out, "note: skillsync.yaml:7:7: capability tickets.create of source catalog is shadowed") {
 			t.Errorf("%s: validate said:\n%s", source, out)
 		}
+		if out := run(exitOK, "explain", "ticket"); !strings.Contains(out, "shadows the declaration of the same name from source catalog") || !strings.Contains(out, "declared by capability/tickets.create at own.yaml:") {
+			t.Errorf("%s: explain said:\n%s", source, out)
+		}
 	}
 }

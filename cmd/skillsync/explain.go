@@ -128,7 +128,7 @@ func printExplanation(g *globals, e Explanation) {
 		}
 	}
 	for _, s := range e.Shadows {
-		fmt.Fprintf(w, "  shadows the skill of the same name from source %s: the workspace's own is written\n", s)
+		fmt.Fprintf(w, "  shadows the declaration of the same name from source %s: the workspace's own is used\n", s)
 	}
 	if e.Effect != "" {
 		fmt.Fprintf(w, "  effect: %s (%s)\n", e.Effect, e.EffectFrom)

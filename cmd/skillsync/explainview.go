@@ -66,8 +66,8 @@ type Explanation struct {
 	Dir   string
 	Files []string
 	// Source is the source the skill comes from, nil for the workspace's own;
-	// Shadows names the sources whose skill of the name the workspace's own
-	// replaces.
+	// Shadows names the sources whose skill, or capability, the workspace's
+	// own of the same name replaces.
 	Source  *registry.SourceOrigin
 	Shadows []string
 	// FrontMatter says, for each front matter key of a registry Skill, which
@@ -112,7 +112,7 @@ func explainSkill(out controller.Outcome, found seen, name string) (e Explanatio
 		e.Targets = append(e.Targets, st)
 	}
 	for _, s := range reg.Shadowed {
-		if s.Name == name && s.Kind == "skill" {
+		if (s.Kind == "skill" && s.Name == name) || (s.Kind == "capability" && aliasOf(reg, s.Name) == name) {
 			e.Shadows = append(e.Shadows, s.Source)
 		}
 	}
@@ -271,4 +271,15 @@ func mcpEffects(reg *registry.Registry) []MCPEffect {
 	}
 	slices.SortFunc(out, func(a, b MCPEffect) int { return strings.Compare(a.Capability, b.Capability) })
 	return out
+}
+
+// aliasOf is the skill name of the capability id in reg (the workspace's own,
+// for one a source's shadows), or "" when it has none.
+func aliasOf(reg *registry.Registry, id string) string {
+	for _, c := range reg.Capabilities {
+		if c.ID == id && c.Spec.Skill != nil {
+			return c.Spec.Skill.Alias
+		}
+	}
+	return ""
 }
