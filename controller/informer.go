@@ -204,6 +204,11 @@ func contextOf(in Inputs, opts plan.Options) [32]byte {
 	h := sha256.New()
 	config := in.Registry.Sources[in.Registry.ConfigFile].Sum
 	h.Write(config[:])
+	// The lock pins what the sources give, registry documents among them,
+	// whose declarations no file of the workspace stands for: a new lock is
+	// a full pass.
+	lock := in.Registry.Sources[in.Registry.InConfigDir(registry.LockName)].Sum
+	h.Write(lock[:])
 	profile := func(p desired.Profile) {
 		fmt.Fprintf(h, "%q", p.Name)
 		for _, c := range slices.Sorted(maps.Keys(p.Capabilities)) {

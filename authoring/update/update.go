@@ -236,8 +236,15 @@ func FileChanges(c Change, before, after registry.LockedSource, t Transport) ([]
 	if len(skills) == 0 {
 		return nil, nil
 	}
-	read := func(at registry.LockedSource) (map[string][]byte, error) {
-		out := map[string][]byte{}
+	// A registry file and a file of a skill directory may have one path
+	// (the first from the repository's root, the second from the source's
+	// folder): they are told apart, so that neither stands for the other.
+	type file struct {
+		document bool
+		path     string
+	}
+	read := func(at registry.LockedSource) (map[file][]byte, error) {
+		out := map[file][]byte{}
 		if at.Pin() == "" {
 			return out, nil
 		}
@@ -247,9 +254,12 @@ func FileChanges(c Change, before, after registry.LockedSource, t Transport) ([]
 			return nil, err
 		}
 		for _, f := range files {
+			if f.Dir || f.Link || f.Other {
+				continue
+			}
 			skill, _, _ := strings.Cut(f.Path, "/")
-			if !f.Dir && !f.Link && !f.Other && (slices.Contains(skills, skill) || slices.Contains(skills, f.Path)) {
-				out[f.Path] = f.Data
+			if (f.Document && slices.Contains(skills, f.Path)) || (!f.Document && slices.Contains(skills, skill)) {
+				out[file{f.Document, f.Path}] = f.Data
 			}
 		}
 		return out, nil
@@ -262,21 +272,27 @@ func FileChanges(c Change, before, after registry.LockedSource, t Transport) ([]
 	if err != nil {
 		return nil, fmt.Errorf("read source %s: %w", c.Source, err)
 	}
-	paths := map[string]bool{}
-	for p := range old {
-		paths[p] = true
+	keys := map[file]bool{}
+	for k := range old {
+		keys[k] = true
 	}
-	for p := range now {
-		paths[p] = true
+	for k := range now {
+		keys[k] = true
 	}
+	sorted := slices.SortedFunc(maps.Keys(keys), func(a, b file) int {
+		if a.document != b.document {
+			return map[bool]int{false: -1, true: 1}[a.document]
+		}
+		return strings.Compare(a.path, b.path)
+	})
 	var out []FileChange
-	for _, p := range slices.Sorted(maps.Keys(paths)) {
-		o, inOld := old[p]
-		n, inNew := now[p]
+	for _, k := range sorted {
+		o, inOld := old[k]
+		n, inNew := now[k]
 		if inOld && inNew && string(o) == string(n) {
 			continue
 		}
-		fc := FileChange{Path: p}
+		fc := FileChange{Path: k.path}
 		if inOld {
 			fc.Old = append([]byte{}, o...)
 		}

@@ -4,21 +4,42 @@ import "fmt"
 
 // overridden drops from reg's capabilities each one an MCP snapshot records for a
 // tool that a capability declared by hand also names: annotations are a server's
-// hints, and what a person declared wins.
+// hints, and what a person declared wins. A source's capability of a tool the
+// workspace declares or records itself is dropped too, and noted as shadowed.
 func overridden(reg *Registry) []Capability {
 	if len(reg.Config.Spec.MCPSources) == 0 {
 		return reg.Capabilities
 	}
 	type tool struct{ server, name string }
-	declared := map[tool]bool{}
+	declared := map[tool]bool{} // by a person of the workspace
+	recorded := map[tool]bool{} // by the workspace's snapshots
 	for _, c := range reg.Capabilities {
-		if !reg.isSnapshot(c.doc.file()) && c.Spec.MCP != nil {
-			declared[tool{c.MCPServer(reg.Config), c.Spec.MCP.Tool}] = true
+		if c.Spec.MCP == nil {
+			continue
+		}
+		t := tool{c.MCPServer(reg.Config), c.Spec.MCP.Tool}
+		switch {
+		case reg.isSnapshot(c.doc.file()):
+			recorded[t] = true
+		case c.source == 0:
+			declared[t] = true
 		}
 	}
 	kept := reg.Capabilities[:0:0]
 	for _, c := range reg.Capabilities {
-		if reg.isSnapshot(c.doc.file()) && c.Spec.MCP != nil && declared[tool{c.MCPServer(reg.Config), c.Spec.MCP.Tool}] {
+		if c.Spec.MCP == nil {
+			kept = append(kept, c)
+			continue
+		}
+		t := tool{c.MCPServer(reg.Config), c.Spec.MCP.Tool}
+		switch {
+		case reg.isSnapshot(c.doc.file()) && declared[t]:
+			continue
+		case c.source > 0 && (declared[t] || recorded[t]):
+			// The workspace's own declaration or recording of the tool
+			// shadows a source's, as for any name.
+			reg.Shadowed = append(reg.Shadowed, Shadowed{Kind: "capability", Name: c.ID, Source: reg.Config.Spec.Sources[c.source-1].Name,
+				At: itemAt(reg.config, c.source-1, "spec", "sources").Position()})
 			continue
 		}
 		kept = append(kept, c)

@@ -193,3 +193,29 @@ func TestTwoSourcesDeclaringOneNameClash(t *testing.T) {
 		}
 	}
 }
+
+// A source's capability of an MCP tool the workspace records itself is
+// shadowed by the workspace's recording, never the other way round.
+func TestASourcesMCPCapabilityIsShadowedByTheWorkspacesRecording(t *testing.T) {
+	text := `{type: object, properties: {summary: {type: string}}, required: [summary]}`
+	config := mcpConfig("{tool: open_ticket}") + "  sources:\n    - name: catalog\n      git: https://git.example.com/acme/catalog.git\n      registry: [registry/*.yaml]\n"
+	specs := []RemoteSource{{Name: "catalog", Git: "https://git.example.com/acme/catalog.git", Registry: []string{"registry/*.yaml"}}}
+	theirs := "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: org.open}\nspec:\n  title: Theirs\n  effect: write\n  input: " + text + "\n  mcp: {server: tracker, tool: open_ticket}\n"
+	held := fakeSources{"catalog": {{Path: "registry/org.yaml", Document: true, Data: []byte(theirs)}}}
+	root := workspace(t, map[string]string{ConfigName: config, LockName: documentLock(t, specs, held),
+		"registry/mcp-tracker.yaml": recordedTool("open_ticket", text)})
+	reg, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range reg.Capabilities {
+		ids = append(ids, c.ID)
+	}
+	if strings.Join(ids, " ") != "tracker.open_ticket" {
+		t.Errorf("capabilities = %v, want the workspace's recording alone", ids)
+	}
+	if len(reg.Shadowed) != 1 || reg.Shadowed[0].Name != "org.open" || reg.Shadowed[0].Kind != "capability" {
+		t.Errorf("Shadowed = %+v", reg.Shadowed)
+	}
+}

@@ -80,7 +80,13 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 		// Registry files are found from the repository's root, wherever its
 		// skill directories are.
 		none := func(string) bool { return false }
-		documents, err := r.Cache.Files(ctx, src.Git, commit, "", none, src.TakesDocument, DefaultLimits)
+		// They share the source's budget with its skill directories.
+		limits := DefaultLimits
+		for _, f := range read {
+			limits.Bytes -= int64(len(f.Data))
+		}
+		limits.Files -= len(read)
+		documents, err := r.Cache.Files(ctx, src.Git, commit, "", none, src.TakesDocument, limits)
 		if err != nil {
 			return nil, err
 		}

@@ -192,3 +192,30 @@ func TestPushLeavesWhatItDidNotPushAlone(t *testing.T) {
 		t.Errorf("the tag moved from %s to %s", before.Digest, after.Digest)
 	}
 }
+
+func TestRegistryFilesShareTheSourcesBudget(t *testing.T) {
+	reg := start(t)
+	c := anonymous(t)
+	reference := reg.Host + "/acme/docs:1"
+	m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: ArtifactType, Config: ocispec.DescriptorEmptyJSON}
+	m.SchemaVersion = 2
+	for i := range 40 {
+		m.Layers = append(m.Layers, ocispec.Descriptor{MediaType: DocumentMediaType, Digest: digest.FromString(fmt.Sprint(i)), Size: maxDocumentSize,
+			Annotations: map[string]string{ocispec.AnnotationTitle: fmt.Sprintf("registry/r%d.yaml", i)}})
+	}
+	data, _ := json.Marshal(m)
+	repo, _ := c.repository(ref(t, reference))
+	ctx := context.Background()
+	if err := repo.PushReference(ctx, ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromBytes(data), Size: int64(len(data))}, strings.NewReader(string(data)), "1"); err != nil {
+		t.Fatal(err)
+	}
+	src := registry.RemoteSource{Name: "x", OCI: reference, Registry: []string{"registry/*.yaml"}}
+	before := reg.Requests.Load()
+	_, err := NewReader(c).ReadSource(src, registry.LockedSource{Name: "x", OCI: reference, Digest: digest.FromBytes(data).String()})
+	if err == nil || !strings.Contains(err.Error(), "the registry files "+reference+" takes hold more than") {
+		t.Errorf("640 MiB of registry files = %v", err)
+	}
+	if n := reg.Requests.Load() - before; n > 1 {
+		t.Errorf("%d requests; want the manifest's alone", n)
+	}
+}

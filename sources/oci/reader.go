@@ -100,9 +100,16 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 			documents = append(documents, c.documents[p])
 		}
 	}
+	// Registry files share the source's budget with its skills, counted as
+	// declared before any is fetched.
+	var total atomic.Int64
+	for _, l := range documents {
+		if total.Add(l.Desc.Size) > archive.MaxSourceBytes {
+			return nil, fmt.Errorf("the registry files %s takes hold more than %d bytes", ref, archive.MaxSourceBytes)
+		}
+	}
 	documentData := make([][]byte, len(documents))
 	files := make([][]registry.SourceFile, len(names))
-	var total atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fetches)
 	for i, name := range names {
