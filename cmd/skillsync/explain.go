@@ -127,6 +127,9 @@ func printExplanation(g *globals, e Explanation) {
 			fmt.Fprintf(w, "  from source %s (git %s, commit %s), as %s pins it\n", o.Source, o.Git, short(o.Commit), registry.LockName)
 		}
 	}
+	for _, a := range e.Allowed {
+		fmt.Fprintf(w, "  let through by the source's allow: %s\n", a)
+	}
 	for _, s := range e.Shadows {
 		fmt.Fprintf(w, "  shadows the declaration of the same name from source %s: the workspace's own is used\n", s)
 	}

@@ -70,6 +70,9 @@ type Explanation struct {
 	// own of the same name replaces.
 	Source  *registry.SourceOrigin
 	Shadows []string
+	// Allowed are the findings of the scan in a source's skill that the
+	// source's allow lets through.
+	Allowed []string
 	// FrontMatter says, for each front matter key of a registry Skill, which
 	// targets' files carry it and what their clients do with it.
 	FrontMatter []desired.KeyNote
@@ -118,7 +121,7 @@ func explainSkill(out controller.Outcome, found seen, name string) (e Explanatio
 	}
 	for _, sk := range reg.Skills {
 		if sk.Name == name && e.Description == "" {
-			e.Description, e.Dir, e.Source = sk.Spec.Description, sk.Dir, sk.Origin
+			e.Description, e.Dir, e.Source, e.Allowed = sk.Spec.Description, sk.Dir, sk.Origin, sk.Allowed
 			for _, f := range sk.Files {
 				e.Files = append(e.Files, f.Path)
 			}

@@ -216,6 +216,9 @@ type explanationJSON struct {
 	// Shadows names the sources whose skill of this name the workspace's own
 	// replaces.
 	Shadows []string `json:"shadows,omitempty"`
+	// Allowed are the findings of the scan the source's allow lets through
+	// in this skill, each with where it is.
+	Allowed []string `json:"allowed,omitempty"`
 	// FrontMatter is, per front matter key of a registry Skill beyond name and
 	// description, the targets whose files carry it and those that leave it
 	// out, and what the clients reading them do with it; absent for a skill
@@ -280,7 +283,7 @@ type clientViewJSON struct {
 
 func explanationJSONOf(e Explanation) explanationJSON {
 	j := explanationJSON{typeMeta: kindOf(kindExplanation), Name: e.Name, Declarations: []declarationJSON{}, Targets: []targetJSON{}, Clients: []clientViewJSON{},
-		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom, Dir: e.Dir, Files: e.Files, Shadows: e.Shadows}
+		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom, Dir: e.Dir, Files: e.Files, Shadows: e.Shadows, Allowed: e.Allowed}
 	if o := e.Source; o != nil {
 		j.Source = &sourceOriginJSON{Name: o.Source, Git: o.Git, Commit: o.Commit, Index: o.Index, OCI: o.OCI, Digest: o.Digest, Dir: o.Dir}
 	}

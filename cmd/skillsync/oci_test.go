@@ -43,7 +43,7 @@ func TestAnOCICatalogIsPublishedOncePinnedEverywhere(t *testing.T) {
 
 	config := func(tag string) []byte {
 		return []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  targets: [claude-code, agents]\n" +
-			"  sources:\n    - name: catalog\n      oci: " + catalog + ":" + tag + "\n")
+			"  sources:\n    - name: catalog\n      oci: " + catalog + ":" + tag + "\n      allow: [{finding: executable}]\n")
 	}
 	var consumers []string
 	for range 2 {

@@ -46,7 +46,7 @@ func TestWhatOneWorkspacePublishesAnotherConsumesByteForByte(t *testing.T) {
 
 	b := t.TempDir()
 	testkit.WriteFile(t, b, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  targets: [claude-code, agents]\n"+
-		"  sources:\n    - name: team\n      index: "+srv.URL+"/.well-known/agent-skills/index.json\n"))
+		"  sources:\n    - name: team\n      index: "+srv.URL+"/.well-known/agent-skills/index.json\n      allow: [{finding: executable, path: deploy/scripts/*}]\n"))
 	for _, c := range []struct {
 		ws   string
 		args []string

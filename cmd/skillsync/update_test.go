@@ -34,7 +34,7 @@ func TestASourceIsFetchedOnceThenReadFromTheCache(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", cache)
 	ws := t.TempDir()
 	testkit.WriteFile(t, ws, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  targets: [claude-code]\n"+
-		"  sources:\n    - name: team\n      git: "+u.URL+"\n      path: skills\n"))
+		"  sources:\n    - name: team\n      git: "+u.URL+"\n      path: skills\n      allow: [{finding: executable}]\n"))
 	run := runIn(t, ws)
 	run(exitOK, "update", "--yes")
 	fetched := u.Requests.Load()

@@ -4,5 +4,6 @@
 // inputs live in (InputDirs). It reads files; it never writes.
 //
 // It imports, of this module: clients, desired/render, internal/banner,
-// internal/gitfiles, internal/parallel, internal/printable, internal/workspacefs.
+// internal/gitfiles, internal/hiddentext, internal/parallel, internal/printable,
+// internal/workspacefs.
 package registry

@@ -17,12 +17,14 @@ var uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
 // Warnings are what a valid registry holds that is probably a mistake, though
 // nothing stops skillsync from writing it: a skill body that links a file the
-// skill does not bring, which every client would be pointed at and not find.
+// skill does not bring, which every client would be pointed at and not find;
+// hidden text in the workspace's own skills and capabilities.
 func Warnings(reg *Registry) Problems {
 	var out Problems
 	for _, s := range reg.Skills {
 		out = append(out, missingLinks(s)...)
 	}
+	out = append(out, hiddenTextWarnings(reg)...)
 	return out.Sorted()
 }
 

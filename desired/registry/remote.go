@@ -202,7 +202,11 @@ func (l *loader) sourceSkill(reg *Registry, tree *memTree, src RemoteSource, loc
 			Hint: "the lock was edited by hand or the commit is not the one it was written from; run \"skillsync update " + src.Name + "\" and review the change"})
 		return Skill{}, false
 	}
-	s := Skill{Name: name, Spec: SkillSpec{Dir: at}, doc: reg.config,
+	ok, let := l.blockFindings(src, dirFindings(at, read))
+	if !ok {
+		return Skill{}, false
+	}
+	s := Skill{Name: name, Spec: SkillSpec{Dir: at}, doc: reg.config, Allowed: let,
 		Origin: &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Index: src.Index, OCI: src.OCI, Digest: locked.Digest, Dir: path.Join(cleanSourcePath(src.Path), name)}}
 	l.fillFromRead(&s, at, read)
 	return s, true
@@ -255,6 +259,14 @@ func (l *loader) checkSources(reg *Registry) bool {
 		}
 		if len(src.Registry) > 0 && src.Index != "" {
 			bad(at("registry"), fmt.Sprintf("source %s is an index, which holds skills and no registry documents", src.Name), "leave registry out; a git repository or an OCI artifact can carry registry documents")
+		}
+		for _, a := range src.Allow {
+			if !slices.Contains(Findings, a.Finding) {
+				bad(at("allow"), fmt.Sprintf("allow of source %s names the finding %q", src.Name, a.Finding), "name one of "+strings.Join(Findings, ", "))
+			}
+			if _, err := path.Match(a.Path, ""); err != nil {
+				bad(at("allow"), fmt.Sprintf("allow of source %s has the path pattern %q, which is malformed", src.Name, a.Path), "give a path.Match pattern, such as skills/*/scripts/*")
+			}
 		}
 		seen := map[string]bool{}
 		for _, name := range src.Include {

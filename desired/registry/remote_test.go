@@ -61,12 +61,13 @@ spec:
     - name: team
       git: https://git.example.com/team/skills.git
       ref: v1
+      allow: [{finding: executable}]
     - name: vendor
       git: git@git.example.com:vendor/skills.git
 `
 
 var sourceSpecs = []RemoteSource{
-	{Name: "team", Git: "https://git.example.com/team/skills.git", Ref: "v1"},
+	{Name: "team", Git: "https://git.example.com/team/skills.git", Ref: "v1", Allow: []Allowance{{Finding: FindingExecutable}}},
 	{Name: "vendor", Git: "git@git.example.com:vendor/skills.git"},
 }
 
@@ -128,15 +129,15 @@ func TestSourceProblemsAreAtTheSourcesLine(t *testing.T) {
 		{"a ref the lock did not resolve", map[string]string{ConfigName: strings.Replace(sourcesConfig, "ref: v1", "ref: v2", 1)}, held,
 			[]string{`skillsync.yaml:6:7: source team is not in skillsync.lock as declared here (run "skillsync update team"`}},
 		{"a source no longer declared", map[string]string{LockName: strings.Replace(good, "name: vendor", "name: gone", 1)}, held,
-			[]string{"skillsync.lock: the lock names source gone, which skillsync.yaml no longer declares", "skillsync.yaml:9:7: source vendor is not in skillsync.lock"}},
+			[]string{"skillsync.lock: the lock names source gone, which skillsync.yaml no longer declares", "skillsync.yaml:10:7: source vendor is not in skillsync.lock"}},
 		{"content the lock does not pin", nil, fakeSources{"team": skillFiles("deploy", "Deploy, changed."), "vendor": held["vendor"]},
 			[]string{"skillsync.yaml:6:7: skill deploy of source team is sha256:"}},
 		{"one skill in two sources", map[string]string{LockName: lockFor(t, sourceSpecs, clash)}, clash,
-			[]string{"skillsync.yaml:6:7: skill deploy comes from source team and from source vendor", "skillsync.yaml:9:7: skill deploy comes from source team and from source vendor"}},
+			[]string{"skillsync.yaml:6:7: skill deploy comes from source team and from source vendor", "skillsync.yaml:10:7: skill deploy comes from source team and from source vendor"}},
 		{"a symlink in a skill directory", nil, fakeSources{"team": skillFiles("deploy", "Deploy.", SourceFile{Path: "out", Link: true}), "vendor": held["vendor"]},
 			[]string{"team:deploy/out: a skill directory holds no symlinks"}},
 		{"a remote that runs a command", map[string]string{ConfigName: strings.Replace(sourcesConfig, "git@git.example.com:vendor/skills.git", "ext::sh -c id", 1)}, held,
-			[]string{`skillsync.yaml:10:12: source vendor: the git remote holds a space`}},
+			[]string{`skillsync.yaml:11:12: source vendor: the git remote holds a space`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{ConfigName: sourcesConfig, LockName: good, "registry/none.yaml": ""}
@@ -178,7 +179,7 @@ func TestAnUnreadableSourceFailsTheLoad(t *testing.T) {
 	if !errors.As(err, &se) || errors.As(err, &ps) {
 		t.Fatalf("err = %v (%T), want a *SourceError and no problems", err, err)
 	}
-	if want := "skillsync.yaml:9:7: cannot read source vendor: host unreachable"; !strings.HasPrefix(err.Error(), want) {
+	if want := "skillsync.yaml:10:7: cannot read source vendor: host unreachable"; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("err = %q, want it to start %q", err, want)
 	}
 }

@@ -270,7 +270,7 @@ func (w *skillWalk) walk(d skillTree, sub string, depth int) error {
 		key := strings.ToLower(norm.NFC.String(e.Name))
 		if other, ok := folded[key]; ok {
 			msg := fmt.Sprintf("%s and %s differ only in case, the same file on macOS and Windows", other, e.Name)
-			if strings.ToLower(other) != strings.ToLower(e.Name) {
+			if !strings.EqualFold(other, e.Name) {
 				msg = fmt.Sprintf("%q and %q are one name written in two Unicode forms (composed and decomposed accents), the same file on macOS", other, e.Name)
 			}
 			w.problems = append(w.problems, Problem{Pos: Position{File: at}, Message: msg, Hint: "rename one of them"})

@@ -92,6 +92,9 @@ func (l *loader) sourceDocuments(reg *Registry, files []SourceFile, src RemoteSo
 			l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry file %s of source %s is %s at %s, not %s as %s says", at, src.Name, got, locked.PinLabel(), locked.Documents[p], reg.lockFile), Hint: again})
 			continue
 		}
+		if ok, _ := l.blockFindings(src, textFindings(at, f.Data)); !ok {
+			continue
+		}
 		caps, skills, profiles := len(reg.Capabilities), len(reg.Skills), len(reg.Profiles)
 		data := f.Data
 		l.addDocumentsOf(reg, at, data, func() []byte { return data }, true)

@@ -135,6 +135,10 @@ type RemoteSource struct {
 	Path string `json:"path"`
 	// The skills taken, by name; every skill directory of the folder when empty.
 	Include []string `json:"include"`
+	// Findings of the scan let through: hidden text (tag, bidi, zero-width,
+	// control, invisible, not-utf8), executable and binary files, which are
+	// refused in what a source brings unless allowed here.
+	Allow []Allowance `json:"allow"`
 	// Registry documents taken from the source (Capabilities, Profiles and
 	// inline Skills): patterns of its files, relative to the root of the
 	// repository or artifact (not to path), as path.Match reads them
@@ -386,6 +390,9 @@ type Skill struct {
 	// declares; Dir then names the source and the folder in it, not a path of
 	// the workspace.
 	Origin *SourceOrigin
+	// Allowed are the findings of the scan in a source's skill that the
+	// source's allow lets through, each named with where it is.
+	Allowed []string
 	// pattern is, counted from 1, the pattern of spec.skillDirs that declares
 	// the skill, and source the source of spec.sources; both 0 for a skill a
 	// registry document declares.

@@ -36,7 +36,7 @@ func TestGitSourceSkillRuns(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ws := t.TempDir()
 	testkit.WriteFile(t, ws, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  targets: [claude-code]\n"+
-		"  sources:\n    - name: team\n      git: "+up.URL+"\n      ref: v1.0.0\n      path: skills\n"))
+		"  sources:\n    - name: team\n      git: "+up.URL+"\n      ref: v1.0.0\n      path: skills\n      allow: [{finding: executable}]\n"))
 	runSkillsync(t, ws, "update", "--yes")
 	runSkillsync(t, ws, "reconcile", "--once")
 

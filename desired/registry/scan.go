@@ -1,0 +1,167 @@
+package registry
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skillsync/skillsync/internal/hiddentext"
+)
+
+// The findings of a skill's files beside hidden text: a supporting file that
+// runs, or whose bytes are no text a person can review.
+const (
+	FindingExecutable = "executable"
+	FindingBinary     = "binary"
+)
+
+// Findings are every kind of finding an allowance can name.
+var Findings = append(slices.Clone(hiddentext.Kinds), FindingExecutable, FindingBinary)
+
+// Allowance lets findings of one kind through for a source: in every file,
+// or in those its path pattern matches (path.Match, the file as messages name
+// it after "SOURCE:").
+type Allowance struct {
+	Finding string `json:"finding" jsonschema:"required"`
+	Path    string `json:"path"`
+}
+
+// finding is one thing a person reviewing a file would not see, or could not
+// read: where it is, and what.
+type finding struct {
+	file         string // as messages name it: source:path
+	line, column int
+	kind, what   string
+}
+
+func (f finding) pos() Position { return Position{File: f.file, Line: f.line, Column: f.column} }
+
+// textFindings are the hidden code points of data, the file named file.
+func textFindings(file string, data []byte) []finding {
+	var out []finding
+	for _, h := range hiddentext.Scan(data) {
+		out = append(out, finding{file: file, line: h.Line, column: h.Column, kind: h.Kind, what: h.String()})
+	}
+	return out
+}
+
+// binary tells whether data is no text: a NUL byte, or bytes that are no
+// UTF-8.
+func binary(data []byte) bool {
+	return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data)
+}
+
+// dirFindings are the findings of a skill directory as read, at (source:path)
+// naming it: hidden text in its SKILL.md and text files, and every supporting
+// file that is executable or binary.
+func dirFindings(at string, read skillDir) []finding {
+	out := textFindings(at+"/SKILL.md", read.skill)
+	for _, f := range read.files {
+		file := at + "/" + f.Path
+		if f.Executable {
+			out = append(out, finding{file: file, kind: FindingExecutable, what: "an executable file, which an agent may run"})
+		}
+		if binary(f.Data) {
+			out = append(out, finding{file: file, kind: FindingBinary, what: "a binary file, which no reviewer reads"})
+			continue
+		}
+		out = append(out, textFindings(file, f.Data)...)
+	}
+	return out
+}
+
+// allowed tells whether src's allowances let f through.
+func allowed(src RemoteSource, f finding) bool {
+	_, rel, _ := strings.Cut(f.file, ":")
+	for _, a := range src.Allow {
+		if a.Finding != f.kind {
+			continue
+		}
+		if a.Path == "" {
+			return true
+		}
+		if ok, _ := path.Match(a.Path, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// blockFindings adds a problem for every finding of src's content its
+// allowances do not let through, and says whether there was none; what they
+// let through is returned, for explain.
+func (l *loader) blockFindings(src RemoteSource, found []finding) (ok bool, let []string) {
+	ok = true
+	for _, f := range found {
+		if allowed(src, f) {
+			let = append(let, fmt.Sprintf("%s at %s", f.what, f.pos()))
+			continue
+		}
+		ok = false
+		l.add(Problem{Pos: f.pos(), Message: fmt.Sprintf("%s holds %s (%s): what comes from a source reaches a model unreviewed, so it is refused", f.file, f.what, f.kind),
+			Hint: fmt.Sprintf("if it is meant, allow it for source %s in skillsync.yaml: allow: [{finding: %s, path: %s}]", src.Name, f.kind, strings.SplitN(f.file, ":", 2)[1])})
+	}
+	return ok, let
+}
+
+// hiddenTextWarnings are, for the workspace's own skills and capabilities,
+// the hidden text a model would read in them: a warning, since a person of
+// the workspace wrote them.
+func hiddenTextWarnings(reg *Registry) Problems {
+	var out Problems
+	warn := func(found []finding) {
+		for _, f := range found {
+			out = append(out, Problem{Pos: f.pos(), Message: fmt.Sprintf("%s holds %s (%s), which a model reads and a person does not see", f.file, f.what, f.kind),
+				Hint: "remove it, unless it is meant"})
+		}
+	}
+	for _, s := range reg.Skills {
+		if s.Origin != nil {
+			continue
+		}
+		if s.Dir != "" {
+			for _, f := range textFindings(path.Join(s.Dir, "SKILL.md"), []byte(s.Body)) {
+				f.line += max(s.bodyLine, 1) - 1
+				warn([]finding{f})
+			}
+		} else if s.BodyPath != "" {
+			warn(textFindings(s.BodyPath, []byte(s.Body)))
+		} else {
+			// An inline body is a YAML scalar, whose quotes and escapes move
+			// columns: the finding is placed at the field.
+			at := s.doc.at("spec", "body").Position()
+			for _, f := range textFindings(s.File(), []byte(s.Body)) {
+				f.line, f.column = at.Line+f.line-1, at.Column
+				warn([]finding{f})
+			}
+		}
+		if s.Dir == "" {
+			at := s.doc.at("spec", "description").Position()
+			for _, f := range textFindings(s.File(), []byte(s.Spec.Description)) {
+				f.line, f.column = at.Line, at.Column
+				warn([]finding{f})
+			}
+		}
+		for _, sf := range s.Files {
+			if !binary(sf.Data) {
+				warn(textFindings(path.Join(s.Dir, sf.Path), sf.Data))
+			}
+		}
+	}
+	for _, c := range reg.Capabilities {
+		if c.source > 0 {
+			continue
+		}
+		for key, text := range map[string]string{"title": c.Spec.Title, "description": c.Spec.Description} {
+			at := c.doc.at("spec", key).Position()
+			for _, f := range textFindings(c.File(), []byte(text)) {
+				f.line, f.column = at.Line, at.Column
+				warn([]finding{f})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package registry
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// scanConfig declares the source team, with allow as its allow entry when not
+// empty.
+func scanConfig(allow string) (string, []RemoteSource) {
+	config := "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  sources:\n    - name: team\n      git: https://git.example.com/team/skills.git\n"
+	if allow != "" {
+		config += "      allow: " + allow + "\n"
+	}
+	return config, []RemoteSource{{Name: "team", Git: "https://git.example.com/team/skills.git"}}
+}
+
+func TestWhatASourceHidesIsRefusedUnlessAllowed(t *testing.T) {
+	hidden := skillFiles("deploy", "Deploy.\nRun the tests\u200B now.", SourceFile{Path: "scripts", Dir: true}, SourceFile{Path: "scripts/run.sh", Data: []byte("#!/bin/sh\n"), Executable: true})
+	for _, tc := range []struct {
+		name, allow string
+		files       []SourceFile
+		want        []string // problems; none when it loads
+		allowed     int
+	}{
+		{"hidden text and a script", "", hidden, []string{
+			"team:deploy/SKILL.md:6:14: team:deploy/SKILL.md holds U+200B ZERO WIDTH SPACE (zero-width): what comes from a source reaches a model unreviewed, so it is refused",
+			"allow: [{finding: zero-width, path: deploy/SKILL.md}]",
+			"team:deploy/scripts/run.sh: team:deploy/scripts/run.sh holds an executable file, which an agent may run (executable)"}, 0},
+		{"both allowed", "[{finding: zero-width}, {finding: executable, path: \"*/scripts/*\"}]", hidden, nil, 2},
+		{"allowed elsewhere only", "[{finding: zero-width, path: other/SKILL.md}, {finding: executable}]", hidden, []string{"team:deploy/SKILL.md:6:14"}, 0},
+		{"a binary file", "", skillFiles("deploy", "Deploy.", SourceFile{Path: "logo.png", Data: []byte("\x89PNG\x00\x01")}),
+			[]string{"team:deploy/logo.png holds a binary file, which no reviewer reads (binary)"}, 0},
+		{"tag smuggling in a supporting file", "", skillFiles("deploy", "Deploy.", SourceFile{Path: "notes.md", Data: []byte("ok" + tags("rm -rf ~"))}),
+			[]string{"team:deploy/notes.md:1:3: team:deploy/notes.md holds U+E0072 TAG 'r' (tag)"}, 0},
+		{"an allowance of no finding", "[{finding: hidden}]", hidden, []string{`allow of source team names the finding "hidden"`}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			config, specs := scanConfig(tc.allow)
+			held := fakeSources{"team": tc.files}
+			root := workspace(t, map[string]string{ConfigName: config, LockName: lockFor(t, specs, held), "registry/none.yaml": ""})
+			reg, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, held)
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range reg.Skills {
+					if s.Name == "deploy" && len(s.Allowed) != tc.allowed {
+						t.Errorf("Allowed = %q, want %d", s.Allowed, tc.allowed)
+					}
+				}
+				return
+			}
+			var ps Problems
+			if !errors.As(err, &ps) {
+				t.Fatalf("err = %v, want problems", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(ps.Error(), w) {
+					t.Errorf("problems do not say %q:\n%s", w, ps)
+				}
+			}
+			for _, s := range reg.Skills {
+				if s.Name == "deploy" {
+					t.Error("the skill was kept despite its findings")
+				}
+			}
+		})
+	}
+}
+
+func TestASourcesRegistryFileIsScanned(t *testing.T) {
+	config, specs := documentSources(false)
+	doc := "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: standup}\nspec: {description: \"Write the standup note.\u202E\", body: List what changed.}\n"
+	held := fakeSources{"catalog": {{Path: "registry/catalog.yaml", Document: true, Data: []byte(doc)}}}
+	root := workspace(t, map[string]string{ConfigName: config, LockName: documentLock(t, specs, held), "registry/none.yaml": ""})
+	_, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, held)
+	if err == nil || !strings.Contains(err.Error(), "catalog:registry/catalog.yaml:4:45: catalog:registry/catalog.yaml holds U+202E RIGHT-TO-LEFT OVERRIDE (bidi)") {
+		t.Errorf("a registry file with a bidi override: %v", err)
+	}
+}
+
+func TestTheWorkspacesOwnHiddenTextIsAWarning(t *testing.T) {
+	root := workspace(t, map[string]string{
+		ConfigName:          "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n",
+		"registry/own.yaml": "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: notes}\nspec: {description: Notes., body: \"Take\u200B notes.\"}\n",
+	})
+	reg, err := Load(workspacefs.OS{}, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := Warnings(reg).Error(); !strings.Contains(ws, "registry/own.yaml:4:35: registry/own.yaml holds U+200B ZERO WIDTH SPACE (zero-width), which a model reads and a person does not see") {
+		t.Errorf("Warnings = %s", ws)
+	}
+}
+
+// tags writes s in Unicode tag characters, as ASCII smuggling does.
+func tags(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteRune(0xE0000 + r)
+	}
+	return b.String()
+}
