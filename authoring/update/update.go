@@ -130,41 +130,31 @@ func orRoot(p string) string {
 
 func compare(name, ref string, before, after registry.LockedSource) Change {
 	c := Change{Source: name, Old: before.Pin(), New: after.Pin(), Ref: ref, Index: before.Index != "" || after.Index != ""}
-	for _, skill := range slices.Sorted(maps.Keys(after.Skills)) {
-		was, ok := before.Skills[skill]
-		switch {
-		case !ok:
-			c.Added = append(c.Added, skill)
-		case was != after.Skills[skill]:
-			c.Changed = append(c.Changed, skill)
-		default:
-			c.Kept++
-		}
-	}
-	for _, skill := range slices.Sorted(maps.Keys(before.Skills)) {
-		if _, ok := after.Skills[skill]; !ok {
-			c.Removed = append(c.Removed, skill)
-		}
-	}
-	// A registry file is named by its path, which holds a dot or a slash that
-	// no skill name does.
-	for _, p := range slices.Sorted(maps.Keys(after.Documents)) {
-		was, ok := before.Documents[p]
-		switch {
-		case !ok:
-			c.Added = append(c.Added, p)
-		case was != after.Documents[p]:
-			c.Changed = append(c.Changed, p)
-		default:
-			c.Kept++
-		}
-	}
-	for _, p := range slices.Sorted(maps.Keys(before.Documents)) {
-		if _, ok := after.Documents[p]; !ok {
-			c.Removed = append(c.Removed, p)
-		}
-	}
+	// The skills by name, then the registry files by path.
+	c.tally(before.Skills, after.Skills)
+	c.tally(before.Documents, after.Documents)
 	return c
+}
+
+// tally adds to c what moving from the digests before to those after adds,
+// changes, removes and keeps.
+func (c *Change) tally(before, after map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(after)) {
+		was, ok := before[k]
+		switch {
+		case !ok:
+			c.Added = append(c.Added, k)
+		case was != after[k]:
+			c.Changed = append(c.Changed, k)
+		default:
+			c.Kept++
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(before)) {
+		if _, ok := after[k]; !ok {
+			c.Removed = append(c.Removed, k)
+		}
+	}
 }
 
 // ReadLock reads the lock of the workspace at root, rel to it: its bytes, nil

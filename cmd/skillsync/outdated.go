@@ -65,6 +65,9 @@ Exit codes: 0 every source is current, 1 some source is outdated, 2 invalid inpu
 			if err := checkSourceNames(reg, args); err != nil {
 				return err
 			}
+			if err := g.checkTrust(reg); err != nil {
+				return err
+			}
 			_, lock, err := update.ReadLock(g.readOnly(), reg.Root, reg.InConfigDir(registry.LockName))
 			var problems registry.Problems
 			if err != nil && !errors.As(err, &problems) {

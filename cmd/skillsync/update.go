@@ -28,7 +28,9 @@ func (g *globals) sourceReader() *transports {
 		if err == nil {
 			dir = filepath.Join(dir, "skillsync")
 		}
+		policy, policyErr := orgPolicy()
 		g.sources = &transports{
+			policy: policy, policyErr: policyErr,
 			git:   git.NewReader(git.Cache{Dir: subdir(dir, "git"), Offline: g.offline}),
 			index: wellknown.NewReader(wellknown.Cache{Dir: subdir(dir, "wellknown"), Offline: g.offline}),
 			oci:   oci.NewReader(oci.Cache{Dir: subdir(dir, "oci"), Offline: g.offline}),
@@ -47,10 +49,18 @@ func subdir(dir, name string) string {
 // transports hands each source to the reader of its kind: git, a discovery
 // index or an OCI artifact.
 type transports struct {
-	git   *git.Reader
-	index *wellknown.Reader
-	oci   *oci.Reader
+	// policy is the organisation's (nil when there is none), and policyErr
+	// why it could not be read: then no source is read.
+	policy    *registry.Policy
+	policyErr error
+	git       *git.Reader
+	index     *wellknown.Reader
+	oci       *oci.Reader
 }
+
+// Policy is the organisation's policy, which every load through t checks
+// each source against before reading any.
+func (t *transports) Policy() *registry.Policy { return t.policy }
 
 // transport is what reads one kind of source.
 type transport interface {
@@ -69,10 +79,16 @@ func (t *transports) of(src registry.RemoteSource) transport {
 }
 
 func (t *transports) ReadSource(src registry.RemoteSource, at registry.LockedSource) ([]registry.SourceFile, error) {
+	if t.policyErr != nil {
+		return nil, t.policyErr
+	}
 	return t.of(src).ReadSource(src, at)
 }
 
 func (t *transports) Resolve(src registry.RemoteSource) (registry.LockedSource, error) {
+	if t.policyErr != nil {
+		return registry.LockedSource{}, t.policyErr
+	}
 	return t.of(src).Resolve(src)
 }
 
@@ -118,6 +134,9 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 				return nil
 			}
 			if err := checkSourceNames(reg, args); err != nil {
+				return err
+			}
+			if err := g.checkTrust(reg); err != nil {
 				return err
 			}
 			lockFile := reg.InConfigDir(registry.LockName)
@@ -180,6 +199,19 @@ func (g *globals) declarations() (*registry.Registry, error) {
 		return nil, inputError(g.stderr, err)
 	}
 	return reg, nil
+}
+
+// checkTrust refuses, before any source is read, the sources the
+// organisation's policy or skillsync.yaml's spec.trust does not allow.
+func (g *globals) checkTrust(reg *registry.Registry) error {
+	t := g.sourceReader()
+	if t.policyErr != nil {
+		return inputError(g.stderr, t.policyErr)
+	}
+	if ps := reg.Untrusted(t.policy); len(ps) > 0 {
+		return inputError(g.stderr, ps)
+	}
+	return nil
 }
 
 // checkSourceNames refuses a name of names that reg declares no source by.

@@ -279,6 +279,23 @@ func (l *loader) checkSources(reg *Registry) bool {
 			seen[name] = true
 		}
 	}
+	if trust := reg.Config.Spec.Trust; trust != nil {
+		for i, pattern := range trust.Sources {
+			if _, err := path.Match(pattern, ""); err != nil || pattern == "" {
+				l.add(Problem{Pos: reg.config.at("spec", "trust", "sources", fmt.Sprint(i)).Position(), Message: fmt.Sprintf("%q is not a pattern of source locations", pattern),
+					Hint: "write host/path, such as github.com/acme or registry.example.com/acme/*"})
+				ok = false
+			}
+		}
+	}
+	var policy *Policy
+	if pr, isPoliced := l.sources.(PolicedReader); isPoliced {
+		policy = pr.Policy()
+	}
+	if ps := reg.Untrusted(policy); len(ps) > 0 {
+		l.add(ps...)
+		ok = false
+	}
 	return ok
 }
 

@@ -98,29 +98,22 @@ func (l *loader) sourceDocuments(reg *Registry, files []SourceFile, src RemoteSo
 		caps, skills, profiles := len(reg.Capabilities), len(reg.Skills), len(reg.Profiles)
 		data := f.Data
 		l.addDocumentsOf(reg, at, data, func() []byte { return data }, true)
-		added := slices.Clone(reg.Capabilities[caps:])
-		reg.Capabilities = reg.Capabilities[:caps]
-		for _, cap := range added {
-			if c.claim(l, "capability", cap.ID, i, pos) {
-				cap.source = i + 1
-				reg.Capabilities = append(reg.Capabilities, cap)
-			}
-		}
-		addedSkills := slices.Clone(reg.Skills[skills:])
-		reg.Skills = reg.Skills[:skills]
-		for _, s := range addedSkills {
-			if c.claim(l, "skill", s.Name, i, pos) {
-				s.Origin = origin
-				reg.Skills = append(reg.Skills, s)
-			}
-		}
-		addedProfiles := slices.Clone(reg.Profiles[profiles:])
-		reg.Profiles = reg.Profiles[:profiles]
-		for _, p := range addedProfiles {
-			if c.claim(l, "profile", p.Name, i, pos) {
-				p.source = i + 1
-				reg.Profiles = append(reg.Profiles, p)
-			}
+		claimAdded(l, c, "capability", &reg.Capabilities, caps, i, pos, func(cap *Capability) string { cap.source = i + 1; return cap.ID })
+		claimAdded(l, c, "skill", &reg.Skills, skills, i, pos, func(s *Skill) string { s.Origin = origin; return s.Name })
+		claimAdded(l, c, "profile", &reg.Profiles, profiles, i, pos, func(p *Profile) string { p.source = i + 1; return p.Name })
+	}
+}
+
+// claimAdded keeps, of what source i added to the declarations all from
+// index from on, those c lets claim their names; mark marks each as the
+// source's and names it. all is the registry's own slice, which a clash
+// takes the first source's declaration out of.
+func claimAdded[T any](l *loader, c *sourceClaims, kind string, all *[]T, from, i int, pos Position, mark func(*T) string) {
+	added := slices.Clone((*all)[from:])
+	*all = (*all)[:from]
+	for _, d := range added {
+		if c.claim(l, kind, mark(&d), i, pos) {
+			*all = append(*all, d)
 		}
 	}
 }

@@ -105,6 +105,8 @@ type WorkspaceSpec struct {
 	// Skill directories from elsewhere, pinned by skillsync.lock; see
 	// docs/sources.md.
 	Sources []RemoteSource `json:"sources"`
+	// Where sources may come from; see docs/trust.md.
+	Trust *TrustSpec `json:"trust"`
 }
 
 // RemoteSource is a repository of Agent Skills directories: its folder path

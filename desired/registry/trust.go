@@ -1,0 +1,139 @@
+package registry
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// TrustSpec is what a workspace trusts: where its sources may come from. An
+// organisation's policy file says the same, and a source must be allowed by
+// both: a workspace can narrow its organisation's policy, never widen it.
+type TrustSpec struct {
+	// Where sources may come from, as locations (see docs/trust.md):
+	// host/path of a git remote or an index (github.com/acme, or
+	// github.com/acme/*), REGISTRY/REPOSITORY of an OCI artifact, file:PATH of
+	// a repository on this machine. A location is allowed when a pattern
+	// matches it, or a folder above it (path.Match). Anywhere when empty.
+	Sources []string `json:"sources"`
+}
+
+// PolicyName is the organisation's policy file, in the user's configuration
+// directory (or where $SKILLSYNC_POLICY names it).
+const PolicyName = "policy.yaml"
+
+// Policy is an organisation's policy file: kind Policy, its spec a
+// TrustSpec.
+type Policy struct {
+	APIVersion string    `json:"apiVersion" jsonschema:"required"`
+	Kind       string    `json:"kind" jsonschema:"required"`
+	Spec       TrustSpec `json:"spec"`
+	// File is where the policy was read, for messages.
+	File string `json:"-"`
+}
+
+// ParsePolicy reads an organisation's policy file, file naming it.
+func ParsePolicy(file string, data []byte) (Policy, Problems) {
+	var p Policy
+	_, docs, ps := parseSource(file, data)
+	if len(ps) > 0 {
+		return p, ps
+	}
+	if len(docs) != 1 {
+		return p, Problems{{Pos: Position{File: file, Line: 1}, Message: fmt.Sprintf("expected one Policy document, found %d", len(docs)), Hint: "a policy file holds one document of kind Policy"}}
+	}
+	if ps := decodeStrict(file, docs[0].root(), &p); len(ps) > 0 {
+		return p, ps
+	}
+	switch {
+	case p.APIVersion != APIVersion:
+		ps = append(ps, Problem{Pos: docs[0].at("apiVersion").Position(), Message: fmt.Sprintf("apiVersion %q is not supported", p.APIVersion), Hint: "write apiVersion: " + APIVersion})
+	case p.Kind != "Policy":
+		ps = append(ps, Problem{Pos: docs[0].at("kind").Position(), Message: fmt.Sprintf("kind %q where Policy was expected", p.Kind), Hint: "write kind: Policy"})
+	}
+	for i, pattern := range p.Spec.Sources {
+		if _, err := path.Match(pattern, ""); err != nil || pattern == "" {
+			ps = append(ps, Problem{Pos: docs[0].at("spec", "sources", fmt.Sprint(i)).Position(), Message: fmt.Sprintf("%q is not a pattern of source locations", pattern), Hint: "write host/path, such as github.com/acme or registry.example.com/acme/*"})
+		}
+	}
+	p.File = file
+	return p, ps
+}
+
+// Location is where src comes from, as trust patterns match it: host/path of
+// a git remote (no scheme, user or .git) or an index URL, REGISTRY/REPOSITORY
+// of an OCI artifact, file:PATH for a repository on this machine.
+func Location(src RemoteSource) string {
+	switch {
+	case src.OCI != "":
+		if ref, err := ParseOCIReference(src.OCI); err == nil {
+			return ref.Registry + "/" + ref.Repository
+		}
+		return src.OCI
+	case src.Index != "":
+		if u, err := url.Parse(src.Index); err == nil {
+			return u.Host + u.Path
+		}
+		return src.Index
+	}
+	remote := src.Git
+	if scpLike.MatchString(remote) && !strings.Contains(remote, "://") {
+		_, hostPath, _ := strings.Cut(remote, "@")
+		host, p, _ := strings.Cut(hostPath, ":")
+		return host + "/" + strings.TrimSuffix(strings.Trim(p, "/"), ".git")
+	}
+	u, err := url.Parse(remote)
+	if err != nil {
+		return remote
+	}
+	if u.Scheme == "file" {
+		return "file:" + u.Path
+	}
+	return u.Host + "/" + strings.TrimSuffix(strings.Trim(u.Path, "/"), ".git")
+}
+
+// Allows tells whether t lets a source come from location.
+func (t TrustSpec) Allows(location string) bool {
+	if len(t.Sources) == 0 {
+		return true
+	}
+	for _, pattern := range t.Sources {
+		pattern = strings.TrimSuffix(pattern, "/")
+		// The location, and every folder above it: github.com/acme allows
+		// github.com/acme/skills.
+		for at := location; at != "." && at != "/" && at != ""; at = path.Dir(at) {
+			if ok, _ := path.Match(pattern, at); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// PolicedReader is a SourceReader under an organisation's policy: a load
+// through one checks every source against the policy before reading any.
+type PolicedReader interface {
+	SourceReader
+	Policy() *Policy
+}
+
+// Untrusted are, at each source's line, the sources that policy (the
+// organisation's, when not nil) or skillsync.yaml's own spec.trust does not
+// let the workspace take.
+func (reg *Registry) Untrusted(policy *Policy) Problems {
+	var out Problems
+	for i, src := range reg.Config.Spec.Sources {
+		at := itemAt(reg.config, i, "spec", "sources").Position()
+		location := Location(src)
+		switch {
+		case policy != nil && !policy.Spec.Allows(location):
+			out = append(out, Problem{Pos: at, Message: fmt.Sprintf("source %s comes from %s, which the organisation's policy (%s) does not allow", src.Name, location, policy.File),
+				Hint: "take it from a place the policy's spec.sources allows; skillsync.yaml can narrow the policy, not widen it"})
+		case reg.Config.Spec.Trust != nil && !reg.Config.Spec.Trust.Allows(location):
+			out = append(out, Problem{Pos: at, Message: fmt.Sprintf("source %s comes from %s, which spec.trust.sources does not allow", src.Name, location),
+				Hint: "add its location to spec.trust.sources if it is to be trusted, or take the skills from an allowed source"})
+		}
+	}
+	return out
+}
