@@ -607,6 +607,9 @@ func (r *Registry) WithSkillsNamed(names map[string]bool) *Registry {
 // File is the input file that declares c, without reading it again as Pos may.
 func (c Capability) File() string { return c.doc.file() }
 
+// FromSource tells whether c comes from a registry file of a source.
+func (c Capability) FromSource() bool { return c.source > 0 }
+
 // File is the input file that declares s.
 func (s Skill) File() string { return s.doc.file() }
 
