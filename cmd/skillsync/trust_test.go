@@ -63,3 +63,18 @@ func TestTheOrganisationsPolicyRefusesASourceBeforeAnyRequest(t *testing.T) {
 		t.Errorf("a policy named and missing:\n%s", out)
 	}
 }
+
+// A watcher keeps its readers for its life: each load reads the policy anew,
+// so that a source the organisation stops allowing stops being read.
+func TestEveryLoadReadsThePolicyAnew(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(policyEnv, filepath.Join(dir, "policy.yaml"))
+	readers := (&globals{}).sourceReader()
+	for _, allowed := range []string{"github.com/acme", "github.com/other"} {
+		testkit.WriteFile(t, dir, "policy.yaml", []byte("apiVersion: skillsync/v1\nkind: Policy\nspec:\n  sources: ["+allowed+"]\n"))
+		p, err := readers.Policy()
+		if err != nil || len(p.Spec.Sources) != 1 || p.Spec.Sources[0] != allowed {
+			t.Errorf("Policy() = %+v, %v; want %s", p, err, allowed)
+		}
+	}
+}

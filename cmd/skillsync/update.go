@@ -28,9 +28,7 @@ func (g *globals) sourceReader() *transports {
 		if err == nil {
 			dir = filepath.Join(dir, "skillsync")
 		}
-		policy, policyErr := orgPolicy()
 		g.sources = &transports{
-			policy: policy, policyErr: policyErr,
 			git:   git.NewReader(git.Cache{Dir: subdir(dir, "git"), Offline: g.offline}),
 			index: wellknown.NewReader(wellknown.Cache{Dir: subdir(dir, "wellknown"), Offline: g.offline}),
 			oci:   oci.NewReader(oci.Cache{Dir: subdir(dir, "oci"), Offline: g.offline}),
@@ -49,18 +47,18 @@ func subdir(dir, name string) string {
 // transports hands each source to the reader of its kind: git, a discovery
 // index or an OCI artifact.
 type transports struct {
-	// policy is the organisation's (nil when there is none), and policyErr
-	// why it could not be read: then no source is read.
-	policy    *registry.Policy
-	policyErr error
-	git       *git.Reader
-	index     *wellknown.Reader
-	oci       *oci.Reader
+	git   *git.Reader
+	index *wellknown.Reader
+	oci   *oci.Reader
 }
 
-// Policy is the organisation's policy, which every load through t checks
-// each source against before reading any.
-func (t *transports) Policy() *registry.Policy { return t.policy }
+// A load through transports checks the organisation's policy.
+var _ registry.PolicedReader = (*transports)(nil)
+
+// Policy is the organisation's policy, read anew for every load through t
+// (so that a watcher follows it), which checks each source against it before
+// reading any.
+func (t *transports) Policy() (*registry.Policy, error) { return orgPolicy() }
 
 // transport is what reads one kind of source.
 type transport interface {
@@ -79,16 +77,10 @@ func (t *transports) of(src registry.RemoteSource) transport {
 }
 
 func (t *transports) ReadSource(src registry.RemoteSource, at registry.LockedSource) ([]registry.SourceFile, error) {
-	if t.policyErr != nil {
-		return nil, t.policyErr
-	}
 	return t.of(src).ReadSource(src, at)
 }
 
 func (t *transports) Resolve(src registry.RemoteSource) (registry.LockedSource, error) {
-	if t.policyErr != nil {
-		return registry.LockedSource{}, t.policyErr
-	}
 	return t.of(src).Resolve(src)
 }
 
@@ -204,11 +196,11 @@ func (g *globals) declarations() (*registry.Registry, error) {
 // checkTrust refuses, before any source is read, the sources the
 // organisation's policy or skillsync.yaml's spec.trust does not allow.
 func (g *globals) checkTrust(reg *registry.Registry) error {
-	t := g.sourceReader()
-	if t.policyErr != nil {
-		return inputError(g.stderr, t.policyErr)
+	policy, err := orgPolicy()
+	if err != nil {
+		return inputError(g.stderr, err)
 	}
-	if ps := reg.Untrusted(t.policy); len(ps) > 0 {
+	if ps := reg.Untrusted(policy); len(ps) > 0 {
 		return inputError(g.stderr, ps)
 	}
 	return nil

@@ -31,7 +31,8 @@ func CheckGitRemote(remote string) error {
 		return errors.New("the git remote starts with '-', which git would read as an option")
 	}
 	if scpLike.MatchString(remote) && !strings.Contains(remote, "://") {
-		return nil
+		_, p, _ := strings.Cut(remote, ":")
+		return checkSegments("the git remote", remote, p)
 	}
 	u, err := url.Parse(remote)
 	if err != nil {
@@ -53,6 +54,25 @@ func CheckGitRemote(remote string) error {
 	_, hasPassword := u.User.Password()
 	if hasPassword || (u.User != nil && u.Scheme != "ssh") {
 		return fmt.Errorf("the git remote %s carries a user, password or token; give them to git through a credential helper instead (git help credentials)", RedactRemote(remote))
+	}
+	return checkSegments("the git remote", remote, u.EscapedPath())
+}
+
+// checkSegments refuses a path with a . or .. folder, or an encoded slash:
+// where it leads depends on the server, or on links on the way, and a trust
+// pattern would judge it by where it seems to lead.
+func checkSegments(what, address, escaped string) error {
+	if strings.Contains(strings.ToLower(escaped), "%2f") || strings.Contains(strings.ToLower(escaped), "%5c") {
+		return fmt.Errorf("%s %s holds an encoded slash in its path", what, RedactRemote(address))
+	}
+	decoded, err := url.PathUnescape(escaped)
+	if err != nil {
+		decoded = escaped
+	}
+	for _, seg := range strings.Split(decoded, "/") {
+		if seg == "." || seg == ".." {
+			return fmt.Errorf("%s %s has a %s folder in its path; write the path it leads to", what, RedactRemote(address), seg)
+		}
 	}
 	return nil
 }
@@ -114,6 +134,8 @@ func checkReadURL(what, u string) error {
 		return fmt.Errorf("%s %s names no host", what, RedactRemote(u))
 	case parsed.User != nil:
 		return fmt.Errorf("%s %s carries a user or token; an index is read without credentials", what, RedactRemote(u))
+	case checkSegments(what, u, parsed.EscapedPath()) != nil:
+		return checkSegments(what, u, parsed.EscapedPath())
 	case parsed.Scheme == "https":
 		return nil
 	case parsed.Scheme == "http" && Loopback(parsed.Hostname()):

@@ -202,13 +202,17 @@ func (l *loader) sourceSkill(reg *Registry, tree *memTree, src RemoteSource, loc
 			Hint: "the lock was edited by hand or the commit is not the one it was written from; run \"skillsync update " + src.Name + "\" and review the change"})
 		return Skill{}, false
 	}
-	ok, let := l.blockFindings(src, dirFindings(at, read))
+	s := Skill{Name: name, Spec: SkillSpec{Dir: at}, doc: reg.config,
+		Origin: &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Index: src.Index, OCI: src.OCI, Digest: locked.Digest, Dir: path.Join(cleanSourcePath(src.Path), name)}}
+	l.fillFromRead(&s, at, read)
+	raw := dirFindings(at, read)
+	skillFile := at + "/SKILL.md"
+	found := append(raw, escaped(valueFindings(skillFile, Position{File: skillFile}, s.Spec), raw)...)
+	ok, let := l.blockFindings(src, found)
 	if !ok {
 		return Skill{}, false
 	}
-	s := Skill{Name: name, Spec: SkillSpec{Dir: at}, doc: reg.config, Allowed: let,
-		Origin: &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Index: src.Index, OCI: src.OCI, Digest: locked.Digest, Dir: path.Join(cleanSourcePath(src.Path), name)}}
-	l.fillFromRead(&s, at, read)
+	s.Allowed = let
 	return s, true
 }
 
@@ -280,6 +284,11 @@ func (l *loader) checkSources(reg *Registry) bool {
 		}
 	}
 	if trust := reg.Config.Spec.Trust; trust != nil {
+		if len(trust.Sources) == 0 {
+			l.add(Problem{Pos: reg.config.at("spec", "trust").Position(), Message: "spec.trust lists no location sources may come from",
+				Hint: "list where sources may come from under spec.trust.sources, or leave spec.trust out to take the organisation's policy as it is"})
+			ok = false
+		}
 		for i, pattern := range trust.Sources {
 			if _, err := path.Match(pattern, ""); err != nil || pattern == "" {
 				l.add(Problem{Pos: reg.config.at("spec", "trust", "sources", fmt.Sprint(i)).Position(), Message: fmt.Sprintf("%q is not a pattern of source locations", pattern),
@@ -290,7 +299,18 @@ func (l *loader) checkSources(reg *Registry) bool {
 	}
 	var policy *Policy
 	if pr, isPoliced := l.sources.(PolicedReader); isPoliced {
-		policy = pr.Policy()
+		var err error
+		var ps Problems
+		switch policy, err = pr.Policy(); {
+		case errors.As(err, &ps):
+			l.add(ps...)
+			return false
+		case err != nil:
+			if l.err == nil {
+				l.err = err
+			}
+			return false
+		}
 	}
 	if ps := reg.Untrusted(policy); len(ps) > 0 {
 		l.add(ps...)

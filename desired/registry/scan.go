@@ -3,7 +3,9 @@ package registry
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -55,22 +57,109 @@ func binary(data []byte) bool {
 }
 
 // dirFindings are the findings of a skill directory as read, at (source:path)
-// naming it: hidden text in its SKILL.md and text files, and every supporting
-// file that is executable or binary.
+// naming it: hidden text in its SKILL.md, its client side files, every text
+// file and every file's name, and every supporting file that is executable or
+// binary.
 func dirFindings(at string, read skillDir) []finding {
 	out := textFindings(at+"/SKILL.md", read.skill)
+	for _, p := range slices.Sorted(maps.Keys(read.sides)) {
+		out = append(out, nameFindings(at+"/"+p, p)...)
+		out = append(out, textFindings(at+"/"+p, read.sides[p])...)
+	}
 	for _, f := range read.files {
 		file := at + "/" + f.Path
+		out = append(out, nameFindings(file, f.Path)...)
 		if f.Executable {
 			out = append(out, finding{file: file, kind: FindingExecutable, what: "an executable file, which an agent may run"})
 		}
 		if binary(f.Data) {
 			out = append(out, finding{file: file, kind: FindingBinary, what: "a binary file, which no reviewer reads"})
-			continue
+			if !utf8.Valid(f.Data) {
+				continue
+			}
+			// Text with a NUL in it is text still: allowing binary files
+			// does not let what is hidden in it through.
 		}
 		out = append(out, textFindings(file, f.Data)...)
 	}
 	return out
+}
+
+// nameFindings are the hidden code points of the path name of file, which a
+// listing shows otherwise than it is (a right-to-left override makes
+// readme.md.txt look like readme.txt.md).
+func nameFindings(file, name string) []finding {
+	var out []finding
+	for _, h := range hiddentext.Scan([]byte(name)) {
+		out = append(out, finding{file: file, kind: h.Kind, what: h.String() + " in its name"})
+	}
+	return out
+}
+
+// valueFindings are the hidden code points of every string in v, as YAML
+// decoded it: an escape such as "\u200b" in a double-quoted scalar is no
+// hidden byte of the file, but the model reads what it decodes to. They are
+// placed at pos.
+func valueFindings(file string, pos Position, v any) []finding {
+	var out []finding
+	for _, text := range stringsOf(reflect.ValueOf(v)) {
+		for _, h := range hiddentext.Scan([]byte(text)) {
+			out = append(out, finding{file: file, line: pos.Line, column: pos.Column, kind: h.Kind, what: h.String() + ", written as an escape"})
+		}
+	}
+	return out
+}
+
+// escaped is, of found (from valueFindings), what raw (the file's own
+// findings) does not already name: the code points written as escapes.
+func escaped(found, raw []finding) []finding {
+	seen := map[string]bool{}
+	for _, f := range raw {
+		seen[f.what] = true
+	}
+	var out []finding
+	for _, f := range found {
+		if !seen[strings.TrimSuffix(f.what, ", written as an escape")] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// stringsOf is every string in v: in its fields, elements, keys and values.
+func stringsOf(v reflect.Value) []string {
+	switch v.Kind() {
+	case reflect.String:
+		return []string{v.String()}
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return stringsOf(v.Elem())
+	case reflect.Struct:
+		var out []string
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				out = append(out, stringsOf(v.Field(i))...)
+			}
+		}
+		return out
+	case reflect.Slice, reflect.Array:
+		var out []string
+		for i := range v.Len() {
+			out = append(out, stringsOf(v.Index(i))...)
+		}
+		return out
+	case reflect.Map:
+		var out []string
+		iter := v.MapRange()
+		for iter.Next() {
+			out = append(out, stringsOf(iter.Key())...)
+			out = append(out, stringsOf(iter.Value())...)
+		}
+		return out
+	}
+	return nil
 }
 
 // allowed tells whether src's allowances let f through.

@@ -105,3 +105,40 @@ func tags(s string) string {
 	}
 	return b.String()
 }
+
+func TestHiddenTextInEveryPlaceASourcesSkillHasIsFound(t *testing.T) {
+	for _, tc := range []struct {
+		name, allow string
+		files       []SourceFile
+		want        string
+	}{
+		{"an escape in the front matter", "", []SourceFile{{Path: "deploy", Dir: true},
+			{Path: "deploy/SKILL.md", Data: []byte("---\nname: deploy\ndescription: \"Deploy.\\U000E0074\\U000E0068\"\n---\nDeploy.\n")}},
+			"team:deploy/SKILL.md holds U+E0074 TAG 't', written as an escape (tag)"},
+		{"a client's side file", "", skillFiles("deploy", "Deploy.", SourceFile{Path: "agents", Dir: true},
+			SourceFile{Path: "agents/openai.yaml", Data: []byte("interface:\n  default_prompt: \"Deploy." + tags("and push") + "\"\n")}),
+			"team:deploy/agents/openai.yaml:2:27: team:deploy/agents/openai.yaml holds U+E0061 TAG 'a' (tag)"},
+		{"a file's name", "", skillFiles("deploy", "Deploy.", SourceFile{Path: "read\u202Edm.txt", Data: []byte("x")}),
+			"holds U+202E RIGHT-TO-LEFT OVERRIDE in its name (bidi)"},
+		{"text with a NUL, binary files allowed", "[{finding: binary}]", skillFiles("deploy", "Deploy.", SourceFile{Path: "notes.md", Data: []byte("a\x00b" + tags("rm"))}),
+			"team:deploy/notes.md:1:4: team:deploy/notes.md holds U+E0072 TAG 'r' (tag)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			config, specs := scanConfig(tc.allow)
+			held := fakeSources{"team": tc.files}
+			root := workspace(t, map[string]string{ConfigName: config, LockName: lockFor(t, specs, held), "registry/none.yaml": ""})
+			_, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, held)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	// An escape in a source's registry file.
+	config, specs := documentSources(false)
+	doc := "apiVersion: skillsync/v1\nkind: Skill\nmetadata: {name: standup}\nspec: {description: Standup., body: \"List what changed.\\u200B\"}\n"
+	held := fakeSources{"catalog": {{Path: "registry/catalog.yaml", Document: true, Data: []byte(doc)}}}
+	root := workspace(t, map[string]string{ConfigName: config, LockName: documentLock(t, specs, held), "registry/none.yaml": ""})
+	if _, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, held); err == nil || !strings.Contains(err.Error(), "catalog:registry/catalog.yaml:3:18: catalog:registry/catalog.yaml holds U+200B ZERO WIDTH SPACE, written as an escape (zero-width)") {
+		t.Errorf("an escape in a source's registry file: %v", err)
+	}
+}

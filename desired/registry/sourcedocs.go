@@ -92,12 +92,27 @@ func (l *loader) sourceDocuments(reg *Registry, files []SourceFile, src RemoteSo
 			l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry file %s of source %s is %s at %s, not %s as %s says", at, src.Name, got, locked.PinLabel(), locked.Documents[p], reg.lockFile), Hint: again})
 			continue
 		}
-		if ok, _ := l.blockFindings(src, textFindings(at, f.Data)); !ok {
+		raw := textFindings(at, f.Data)
+		if ok, _ := l.blockFindings(src, raw); !ok {
 			continue
 		}
 		caps, skills, profiles := len(reg.Capabilities), len(reg.Skills), len(reg.Profiles)
 		data := f.Data
 		l.addDocumentsOf(reg, at, data, func() []byte { return data }, true)
+		var decoded []finding
+		for _, c := range reg.Capabilities[caps:] {
+			decoded = append(decoded, valueFindings(at, c.Pos(), c.Spec)...)
+		}
+		for _, s := range reg.Skills[skills:] {
+			decoded = append(decoded, valueFindings(at, s.Pos(), s.Spec)...)
+		}
+		for _, p := range reg.Profiles[profiles:] {
+			decoded = append(decoded, valueFindings(at, p.doc.at("metadata", "name").Position(), p.Spec)...)
+		}
+		if ok, _ := l.blockFindings(src, escaped(decoded, raw)); !ok {
+			reg.Capabilities, reg.Skills, reg.Profiles = reg.Capabilities[:caps], reg.Skills[:skills], reg.Profiles[:profiles]
+			continue
+		}
 		claimAdded(l, c, "capability", &reg.Capabilities, caps, i, pos, func(cap *Capability) string { cap.source = i + 1; return cap.ID })
 		claimAdded(l, c, "skill", &reg.Skills, skills, i, pos, func(s *Skill) string { s.Origin = origin; return s.Name })
 		claimAdded(l, c, "profile", &reg.Profiles, profiles, i, pos, func(p *Profile) string { p.source = i + 1; return p.Name })

@@ -52,6 +52,10 @@ func ParsePolicy(file string, data []byte) (Policy, Problems) {
 	case p.Kind != "Policy":
 		ps = append(ps, Problem{Pos: docs[0].at("kind").Position(), Message: fmt.Sprintf("kind %q where Policy was expected", p.Kind), Hint: "write kind: Policy"})
 	}
+	if len(p.Spec.Sources) == 0 {
+		ps = append(ps, Problem{Pos: docs[0].at("spec").Position(), Message: "the policy lists no location sources may come from",
+			Hint: "list where sources may come from under spec.sources; to allow none, list a location no source has, such as none.invalid"})
+	}
 	for i, pattern := range p.Spec.Sources {
 		if _, err := path.Match(pattern, ""); err != nil || pattern == "" {
 			ps = append(ps, Problem{Pos: docs[0].at("spec", "sources", fmt.Sprint(i)).Position(), Message: fmt.Sprintf("%q is not a pattern of source locations", pattern), Hint: "write host/path, such as github.com/acme or registry.example.com/acme/*"})
@@ -112,10 +116,12 @@ func (t TrustSpec) Allows(location string) bool {
 }
 
 // PolicedReader is a SourceReader under an organisation's policy: a load
-// through one checks every source against the policy before reading any.
+// through one reads the policy again, and checks every source against it,
+// before reading any. A policy that cannot be read is an error: Problems for
+// one that does not parse.
 type PolicedReader interface {
 	SourceReader
-	Policy() *Policy
+	Policy() (*Policy, error)
 }
 
 // Untrusted are, at each source's line, the sources that policy (the

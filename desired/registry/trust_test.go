@@ -48,7 +48,7 @@ type policed struct {
 	reads  *int
 }
 
-func (p policed) Policy() *Policy { return p.policy }
+func (p policed) Policy() (*Policy, error) { return p.policy, nil }
 
 func (p policed) ReadSource(src RemoteSource, at LockedSource) ([]SourceFile, error) {
 	*p.reads++
@@ -91,5 +91,41 @@ func TestAWorkspaceNarrowsItsOrganisationsPolicyAndNeverWidensIt(t *testing.T) {
 	}
 	if _, ps := ParsePolicy("policy.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec: {}\n")); !strings.Contains(ps.Error(), `kind "Workspace" where Policy was expected`) {
 		t.Errorf("a policy of another kind: %v", ps)
+	}
+}
+
+func TestAnAddressThatSeemsToLeadElsewhereIsRefused(t *testing.T) {
+	for _, remote := range []string{
+		"git@github.com:evil/../acme/skills.git",
+		"https://github.com/evil/../acme/skills",
+		"https://github.com/evil%2F..%2Facme/skills",
+		"https://github.com/acme%2Fevil/skills",
+		"file:///srv/allowed/../sl/../allowed/repo",
+		"ssh://git@github.com/acme/./skills",
+	} {
+		if err := CheckGitRemote(remote); err == nil {
+			t.Errorf("CheckGitRemote(%q) = nil", remote)
+		}
+	}
+	for _, u := range []string{"https://docs.example.com/a/../b/index.json", "https://docs.example.com/a/%2e%2e/index.json"} {
+		if err := CheckIndexURL(u); err == nil {
+			t.Errorf("CheckIndexURL(%q) = nil", u)
+		}
+	}
+	if err := CheckGitRemote("https://github.com/acme/skills.git"); err != nil {
+		t.Errorf("a plain remote: %v", err)
+	}
+}
+
+func TestAnEmptyListAllowsNothingByMistake(t *testing.T) {
+	for _, policy := range []string{"apiVersion: skillsync/v1\nkind: Policy\nspec: {}\n", "apiVersion: skillsync/v1\nkind: Policy\nspec: {sources: []}\n"} {
+		if _, ps := ParsePolicy("policy.yaml", []byte(policy)); !strings.Contains(ps.Error(), "the policy lists no location sources may come from") {
+			t.Errorf("%q: %v", policy, ps)
+		}
+	}
+	held := fakeSources{"team": skillFiles("deploy", "Deploy."), "vendor": skillFiles("lint", "Lint.")}
+	root := workspace(t, map[string]string{ConfigName: sourcesConfig + "  trust: {sources: []}\n", LockName: lockFor(t, sourceSpecs, held), "registry/none.yaml": ""})
+	if _, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, held); err == nil || !strings.Contains(err.Error(), "spec.trust lists no location sources may come from") {
+		t.Errorf("an empty spec.trust: %v", err)
 	}
 }

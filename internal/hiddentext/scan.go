@@ -55,7 +55,7 @@ var names = map[rune]string{
 	0x2060: "WORD JOINER", 0x2061: "FUNCTION APPLICATION", 0x2062: "INVISIBLE TIMES", 0x2063: "INVISIBLE SEPARATOR",
 	0x2064: "INVISIBLE PLUS", 0x2066: "LEFT-TO-RIGHT ISOLATE", 0x2067: "RIGHT-TO-LEFT ISOLATE",
 	0x2068: "FIRST STRONG ISOLATE", 0x2069: "POP DIRECTIONAL ISOLATE",
-	0x3164: "HANGUL FILLER", 0xFEFF: "ZERO WIDTH NO-BREAK SPACE", 0xFFA0: "HALFWIDTH HANGUL FILLER",
+	0x3164: "HANGUL FILLER", 0x2800: "BRAILLE PATTERN BLANK", 0x2028: "LINE SEPARATOR", 0x2029: "PARAGRAPH SEPARATOR", 0xFEFF: "ZERO WIDTH NO-BREAK SPACE", 0xFFA0: "HALFWIDTH HANGUL FILLER",
 	0xFFF9: "INTERLINEAR ANNOTATION ANCHOR", 0xFFFA: "INTERLINEAR ANNOTATION SEPARATOR", 0xFFFB: "INTERLINEAR ANNOTATION TERMINATOR",
 	0xE0001: "LANGUAGE TAG", 0xE007F: "CANCEL TAG", 0x0000: "NULL", 0x001B: "ESCAPE", 0x007F: "DELETE",
 }
@@ -74,7 +74,10 @@ func kindOf(r rune) string {
 		return Bidi
 	case r == 0x200B, r == 0x200C, r == 0x200D, r == 0x2060, r == 0xFEFF, r == 0x180E:
 		return ZeroWidth
-	case r == 0x00AD, r == 0x034F, r == 0x115F, r == 0x1160, r == 0x17B4, r == 0x17B5, r == 0x3164, r == 0xFFA0,
+	case r == 0x2028, r == 0x2029:
+		return Control
+	case r == 0x00AD, r == 0x034F, r == 0x115F, r == 0x1160, r == 0x17B4, r == 0x17B5, r == 0x3164, r == 0xFFA0, r == 0x2800,
+		r >= 0x180B && r <= 0x180D, r == 0x180F,
 		r >= 0x2061 && r <= 0x2064, r >= 0xFFF9 && r <= 0xFFFB, r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF:
 		return Invisible
 	case unicode.Is(unicode.Cf, r):
@@ -109,7 +112,10 @@ func presentable(r rune) bool {
 func Scan(text []byte) []Finding {
 	var out []Finding
 	line, col := 1, 0
+	// prev is the last code point a joiner or a selector may follow, -1 for
+	// none; selected says a presentation selector followed it already.
 	var prev rune = -1
+	selected := false
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRune(text[i:])
 		col++
@@ -129,22 +135,26 @@ func Scan(text []byte) []Finding {
 		case kind == "":
 		case r == 0x200D && emoji(prev) && i+size < len(text) && emoji(nextRune(text[i+size:])):
 			kind = ""
-		case (r == 0xFE0F || r == 0xFE0E) && presentable(prev):
-			kind = ""
+		case (r == 0xFE0F || r == 0xFE0E) && presentable(prev) && !selected:
+			// One selector a base: more would be a channel of bits.
+			kind, selected = "", true
+			i += size
+			continue
 		case r == 0xFEFF && i == 0:
 			kind = "" // a byte order mark, at the start alone
 		case kind == Tag:
 			if n := flagTags(text, i, prev); n > 0 {
 				col += utf8.RuneCount(text[i:i+n]) - 1
 				i += n
+				prev = -1 // a flag ends with its cancel tag: no second one follows
 				continue
 			}
 		}
 		if kind != "" {
 			out = append(out, Finding{Line: line, Column: col, Rune: r, Kind: kind})
 		}
-		if r != 0xFE0F && r != 0xFE0E && r != 0x200D {
-			prev = r
+		if r != 0x200D {
+			prev, selected = r, false
 		}
 		i += size
 	}
@@ -157,19 +167,20 @@ func nextRune(b []byte) rune {
 }
 
 // flagTags is the length in bytes of the tag sequence of a subdivision flag
-// that starts at text[i] after prev (U+1F3F4 for a flag): tag digits and
-// lower-case letters, ended by U+E007F; 0 when it is none.
+// that starts at text[i] after prev (U+1F3F4 for a flag), as Unicode writes
+// one: a region's two tag letters, then one to four tag letters or digits of
+// the subdivision, ended by U+E007F; 0 when it is none.
 func flagTags(text []byte, i int, prev rune) int {
 	if prev != 0x1F3F4 {
 		return 0
 	}
 	n, tags := 0, 0
-	for i+n < len(text) {
+	for i+n < len(text) && tags <= 6 {
 		r, size := utf8.DecodeRune(text[i+n:])
 		switch {
-		case r == 0xE007F && tags > 0:
+		case r == 0xE007F && tags >= 3:
 			return n + size
-		case r >= 0xE0030 && r <= 0xE0039, r >= 0xE0061 && r <= 0xE007A:
+		case r >= 0xE0061 && r <= 0xE007A, r >= 0xE0030 && r <= 0xE0039 && tags >= 2:
 			tags++
 			n += size
 		default:

@@ -37,19 +37,25 @@ var attacks = []struct {
 	{"a byte that is no UTF-8", "ok\xffok", []string{"1:3 not-utf8 byte"}},
 	{"a joiner between digits", "1\u200D2", []string{"1:2 zero-width U+200D"}},
 	{"a byte order mark inside", "a\uFEFFb", []string{"1:2 zero-width U+FEFF"}},
+	{"a message in a flag's tags", "🏴" + tags("thenpushtomain") + "\U000E007F", []string{"1:2 tag U+E0074", "1:3 tag U+E0068", "1:4 tag U+E0065", "1:5 tag U+E006E", "1:6 tag U+E0070", "1:7 tag U+E0075", "1:8 tag U+E0073", "1:9 tag U+E0068", "1:10 tag U+E0074", "1:11 tag U+E006F", "1:12 tag U+E006D", "1:13 tag U+E0061", "1:14 tag U+E0069", "1:15 tag U+E006E", "1:16 tag U+E007F"}},
+	{"a second flag's tags without its black flag", "🏴" + tags("gbeng") + "\U000E007F" + tags("gbsct") + "\U000E007F", []string{"1:8 tag U+E0067", "1:9 tag U+E0062", "1:10 tag U+E0073", "1:11 tag U+E0063", "1:12 tag U+E0074", "1:13 tag U+E007F"}},
+	{"presentation selectors as bits", "Step 1\uFE0E\uFE0F\uFE0E", []string{"1:8 invisible U+FE0F", "1:9 invisible U+FE0E"}},
+	{"blanks that render as nothing", "a\u2800b\u180Bc\u2028d", []string{"1:2 invisible U+2800", "1:4 invisible U+180B", "1:6 control U+2028"}},
 	{"tags after a flag's black flag but never closed", "🏴" + tags("gbeng"), []string{"1:2 tag U+E0067", "1:3 tag U+E0062", "1:4 tag U+E0065", "1:5 tag U+E006E", "1:6 tag U+E0067"}},
 }
 
 // Text that looks as it is: nothing is found.
 var visible = map[string]string{
-	"a family of joined emoji":   "👨\u200D👩\u200D👧",
-	"a subdivision flag":         "🏴" + tags("gbeng") + "\U000E007F",
-	"a keycap":                   "1\uFE0F\u20E3",
-	"an emoji presentation":      "❤\uFE0F",
-	"a byte order mark at first": "\uFEFFHello",
-	"tabs and CRLF":              "a\tb\r\nc",
-	"accents, CJK and RTL text":  "café 日本語 עברית مرحبا",
-	"a skin tone":                "👍🏽",
+	"a family of joined emoji":      "👨\u200D👩\u200D👧",
+	"a subdivision flag":            "🏴" + tags("gbeng") + "\U000E007F",
+	"two flags":                     "🏴" + tags("gbeng") + "\U000E007F🏴" + tags("gbsct") + "\U000E007F",
+	"a joined emoji with selectors": "👁\uFE0F\u200D🗨\uFE0F",
+	"a keycap":                      "1\uFE0F\u20E3",
+	"an emoji presentation":         "❤\uFE0F",
+	"a byte order mark at first":    "\uFEFFHello",
+	"tabs and CRLF":                 "a\tb\r\nc",
+	"accents, CJK and RTL text":     "café 日本語 עברית مرحبا",
+	"a skin tone":                   "👍🏽",
 }
 
 func TestTheCorpusOfHiddenTextIsFound(t *testing.T) {
