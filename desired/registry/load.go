@@ -263,6 +263,7 @@ func (l *loader) load() *Registry {
 	l.lockedSources(reg)
 	selectRecorded(reg)
 	reg.Capabilities = overridden(reg)
+	l.scanSnapshots(reg)
 	return reg
 }
 

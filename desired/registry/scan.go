@@ -162,17 +162,17 @@ func stringsOf(v reflect.Value) []string {
 	return nil
 }
 
-// allowed tells whether src's allowances let f through.
-func allowed(src RemoteSource, f finding) bool {
-	_, rel, _ := strings.Cut(f.file, ":")
-	for _, a := range src.Allow {
+// allowed tells whether allow lets f through; subject is what a path pattern
+// is matched against.
+func allowed(allow []Allowance, f finding, subject string) bool {
+	for _, a := range allow {
 		if a.Finding != f.kind {
 			continue
 		}
 		if a.Path == "" {
 			return true
 		}
-		if ok, _ := path.Match(a.Path, rel); ok {
+		if ok, _ := path.Match(a.Path, subject); ok {
 			return true
 		}
 	}
@@ -185,15 +185,54 @@ func allowed(src RemoteSource, f finding) bool {
 func (l *loader) blockFindings(src RemoteSource, found []finding) (ok bool, let []string) {
 	ok = true
 	for _, f := range found {
-		if allowed(src, f) {
+		_, rel, _ := strings.Cut(f.file, ":")
+		if allowed(src.Allow, f, rel) {
 			let = append(let, fmt.Sprintf("%s at %s", f.what, f.pos()))
 			continue
 		}
 		ok = false
 		l.add(Problem{Pos: f.pos(), Message: fmt.Sprintf("%s holds %s (%s): what comes from a source reaches a model unreviewed, so it is refused", f.file, f.what, f.kind),
-			Hint: fmt.Sprintf("if it is meant, allow it for source %s in skillsync.yaml: allow: [{finding: %s, path: %s}]", src.Name, f.kind, strings.SplitN(f.file, ":", 2)[1])})
+			Hint: fmt.Sprintf("if it is meant, allow it for source %s in skillsync.yaml: allow: [{finding: %s, path: %s}]", src.Name, f.kind, rel)})
 	}
 	return ok, let
+}
+
+// scanSnapshots refuses hidden text in what MCP servers gave: the
+// capabilities and skills of their snapshots, whose text the servers wrote
+// and no person of the workspace, unless the server's allow lets it through
+// (its path pattern matched against the capability's id or the skill's name).
+func (l *loader) scanSnapshots(reg *Registry) {
+	for i, src := range reg.Config.Spec.MCPSources {
+		for _, a := range src.Allow {
+			if !slices.Contains(Findings, a.Finding) {
+				l.add(Problem{Pos: itemAt(reg.config, i, "spec", "mcpSources").Position(), Message: fmt.Sprintf("allow of MCP server %s names the finding %q", src.Name, a.Finding),
+					Hint: "name one of " + strings.Join(Findings, ", ")})
+			}
+		}
+		file, ok := reg.SnapshotPath(src)
+		if !ok {
+			continue
+		}
+		check := func(name string, pos Position, v any) {
+			for _, f := range valueFindings(file, pos, v) {
+				if allowed(src.Allow, f, name) {
+					continue
+				}
+				l.add(Problem{Pos: f.pos(), Message: fmt.Sprintf("%s of MCP server %s holds %s (%s): what a server gives reaches a model unreviewed, so it is refused", name, src.Name, strings.TrimSuffix(f.what, ", written as an escape"), f.kind),
+					Hint: fmt.Sprintf("if it is meant, allow it in spec.mcpSources[%d]: allow: [{finding: %s, path: %s}]", i, f.kind, name)})
+			}
+		}
+		for _, c := range reg.Capabilities {
+			if c.File() == file {
+				check(c.ID, c.Pos(), c.Spec)
+			}
+		}
+		for _, s := range reg.Skills {
+			if s.File() == file {
+				check(s.Name, s.Pos(), s.Spec)
+			}
+		}
+	}
 }
 
 // hiddenTextWarnings are, for the workspace's own skills and capabilities,
@@ -208,7 +247,7 @@ func hiddenTextWarnings(reg *Registry) Problems {
 		}
 	}
 	for _, s := range reg.Skills {
-		if s.Origin != nil {
+		if s.Origin != nil || reg.isSnapshot(s.File()) {
 			continue
 		}
 		if s.Dir != "" {
@@ -241,7 +280,7 @@ func hiddenTextWarnings(reg *Registry) Problems {
 		}
 	}
 	for _, c := range reg.Capabilities {
-		if c.source > 0 {
+		if c.source > 0 || reg.isSnapshot(c.File()) {
 			continue
 		}
 		for key, text := range map[string]string{"title": c.Spec.Title, "description": c.Spec.Description} {

@@ -142,3 +142,25 @@ func TestHiddenTextInEveryPlaceASourcesSkillHasIsFound(t *testing.T) {
 		t.Errorf("an escape in a source's registry file: %v", err)
 	}
 }
+
+// What an MCP server gives is the server's text, recorded in the workspace's
+// snapshot: hidden text in it is refused, not a warning, unless the server's
+// allow lets it through.
+func TestHiddenTextAServerGaveIsRefused(t *testing.T) {
+	text := `{type: object, properties: {summary: {type: string}}, required: [summary]}`
+	snapshot := strings.Replace(recordedTool("open_ticket", text), "title: open_ticket", "title: \"Open a ticket.\\u200B\"", 1)
+	for _, tc := range []struct{ allow, want string }{
+		{"", "tracker.open_ticket of MCP server tracker holds U+200B ZERO WIDTH SPACE (zero-width): what a server gives reaches a model unreviewed, so it is refused"},
+		{"      allow: [{finding: zero-width, path: tracker.open_*}]\n", ""},
+		{"      allow: [{finding: zero-width, path: tracker.other}]\n", "tracker.open_ticket of MCP server tracker holds U+200B"},
+	} {
+		root := workspace(t, map[string]string{ConfigName: mcpConfig("{tool: open_ticket}") + tc.allow, "registry/mcp-tracker.yaml": snapshot})
+		_, err := Load(workspacefs.OS{}, root)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.allow, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: err = %v, want %q", tc.allow, err, tc.want)
+		}
+	}
+}

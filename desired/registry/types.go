@@ -179,6 +179,10 @@ type MCPSource struct {
 	// registry pattern matches. By default the first pattern with a * names it,
 	// as mcp-<name>.
 	Snapshot string `json:"snapshot"`
+	// Findings of the scan let through in what the server gives (hidden
+	// text), each for every capability and skill of the server or those whose
+	// id or name path matches.
+	Allow []Allowance `json:"allow"`
 }
 
 // MCPSkill makes a tool, or each tool a pattern matches, a skill: its alias, and
