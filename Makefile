@@ -86,10 +86,12 @@ npm-check:
 
 # Real-client conformance: installs the pinned Claude Code and Qwen Code with npm
 # into test/e2e/.cache (once) and drives them against a mock model API on 127.0.0.1;
-# runs the Agent Skills reference validator (skills-ref) over every generated skill.
+# runs the Agent Skills reference validator (skills-ref) over every generated skill;
+# builds the pinned cosign with go install (once) and checks that each verifies what
+# the other signs.
 # Override the versions with E2E_CLAUDE_VERSION=… E2E_QWEN_VERSION=… E2E_SKILLS_REF_VERSION=….
 e2e:
-	$(GO) test -tags e2e -count=1 -timeout 30m -v -run 'TestConformance|TestMCPSources|TestReferenceValidator|TestWholeSkillRuns|TestPersonalSkills|TestUserWorkspaceSkills|TestCodexSideFile|TestCopilotAllowedTools' ./test/e2e/
+	$(GO) test -tags e2e -count=1 -timeout 30m -v -run 'TestConformance|TestMCPSources|TestReferenceValidator|TestWholeSkillRuns|TestPersonalSkills|TestUserWorkspaceSkills|TestCodexSideFile|TestCopilotAllowedTools|TestGitSourceSkillRuns|TestSignedCatalogWithCosign' ./test/e2e/
 
 # One-shot commands against the file-I/O floor and the peers rulesync and ruler
 # (installed with npm into test/bench/.cache), N = 100, 1000, 10000, then 1 000 whole

@@ -8,5 +8,6 @@
 // authoring/starter, authoring/update, clients, controller, controller/apply,
 // controller/plan, controller/state, controller/watch, desired,
 // desired/registry, desired/sbom, internal/printable, internal/workspacefs, observed,
-// sources/archive, sources/git, sources/mcp, sources/oci, sources/wellknown.
+// sources/archive, sources/git, sources/mcp, sources/oci, sources/signing,
+// sources/wellknown.
 package main

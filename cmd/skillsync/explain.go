@@ -3,17 +3,20 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
-	"github.com/spf13/cobra"
 )
 
 // planned plans the workspace read-only, as status does, with what it sees
@@ -125,6 +128,9 @@ func printExplanation(g *globals, e Explanation) {
 			fmt.Fprintf(w, "  from source %s (oci %s, manifest %s), as %s pins it\n", o.Source, o.OCI, short(o.Digest), registry.LockName)
 		default:
 			fmt.Fprintf(w, "  from source %s (git %s, commit %s), as %s pins it\n", o.Source, o.Git, short(o.Commit), registry.LockName)
+		}
+		for _, signer := range slices.Sorted(maps.Keys(o.Signatures)) {
+			fmt.Fprintf(w, "  signed by %s: signature %s of manifest %s, verified\n", signer, short(o.Signatures[signer]), short(o.Digest))
 		}
 	}
 	for _, a := range e.Allowed {

@@ -236,6 +236,10 @@ type sourceOriginJSON struct {
 	Digest string `json:"digest,omitempty"`
 	// Dir is the skill's folder in the source.
 	Dir string `json:"dir"`
+	// Signatures maps each signer the source must be signed by ("key
+	// sha256:…" or "IDENTITY (ISSUER)") to the digest of its signature that
+	// verified.
+	Signatures map[string]string `json:"signatures,omitempty"`
 }
 
 type keyNoteJSON struct {
@@ -285,7 +289,7 @@ func explanationJSONOf(e Explanation) explanationJSON {
 	j := explanationJSON{typeMeta: kindOf(kindExplanation), Name: e.Name, Declarations: []declarationJSON{}, Targets: []targetJSON{}, Clients: []clientViewJSON{},
 		Description: e.Description, KeptFromModel: e.KeptFromModel, Effect: e.Effect, EffectFrom: e.EffectFrom, Dir: e.Dir, Files: e.Files, Shadows: e.Shadows, Allowed: e.Allowed}
 	if o := e.Source; o != nil {
-		j.Source = &sourceOriginJSON{Name: o.Source, Git: o.Git, Commit: o.Commit, Index: o.Index, OCI: o.OCI, Digest: o.Digest, Dir: o.Dir}
+		j.Source = &sourceOriginJSON{Name: o.Source, Git: o.Git, Commit: o.Commit, Index: o.Index, OCI: o.OCI, Digest: o.Digest, Dir: o.Dir, Signatures: o.Signatures}
 	}
 	for _, d := range e.Declarations {
 		j.Declarations = append(j.Declarations, declarationJSON{Owner: d.Owner, At: positionJSON{File: d.At.File, Line: d.At.Line, Column: d.At.Column}})

@@ -46,7 +46,11 @@ func orgPolicy() (*registry.Policy, error) {
 	if err != nil {
 		return nil, &os.PathError{Op: "read the organisation's policy", Path: file, Err: workspacefs.Cause(err)}
 	}
-	p, ps := registry.ParsePolicy(file, data)
+	read := func(name string) ([]byte, error) {
+		data, err := root.ReadFile(name, 1<<20)
+		return data, workspacefs.Cause(err)
+	}
+	p, ps := registry.ParsePolicy(file, data, read)
 	if len(ps) > 0 {
 		return nil, ps
 	}

@@ -10,13 +10,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/sources/archive"
 	"github.com/skillsync/skillsync/sources/oci"
+	"github.com/skillsync/skillsync/sources/signing"
 	"github.com/skillsync/skillsync/sources/wellknown"
 )
 
 func newPublishCommand(g *globals) *cobra.Command {
-	var site string
+	var site, keyFile string
+	var sign bool
 	cmd := &cobra.Command{
 		Use:   "publish (--well-known DIR | oci://REGISTRY/REPOSITORY:TAG) [SKILL...]",
 		Short: "Publish the workspace's skill directories as a static discovery index or an OCI artifact",
@@ -38,12 +41,17 @@ With oci://REGISTRY/REPOSITORY:TAG: push one OCI artifact, a layer per skill, an
 tag it; a workspace then declares oci: REGISTRY/REPOSITORY:TAG, and oras pull
 unpacks the same folders. Credentials come from the Docker configuration and its
 credential helpers (docker login, oras login). Layers the registry has are not
-sent again.
+sent again. With --sign --key FILE, the artifact is signed with the private key
+(a cosign key, its password in $COSIGN_PASSWORD, or a PEM key) as cosign signs an
+image, the signature attached as a referrer before the tag moves; a workspace
+declares verify: {key: cosign.pub} to take nothing unsigned. Keyless signing is
+cosign's: cosign sign REGISTRY/REPOSITORY@DIGEST after publishing.
 Exit codes: 0 published, 2 invalid input or usage, 4 any other failure (a registry
 that cannot be reached or refuses the push).`,
 		Example: "  skillsync publish --well-known public\n" +
 			"  skillsync publish --well-known public deploy review\n" +
-			"  skillsync publish oci://registry.example.com/acme/skills:1.0",
+			"  skillsync publish oci://registry.example.com/acme/skills:1.0\n" +
+			"  skillsync publish --sign --key cosign.key oci://registry.example.com/acme/skills:1.0",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var target string
@@ -52,6 +60,21 @@ that cannot be reached or refuses the push).`,
 			}
 			if (site == "") == (target == "") {
 				return usageError("publish needs one of --well-known DIR (the directory a web server serves) and oci://REGISTRY/REPOSITORY:TAG")
+			}
+			switch {
+			case sign && target == "":
+				return usageError("--sign signs an OCI artifact; a discovery index is published unsigned")
+			case sign && keyFile == "":
+				return usageError("--sign needs --key FILE, a private key (cosign generate-key-pair writes one); for keyless signing, publish, then run cosign sign on the digest printed")
+			case keyFile != "" && !sign:
+				return usageError("--key is the key --sign signs with; pass --sign too")
+			}
+			var key *signing.Key
+			if sign {
+				var err error
+				if key, err = readSigningKey(keyFile); err != nil {
+					return usageError("--key %s: %v", keyFile, err)
+				}
 			}
 			var ref registry.OCIReference
 			if target != "" {
@@ -78,7 +101,7 @@ that cannot be reached or refuses the push).`,
 						return err
 					}
 				}
-				return publishOCI(g, ref, skills, documents)
+				return publishOCI(g, ref, skills, documents, key)
 			}
 			written, err := wellknown.Publish(g.sys, site, skills)
 			if err != nil {
@@ -93,6 +116,8 @@ that cannot be reached or refuses the push).`,
 		},
 	}
 	cmd.Flags().StringVar(&site, "well-known", "", "the directory to write the site into (made if missing)")
+	cmd.Flags().BoolVar(&sign, "sign", false, "sign the OCI artifact with --key, as cosign signs an image")
+	cmd.Flags().StringVar(&keyFile, "key", "", "the private key --sign signs with (a cosign key, its password in $COSIGN_PASSWORD, or a PEM key)")
 	return cmd
 }
 
@@ -121,8 +146,23 @@ func publishableDocuments(g *globals, reg *registry.Registry) ([]oci.Document, e
 	return out, nil
 }
 
-// publishOCI pushes skills and documents to ref.
-func publishOCI(g *globals, ref registry.OCIReference, skills []archive.SkillDir, documents []oci.Document) error {
+// readSigningKey reads the private key in file.
+func readSigningKey(file string) (*signing.Key, error) {
+	dir, err := (workspacefs.OS{}).Open(filepath.Dir(file))
+	if err != nil {
+		return nil, workspacefs.Cause(err)
+	}
+	defer dir.Close()
+	data, err := dir.ReadFile(filepath.Base(file), 1<<20)
+	if err != nil {
+		return nil, workspacefs.Cause(err)
+	}
+	return signing.ParsePrivateKey(data)
+}
+
+// publishOCI pushes skills and documents to ref, signed with key unless it is
+// nil.
+func publishOCI(g *globals, ref registry.OCIReference, skills []archive.SkillDir, documents []oci.Document, key *signing.Key) error {
 	if g.offline {
 		return usageError("publishing to a registry needs the network; --offline cannot go with it")
 	}
@@ -132,12 +172,21 @@ func publishOCI(g *globals, ref registry.OCIReference, skills []archive.SkillDir
 	ctx, cancel := context.WithTimeout(context.Background(), oci.Timeout)
 	defer cancel()
 	// Pushing reads nothing from the cache.
-	pushed, err := (oci.Cache{}).Push(ctx, ref, skills, documents)
+	var sign oci.Sign
+	if key != nil {
+		sign = func(manifestDigest string) ([]byte, error) {
+			return key.Sign(ref.Registry+"/"+ref.Repository, manifestDigest)
+		}
+	}
+	pushed, err := (oci.Cache{}).Push(ctx, ref, skills, documents, sign)
 	if err != nil {
 		return &exitError{exitFailure, err}
 	}
 	fmt.Fprintf(g.stdout, "pushed %s: %d skill(s), %d registry file(s); %d layer(s) sent, %d already there; manifest %s\n",
 		ref, len(skills), len(documents), pushed.Sent, pushed.Layers-pushed.Sent, pushed.Digest)
+	if pushed.Signature != "" {
+		fmt.Fprintf(g.stdout, "signed %s@%s: signature %s\n", ref.Registry+"/"+ref.Repository, pushed.Digest, pushed.Signature)
+	}
 	fmt.Fprintf(g.stdout, "declare oci: %s in a workspace's spec.sources\n", ref)
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillsync/skillsync/authoring/update"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/sources/git"
 	"github.com/skillsync/skillsync/sources/oci"
 	"github.com/skillsync/skillsync/sources/wellknown"
@@ -201,6 +202,18 @@ func (g *globals) checkTrust(reg *registry.Registry) error {
 		return inputError(g.stderr, err)
 	}
 	if ps := reg.Untrusted(policy); len(ps) > 0 {
+		return inputError(g.stderr, ps)
+	}
+	fsys, err := g.readOnly().Open(reg.Root)
+	if err != nil {
+		return &exitError{exitFailure, err}
+	}
+	defer fsys.Close()
+	read := func(file string) ([]byte, error) {
+		data, err := fsys.ReadFile(file, 1<<20)
+		return data, workspacefs.Cause(err)
+	}
+	if ps := reg.RequireSigners(policy, read); len(ps) > 0 {
 		return inputError(g.stderr, ps)
 	}
 	return nil

@@ -47,6 +47,10 @@ type LockedSource struct {
 	// Documents maps each registry file taken, by its path in the source's
 	// folder, to the SHA-256 of its bytes.
 	Documents map[string]string `json:"documents,omitempty"`
+	// Signatures maps each signer the source must be signed by (by its name,
+	// RequiredSigner.Name) to the digest of the signature of it that verified:
+	// the referrer manifest that holds the Sigstore bundle.
+	Signatures map[string]string `json:"signatures,omitempty"`
 }
 
 // Artifact is what an index names for one skill: a SKILL.md alone or an
@@ -111,6 +115,9 @@ func (l LockedSource) Declares(src RemoteSource) bool {
 	if !slices.Equal(slices.Sorted(slices.Values(l.Registry)), slices.Sorted(slices.Values(src.Registry))) {
 		return false
 	}
+	if !slices.Equal(slices.Sorted(maps.Keys(l.Signatures)), SignerNames(src.Signers)) {
+		return false
+	}
 	if len(src.Include) == 0 {
 		return true
 	}
@@ -169,6 +176,12 @@ func FormatLock(l Lock) []byte {
 			b.WriteString("    documents:\n")
 			for _, p := range slices.Sorted(maps.Keys(s.Documents)) {
 				fmt.Fprintf(&b, "      %s: %s\n", lockScalar(p), lockScalar(s.Documents[p]))
+			}
+		}
+		if len(s.Signatures) > 0 {
+			b.WriteString("    signatures:\n")
+			for _, signer := range slices.Sorted(maps.Keys(s.Signatures)) {
+				fmt.Fprintf(&b, "      %s: %s\n", lockScalar(signer), lockScalar(s.Signatures[signer]))
 			}
 		}
 		if len(s.Skills) == 0 {
@@ -232,6 +245,12 @@ func ParseLock(file string, data []byte) (Lock, Problems) {
 		for _, p := range slices.Sorted(maps.Keys(s.Documents)) {
 			if _, ok := parseDigest(s.Documents[p]); !ok || !fs.ValidPath(p) || strings.Contains(p, "\\") || !s.takesDocument(p) {
 				ps = append(ps, Problem{Pos: docs[0].at("sources", fmt.Sprint(i), "documents", p).Position(), Message: fmt.Sprintf("document %q of source %s is locked to %q, not a file its registry patterns take and a sha256: digest", p, s.Name, s.Documents[p]),
+					Hint: `run "skillsync update" to write the lock again`})
+			}
+		}
+		for _, signer := range slices.Sorted(maps.Keys(s.Signatures)) {
+			if _, ok := parseDigest(s.Signatures[signer]); !ok || s.OCI == "" {
+				ps = append(ps, Problem{Pos: docs[0].at("sources", fmt.Sprint(i), "signatures", signer).Position(), Message: fmt.Sprintf("the signature by %s of source %s is locked to %q, not the sha256: digest of an OCI artifact's signature", signer, s.Name, s.Signatures[signer]),
 					Hint: `run "skillsync update" to write the lock again`})
 			}
 		}

@@ -56,6 +56,9 @@ type SourceOrigin struct {
 	// it.
 	Git, Commit, Index, OCI, Digest string
 	Dir                             string // the skill's folder in the source
+	// Signatures maps each signer the source is signed by, and was verified
+	// for, to its signature's digest, as the lock records it.
+	Signatures map[string]string
 }
 
 // ValidSkillName tells whether name is one a skill can have.
@@ -203,7 +206,8 @@ func (l *loader) sourceSkill(reg *Registry, tree *memTree, src RemoteSource, loc
 		return Skill{}, false
 	}
 	s := Skill{Name: name, Spec: SkillSpec{Dir: at}, doc: reg.config,
-		Origin: &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Index: src.Index, OCI: src.OCI, Digest: locked.Digest, Dir: path.Join(cleanSourcePath(src.Path), name)}}
+		Origin: &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Index: src.Index, OCI: src.OCI, Digest: locked.Digest, Dir: path.Join(cleanSourcePath(src.Path), name),
+			Signatures: signedBy(src, locked)}}
 	l.fillFromRead(&s, at, read)
 	raw := dirFindings(at, read)
 	skillFile := at + "/SKILL.md"
@@ -214,6 +218,19 @@ func (l *loader) sourceSkill(reg *Registry, tree *memTree, src RemoteSource, loc
 	}
 	s.Allowed = let
 	return s, true
+}
+
+// signedBy is the signature locked records for each signer src must be
+// signed by: those the read verified.
+func signedBy(src RemoteSource, locked LockedSource) map[string]string {
+	if len(src.Signers) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, name := range SignerNames(src.Signers) {
+		out[name] = locked.Signatures[name]
+	}
+	return out
 }
 
 // checkSources checks what skillsync.yaml says of each source, and says
@@ -316,8 +333,24 @@ func (l *loader) checkSources(reg *Registry) bool {
 		l.add(ps...)
 		ok = false
 	}
+	read := func(file string) ([]byte, error) {
+		data, err := l.r.ReadFile(file, maxSignerFileSize)
+		if err != nil {
+			return nil, workspacefs.Cause(err)
+		}
+		// A key is an input: a watcher follows it.
+		reg.Sources[file] = SourceOf(data)
+		return data, nil
+	}
+	if ps := reg.RequireSigners(policy, read); len(ps) > 0 {
+		l.add(ps...)
+		ok = false
+	}
 	return ok
 }
+
+// maxSignerFileSize bounds a public key or trusted root read.
+const maxSignerFileSize = 1 << 20
 
 // memTree is a source's folder held in memory, as a skillTree.
 type memTree struct {

@@ -17,6 +17,10 @@ type TrustSpec struct {
 	// a repository on this machine. A location is allowed when a pattern
 	// matches it, or a folder above it (path.Match). Anywhere when empty.
 	Sources []string `json:"sources"`
+	// Whom sources must be signed by, by location: a source from a location
+	// a rule lists must be an OCI artifact signed by the rule's signer, as
+	// well as by its own verify.
+	Signers []SignerRule `json:"signers"`
 }
 
 // PolicyName is the organisation's policy file, in the user's configuration
@@ -31,10 +35,13 @@ type Policy struct {
 	Spec       TrustSpec `json:"spec"`
 	// File is where the policy was read, for messages.
 	File string `json:"-"`
+	// signers are Spec.Signers, their files read.
+	signers []boundRule
 }
 
-// ParsePolicy reads an organisation's policy file, file naming it.
-func ParsePolicy(file string, data []byte) (Policy, Problems) {
+// ParsePolicy reads an organisation's policy file, file naming it; read reads
+// the files its signers name, relative to the policy's folder.
+func ParsePolicy(file string, data []byte, read func(name string) ([]byte, error)) (Policy, Problems) {
 	var p Policy
 	_, docs, ps := parseSource(file, data)
 	if len(ps) > 0 {
@@ -62,7 +69,35 @@ func ParsePolicy(file string, data []byte) (Policy, Problems) {
 		}
 	}
 	p.File = file
+	by := "the organisation's policy (" + file + ")"
+	for i, rule := range p.Spec.Signers {
+		at := docs[0].at("spec", "signers", fmt.Sprint(i)).Position()
+		signer, msg := checkRule(rule, read, "")
+		if msg != "" {
+			ps = append(ps, Problem{Pos: at, Message: "signer: " + msg, Hint: "see docs/trust.md for how a policy names a signer"})
+			continue
+		}
+		signer.By = by
+		p.signers = append(p.signers, boundRule{rule, signer})
+	}
 	return p, ps
+}
+
+// checkRule checks rule and reads its signer's files, relative to dir; what
+// is wrong is a message.
+func checkRule(rule SignerRule, read func(name string) ([]byte, error), dir string) (RequiredSigner, string) {
+	if len(rule.Sources) == 0 {
+		return RequiredSigner{}, "the rule lists no locations under sources"
+	}
+	for _, pattern := range rule.Sources {
+		if _, err := path.Match(pattern, ""); err != nil || pattern == "" {
+			return RequiredSigner{}, fmt.Sprintf("%q is not a pattern of source locations", pattern)
+		}
+	}
+	if msg := rule.signer().check(); msg != "" {
+		return RequiredSigner{}, msg
+	}
+	return rule.signer().read(dir, read)
 }
 
 // Location is where src comes from, as trust patterns match it: host/path of
@@ -139,6 +174,56 @@ func (reg *Registry) Untrusted(policy *Policy) Problems {
 		case reg.Config.Spec.Trust != nil && !reg.Config.Spec.Trust.Allows(location):
 			out = append(out, Problem{Pos: at, Message: fmt.Sprintf("source %s comes from %s, which spec.trust.sources does not allow", src.Name, location),
 				Hint: "add its location to spec.trust.sources if it is to be trusted, or take the skills from an allowed source"})
+		}
+	}
+	return out
+}
+
+// RequireSigners reads into each source of reg the signers it must be signed
+// by (its verify, and those spec.trust and policy require of its location),
+// reading the workspace's files with read. A signer whose files are wrong,
+// and a source that must be signed but is not an OCI artifact, are problems
+// at their lines.
+func (reg *Registry) RequireSigners(policy *Policy, read func(file string) ([]byte, error)) Problems {
+	var out Problems
+	dir := path.Dir(reg.ConfigFile)
+	var rules []boundRule
+	if t := reg.Config.Spec.Trust; t != nil {
+		for i, rule := range t.Signers {
+			signer, msg := checkRule(rule, read, dir)
+			if msg != "" {
+				out = append(out, Problem{Pos: reg.config.at("spec", "trust", "signers", fmt.Sprint(i)).Position(), Message: "signer: " + msg, Hint: "see docs/trust.md for how spec.trust names a signer"})
+				continue
+			}
+			signer.By = "spec.trust"
+			rules = append(rules, boundRule{rule, signer})
+		}
+	}
+	if policy != nil {
+		rules = append(rules, policy.signers...)
+	}
+	for i := range reg.Config.Spec.Sources {
+		src := &reg.Config.Spec.Sources[i]
+		var own []RequiredSigner
+		if src.Verify != nil {
+			at := reg.config.at("spec", "sources", fmt.Sprint(i), "verify").Position()
+			msg := src.Verify.check()
+			var signer RequiredSigner
+			if msg == "" {
+				signer, msg = src.Verify.read(dir, read)
+			}
+			if msg != "" {
+				out = append(out, Problem{Pos: at, Message: fmt.Sprintf("verify of source %s: %s", src.Name, msg), Hint: "see docs/trust.md for how a source names its signer"})
+				continue
+			}
+			signer.By = "its verify"
+			own = append(own, signer)
+		}
+		src.Signers = signersFor(*src, own, rules)
+		if len(src.Signers) > 0 && src.OCI == "" {
+			out = append(out, Problem{Pos: itemAt(reg.config, i, "spec", "sources").Position(),
+				Message: fmt.Sprintf("source %s must be signed (%s requires it), and %s carries no signature skillsync can verify", src.Name, joinBy(src.Signers), sourceKind(*src)),
+				Hint:    "take its skills from an OCI artifact published with skillsync publish --sign"})
 		}
 	}
 	return out

@@ -56,7 +56,7 @@ func (p policed) ReadSource(src RemoteSource, at LockedSource) ([]SourceFile, er
 }
 
 func TestAWorkspaceNarrowsItsOrganisationsPolicyAndNeverWidensIt(t *testing.T) {
-	policy, ps := ParsePolicy("policy.yaml", []byte("apiVersion: skillsync/v1\nkind: Policy\nspec:\n  sources: [git.example.com/team]\n"))
+	policy, ps := ParsePolicy("policy.yaml", []byte("apiVersion: skillsync/v1\nkind: Policy\nspec:\n  sources: [git.example.com/team]\n"), nil)
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
@@ -89,7 +89,7 @@ func TestAWorkspaceNarrowsItsOrganisationsPolicyAndNeverWidensIt(t *testing.T) {
 			}
 		})
 	}
-	if _, ps := ParsePolicy("policy.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec: {}\n")); !strings.Contains(ps.Error(), `kind "Workspace" where Policy was expected`) {
+	if _, ps := ParsePolicy("policy.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec: {}\n"), nil); !strings.Contains(ps.Error(), `kind "Workspace" where Policy was expected`) {
 		t.Errorf("a policy of another kind: %v", ps)
 	}
 }
@@ -119,7 +119,7 @@ func TestAnAddressThatSeemsToLeadElsewhereIsRefused(t *testing.T) {
 
 func TestAnEmptyListAllowsNothingByMistake(t *testing.T) {
 	for _, policy := range []string{"apiVersion: skillsync/v1\nkind: Policy\nspec: {}\n", "apiVersion: skillsync/v1\nkind: Policy\nspec: {sources: []}\n"} {
-		if _, ps := ParsePolicy("policy.yaml", []byte(policy)); !strings.Contains(ps.Error(), "the policy lists no location sources may come from") {
+		if _, ps := ParsePolicy("policy.yaml", []byte(policy), nil); !strings.Contains(ps.Error(), "the policy lists no location sources may come from") {
 			t.Errorf("%q: %v", policy, ps)
 		}
 	}

@@ -146,6 +146,13 @@ type RemoteSource struct {
 	// repository or artifact (not to path), as path.Match reads them
 	// (registry/*.yaml). None when empty. Git and OCI only.
 	Registry []string `json:"registry"`
+	// Whom the artifact must be signed by: a source with verify is refused
+	// unless a signature of its manifest by this signer verifies. OCI only.
+	Verify *Signer `json:"verify"`
+	// Signers are the signers the source must be signed by: its verify, and
+	// those spec.trust and the organisation's policy require of its location.
+	// The load fills them in.
+	Signers []RequiredSigner `json:"-"`
 }
 
 // MCPSource is an MCP server whose tools and published skills skillsync mcp

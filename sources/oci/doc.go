@@ -5,7 +5,10 @@
 // digest, keeps the manifest and the layers it reads in the user's cache by
 // digest, and checks every one against its digest whenever it is read.
 // Credentials come from the Docker configuration and its credential helpers,
-// through oras-go, and go only to the registry they were stored for.
+// through oras-go, and go only to the registry they were stored for. A source
+// that must be signed is read only after a signature of its manifest, attached
+// as an OCI referrer, verifies for each signer.
 //
-// It imports, of this module: desired/registry, sources/archive, sources/blobs.
+// It imports, of this module: desired/registry, sources/archive, sources/blobs,
+// sources/signing.
 package oci

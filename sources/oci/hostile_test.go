@@ -176,7 +176,7 @@ func TestPushLeavesWhatItDidNotPushAlone(t *testing.T) {
 	reg := start(t)
 	c := anonymous(t)
 	reference := reg.Host + "/acme/app:latest"
-	if _, err := c.Push(context.Background(), ref(t, reference), nil, nil); err == nil || !strings.Contains(err.Error(), "nothing to push") {
+	if _, err := c.Push(context.Background(), ref(t, reference), nil, nil, nil); err == nil || !strings.Contains(err.Error(), "nothing to push") {
 		t.Errorf("pushing nothing = %v", err)
 	}
 	pushRaw(t, c, reference, "application/vnd.example.image", map[string][]byte{"x": skillTarGz(t, "x", registry.SupportFile{Path: "SKILL.md", Data: []byte("x")})}, nil)
@@ -185,7 +185,7 @@ func TestPushLeavesWhatItDidNotPushAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Push(context.Background(), ref(t, reference), catalog, nil); err == nil || !strings.Contains(err.Error(), `names a "application/vnd.example.image"`) {
+	if _, err := c.Push(context.Background(), ref(t, reference), catalog, nil, nil); err == nil || !strings.Contains(err.Error(), `names a "application/vnd.example.image"`) {
 		t.Errorf("pushing over another artifact = %v", err)
 	}
 	if after, _ := repo.Resolve(context.Background(), "latest"); after.Digest != before.Digest {

@@ -50,7 +50,7 @@ func ref(t *testing.T, s string) registry.OCIReference {
 
 func push(t *testing.T, c Cache, reference string, skills []archive.SkillDir) Pushed {
 	t.Helper()
-	p, err := c.Push(context.Background(), ref(t, reference), skills, nil)
+	p, err := c.Push(context.Background(), ref(t, reference), skills, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,13 +21,17 @@ import (
 	"github.com/skillsync/skillsync/sources/archive"
 )
 
-// Pushed is what Push did: the manifest's digest, and how many layers the
-// registry lacked and were sent.
+// Pushed is what Push did: the manifest's digest, how many layers the
+// registry lacked and were sent, and the digest of the signature attached.
 type Pushed struct {
-	Digest string
-	Layers int
-	Sent   int
+	Digest    string
+	Layers    int
+	Sent      int
+	Signature string
 }
+
+// Sign signs a manifest's digest: a Sigstore bundle.
+type Sign func(manifestDigest string) ([]byte, error)
 
 // Document is a registry file to push: its path in the workspace, and its
 // bytes.
@@ -39,8 +43,10 @@ type Document struct {
 // Push pushes skills and documents to ref as one artifact (a layer a skill, in
 // name order, then a layer a registry file, in path order) and tags its
 // manifest with ref's tag. A layer the registry has already is not sent again,
-// and the same skills and files give the same manifest.
-func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []archive.SkillDir, documents []Document) (Pushed, error) {
+// and the same skills and files give the same manifest. With sign, the
+// manifest's signature is attached before the tag moves to it, so that the tag
+// never names the artifact unsigned.
+func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []archive.SkillDir, documents []Document, sign Sign) (Pushed, error) {
 	if strings.HasPrefix(ref.Reference, "sha256:") {
 		return Pushed{}, fmt.Errorf("%s names a digest; push to a tag", ref)
 	}
@@ -95,10 +101,27 @@ func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []arc
 		return Pushed{}, err
 	}
 	desc := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: ArtifactType, Digest: digest.FromBytes(manifest), Size: int64(len(manifest))}
-	if err := repo.PushReference(ctx, desc, bytes.NewReader(manifest), ref.Reference); err != nil {
+	pushed := Pushed{Digest: desc.Digest.String(), Layers: len(layers), Sent: int(sent.Load())}
+	if sign == nil {
+		if err := repo.PushReference(ctx, desc, bytes.NewReader(manifest), ref.Reference); err != nil {
+			return Pushed{}, fmt.Errorf("push the manifest of %s: %w", ref, explain(err, ref))
+		}
+		return pushed, nil
+	}
+	if err := repo.Push(ctx, desc, bytes.NewReader(manifest)); err != nil {
 		return Pushed{}, fmt.Errorf("push the manifest of %s: %w", ref, explain(err, ref))
 	}
-	return Pushed{Digest: desc.Digest.String(), Layers: len(layers), Sent: int(sent.Load())}, nil
+	bundle, err := sign(pushed.Digest)
+	if err != nil {
+		return Pushed{}, err
+	}
+	if pushed.Signature, err = c.PushSignature(ctx, ref, pushed.Digest, bundle); err != nil {
+		return Pushed{}, err
+	}
+	if err := repo.Tag(ctx, desc, ref.Reference); err != nil {
+		return Pushed{}, fmt.Errorf("tag %s: %w", ref, explain(err, ref))
+	}
+	return pushed, nil
 }
 
 // checkTag refuses to move ref's tag off an artifact skillsync did not push:

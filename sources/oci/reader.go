@@ -25,6 +25,9 @@ type Reader struct {
 
 	mu   sync.Mutex
 	read map[string]map[string][]registry.SourceFile // reference → memoKey → files
+	// verified are the signatures verified: signer, signature and manifest
+	// digests.
+	verified map[string]bool
 }
 
 // memoKey names what was read of a layer: its files depend on its digest and
@@ -56,7 +59,17 @@ func (r *Reader) Resolve(src registry.RemoteSource) (registry.LockedSource, erro
 			return registry.LockedSource{}, fmt.Errorf("the artifact %s holds no skill %s", ref, name)
 		}
 	}
-	return registry.LockedSource{Name: src.Name, OCI: src.OCI, Digest: d}, nil
+	locked := registry.LockedSource{Name: src.Name, OCI: src.OCI, Digest: d}
+	if len(src.Signers) > 0 {
+		sigs, err := r.Cache.Signatures(ctx, ref, d)
+		if err != nil {
+			return registry.LockedSource{}, err
+		}
+		if locked.Signatures, err = chooseSignatures(src, ref, d, sigs); err != nil {
+			return registry.LockedSource{}, err
+		}
+	}
+	return locked, nil
 }
 
 // ReadSource is the files of the skills at takes (those src includes, or all
@@ -70,6 +83,11 @@ func (r *Reader) ReadSource(src registry.RemoteSource, at registry.LockedSource)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
+	// Nothing of a source that must be signed is read before its signatures
+	// verify.
+	if err := r.checkSignatures(ctx, src, ref, at); err != nil {
+		return nil, err
+	}
 	data, err := r.Cache.Manifest(ctx, ref, at.Digest)
 	if err != nil {
 		return nil, err
