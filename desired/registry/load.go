@@ -197,6 +197,10 @@ type loader struct {
 	sources SourceReader
 	// lock, when not nil, stands for skillsync.lock.
 	lock *Lock
+	// policy is the organisation's policy, once read (policyRead), and
+	// whether it could be.
+	policy               *Policy
+	policyRead, policyOK bool
 }
 
 func (l *loader) add(ps ...Problem) { l.problems = append(l.problems, ps...) }
@@ -261,6 +265,7 @@ func (l *loader) load() *Registry {
 	l.cache.list(reg.Sources[l.config], files, !l.unlisted && l.err == nil, epoch)
 	l.matchedSkillDirs(reg)
 	l.lockedSources(reg)
+	l.checkMCPTrust(reg)
 	selectRecorded(reg)
 	reg.Capabilities = overridden(reg)
 	l.scanSnapshots(reg)

@@ -314,20 +314,9 @@ func (l *loader) checkSources(reg *Registry) bool {
 			}
 		}
 	}
-	var policy *Policy
-	if pr, isPoliced := l.sources.(PolicedReader); isPoliced {
-		var err error
-		var ps Problems
-		switch policy, err = pr.Policy(); {
-		case errors.As(err, &ps):
-			l.add(ps...)
-			return false
-		case err != nil:
-			if l.err == nil {
-				l.err = err
-			}
-			return false
-		}
+	policy, policyOK := l.orgPolicy()
+	if !policyOK {
+		return false
 	}
 	if ps := reg.Untrusted(policy); len(ps) > 0 {
 		l.add(ps...)
@@ -347,6 +336,65 @@ func (l *loader) checkSources(reg *Registry) bool {
 		ok = false
 	}
 	return ok
+}
+
+// orgPolicy is the organisation's policy when the load reads through a
+// PolicedReader (nil when there is none), read once a load, and whether it
+// could be read: one that cannot is a problem or the load's failure.
+func (l *loader) orgPolicy() (*Policy, bool) {
+	if l.policyRead {
+		return l.policy, l.policyOK
+	}
+	l.policyRead, l.policyOK = true, true
+	pr, isPoliced := l.sources.(PolicedReader)
+	if !isPoliced {
+		return nil, true
+	}
+	policy, err := pr.Policy()
+	var ps Problems
+	switch {
+	case errors.As(err, &ps):
+		l.add(ps...)
+		l.policyOK = false
+	case err != nil:
+		if l.err == nil {
+			l.err = err
+		}
+		l.policyOK = false
+	}
+	l.policy = policy
+	return l.policy, l.policyOK
+}
+
+// checkMCPTrust refuses the published skills of every MCP source when
+// spec.trust or the organisation's policy says MCP-published skills are not
+// taken.
+func (l *loader) checkMCPTrust(reg *Registry) {
+	var takes []int
+	for i, src := range reg.Config.Spec.MCPSources {
+		if src.PublishedSkills != nil {
+			takes = append(takes, i)
+		}
+	}
+	if len(takes) == 0 {
+		return
+	}
+	policy, policyOK := l.orgPolicy()
+	if !policyOK {
+		return
+	}
+	for _, i := range takes {
+		at := reg.config.at("spec", "mcpSources", fmt.Sprint(i), "publishedSkills").Position()
+		name := reg.Config.Spec.MCPSources[i].Name
+		switch {
+		case policy != nil && !policy.Spec.TakesMCPSkills():
+			l.add(Problem{Pos: at, Message: fmt.Sprintf("MCP source %s takes the skills its server publishes, which the organisation's policy (%s) does not allow", name, policy.File),
+				Hint: "remove publishedSkills; the server's tools can still be capabilities"})
+		case reg.Config.Spec.Trust != nil && !reg.Config.Spec.Trust.TakesMCPSkills():
+			l.add(Problem{Pos: at, Message: fmt.Sprintf("MCP source %s takes the skills its server publishes, which spec.trust.mcpSkills does not allow", name),
+				Hint: "remove publishedSkills, or take mcpSkills: false out of spec.trust"})
+		}
+	}
 }
 
 // maxSignerFileSize bounds a public key or trusted root read.

@@ -21,7 +21,15 @@ type TrustSpec struct {
 	// a rule lists must be an OCI artifact signed by the rule's signer, as
 	// well as by its own verify.
 	Signers []SignerRule `json:"signers"`
+	// Whether the skills MCP servers publish (spec.mcpSources[].publishedSkills)
+	// may be taken; a server's tools are capabilities either way. Yes when not
+	// set.
+	MCPSkills *bool `json:"mcpSkills"`
 }
+
+// TakesMCPSkills tells whether t lets a workspace take the skills MCP
+// servers publish.
+func (t TrustSpec) TakesMCPSkills() bool { return t.MCPSkills == nil || *t.MCPSkills }
 
 // PolicyName is the organisation's policy file, in the user's configuration
 // directory (or where $SKILLSYNC_POLICY names it).
