@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -228,7 +229,35 @@ func workflowSkill(sk *registry.Skill, ws *registry.Workspace, owner string) ren
 		Agent:                  sk.Spec.Agent,
 		Body:                   sk.Body,
 		Files:                  manifest(sk.Files),
+		Origin:                 skillOrigin(sk),
 	}
+}
+
+// skillOrigin is where sk's content came from, as its banner says: the
+// workspace's file, or the source, the skill's folder in it and its digest as
+// the lock records it, with the signers it was verified for. What pins the
+// whole source (a commit, a manifest) is left to the lock, so that moving a
+// source rewrites only the skills that changed.
+func skillOrigin(sk *registry.Skill) string {
+	o := sk.Origin
+	switch {
+	case o == nil && sk.Dir != "":
+		return path.Join(sk.Dir, "SKILL.md")
+	case o == nil:
+		return sk.File()
+	}
+	from := "git " + o.Git
+	switch {
+	case o.OCI != "":
+		from = "oci " + o.OCI
+	case o.Index != "":
+		from = "index " + o.Index
+	}
+	out := fmt.Sprintf("source %s (%s, %s %s", o.Source, from, o.Dir, o.SkillDigest)
+	for _, signer := range slices.Sorted(maps.Keys(o.Signatures)) {
+		out += ", signed by " + signer
+	}
+	return out + ")"
 }
 
 // manifest is what a generated SKILL.md says of the supporting files beside it.
@@ -265,6 +294,7 @@ func capabilitySkill(c *registry.Capability, ws *registry.Workspace, owner strin
 		ArgumentHint:           "<" + spec.Skill.Argument + ">",
 		DisableModelInvocation: origin{capability: c}.hidden(),
 		Call:                   call,
+		Origin:                 c.File(),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/testkit/gitremote"
 	"github.com/skillsync/skillsync/internal/testkit/ociregistry"
@@ -74,8 +75,13 @@ func TestACapabilityCatalogComesFromASource(t *testing.T) {
 		}
 		run(exitOK, "reconcile", "--once")
 		got, err := os.ReadFile(filepath.Join(ws, ".claude/skills/ticket/SKILL.md"))
-		if err != nil || string(got) != string(want) {
+		gotContent, _ := banner.Remove(got)
+		wantContent, _ := banner.Remove(want)
+		if err != nil || string(gotContent) != string(wantContent) {
 			t.Errorf("%s: the capability's skill differs from the publisher's: %v\n%s\nwant\n%s", source, err, got, want)
+		}
+		if o := banner.Origin(got); o != "catalog:registry/tickets.yaml" {
+			t.Errorf("%s: the capability's skill says it came from %q", source, o)
 		}
 
 		// The workspace's own capability of that name shadows the catalog's.

@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"testing"
 	"time"
 
 	"github.com/skillsync/skillsync/controller/state"
+	"github.com/skillsync/skillsync/internal/banner"
 )
 
 // The tree snapshot both the validation table and the scripts use to prove that a
@@ -116,4 +119,50 @@ func diffContents(a, b map[string]treeEntry) string {
 		return out
 	}
 	return diffSnapshots(strip(a), strip(b))
+}
+
+// contentsOf is treeOf root with each generated file's digest taken of its
+// content without its banner, manifest and origin line, and the origin of
+// each: what two workspaces that take the same skills from different places
+// write alike, and where each says it came from.
+func contentsOf(t *testing.T, root string) (tree map[string]treeEntry, origins map[string]string) {
+	t.Helper()
+	tree, origins = treeOf(t, root), map[string]string{}
+	for rel, e := range tree {
+		if e.Kind != "file" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		content, err := banner.Remove(data)
+		if err != nil {
+			continue
+		}
+		sum := sha256.Sum256(content)
+		e.Digest = hex.EncodeToString(sum[:])
+		tree[rel], origins[rel] = e, banner.Origin(data)
+	}
+	return tree, origins
+}
+
+// sameContents fails t where the generated files of the folder target differ
+// in content between the workspaces want and got, and where got's SKILL.md
+// files do not say they came from origin (a prefix).
+func sameContents(t *testing.T, want, got, target, origin string) {
+	t.Helper()
+	wantTree, _ := contentsOf(t, filepath.Join(want, target))
+	gotTree, origins := contentsOf(t, filepath.Join(got, target))
+	if len(wantTree) == 0 {
+		t.Fatalf("%s of %s is empty", target, want)
+	}
+	if d := diffContents(wantTree, gotTree); d != "" {
+		t.Errorf("%s differs between %s and %s:\n%s", target, want, got, d)
+	}
+	for rel, o := range origins {
+		if strings.HasSuffix(rel, "/SKILL.md") && !strings.HasPrefix(o, origin) {
+			t.Errorf("%s/%s says it came from %q, want %s…", target, rel, o, origin)
+		}
+	}
 }

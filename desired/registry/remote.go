@@ -56,6 +56,9 @@ type SourceOrigin struct {
 	// it.
 	Git, Commit, Index, OCI, Digest string
 	Dir                             string // the skill's folder in the source
+	// SkillDigest is the digest of the skill's directory, as the lock records
+	// it (SkillDigest).
+	SkillDigest string
 	// Signatures maps each signer the source is signed by, and was verified
 	// for, to its signature's digest, as the lock records it.
 	Signatures map[string]string
@@ -207,7 +210,7 @@ func (l *loader) sourceSkill(reg *Registry, tree *memTree, src RemoteSource, loc
 	}
 	s := Skill{Name: name, Spec: SkillSpec{Dir: at}, doc: reg.config,
 		Origin: &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Index: src.Index, OCI: src.OCI, Digest: locked.Digest, Dir: path.Join(cleanSourcePath(src.Path), name),
-			Signatures: signedBy(src, locked)}}
+			SkillDigest: locked.Skills[name], Signatures: signedBy(src, locked)}}
 	l.fillFromRead(&s, at, read)
 	raw := dirFindings(at, read)
 	skillFile := at + "/SKILL.md"

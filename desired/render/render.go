@@ -33,6 +33,9 @@ type Skill struct {
 	// Files are the supporting files written beside SKILL.md, which its
 	// manifest names (see banner.AppendManifest).
 	Files []banner.ManifestEntry
+	// Origin says where the content came from: a file of the workspace, or a
+	// source and what pins it (see banner.AppendOrigin).
+	Origin string
 }
 
 // Call is how a capability's skill reaches the capability.
@@ -54,11 +57,14 @@ func File(target string, s Skill, path string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("render: unknown target %q", target)
 	}
-	out, err := banner.Open(make([]byte, 0, banner.OpenSize(s.Owner, path)+banner.ManifestSize(s.Files)+fileSizeHint(s)), s.Owner, path)
+	out, err := banner.Open(make([]byte, 0, banner.OpenSize(s.Owner, path)+banner.ManifestSize(s.Files)+banner.OriginSize(s.Origin)+fileSizeHint(s)), s.Owner, path)
 	if err != nil {
 		return nil, err
 	}
 	if out, err = banner.AppendManifest(out, s.Files); err != nil {
+		return nil, err
+	}
+	if out, err = banner.AppendOrigin(out, s.Origin); err != nil {
 		return nil, err
 	}
 	if out, err = appendFrontMatter(out, d.keys(s)); err != nil {

@@ -135,8 +135,8 @@ func Parse(content []byte) (mark Mark, unmarked []byte, err error) {
 }
 
 // Remove returns the file without its banner: the front matter's opening line
-// and then everything after the mark line and the manifest, the way a file a
-// person wrote starts.
+// and then everything after the mark line, the manifest and the origin line,
+// the way a file a person wrote starts.
 func Remove(content []byte) ([]byte, error) {
 	b, err := split(content)
 	if err != nil {
@@ -148,6 +148,9 @@ func Remove(content []byte) ([]byte, error) {
 		if _, ok := parseManifestLine(string(line)); !found || !ok {
 			break
 		}
+		rest = after
+	}
+	if line, after, found := bytes.Cut(rest, []byte("\n")); found && bytes.HasPrefix(line, []byte(originPrefix)) {
 		rest = after
 	}
 	out := make([]byte, 0, len(frontMatterDelimiter)+1+len(rest))

@@ -128,6 +128,59 @@ func parseManifestLine(line string) (ManifestEntry, bool) {
 	return ManifestEntry{Path: rel, Digest: digest, Executable: mode == modeExecutable}, true
 }
 
+// A generated SKILL.md names where its content came from on one more line,
+// after the manifest, for a reviewer of the change to see:
+//
+//	# skillsync: from source team (git https://git.example.com/team.git, commit 3f2a…)
+//
+// It is inside the banner's digest like the manifest, and a YAML comment.
+const originPrefix = "# skillsync: from "
+
+// OriginSize is how many bytes AppendOrigin appends for origin.
+func OriginSize(origin string) int {
+	if origin == "" {
+		return 0
+	}
+	return len(originPrefix) + len(origin) + 1
+}
+
+// AppendOrigin appends the line that says where the file's content came from,
+// after the manifest; nothing for an empty origin.
+func AppendOrigin(dst []byte, origin string) ([]byte, error) {
+	if origin == "" {
+		return dst, nil
+	}
+	if strings.ContainsFunc(origin, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return nil, fmt.Errorf("banner: origin %q cannot be written on one line", origin)
+	}
+	dst = append(dst, originPrefix...)
+	dst = append(dst, origin...)
+	return append(dst, '\n'), nil
+}
+
+// Origin is what the file's banner says its content came from; empty when it
+// says nothing.
+func Origin(content []byte) string {
+	_, markEnd, ok := markLine(content)
+	if !ok {
+		return ""
+	}
+	rest := content[markEnd+1:]
+	for {
+		line, after, found := bytes.Cut(rest, []byte("\n"))
+		if !found {
+			return ""
+		}
+		if origin, ok := strings.CutPrefix(string(line), originPrefix); ok {
+			return origin
+		}
+		if _, ok := parseManifestLine(string(line)); !ok {
+			return ""
+		}
+		rest = after
+	}
+}
+
 // StagedName is the temp name a supporting file with content data is staged
 // under: the pattern's, its digits the start of the content's SHA-256. It has no
 // banner to be known by, so a leftover is known by its name and content agreeing.

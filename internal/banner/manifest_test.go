@@ -63,3 +63,49 @@ func TestManifestEndsAtTheFirstLineThatIsNone(t *testing.T) {
 		t.Errorf("Manifest = %+v, want only one", got)
 	}
 }
+
+func TestTheOriginLineFollowsTheManifestInsideTheDigest(t *testing.T) {
+	entries := []ManifestEntry{{Path: "scripts/go.sh", Digest: strings.Repeat("a", 64), Executable: true}}
+	origin := "source catalog (oci registry.example.com/acme/catalog:2.0, manifest sha256:" + strings.Repeat("c", 64) + ", signed by key sha256:" + strings.Repeat("d", 64) + ")"
+	out, err := Open(nil, "skill/deploy", ".claude/skills/deploy/SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err = AppendManifest(out, entries); err != nil {
+		t.Fatal(err)
+	}
+	if out, err = AppendOrigin(out, origin); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != OpenSize("skill/deploy", ".claude/skills/deploy/SKILL.md")+ManifestSize(entries)+OriginSize(origin) {
+		t.Errorf("OriginSize is not what AppendOrigin appends")
+	}
+	out = append(out, "name: deploy\n---\n\nbody\n"...)
+	if err := Seal(out); err != nil {
+		t.Fatal(err)
+	}
+	if got := Origin(out); got != origin {
+		t.Errorf("Origin = %q, want %q", got, origin)
+	}
+	if got := Manifest(out); len(got) != 1 || got[0] != entries[0] {
+		t.Errorf("the origin line changes the manifest read: %+v", got)
+	}
+	if _, intact, err := Inspect(out); err != nil || !intact {
+		t.Fatalf("a sealed file with an origin is not intact: %v", err)
+	}
+	if _, intact, _ := Inspect(bytes.Replace(out, []byte("source catalog"), []byte("source evil"), 1)); intact {
+		t.Error("an origin edited by hand still counts as intact")
+	}
+	removed, err := Remove(out)
+	if err != nil || string(removed) != "---\nname: deploy\n---\n\nbody\n" {
+		t.Errorf("Remove = %q, %v; want the file without its banner, manifest and origin", removed, err)
+	}
+	for _, bad := range []string{"a\nb", "a\rb", "a\x00b", "a\x1b[31mb", "a\x7fb"} {
+		if _, err := AppendOrigin(nil, bad); err == nil {
+			t.Errorf("AppendOrigin accepted %q", bad)
+		}
+	}
+	if out, err := AppendOrigin([]byte("x"), ""); err != nil || string(out) != "x" {
+		t.Errorf("an empty origin appends %q, %v", out, err)
+	}
+}
