@@ -43,7 +43,7 @@ func TestADocumentAndASkillFileOfOnePathAreShownApart(t *testing.T) {
 			after.Skills = map[string]string{"registry": tc.skill}
 			after.Documents = map[string]string{"registry/tickets.yaml": tc.doc}
 			tr := byCommit{a: files("run: safe\n", "doc\n"), b: tc.now}
-			got, err := FileChanges(compare("c", "", before, after), before, after, tr)
+			got, err := FileChanges(compare("c", "", before, after), before, after, nil, tr)
 			if err != nil || len(got) != 1 || string(got[0].Old) != tc.wantOld || string(got[0].New) != tc.new {
 				t.Errorf("FileChanges = %+v, %v; want %q -> %q", got, err, tc.wantOld, tc.new)
 			}

@@ -220,8 +220,10 @@ type FileChange struct {
 
 // FileChanges are the files that moving the source from before to after
 // changes, in the skills c says are added, changed or removed, read through t
-// (from its cache when it holds them).
-func FileChanges(c Change, before, after registry.LockedSource, t Transport) ([]FileChange, error) {
+// (from its cache when it holds them). Each side is read only as verified for
+// signers (those the source must be signed by); the old side, for those of
+// them the old lock recorded a signature by, as it was taken then.
+func FileChanges(c Change, before, after registry.LockedSource, signers []registry.RequiredSigner, t Transport) ([]FileChange, error) {
 	skills := slices.Concat(c.Added, c.Changed, c.Removed)
 	if len(skills) == 0 {
 		return nil, nil
@@ -239,6 +241,11 @@ func FileChanges(c Change, before, after registry.LockedSource, t Transport) ([]
 			return out, nil
 		}
 		src := registry.RemoteSource{Name: at.Name, Git: at.Git, Index: at.Index, OCI: at.OCI, Ref: at.Ref, Path: at.Path, Registry: at.Registry}
+		for _, s := range signers {
+			if _, recorded := at.Signatures[s.Name()]; recorded || at.Pin() == after.Pin() {
+				src.Signers = append(src.Signers, s)
+			}
+		}
 		files, err := t.ReadSource(src, at)
 		if err != nil {
 			return nil, err

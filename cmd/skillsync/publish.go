@@ -172,13 +172,20 @@ func publishOCI(g *globals, ref registry.OCIReference, skills []archive.SkillDir
 	ctx, cancel := context.WithTimeout(context.Background(), oci.Timeout)
 	defer cancel()
 	// Pushing reads nothing from the cache.
-	var sign oci.Sign
+	var signer *oci.Signer
 	if key != nil {
-		sign = func(manifestDigest string) ([]byte, error) {
-			return key.Sign(ref.Registry+"/"+ref.Repository, manifestDigest)
+		v, err := key.Verifier()
+		if err != nil {
+			return &exitError{exitFailure, err}
+		}
+		signer = &oci.Signer{
+			Sign: func(manifestDigest string) ([]byte, error) {
+				return key.Sign(ref.Registry+"/"+ref.Repository, manifestDigest)
+			},
+			Signs: func(bundle []byte, manifestDigest string) bool { return v.Verify(bundle, manifestDigest) == nil },
 		}
 	}
-	pushed, err := (oci.Cache{}).Push(ctx, ref, skills, documents, sign)
+	pushed, err := (oci.Cache{}).Push(ctx, ref, skills, documents, signer)
 	if err != nil {
 		return &exitError{exitFailure, err}
 	}

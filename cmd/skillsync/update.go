@@ -155,7 +155,7 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 			}
 			printChanges(g.stdout, changes)
 			if diff {
-				if err := printFileChanges(g, changes, lock, next); err != nil {
+				if err := printFileChanges(g, reg, changes, lock, next); err != nil {
 					return &exitError{exitFailure, err}
 				}
 			}
@@ -235,11 +235,17 @@ func checkSourceNames(reg *registry.Registry, names []string) error {
 
 // printFileChanges prints the diff of every file the new lock changes, source
 // by source, each file named source:skill/file.
-func printFileChanges(g *globals, changes []update.Change, old, next registry.Lock) error {
+func printFileChanges(g *globals, reg *registry.Registry, changes []update.Change, old, next registry.Lock) error {
 	for _, c := range changes {
 		before, _ := old.Named(c.Source)
 		after, _ := next.Named(c.Source)
-		files, err := update.FileChanges(c, before, after, g.sourceReader())
+		var signers []registry.RequiredSigner
+		for _, src := range reg.Config.Spec.Sources {
+			if src.Name == c.Source {
+				signers = src.Signers
+			}
+		}
+		files, err := update.FileChanges(c, before, after, signers, g.sourceReader())
 		if err != nil {
 			return err
 		}

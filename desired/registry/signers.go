@@ -1,6 +1,9 @@
 package registry
 
 import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
@@ -65,10 +68,14 @@ type RequiredSigner struct {
 }
 
 // Name names the signer in skillsync.lock and in messages: "key sha256:…"
-// (the SHA-256 of the key's PKIX DER encoding) or "IDENTITY (ISSUER)".
+// (the SHA-256 of the key's PKIX DER encoding), or for a keyless signer
+// `keyless "IDENTITY" "ISSUER" root sha256:…` (the SHA-256 of the trusted
+// root's bytes). Two signers of one name require the same: a keyless signer
+// under another root is another signer.
 func (s RequiredSigner) Name() string {
 	if s.Key == "" {
-		return fmt.Sprintf("%s (%s)", s.Identity, s.Issuer)
+		sum := sha256.Sum256(s.TrustedRootData)
+		return fmt.Sprintf("keyless %q %q root sha256:%s", s.Identity, s.Issuer, hex.EncodeToString(sum[:]))
 	}
 	if b, _ := pem.Decode(s.KeyData); b != nil {
 		sum := sha256.Sum256(b.Bytes)
@@ -104,8 +111,12 @@ func (s Signer) read(dir string, read func(file string) ([]byte, error)) (Requir
 		if b == nil || b.Type != "PUBLIC KEY" {
 			return r, fmt.Sprintf("%s is not a PEM public key (-----BEGIN PUBLIC KEY-----)", s.Key)
 		}
-		if _, err := x509.ParsePKIXPublicKey(b.Bytes); err != nil {
+		pub, err := x509.ParsePKIXPublicKey(b.Bytes)
+		if err != nil {
 			return r, fmt.Sprintf("%s holds no public key Go can read", s.Key)
+		}
+		if !verifiableKey(pub) {
+			return r, fmt.Sprintf("%s is a %T key; signatures are verified with ECDSA P-256 or P-384 and Ed25519 keys", s.Key, pub)
 		}
 		r.KeyData = data
 		return r, ""
@@ -119,6 +130,17 @@ func (s Signer) read(dir string, read func(file string) ([]byte, error)) (Requir
 	}
 	r.TrustedRootData = data
 	return r, ""
+}
+
+// verifiableKey tells whether pub is of a kind signatures are verified with.
+func verifiableKey(pub any) bool {
+	switch k := pub.(type) {
+	case *ecdsa.PublicKey:
+		return k.Curve == elliptic.P256() || k.Curve == elliptic.P384()
+	case ed25519.PublicKey:
+		return true
+	}
+	return false
 }
 
 // boundRule is a signer rule with its signer's files read.

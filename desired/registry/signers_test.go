@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
@@ -230,5 +231,66 @@ func TestTheLockRecordsSignaturesOfOCISourcesOnly(t *testing.T) {
 	git := "sources:\n  - name: team\n    git: https://git.example.com/team.git\n    commit: " + commitA + "\n    signatures:\n      key sha256:ab: " + signatureDigest + "\n    skills: {}\n"
 	if _, ps := ParseLock(LockName, []byte(git)); !strings.Contains(ps.Error(), "not the sha256: digest of an OCI artifact's signature") {
 		t.Errorf("a git source with a signature: %v", ps)
+	}
+}
+
+func TestAKeylessSignerIsItsIdentityIssuerAndRoot(t *testing.T) {
+	signer := func(identity, issuer, root string) RequiredSigner {
+		return RequiredSigner{Signer: Signer{Identity: identity, Issuer: issuer, TrustedRoot: "root.json"}, TrustedRootData: []byte(root)}
+	}
+	policy := signer("https://github.com/acme/skills/.github/workflows/release.yml@refs/heads/main", "https://token.actions.githubusercontent.com", `{"sigstore":"public"}`)
+	own := signer(policy.Identity, policy.Issuer, `{"ca":"the workspace's own"}`)
+	if policy.Name() == own.Name() {
+		t.Fatalf("a keyless signer under another trusted root has the same name %q", own.Name())
+	}
+	// A workspace's verify under its own root cannot stand in for the
+	// policy's signer: both are required.
+	rules := []boundRule{{rule: SignerRule{Sources: []string{"*"}}, signer: policy}}
+	got := signersFor(RemoteSource{OCI: "registry.example.com/acme/catalog:1"}, []RequiredSigner{own}, rules)
+	if len(got) != 2 {
+		t.Fatalf("the source must be signed by %d signers, want the workspace's and the policy's", len(got))
+	}
+	if a, b := signer("a (b)", "c", "r"), signer("a", "b) (c", "r"); a.Name() == b.Name() {
+		t.Errorf("two keyless signers share the name %q", a.Name())
+	}
+}
+
+func TestARuleCannotBeSteppedAroundByRespellingAHost(t *testing.T) {
+	rule := TrustSpec{Sources: []string{"registry.example.com/acme", "Git.Example.com/team"}}
+	for _, src := range []RemoteSource{
+		{OCI: "registry.example.com/acme/catalog:1"},
+		{OCI: "REGISTRY.Example.COM/acme/catalog:1"},
+		{OCI: "registry.example.com:443/acme/catalog:1"},
+		{OCI: "registry.example.com./acme/catalog:1"},
+		{Git: "https://GIT.example.com/team/skills.git"},
+		{Git: "https://git.example.com:443/team/skills.git"},
+		{Git: "ssh://git@git.example.com:22/team/skills.git"},
+		{Git: "git@GIT.example.com:team/skills.git"},
+	} {
+		if !rule.Allows(Location(src)) {
+			t.Errorf("%+v (location %s) escapes a rule about its host", src, Location(src))
+		}
+	}
+	if got := Location(RemoteSource{OCI: "[::ffff:127.0.0.1]:5000/acme/catalog:1"}); got != "127.0.0.1:5000/acme/catalog" {
+		t.Errorf("an IPv4 address written as IPv6 is at %s", got)
+	}
+	if got := Location(RemoteSource{Git: "ssh://git@git.example.com:2222/acme/skills"}); got != "git.example.com:2222/acme/skills" {
+		t.Errorf("a port that is not the default is dropped: %s", got)
+	}
+}
+
+func TestAKeyOfAKindThatCannotVerifyIsAProblemAtLoad(t *testing.T) {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(k.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, held := signedWorkspace(t, "      verify: {key: rsa.pub}\n", map[string]string{"rsa.pub": string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))})
+	_, err = LoadReading(workspacefs.OS{}, root, ConfigName, nil, signedSources{held, nil, map[string][]string{}})
+	if err == nil || !strings.Contains(err.Error(), "rsa.pub is a *rsa.PublicKey key; signatures are verified with ECDSA P-256 or P-384 and Ed25519 keys") {
+		t.Fatalf("an RSA key: %v", err)
 	}
 }

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"fmt"
+	"net"
+	"net/netip"
 	"net/url"
 	"path"
 	"strings"
@@ -110,17 +112,18 @@ func checkRule(rule SignerRule, read func(name string) ([]byte, error), dir stri
 
 // Location is where src comes from, as trust patterns match it: host/path of
 // a git remote (no scheme, user or .git) or an index URL, REGISTRY/REPOSITORY
-// of an OCI artifact, file:PATH for a repository on this machine.
+// of an OCI artifact, file:PATH for a repository on this machine. The host is
+// written one way however the source spells it (canonicalHost).
 func Location(src RemoteSource) string {
 	switch {
 	case src.OCI != "":
 		if ref, err := ParseOCIReference(src.OCI); err == nil {
-			return ref.Registry + "/" + ref.Repository
+			return canonicalHost(ref.Registry, "443") + "/" + ref.Repository
 		}
 		return src.OCI
 	case src.Index != "":
 		if u, err := url.Parse(src.Index); err == nil {
-			return u.Host + u.Path
+			return canonicalHost(u.Host, defaultPorts[u.Scheme]) + u.Path
 		}
 		return src.Index
 	}
@@ -128,7 +131,7 @@ func Location(src RemoteSource) string {
 	if scpLike.MatchString(remote) && !strings.Contains(remote, "://") {
 		_, hostPath, _ := strings.Cut(remote, "@")
 		host, p, _ := strings.Cut(hostPath, ":")
-		return host + "/" + strings.TrimSuffix(strings.Trim(p, "/"), ".git")
+		return canonicalHost(host, "") + "/" + strings.TrimSuffix(strings.Trim(p, "/"), ".git")
 	}
 	u, err := url.Parse(remote)
 	if err != nil {
@@ -137,7 +140,35 @@ func Location(src RemoteSource) string {
 	if u.Scheme == "file" {
 		return "file:" + u.Path
 	}
-	return u.Host + "/" + strings.TrimSuffix(strings.Trim(u.Path, "/"), ".git")
+	return canonicalHost(u.Host, defaultPorts[u.Scheme]) + "/" + strings.TrimSuffix(strings.Trim(u.Path, "/"), ".git")
+}
+
+// defaultPorts are the ports a URL of each scheme reaches when it names none.
+var defaultPorts = map[string]string{"https": "443", "http": "80", "ssh": "22", "git": "9418"}
+
+// canonicalHost is hostport as every spelling of one host reads: lowercase,
+// without a trailing dot, without the port when it is defaultPort, and an IPv4
+// address written as IPv6 (::ffff:a.b.c.d) as IPv4; so that a rule about a
+// host cannot be stepped around by writing it another way.
+func canonicalHost(hostport, defaultPort string) string {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = hostport, ""
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if addr, err := netip.ParseAddr(host); err == nil {
+		host = addr.Unmap().WithZone("").String()
+	}
+	if port == defaultPort {
+		port = ""
+	}
+	if port != "" {
+		return net.JoinHostPort(host, port)
+	}
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
+	}
+	return host
 }
 
 // Allows tells whether t lets a source come from location.
@@ -147,6 +178,12 @@ func (t TrustSpec) Allows(location string) bool {
 	}
 	for _, pattern := range t.Sources {
 		pattern = strings.TrimSuffix(pattern, "/")
+		// Hosts are matched as Location writes them: lowercase.
+		if host, rest, found := strings.Cut(pattern, "/"); found {
+			pattern = strings.ToLower(host) + "/" + rest
+		} else {
+			pattern = strings.ToLower(pattern)
+		}
 		// The location, and every folder above it: github.com/acme allows
 		// github.com/acme/skills.
 		for at := location; at != "." && at != "/" && at != ""; at = path.Dir(at) {

@@ -43,6 +43,9 @@ type Cache struct {
 	// configuration ($DOCKER_CONFIG, or ~/.docker/config.json) and its
 	// credential helpers.
 	Credential auth.CredentialFunc
+	// Uncached reads blobs from the registry without a cache, keeping none:
+	// what a push reads of what is there already.
+	Uncached bool
 }
 
 // repository is the repository of ref, reached with c's client and the
@@ -126,16 +129,17 @@ func (c Cache) Layer(ctx context.Context, ref registry.OCIReference, desc ocispe
 // named by its digest alone), checked against its digest wherever it came
 // from.
 func (c Cache) blob(ctx context.Context, ref registry.OCIReference, desc ocispec.Descriptor, limit int64) ([]byte, error) {
-	if c.Dir == "" {
+	if c.Dir == "" && !c.Uncached {
 		return nil, errNoCache
 	}
 	d := desc.Digest.String()
 	if !blobs.ValidDigest(d) {
 		return nil, fmt.Errorf("%q is not a sha256: digest", d)
 	}
-	store := blobs.Store{Dir: c.Dir}
-	if data, ok := store.Get(d, limit); ok {
-		return data, nil
+	if c.Dir != "" {
+		if data, ok := (blobs.Store{Dir: c.Dir}).Get(d, limit); ok {
+			return data, nil
+		}
 	}
 	if c.Offline {
 		return nil, fmt.Errorf("%s of %s is not in the cache (%s): %w; run once with the network", d, ref, c.Dir, ErrOffline)
@@ -180,7 +184,9 @@ func (c Cache) blob(ctx context.Context, ref registry.OCIReference, desc ocispec
 // cannot take it (a full disk, a read-only directory, a blob another process
 // holds open on Windows) costs the next run a fetch, and fails nothing now.
 func (c Cache) keep(data []byte) {
-	_ = blobs.Store{Dir: c.Dir}.Put(data)
+	if c.Dir != "" {
+		_ = blobs.Store{Dir: c.Dir}.Put(data)
+	}
 }
 
 // Tags are the tags of ref's repository.

@@ -30,8 +30,15 @@ type Pushed struct {
 	Signature string
 }
 
-// Sign signs a manifest's digest: a Sigstore bundle.
-type Sign func(manifestDigest string) ([]byte, error)
+// Signer signs what Push pushes.
+type Signer struct {
+	// Sign signs a manifest's digest: a Sigstore bundle.
+	Sign func(manifestDigest string) ([]byte, error)
+	// Signs tells whether bundle, attached already, is a signature of the
+	// manifest by the same key: pushing the same skills again then adds no
+	// signature, so that republishing does not pile them up.
+	Signs func(bundle []byte, manifestDigest string) bool
+}
 
 // Document is a registry file to push: its path in the workspace, and its
 // bytes.
@@ -43,10 +50,10 @@ type Document struct {
 // Push pushes skills and documents to ref as one artifact (a layer a skill, in
 // name order, then a layer a registry file, in path order) and tags its
 // manifest with ref's tag. A layer the registry has already is not sent again,
-// and the same skills and files give the same manifest. With sign, the
-// manifest's signature is attached before the tag moves to it, so that the tag
-// never names the artifact unsigned.
-func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []archive.SkillDir, documents []Document, sign Sign) (Pushed, error) {
+// and the same skills and files give the same manifest. With a signer, the
+// manifest's signature is attached (unless one by the same key is) before the
+// tag moves to it, so that the tag never names the artifact unsigned.
+func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []archive.SkillDir, documents []Document, signer *Signer) (Pushed, error) {
 	if strings.HasPrefix(ref.Reference, "sha256:") {
 		return Pushed{}, fmt.Errorf("%s names a digest; push to a tag", ref)
 	}
@@ -102,7 +109,7 @@ func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []arc
 	}
 	desc := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: ArtifactType, Digest: digest.FromBytes(manifest), Size: int64(len(manifest))}
 	pushed := Pushed{Digest: desc.Digest.String(), Layers: len(layers), Sent: int(sent.Load())}
-	if sign == nil {
+	if signer == nil {
 		if err := repo.PushReference(ctx, desc, bytes.NewReader(manifest), ref.Reference); err != nil {
 			return Pushed{}, fmt.Errorf("push the manifest of %s: %w", ref, explain(err, ref))
 		}
@@ -111,17 +118,32 @@ func (c Cache) Push(ctx context.Context, ref registry.OCIReference, skills []arc
 	if err := repo.Push(ctx, desc, bytes.NewReader(manifest)); err != nil {
 		return Pushed{}, fmt.Errorf("push the manifest of %s: %w", ref, explain(err, ref))
 	}
-	bundle, err := sign(pushed.Digest)
-	if err != nil {
-		return Pushed{}, err
-	}
-	if pushed.Signature, err = c.PushSignature(ctx, ref, pushed.Digest, bundle); err != nil {
+	if pushed.Signature, err = c.sign(ctx, ref, pushed.Digest, signer); err != nil {
 		return Pushed{}, err
 	}
 	if err := repo.Tag(ctx, desc, ref.Reference); err != nil {
 		return Pushed{}, fmt.Errorf("tag %s: %w", ref, explain(err, ref))
 	}
 	return pushed, nil
+}
+
+// sign attaches signer's signature to the manifest manifestDigest of ref,
+// unless one by the same key is attached already, and returns its digest.
+func (c Cache) sign(ctx context.Context, ref registry.OCIReference, manifestDigest string, signer *Signer) (string, error) {
+	listed, err := (Cache{Client: c.Client, Credential: c.Credential, Uncached: true}).Signatures(ctx, ref, manifestDigest)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range listed.Signatures {
+		if signer.Signs(s.Bundle, manifestDigest) {
+			return s.Digest, nil
+		}
+	}
+	bundle, err := signer.Sign(manifestDigest)
+	if err != nil {
+		return "", err
+	}
+	return c.PushSignature(ctx, ref, manifestDigest, bundle)
 }
 
 // checkTag refuses to move ref's tag off an artifact skillsync did not push:

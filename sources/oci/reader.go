@@ -61,11 +61,11 @@ func (r *Reader) Resolve(src registry.RemoteSource) (registry.LockedSource, erro
 	}
 	locked := registry.LockedSource{Name: src.Name, OCI: src.OCI, Digest: d}
 	if len(src.Signers) > 0 {
-		sigs, err := r.Cache.Signatures(ctx, ref, d)
+		listed, err := r.Cache.Signatures(ctx, ref, d)
 		if err != nil {
 			return registry.LockedSource{}, err
 		}
-		if locked.Signatures, err = chooseSignatures(src, ref, d, sigs); err != nil {
+		if locked.Signatures, err = chooseSignatures(src, ref, d, listed); err != nil {
 			return registry.LockedSource{}, err
 		}
 	}

@@ -72,19 +72,30 @@ func (c Cache) PushSignature(ctx context.Context, ref registry.OCIReference, man
 	return desc.Digest.String(), nil
 }
 
+// Listing is what the registry lists as signatures of a manifest: those read,
+// and, to say why none verifies, the referrers that could not be read and
+// whether the listing was cut at maxSignatures.
+type Listing struct {
+	Signatures []Signature
+	Unread     []string
+	Truncated  bool
+}
+
 // Signatures are the signatures attached to the manifest manifestDigest of
 // ref, read from the registry (at most maxSignatures); one that is not a
-// Sigstore bundle about that manifest is left out.
-func (c Cache) Signatures(ctx context.Context, ref registry.OCIReference, manifestDigest string) ([]Signature, error) {
+// Sigstore bundle about that manifest is left out, and one that cannot be read
+// is noted, so that another can still verify.
+func (c Cache) Signatures(ctx context.Context, ref registry.OCIReference, manifestDigest string) (Listing, error) {
 	if c.Offline {
-		return nil, fmt.Errorf("list the signatures of %s: %w", ref, ErrOffline)
+		return Listing{}, fmt.Errorf("list the signatures of %s: %w", ref, ErrOffline)
 	}
 	repo, err := c.repository(ref)
 	if err != nil {
-		return nil, err
+		return Listing{}, err
 	}
 	subject := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.Digest(manifestDigest)}
 	var found []string
+	var out Listing
 	// The listing is not filtered by artifact type: where a registry lacks the
 	// referrers API, cosign writes the fallback index with the empty config's
 	// type for a bundle's; the referrer manifest itself says what it is.
@@ -94,6 +105,7 @@ func (c Cache) Signatures(ctx context.Context, ref registry.OCIReference, manife
 				continue
 			}
 			if len(found) == maxSignatures {
+				out.Truncated = true
 				return errTooManySignatures
 			}
 			found = append(found, d.Digest.String())
@@ -101,18 +113,17 @@ func (c Cache) Signatures(ctx context.Context, ref registry.OCIReference, manife
 		return nil
 	})
 	if err != nil && !errors.Is(err, errTooManySignatures) {
-		return nil, fmt.Errorf("list the signatures of %s: %w", ref, explain(err, ref))
+		return Listing{}, fmt.Errorf("list the signatures of %s: %w", ref, explain(err, ref))
 	}
-	var out []Signature
 	for _, d := range found {
 		s, err := c.Signature(ctx, ref, manifestDigest, d)
-		if errors.Is(err, errNotASignature) {
-			continue
+		switch {
+		case errors.Is(err, errNotASignature):
+		case err != nil:
+			out.Unread = append(out.Unread, fmt.Sprintf("%s: %v", d, err))
+		default:
+			out.Signatures = append(out.Signatures, s)
 		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
 	}
 	return out, nil
 }

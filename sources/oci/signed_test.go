@@ -6,6 +6,7 @@ import (
 	"crypto/elliptic"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"oras.land/oras-go/v2/registry/remote"
 
+	"github.com/skillsync/skillsync/authoring/update"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/sources/archive"
 	"github.com/skillsync/skillsync/sources/signing"
@@ -38,13 +40,20 @@ func newSigner(t *testing.T, name string) signer {
 	return signer{key: k, required: registry.RequiredSigner{Signer: registry.Signer{Key: name + ".pub"}, By: "its verify", KeyData: public}}
 }
 
-func (s signer) sign(reference registry.OCIReference) Sign {
-	return func(d string) ([]byte, error) { return s.key.Sign(reference.Registry+"/"+reference.Repository, d) }
+func (s signer) sign(t *testing.T, reference registry.OCIReference) *Signer {
+	v, err := s.key.Verifier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Signer{
+		Sign:  func(d string) ([]byte, error) { return s.key.Sign(reference.Registry+"/"+reference.Repository, d) },
+		Signs: func(b []byte, d string) bool { return v.Verify(b, d) == nil },
+	}
 }
 
 func pushSigned(t *testing.T, c Cache, reference string, skills []archive.SkillDir, by signer) Pushed {
 	t.Helper()
-	p, err := c.Push(context.Background(), ref(t, reference), skills, nil, by.sign(ref(t, reference)))
+	p, err := c.Push(context.Background(), ref(t, reference), skills, nil, by.sign(t, ref(t, reference)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +198,10 @@ func TestASignedPushNeverTagsUnsigned(t *testing.T) {
 	reference := reg.Host + "/acme/skills:1.0"
 	before := push(t, c, reference, catalog)
 	failed := errors.New("the key is on a token that was unplugged")
-	_, err := c.Push(context.Background(), ref(t, reference), catalog[1:], nil, func(string) ([]byte, error) { return nil, failed })
+	_, err := c.Push(context.Background(), ref(t, reference), catalog[1:], nil, &Signer{
+		Sign:  func(string) ([]byte, error) { return nil, failed },
+		Signs: func([]byte, string) bool { return false },
+	})
 	if !errors.Is(err, failed) {
 		t.Fatalf("Push = %v, want the signing error", err)
 	}
@@ -229,8 +241,116 @@ func TestSignaturesSkipsWhatIsNotABundle(t *testing.T) {
 	if err := repo.Push(context.Background(), ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: signing.BundleMediaType, Digest: digest.FromBytes(data), Size: int64(len(data))}, bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
 	}
-	sigs, err := c.Signatures(context.Background(), ref(t, reference), p.Digest)
-	if err != nil || len(sigs) != 1 || sigs[0].Digest != p.Signature {
-		t.Fatalf("Signatures = %v, %v; want the one bundle", sigs, err)
+	listed, err := c.Signatures(context.Background(), ref(t, reference), p.Digest)
+	if err != nil || len(listed.Signatures) != 1 || listed.Signatures[0].Digest != p.Signature || len(listed.Unread) != 0 {
+		t.Fatalf("Signatures = %+v, %v; want the one bundle", listed, err)
 	}
 }
+
+// pushReferrer attaches to subject a referrer of the bundle type whose one
+// layer is layer, told apart from others by note.
+func pushReferrer(t *testing.T, repo *remote.Repository, subject string, layer ocispec.Descriptor, note int) {
+	t.Helper()
+	m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: signing.BundleMediaType, Config: ocispec.DescriptorEmptyJSON,
+		Layers: []ocispec.Descriptor{layer}, Subject: &ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.Digest(subject), Size: 1},
+		Annotations: map[string]string{"note": strconv.Itoa(note)}}
+	m.SchemaVersion = 2
+	data, _ := json.Marshal(m)
+	if err := repo.Push(context.Background(), ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: signing.BundleMediaType, Digest: digest.FromBytes(data), Size: int64(len(data))}, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func plainRepository(t *testing.T, name string) *remote.Repository {
+	t.Helper()
+	repo, err := remote.NewRepository(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.PlainHTTP = true
+	return repo
+}
+
+// TestRepublishingAddsNoSignature: pushing the same skills signed again keeps
+// the signature by that key, so that signatures do not pile up past what is
+// read.
+func TestRepublishingAddsNoSignature(t *testing.T) {
+	reg := start(t)
+	c := anonymous(t)
+	reference := reg.Host + "/acme/skills:1.0"
+	team := newSigner(t, "team")
+	first := pushSigned(t, c, reference, catalog, team)
+	for range 3 {
+		if again := pushSigned(t, c, reference, catalog, team); again.Signature != first.Signature {
+			t.Fatalf("republishing attached signature %s beside %s", again.Signature, first.Signature)
+		}
+	}
+	listed, err := c.Signatures(context.Background(), ref(t, reference), first.Digest)
+	if err != nil || len(listed.Signatures) != 1 {
+		t.Fatalf("the artifact has %d signatures (%v), want 1", len(listed.Signatures), err)
+	}
+}
+
+// TestAReferrerThatCannotBeReadHidesNoSignature: a referrer whose bundle
+// cannot be fetched leaves a good signature to verify, and is named when none
+// does; a listing cut at its bound says so.
+func TestAReferrerThatCannotBeReadHidesNoSignature(t *testing.T) {
+	reg := start(t)
+	c := anonymous(t)
+	reference := reg.Host + "/acme/skills:1.0"
+	team, other := newSigner(t, "team"), newSigner(t, "other")
+	p := pushSigned(t, c, reference, catalog, team)
+	repo := plainRepository(t, reg.Host+"/acme/skills")
+	ghost := []byte("never pushed")
+	pushReferrer(t, repo, p.Digest, ocispec.Descriptor{MediaType: signing.BundleMediaType, Digest: digest.FromBytes(ghost), Size: int64(len(ghost))}, 0)
+	src := registry.RemoteSource{Name: "catalog", OCI: reference, Signers: []registry.RequiredSigner{team.required}}
+	if _, err := NewReader(c).Resolve(src); err != nil {
+		t.Fatalf("a signed artifact with a broken referrer is refused: %v", err)
+	}
+	src.Signers = []registry.RequiredSigner{other.required}
+	if _, err := NewReader(c).Resolve(src); err == nil || !strings.Contains(err.Error(), digest.FromBytes(ghost).String()) {
+		t.Fatalf("the refusal does not name the referrer that could not be read: %v", err)
+	}
+
+	crowded := reg.Host + "/acme/crowded:1.0"
+	q := push(t, c, crowded, catalog[1:])
+	crowd := plainRepository(t, reg.Host+"/acme/crowded")
+	junk := []byte("not a bundle")
+	layer := ocispec.Descriptor{MediaType: "text/plain", Digest: digest.FromBytes(junk), Size: int64(len(junk))}
+	if err := crowd.Push(context.Background(), layer, bytes.NewReader(junk)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxSignatures + 1 {
+		pushReferrer(t, crowd, q.Digest, layer, i)
+	}
+	src = registry.RemoteSource{Name: "catalog", OCI: crowded, Signers: []registry.RequiredSigner{team.required}}
+	if _, err := NewReader(c).Resolve(src); err == nil || !strings.Contains(err.Error(), "only the first 64 signatures attached were read") {
+		t.Fatalf("a listing cut at its bound reads as %v", err)
+	}
+}
+
+// TestUpdateDiffShowsOnlyVerifiedContent: update --diff reads the old pin as
+// the source must be signed, so a lock edited to pin unsigned content shows
+// none of it.
+func TestUpdateDiffShowsOnlyVerifiedContent(t *testing.T) {
+	reg := start(t)
+	c := anonymous(t)
+	reference := reg.Host + "/acme/skills:1.0"
+	team := newSigner(t, "team")
+	signed := pushSigned(t, c, reference, catalog[:1], team)
+	evil := push(t, c, reg.Host+"/acme/skills:evil", []archive.SkillDir{{Name: "review", Description: "Review.", SkillMD: []byte("---\nname: review\ndescription: Review.\n---\nUNSIGNED TEXT\n")}})
+	r := NewReader(c)
+	src := registry.RemoteSource{Name: "catalog", OCI: reference, Signers: []registry.RequiredSigner{team.required}}
+	after, err := r.Resolve(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := registry.LockedSource{Name: "catalog", OCI: reference, Digest: evil.Digest, Signatures: map[string]string{team.required.Name(): signed.Signature}}
+	files, err := update.FileChanges(update.Change{Source: "catalog", Added: []string{"deploy"}, Removed: []string{"review"}}, before, after, src.Signers, transport{r})
+	if err == nil || !strings.Contains(err.Error(), "signs another manifest") {
+		t.Fatalf("FileChanges = %d files, %v; want the old pin refused", len(files), err)
+	}
+}
+
+// transport is a Reader as update reads sources.
+type transport struct{ *Reader }

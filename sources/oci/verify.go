@@ -19,17 +19,19 @@ func verifierOf(s registry.RequiredSigner) (*signing.Verifier, error) {
 }
 
 // chooseSignatures is, for each signer src must be signed by, the digest of
-// a signature of sigs that verifies for it, as the manifest manifestDigest of
-// ref; a signer none verifies for is an error that says why each failed.
-func chooseSignatures(src registry.RemoteSource, ref registry.OCIReference, manifestDigest string, sigs []Signature) (map[string]string, error) {
+// a signature listed that verifies for it, as the manifest manifestDigest of
+// ref; a signer none verifies for is an error that says why each failed, and
+// what of the listing could not be read.
+func chooseSignatures(src registry.RemoteSource, ref registry.OCIReference, manifestDigest string, listed Listing) (map[string]string, error) {
 	out := map[string]string{}
+	artifact := ref.Registry + "/" + ref.Repository + "@" + manifestDigest
 	for _, s := range src.Signers {
 		v, err := verifierOf(s)
 		if err != nil {
 			return nil, fmt.Errorf("the signer %s (required by %s): %w", s.Name(), s.By, err)
 		}
 		var why []string
-		for _, sig := range sigs {
+		for _, sig := range listed.Signatures {
 			err := v.Verify(sig.Bundle, manifestDigest)
 			if err == nil {
 				out[s.Name()] = sig.Digest
@@ -40,10 +42,14 @@ func chooseSignatures(src registry.RemoteSource, ref registry.OCIReference, mani
 		if _, ok := out[s.Name()]; ok {
 			continue
 		}
-		if len(sigs) == 0 {
-			return nil, fmt.Errorf("%s@%s is not signed, and %s requires a signature by %s: nothing of it is taken", ref.Registry+"/"+ref.Repository, manifestDigest, s.By, s.Name())
+		why = append(why, listed.Unread...)
+		if listed.Truncated {
+			why = append(why, fmt.Sprintf("only the first %d signatures attached were read", maxSignatures))
 		}
-		return nil, fmt.Errorf("no signature of %s@%s verifies for %s, which %s requires: nothing of it is taken (%s)", ref.Registry+"/"+ref.Repository, manifestDigest, s.Name(), s.By, strings.Join(why, "; "))
+		if len(why) == 0 {
+			return nil, fmt.Errorf("%s is not signed, and %s requires a signature by %s: nothing of it is taken", artifact, s.By, s.Name())
+		}
+		return nil, fmt.Errorf("no signature of %s verifies for %s, which %s requires: nothing of it is taken (%s)", artifact, s.Name(), s.By, strings.Join(why, "; "))
 	}
 	return out, nil
 }
@@ -70,7 +76,7 @@ func (r *Reader) checkSignatures(ctx context.Context, src registry.RemoteSource,
 		if err != nil {
 			return err
 		}
-		if _, err := chooseSignatures(registry.RemoteSource{Signers: []registry.RequiredSigner{s}}, ref, at.Digest, []Signature{sig}); err != nil {
+		if _, err := chooseSignatures(registry.RemoteSource{Signers: []registry.RequiredSigner{s}}, ref, at.Digest, Listing{Signatures: []Signature{sig}}); err != nil {
 			return err
 		}
 		r.mu.Lock()

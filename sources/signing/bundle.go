@@ -75,6 +75,15 @@ type Verifier struct {
 	identity verify.PolicyOption
 }
 
+// Verifier verifies the signatures k makes.
+func (k *Key) Verifier() (*Verifier, error) {
+	data, err := cryptoutils.MarshalPublicKeyToPEM(k.signer.Public())
+	if err != nil {
+		return nil, err
+	}
+	return PublicKeyVerifier(data)
+}
+
 // PublicKeyVerifier verifies signatures made with the private key of the PEM
 // public key data.
 func PublicKeyVerifier(data []byte) (*Verifier, error) {
