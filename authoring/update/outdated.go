@@ -43,6 +43,9 @@ func CheckOutdated(reg *registry.Registry, old registry.Lock, names []string, t 
 		if locked, ok := old.Named(src.Name); ok && locked.Declares(src) {
 			o.Locked = locked.Pin()
 		}
+		// Where the ref is now, whether or not update would take it yet: a
+		// commit within the cooldown is reported, and update says when.
+		src.MinimumAge = 0
 		now, err := t.Resolve(src)
 		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", src.Name, err)

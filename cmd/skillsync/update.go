@@ -213,7 +213,7 @@ func (g *globals) checkTrust(reg *registry.Registry) error {
 		data, err := fsys.ReadFile(file, 1<<20)
 		return data, workspacefs.Cause(err)
 	}
-	if ps := reg.RequireSigners(policy, read); len(ps) > 0 {
+	if ps := reg.ApplyTrust(policy, read); len(ps) > 0 {
 		return inputError(g.stderr, ps)
 	}
 	return nil

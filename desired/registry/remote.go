@@ -334,7 +334,7 @@ func (l *loader) checkSources(reg *Registry) bool {
 		reg.Sources[file] = SourceOf(data)
 		return data, nil
 	}
-	if ps := reg.RequireSigners(policy, read); len(ps) > 0 {
+	if ps := reg.ApplyTrust(policy, read); len(ps) > 0 {
 		l.add(ps...)
 		ok = false
 	}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 )
 
 // TrustSpec is what a workspace trusts: where its sources may come from. An
@@ -27,6 +28,23 @@ type TrustSpec struct {
 	// may be taken; a server's tools are capabilities either way. Yes when not
 	// set.
 	MCPSkills *bool `json:"mcpSkills"`
+	// How old the commit a git source's moving ref (a tag or a branch, not a
+	// commit id) names must be before skillsync update takes it, as a Go
+	// duration (168h); a cooldown in which a compromised release can be
+	// found and pulled. None when not set.
+	MinimumAge string `json:"minimumAge"`
+}
+
+// minimumAge is t's minimum age; what is wrong with it is a message.
+func (t TrustSpec) minimumAge() (time.Duration, string) {
+	if t.MinimumAge == "" {
+		return 0, ""
+	}
+	d, err := time.ParseDuration(t.MinimumAge)
+	if err != nil || d < 0 {
+		return 0, fmt.Sprintf("minimumAge %q is not a duration such as 72h or 168h", t.MinimumAge)
+	}
+	return d, ""
 }
 
 // TakesMCPSkills tells whether t lets a workspace take the skills MCP
@@ -79,6 +97,9 @@ func ParsePolicy(file string, data []byte, read func(name string) ([]byte, error
 		}
 	}
 	p.File = file
+	if _, msg := p.Spec.minimumAge(); msg != "" {
+		ps = append(ps, Problem{Pos: docs[0].at("spec", "minimumAge").Position(), Message: msg, Hint: "write a Go duration: hours, minutes or seconds"})
+	}
 	by := "the organisation's policy (" + file + ")"
 	for i, rule := range p.Spec.Signers {
 		at := docs[0].at("spec", "signers", fmt.Sprint(i)).Position()
@@ -224,13 +245,28 @@ func (reg *Registry) Untrusted(policy *Policy) Problems {
 	return out
 }
 
-// RequireSigners reads into each source of reg the signers it must be signed
-// by (its verify, and those spec.trust and policy require of its location),
-// reading the workspace's files with read. A signer whose files are wrong,
-// and a source that must be signed but is not an OCI artifact, are problems
-// at their lines.
-func (reg *Registry) RequireSigners(policy *Policy, read func(file string) ([]byte, error)) Problems {
+// ApplyTrust reads into each source of reg what trust requires of it: the
+// signers it must be signed by (its verify, and those spec.trust and policy
+// require of its location), reading the workspace's files with read, and the
+// minimum age of what its moving ref names (the longer of spec.trust's and
+// policy's). A signer whose files are wrong, and a source that must be signed
+// but is not an OCI artifact, are problems at their lines.
+func (reg *Registry) ApplyTrust(policy *Policy, read func(file string) ([]byte, error)) Problems {
 	var out Problems
+	var age time.Duration
+	var ageBy string
+	if t := reg.Config.Spec.Trust; t != nil {
+		d, msg := t.minimumAge()
+		if msg != "" {
+			out = append(out, Problem{Pos: reg.config.at("spec", "trust", "minimumAge").Position(), Message: msg, Hint: "write a Go duration: hours, minutes or seconds"})
+		}
+		age, ageBy = d, "spec.trust"
+	}
+	if policy != nil {
+		if d, _ := policy.Spec.minimumAge(); d > age {
+			age, ageBy = d, "the organisation's policy ("+policy.File+")"
+		}
+	}
 	dir := path.Dir(reg.ConfigFile)
 	var rules []boundRule
 	if t := reg.Config.Spec.Trust; t != nil {
@@ -265,6 +301,9 @@ func (reg *Registry) RequireSigners(policy *Policy, read func(file string) ([]by
 			own = append(own, signer)
 		}
 		src.Signers = signersFor(*src, own, rules)
+		if src.Git != "" && age > 0 {
+			src.MinimumAge, src.MinimumAgeBy = age, ageBy
+		}
 		if len(src.Signers) > 0 && src.OCI == "" {
 			out = append(out, Problem{Pos: itemAt(reg.config, i, "spec", "sources").Position(),
 				Message: fmt.Sprintf("source %s must be signed (%s requires it), and %s carries no signature skillsync can verify", src.Name, joinBy(src.Signers), sourceKind(*src)),

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -153,6 +154,11 @@ type RemoteSource struct {
 	// those spec.trust and the organisation's policy require of its location.
 	// The load fills them in.
 	Signers []RequiredSigner `json:"-"`
+	// MinimumAge is how old the commit a moving ref names must be before
+	// update takes it, and MinimumAgeBy who requires it; the load fills them
+	// in from spec.trust and the organisation's policy.
+	MinimumAge   time.Duration `json:"-"`
+	MinimumAgeBy string        `json:"-"`
 }
 
 // MCPSource is an MCP server whose tools and published skills skillsync mcp

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -182,6 +183,23 @@ func (c Cache) lockRepo(ctx context.Context, remote string) (func(), error) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// CommitTime is when commit of remote was made, as its committer recorded it,
+// the commit fetched into the cache first when it lacks it.
+func (c Cache) CommitTime(ctx context.Context, remote, commit string) (time.Time, error) {
+	if err := c.Fetch(ctx, remote, commit); err != nil {
+		return time.Time{}, err
+	}
+	out, err := c.git(ctx, c.repo(remote), "show", "-s", "--format=%ct", commit+"^{commit}")
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read the date of commit %s of %s: %w", commit, registry.RedactRemote(remote), err)
+	}
+	seconds, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read the date of commit %s of %s: %q is no time", commit, registry.RedactRemote(remote), out)
+	}
+	return time.Unix(seconds, 0), nil
 }
 
 // has tells whether repo holds commit.

@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -113,7 +114,26 @@ func (r *Reader) Resolve(src registry.RemoteSource) (registry.LockedSource, erro
 	if err != nil {
 		return registry.LockedSource{}, err
 	}
+	// A ref that is a commit id was chosen by a person: no cooldown applies.
+	if src.MinimumAge > 0 && !IsCommit(src.Ref) {
+		made, err := r.Cache.CommitTime(ctx, src.Git, commit)
+		if err != nil {
+			return registry.LockedSource{}, err
+		}
+		if age := time.Since(made); age < src.MinimumAge {
+			return registry.LockedSource{}, fmt.Errorf("%s names commit %s, made %s ago (%s), and %s takes only commits at least %s old: keep the ref where it was, or set ref to an older commit or tag",
+				orDefault(src.Ref), commit, age.Round(time.Minute), made.UTC().Format(time.RFC3339), src.MinimumAgeBy, src.MinimumAge)
+		}
+	}
 	return registry.LockedSource{Name: src.Name, Git: src.Git, Ref: src.Ref, Path: src.Path, Commit: commit}, nil
+}
+
+// orDefault names ref in messages: the default branch when it is empty.
+func orDefault(ref string) string {
+	if ref == "" {
+		return "the default branch"
+	}
+	return "ref " + ref
 }
 
 // Tags are the names of the tags src's remote has now.
