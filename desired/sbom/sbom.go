@@ -93,6 +93,9 @@ func sourceComponent(s registry.LockedSource) cdx.Component {
 			*c.Properties = append(*c.Properties, cdx.Property{Name: "skillsync:path", Value: s.Path})
 		}
 	}
+	for _, signer := range slices.Sorted(maps.Keys(s.Signatures)) {
+		*c.Properties = append(*c.Properties, cdx.Property{Name: "skillsync:signed-by", Value: signer + " " + s.Signatures[signer]})
+	}
 	c.ExternalReferences = &refs
 	var nested []cdx.Component
 	for _, name := range slices.Sorted(maps.Keys(s.Skills)) {

@@ -24,3 +24,15 @@ func TestASourceIsPinnedAsTheLockSays(t *testing.T) {
 		}
 	}
 }
+
+func TestASignedSourceNamesItsSignatures(t *testing.T) {
+	sig := "sha256:" + "0d75c6d05cb660b53adbd47ca6ce5e0e8fa3aad97ebfa2ce86cc543be4b1bdef"
+	c := sourceComponent(registry.LockedSource{Name: "catalog", OCI: "registry.example.com/acme/catalog:2.0", Digest: sig,
+		Signatures: map[string]string{"key sha256:9c1e": sig}})
+	for _, p := range *c.Properties {
+		if p.Name == "skillsync:signed-by" && p.Value == "key sha256:9c1e "+sig {
+			return
+		}
+	}
+	t.Errorf("the source's properties name no signature: %+v", *c.Properties)
+}
