@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -150,20 +151,8 @@ func TestAKeylessSignerIsHeldToItsRoot(t *testing.T) {
 		if out := run(exitFailure, "update", "--yes"); !strings.Contains(out, "no signature of "+reg.Host+"/acme/catalog@") || !strings.Contains(out, "the organisation's policy") {
 			t.Errorf("a catalog signed under another root (verify %q) said:\n%s", verify, out)
 		}
-		if !mapsEqual(files, testkit.Tree(t, filepath.Join(ws, ".claude"))) {
+		if !maps.Equal(files, testkit.Tree(t, filepath.Join(ws, ".claude"))) {
 			t.Error("a refused update changed the skills")
 		}
 	}
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
