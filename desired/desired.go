@@ -249,7 +249,11 @@ func skillOrigin(sk *registry.Skill) string {
 	from := "git " + o.Git
 	switch {
 	case o.OCI != "":
+		// The repository without its tag: what the tag names is the lock's.
 		from = "oci " + o.OCI
+		if ref, err := registry.ParseOCIReference(o.OCI); err == nil {
+			from = "oci " + ref.Registry + "/" + ref.Repository
+		}
 	case o.Index != "":
 		from = "index " + o.Index
 	}

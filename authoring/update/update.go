@@ -36,6 +36,9 @@ type Change struct {
 	// paths; Kept counts those the same.
 	Added, Removed, Changed []string
 	Kept                    int
+	// Held says why the source is kept as the lock pins it though its ref
+	// moved: the commit it names now is within the cooldown.
+	Held string
 }
 
 // Empty tells whether the change leaves the source as the lock has it.
@@ -68,6 +71,16 @@ func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transp
 			continue
 		}
 		locked, err := t.Resolve(src)
+		var tooRecent *registry.TooRecentError
+		if errors.As(err, &tooRecent) && had && before.Declares(src) {
+			// The ref moved within the cooldown: the source stays where the
+			// lock pins it, and the others move.
+			next.Sources = append(next.Sources, before)
+			c := compare(src.Name, src.Version(), before, before)
+			c.Held = tooRecent.Error()
+			changes = append(changes, c)
+			continue
+		}
 		if err != nil {
 			return registry.Lock{}, nil, fmt.Errorf("source %s: %w", src.Name, err)
 		}

@@ -234,7 +234,8 @@ type sourceOriginJSON struct {
 	OCI    string `json:"oci,omitempty"`
 	// Digest is what pins an OCI source (its manifest's) or an index (its own).
 	Digest string `json:"digest,omitempty"`
-	// Dir is the skill's folder in the source.
+	// Dir is the skill's folder in the source, or the registry file of it
+	// that declares the skill.
 	Dir string `json:"dir"`
 	// Signatures maps each signer the source must be signed by ("key
 	// sha256:…" or "IDENTITY (ISSUER)") to the digest of its signature that

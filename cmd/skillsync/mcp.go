@@ -262,11 +262,20 @@ func followSources(ctx context.Context, g *globals, root string, report func(nam
 	}
 	reg := in.Registry
 	config, err := readMCPConfig(g, reg.Root)
+	// A source whose published skills the workspace may not take is not
+	// asked, as mcp refresh asks it nothing.
+	policy, policyErr := orgPolicy()
+	refused := reg.RefusedMCPSkills(policy)
 	for _, src := range reg.Config.Spec.MCPSources {
 		server, serverErr := mcp.ServerOf(reg, src, config)
 		server.Dir = reg.Root
 		path, ok := reg.SnapshotPath(src)
+		problem, isRefused := refused[src.Name]
 		switch {
+		case policyErr != nil:
+			serverErr = policyErr
+		case isRefused:
+			serverErr = errors.New(problem.String())
 		case err != nil:
 			serverErr = err
 		case !ok:

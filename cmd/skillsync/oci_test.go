@@ -55,7 +55,7 @@ func TestAnOCICatalogIsPublishedOncePinnedEverywhere(t *testing.T) {
 		}
 		run(exitOK, "reconcile", "--once")
 		for _, target := range []string{".claude/skills", ".agents/skills"} {
-			sameContents(t, pub, ws, target, "source catalog (oci "+catalog+":1.0, ")
+			sameContents(t, pub, ws, target, "source catalog (oci "+catalog+", ")
 		}
 		consumers = append(consumers, ws)
 	}

@@ -31,7 +31,9 @@ func TestTheOrganisationsPolicyRefusesASourceBeforeAnyRequest(t *testing.T) {
 	testkit.WriteFile(t, ws, "skillsync.yaml", []byte(config))
 	run := runIn(t, ws)
 	before := treeOf(t, ws)
-	want := "skillsync.yaml:7:7: source team comes from " + strings.TrimSuffix(strings.TrimPrefix(u.URL, "http://"), ".git") + ", which the organisation's policy (" + policy + ") does not allow"
+	// Locations are written without a port.
+	host, _, _ := strings.Cut(strings.TrimPrefix(u.URL, "http://"), ":")
+	want := "skillsync.yaml:7:7: source team comes from " + host + "/skills, which the organisation's policy (" + policy + ") does not allow"
 	for _, args := range [][]string{{"update", "--yes"}, {"outdated"}, {"reconcile", "--once"}} {
 		if out := run(exitInvalid, args...); !strings.Contains(out, want) {
 			t.Errorf("%v said:\n%s", args, out)

@@ -269,6 +269,9 @@ func printChanges(w io.Writer, changes []update.Change) {
 			fmt.Fprintf(w, "source %s: no longer declared, dropped from the lock\n", c.Source)
 		case c.Old == "":
 			fmt.Fprintf(w, "source %s: %s (%s)\n", c.Source, short(c.New), pinnedBy(c.Ref, c.Index))
+		case c.Held != "":
+			fmt.Fprintf(w, "source %s: %s (%s), held: %s\n", c.Source, short(c.New), pinnedBy(c.Ref, c.Index), c.Held)
+			continue
 		case c.Empty():
 			fmt.Fprintf(w, "source %s: %s (%s), unchanged\n", c.Source, short(c.New), pinnedBy(c.Ref, c.Index))
 			continue

@@ -30,6 +30,10 @@ func CheckGitRemote(remote string) error {
 	if strings.HasPrefix(remote, "-") {
 		return errors.New("the git remote starts with '-', which git would read as an option")
 	}
+	// git reads file:PATH as host "file" over ssh, not as this machine's PATH.
+	if strings.HasPrefix(strings.ToLower(remote), "file:") && !strings.HasPrefix(strings.ToLower(remote), "file://") {
+		return fmt.Errorf("the git remote %s is not a file:// URL; git would reach a host called file over ssh; write file:///PATH", RedactRemote(remote))
+	}
 	if scpLike.MatchString(remote) && !strings.Contains(remote, "://") {
 		_, p, _ := strings.Cut(remote, ":")
 		return checkSegments("the git remote", remote, p)

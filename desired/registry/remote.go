@@ -373,31 +373,39 @@ func (l *loader) orgPolicy() (*Policy, bool) {
 // spec.trust or the organisation's policy says MCP-published skills are not
 // taken.
 func (l *loader) checkMCPTrust(reg *Registry) {
-	var takes []int
-	for i, src := range reg.Config.Spec.MCPSources {
-		if src.PublishedSkills != nil {
-			takes = append(takes, i)
-		}
-	}
-	if len(takes) == 0 {
+	if !slices.ContainsFunc(reg.Config.Spec.MCPSources, func(src MCPSource) bool { return src.PublishedSkills != nil }) {
 		return
 	}
 	policy, policyOK := l.orgPolicy()
 	if !policyOK {
 		return
 	}
-	for _, i := range takes {
+	refused := reg.RefusedMCPSkills(policy)
+	for _, name := range slices.Sorted(maps.Keys(refused)) {
+		l.add(refused[name])
+	}
+}
+
+// RefusedMCPSkills are, by MCP source, the sources whose publishedSkills
+// policy (the organisation's, when not nil) or spec.trust does not let the
+// workspace take, each a problem at its publishedSkills.
+func (reg *Registry) RefusedMCPSkills(policy *Policy) map[string]Problem {
+	out := map[string]Problem{}
+	for i, src := range reg.Config.Spec.MCPSources {
+		if src.PublishedSkills == nil {
+			continue
+		}
 		at := reg.config.at("spec", "mcpSources", fmt.Sprint(i), "publishedSkills").Position()
-		name := reg.Config.Spec.MCPSources[i].Name
 		switch {
 		case policy != nil && !policy.Spec.TakesMCPSkills():
-			l.add(Problem{Pos: at, Message: fmt.Sprintf("MCP source %s takes the skills its server publishes, which the organisation's policy (%s) does not allow", name, policy.File),
-				Hint: "remove publishedSkills; the server's tools can still be capabilities"})
+			out[src.Name] = Problem{Pos: at, Message: fmt.Sprintf("MCP source %s takes the skills its server publishes, which the organisation's policy (%s) does not allow", src.Name, policy.File),
+				Hint: "remove publishedSkills; the server's tools can still be capabilities"}
 		case reg.Config.Spec.Trust != nil && !reg.Config.Spec.Trust.TakesMCPSkills():
-			l.add(Problem{Pos: at, Message: fmt.Sprintf("MCP source %s takes the skills its server publishes, which spec.trust.mcpSkills does not allow", name),
-				Hint: "remove publishedSkills, or take mcpSkills: false out of spec.trust"})
+			out[src.Name] = Problem{Pos: at, Message: fmt.Sprintf("MCP source %s takes the skills its server publishes, which spec.trust.mcpSkills does not allow", src.Name),
+				Hint: "remove publishedSkills, or take mcpSkills: false out of spec.trust"}
 		}
 	}
+	return out
 }
 
 // maxSignerFileSize bounds a public key or trusted root read.

@@ -256,26 +256,40 @@ func TestAKeylessSignerIsItsIdentityIssuerAndRoot(t *testing.T) {
 }
 
 func TestARuleCannotBeSteppedAroundByRespellingAHost(t *testing.T) {
-	rule := TrustSpec{Sources: []string{"registry.example.com/acme", "Git.Example.com/team"}}
+	rule := TrustSpec{Sources: []string{"registry.example.com/acme", "Git.Example.com:443/team", "[2001:DB8::1]/v6"}}
 	for _, src := range []RemoteSource{
 		{OCI: "registry.example.com/acme/catalog:1"},
 		{OCI: "REGISTRY.Example.COM/acme/catalog:1"},
 		{OCI: "registry.example.com:443/acme/catalog:1"},
+		{OCI: "registry.example.com:0443/acme/catalog:1"},
+		{OCI: "registry.example.com:5000/acme/catalog:1"},
 		{OCI: "registry.example.com./acme/catalog:1"},
 		{Git: "https://GIT.example.com/team/skills.git"},
+		{Git: "https://git.example.com/TEAM/skills.git"},
 		{Git: "https://git.example.com:443/team/skills.git"},
-		{Git: "ssh://git@git.example.com:22/team/skills.git"},
+		{Git: "ssh://git@git.example.com:022/team/skills.git"},
 		{Git: "git@GIT.example.com:team/skills.git"},
+		{Git: "https://[2001:db8:0::1]/v6/skills.git"},
+		{Index: "https://Registry.Example.com:443/acme/.well-known/agent-skills/index.json"},
 	} {
 		if !rule.Allows(Location(src)) {
 			t.Errorf("%+v (location %s) escapes a rule about its host", src, Location(src))
 		}
 	}
-	if got := Location(RemoteSource{OCI: "[::ffff:127.0.0.1]:5000/acme/catalog:1"}); got != "127.0.0.1:5000/acme/catalog" {
+	if got := Location(RemoteSource{OCI: "[::ffff:127.0.0.1]:5000/acme/catalog:1"}); got != "127.0.0.1/acme/catalog" {
 		t.Errorf("an IPv4 address written as IPv6 is at %s", got)
 	}
-	if got := Location(RemoteSource{Git: "ssh://git@git.example.com:2222/acme/skills"}); got != "git.example.com:2222/acme/skills" {
-		t.Errorf("a port that is not the default is dropped: %s", got)
+	if rule.Allows(Location(RemoteSource{Git: "https://1/team/skills.git"})) {
+		t.Error("an IPv6 pattern reads as a character class")
+	}
+	if got := Location(RemoteSource{Git: "file:///srv/Skills"}); got != "file:/srv/Skills" {
+		t.Errorf("a path of this machine is respelled: %s", got)
+	}
+	for location, odd := range map[string]bool{"10.1/a": true, "167772161/a": true, "0x0a.0.0.1/a": true, "10.0.0.1/a": false, "2001:db8::1/a": false,
+		"registry.example.com/a": false, "deadbeef.cafe/a": false, "file:/srv/1": false} {
+		if oddAddress(location) != odd {
+			t.Errorf("oddAddress(%s) = %v", location, !odd)
+		}
 	}
 }
 

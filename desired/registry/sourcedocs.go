@@ -75,7 +75,6 @@ func (l *loader) sourceDocuments(reg *Registry, files []SourceFile, src RemoteSo
 			byPath[f.Path] = f
 		}
 	}
-	origin := &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Index: src.Index, OCI: src.OCI, Digest: locked.Digest}
 	again := fmt.Sprintf(`run "skillsync update %s" and review the change`, src.Name)
 	for _, p := range slices.Sorted(maps.Keys(locked.Documents)) {
 		at := src.Name + ":" + p
@@ -114,6 +113,9 @@ func (l *loader) sourceDocuments(reg *Registry, files []SourceFile, src RemoteSo
 			continue
 		}
 		claimAdded(l, c, "capability", &reg.Capabilities, caps, i, pos, func(cap *Capability) string { cap.source = i + 1; return cap.ID })
+		// A skill a document declares comes from that file, as the lock pins it.
+		origin := &SourceOrigin{Source: src.Name, Git: src.Git, Commit: locked.Commit, Index: src.Index, OCI: src.OCI, Digest: locked.Digest,
+			Dir: p, SkillDigest: locked.Documents[p], Signatures: signedBy(src, locked)}
 		claimAdded(l, c, "skill", &reg.Skills, skills, i, pos, func(s *Skill) string { s.Origin = origin; return s.Name })
 		claimAdded(l, c, "profile", &reg.Profiles, profiles, i, pos, func(p *Profile) string { p.source = i + 1; return p.Name })
 	}

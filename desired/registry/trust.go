@@ -35,6 +35,21 @@ type TrustSpec struct {
 	MinimumAge string `json:"minimumAge"`
 }
 
+// TooRecentError is a commit that a source's moving ref names and that is
+// younger than the source's minimum age: update does not take it yet.
+type TooRecentError struct {
+	Ref, Commit string // Ref as messages name it: "ref v2", "the default branch"
+	Made        time.Time
+	Age         time.Duration
+	MinimumAge  time.Duration
+	By          string // who requires the minimum age
+}
+
+func (e *TooRecentError) Error() string {
+	return fmt.Sprintf("%s names commit %s, made %s ago (%s), and %s takes only commits at least %s old: it can be taken from %s, or set ref to an older commit or tag",
+		e.Ref, e.Commit, e.Age.Round(time.Minute), e.Made.UTC().Format(time.RFC3339), e.By, e.MinimumAge, e.Made.Add(e.MinimumAge).UTC().Format(time.RFC3339))
+}
+
 // minimumAge is t's minimum age; what is wrong with it is a message.
 func (t TrustSpec) minimumAge() (time.Duration, string) {
 	if t.MinimumAge == "" {
@@ -133,18 +148,18 @@ func checkRule(rule SignerRule, read func(name string) ([]byte, error), dir stri
 
 // Location is where src comes from, as trust patterns match it: host/path of
 // a git remote (no scheme, user or .git) or an index URL, REGISTRY/REPOSITORY
-// of an OCI artifact, file:PATH for a repository on this machine. The host is
-// written one way however the source spells it (canonicalHost).
+// of an OCI artifact, file:PATH for a repository on this machine. It is
+// written one way however the source spells it (canonicalLocation).
 func Location(src RemoteSource) string {
 	switch {
 	case src.OCI != "":
 		if ref, err := ParseOCIReference(src.OCI); err == nil {
-			return canonicalHost(ref.Registry, "443") + "/" + ref.Repository
+			return canonicalLocation(ref.Registry + "/" + ref.Repository)
 		}
 		return src.OCI
 	case src.Index != "":
 		if u, err := url.Parse(src.Index); err == nil {
-			return canonicalHost(u.Host, defaultPorts[u.Scheme]) + u.Path
+			return canonicalLocation(u.Host + u.Path)
 		}
 		return src.Index
 	}
@@ -152,7 +167,7 @@ func Location(src RemoteSource) string {
 	if scpLike.MatchString(remote) && !strings.Contains(remote, "://") {
 		_, hostPath, _ := strings.Cut(remote, "@")
 		host, p, _ := strings.Cut(hostPath, ":")
-		return canonicalHost(host, "") + "/" + strings.TrimSuffix(strings.Trim(p, "/"), ".git")
+		return canonicalLocation(host + "/" + strings.TrimSuffix(strings.Trim(p, "/"), ".git"))
 	}
 	u, err := url.Parse(remote)
 	if err != nil {
@@ -161,35 +176,48 @@ func Location(src RemoteSource) string {
 	if u.Scheme == "file" {
 		return "file:" + u.Path
 	}
-	return canonicalHost(u.Host, defaultPorts[u.Scheme]) + "/" + strings.TrimSuffix(strings.Trim(u.Path, "/"), ".git")
+	return canonicalLocation(u.Host + "/" + strings.TrimSuffix(strings.Trim(u.Path, "/"), ".git"))
 }
 
-// defaultPorts are the ports a URL of each scheme reaches when it names none.
-var defaultPorts = map[string]string{"https": "443", "http": "80", "ssh": "22", "git": "9418"}
-
-// canonicalHost is hostport as every spelling of one host reads: lowercase,
-// without a trailing dot, without the port when it is defaultPort, and an IPv4
-// address written as IPv6 (::ffff:a.b.c.d) as IPv4; so that a rule about a
-// host cannot be stepped around by writing it another way.
-func canonicalHost(hostport, defaultPort string) string {
-	host, port, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host, port = hostport, ""
+// canonicalLocation is host/path (or a pattern of them) as every spelling of
+// it reads: in lower case, as hosts and registries compare names; the host
+// without a port (one host is one place, whatever service of it is reached),
+// a trailing dot or IPv6 brackets, and an IPv4 address written as IPv6 as
+// IPv4. A file: location is a path of this machine and is kept as it is.
+func canonicalLocation(location string) string {
+	if strings.HasPrefix(location, "file:") {
+		return location
 	}
-	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	host, rest, found := strings.Cut(strings.ToLower(location), "/")
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
 	if addr, err := netip.ParseAddr(host); err == nil {
 		host = addr.Unmap().WithZone("").String()
 	}
-	if port == defaultPort {
-		port = ""
+	if !found {
+		return host
 	}
-	if port != "" {
-		return net.JoinHostPort(host, port)
+	return host + "/" + rest
+}
+
+// oddAddress tells whether the host of location is a number that is not an
+// IPv4 or IPv6 address as netip writes one (10.1, 167772161, 0x0a.0.0.1):
+// git's and the registries' resolvers read such forms as addresses that a
+// pattern written the usual way would not match.
+func oddAddress(location string) bool {
+	if strings.HasPrefix(location, "file:") {
+		return false
 	}
-	if strings.Contains(host, ":") {
-		return "[" + host + "]"
+	host, _, _ := strings.Cut(location, "/")
+	labels := strings.Split(host, ".")
+	last := labels[len(labels)-1]
+	if last == "" || !(last[0] >= '0' && last[0] <= '9') {
+		return false
 	}
-	return host
+	_, err := netip.ParseAddr(host)
+	return err != nil
 }
 
 // Allows tells whether t lets a source come from location.
@@ -198,13 +226,7 @@ func (t TrustSpec) Allows(location string) bool {
 		return true
 	}
 	for _, pattern := range t.Sources {
-		pattern = strings.TrimSuffix(pattern, "/")
-		// Hosts are matched as Location writes them: lowercase.
-		if host, rest, found := strings.Cut(pattern, "/"); found {
-			pattern = strings.ToLower(host) + "/" + rest
-		} else {
-			pattern = strings.ToLower(pattern)
-		}
+		pattern = canonicalLocation(strings.TrimSuffix(pattern, "/"))
 		// The location, and every folder above it: github.com/acme allows
 		// github.com/acme/skills.
 		for at := location; at != "." && at != "/" && at != ""; at = path.Dir(at) {
@@ -234,6 +256,9 @@ func (reg *Registry) Untrusted(policy *Policy) Problems {
 		at := itemAt(reg.config, i, "spec", "sources").Position()
 		location := Location(src)
 		switch {
+		case oddAddress(location):
+			out = append(out, Problem{Pos: at, Message: fmt.Sprintf("source %s names the host of %s as a number that is no address written the usual way", src.Name, location),
+				Hint: "write an IPv4 address as four numbers a.b.c.d, or name the host"})
 		case policy != nil && !policy.Spec.Allows(location):
 			out = append(out, Problem{Pos: at, Message: fmt.Sprintf("source %s comes from %s, which the organisation's policy (%s) does not allow", src.Name, location, policy.File),
 				Hint: "take it from a place the policy's spec.sources allows; skillsync.yaml can narrow the policy, not widen it"})

@@ -14,7 +14,7 @@ func TestASourcesLocationIsWhereItComesFrom(t *testing.T) {
 		want string
 	}{
 		{RemoteSource{Git: "https://github.com/acme/skills.git"}, "github.com/acme/skills"},
-		{RemoteSource{Git: "ssh://git@git.example.com:2222/acme/skills"}, "git.example.com:2222/acme/skills"},
+		{RemoteSource{Git: "ssh://git@git.example.com:2222/acme/skills"}, "git.example.com/acme/skills"},
 		{RemoteSource{Git: "git@github.com:acme/skills.git"}, "github.com/acme/skills"},
 		{RemoteSource{Git: "file:///srv/skills"}, "file:/srv/skills"},
 		{RemoteSource{OCI: "registry.example.com/acme/catalog:2.0"}, "registry.example.com/acme/catalog"},
@@ -102,6 +102,8 @@ func TestAnAddressThatSeemsToLeadElsewhereIsRefused(t *testing.T) {
 		"https://github.com/acme%2Fevil/skills",
 		"file:///srv/allowed/../sl/../allowed/repo",
 		"ssh://git@github.com/acme/./skills",
+		"file:srv/skills",
+		"FILE:srv/skills",
 	} {
 		if err := CheckGitRemote(remote); err == nil {
 			t.Errorf("CheckGitRemote(%q) = nil", remote)

@@ -64,9 +64,7 @@ func File(target string, s Skill, path string) ([]byte, error) {
 	if out, err = banner.AppendManifest(out, s.Files); err != nil {
 		return nil, err
 	}
-	if out, err = banner.AppendOrigin(out, s.Origin); err != nil {
-		return nil, err
-	}
+	out = banner.AppendOrigin(out, s.Origin)
 	if out, err = appendFrontMatter(out, d.keys(s)); err != nil {
 		return nil, fmt.Errorf("render %s for %s: %w", s.Name, target, err)
 	}

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -141,21 +143,40 @@ func OriginSize(origin string) int {
 	if origin == "" {
 		return 0
 	}
-	return len(originPrefix) + len(origin) + 1
+	return len(originPrefix) + len(oneLine(origin)) + 1
 }
 
 // AppendOrigin appends the line that says where the file's content came from,
-// after the manifest; nothing for an empty origin.
-func AppendOrigin(dst []byte, origin string) ([]byte, error) {
+// after the manifest; nothing for an empty origin. What in origin could end
+// the line or hide (a line or paragraph separator, a control or format
+// character, bytes that are not UTF-8) is written as an escape, so that the
+// line stays one YAML comment whatever a file name holds.
+func AppendOrigin(dst []byte, origin string) []byte {
 	if origin == "" {
-		return dst, nil
-	}
-	if strings.ContainsFunc(origin, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return nil, fmt.Errorf("banner: origin %q cannot be written on one line", origin)
+		return dst
 	}
 	dst = append(dst, originPrefix...)
-	dst = append(dst, origin...)
-	return append(dst, '\n'), nil
+	dst = append(dst, oneLine(origin)...)
+	return append(dst, '\n')
+}
+
+// oneLine is s with every rune that is not graphic, and every byte that is
+// not UTF-8, escaped as Go writes it in a string literal.
+func oneLine(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\\' || !unicode.IsGraphic(r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r):
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // Origin is what the file's banner says its content came from; empty when it

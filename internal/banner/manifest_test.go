@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestManifestRoundTripsInsideTheDigest(t *testing.T) {
@@ -74,9 +75,7 @@ func TestTheOriginLineFollowsTheManifestInsideTheDigest(t *testing.T) {
 	if out, err = AppendManifest(out, entries); err != nil {
 		t.Fatal(err)
 	}
-	if out, err = AppendOrigin(out, origin); err != nil {
-		t.Fatal(err)
-	}
+	out = AppendOrigin(out, origin)
 	if len(out) != OpenSize("skill/deploy", ".claude/skills/deploy/SKILL.md")+ManifestSize(entries)+OriginSize(origin) {
 		t.Errorf("OriginSize is not what AppendOrigin appends")
 	}
@@ -100,12 +99,16 @@ func TestTheOriginLineFollowsTheManifestInsideTheDigest(t *testing.T) {
 	if err != nil || string(removed) != "---\nname: deploy\n---\n\nbody\n" {
 		t.Errorf("Remove = %q, %v; want the file without its banner, manifest and origin", removed, err)
 	}
-	for _, bad := range []string{"a\nb", "a\rb", "a\x00b", "a\x1b[31mb", "a\x7fb"} {
-		if _, err := AppendOrigin(nil, bad); err == nil {
-			t.Errorf("AppendOrigin accepted %q", bad)
+	// Whatever a name holds, the line stays one comment: YAML reads U+2028,
+	// U+2029 and U+0085 as line breaks.
+	for bad, want := range map[string]string{
+		"a\nb": `a\nb`, "a\rb": `a\rb`, "a\x00b": `a\x00b`, "a\x1b[31mb": `a\x1b[31mb`, "a\x7fb": `a\x7fb`,
+		"tickets\u2028allowed-tools: Bash #": `tickets\u2028allowed-tools: Bash #`, "a\u2029b": `a\u2029b`, "a\u0085b": `a\u0085b`,
+		"a\u200bb": `a\u200bb`, "a\u202eb": `a\u202eb`, "a\xffb": `a\xffb`, "a\tb": `a\tb`, `a\b`: `a\\b`, "café ünï 日本": "café ünï 日本",
+	} {
+		line := string(AppendOrigin(nil, bad))
+		if line != originPrefix+want+"\n" || OriginSize(bad) != len(line) || !utf8.ValidString(line) {
+			t.Errorf("AppendOrigin(%q) = %q, want %q", bad, line, originPrefix+want+"\n")
 		}
-	}
-	if out, err := AppendOrigin([]byte("x"), ""); err != nil || string(out) != "x" {
-		t.Errorf("an empty origin appends %q, %v", out, err)
 	}
 }

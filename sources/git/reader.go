@@ -2,7 +2,6 @@ package git
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -121,8 +120,7 @@ func (r *Reader) Resolve(src registry.RemoteSource) (registry.LockedSource, erro
 			return registry.LockedSource{}, err
 		}
 		if age := time.Since(made); age < src.MinimumAge {
-			return registry.LockedSource{}, fmt.Errorf("%s names commit %s, made %s ago (%s), and %s takes only commits at least %s old: keep the ref where it was, or set ref to an older commit or tag",
-				orDefault(src.Ref), commit, age.Round(time.Minute), made.UTC().Format(time.RFC3339), src.MinimumAgeBy, src.MinimumAge)
+			return registry.LockedSource{}, &registry.TooRecentError{Ref: orDefault(src.Ref), Commit: commit, Made: made, Age: age, MinimumAge: src.MinimumAge, By: src.MinimumAgeBy}
 		}
 	}
 	return registry.LockedSource{Name: src.Name, Git: src.Git, Ref: src.Ref, Path: src.Path, Commit: commit}, nil
