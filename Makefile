@@ -15,7 +15,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # each for a time instead.
 FUZZTIME  ?=
 
-.PHONY: build install demo test test-portable schema-check cross dist dist-check cask-check npm-packages npm-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
+.PHONY: build install demo test test-portable schema-check cross dist dist-check cask-check npm-packages npm-check renovate-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/skillsync
@@ -83,6 +83,12 @@ npm-packages:
 	node scripts/npm_packages.js
 npm-check:
 	./scripts/npm_check.sh
+
+# The Renovate preset's custom managers, run with Node's RegExp against real
+# skillsync.yaml files (Renovate itself needs Node 24; go test ./deploy runs the
+# same patterns under RE2, Renovate's engine).
+renovate-check:
+	node --test deploy/renovate/
 
 # Real-client conformance: installs the pinned Claude Code and Qwen Code with npm
 # into test/e2e/.cache (once) and drives them against a mock model API on 127.0.0.1;
