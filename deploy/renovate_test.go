@@ -1,13 +1,22 @@
 package deploy_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // renovatePreset is the part of the Renovate preset the tests read.
@@ -77,6 +86,20 @@ func TestTheRenovatePresetUnderRE2(t *testing.T) {
 	}
 }
 
+// publicKey is a PEM public key, as a source's verify names one.
+func publicKey(t *testing.T) string {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(k.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+}
+
 func readJSON(t *testing.T, file string, v any) {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -85,5 +108,27 @@ func readJSON(t *testing.T, file string, v any) {
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", file, err)
+	}
+}
+
+// TestTheRenovateFixturesAreWorkspaces: the files the preset is checked
+// against are skillsync.yaml files skillsync itself reads without a problem.
+func TestTheRenovateFixturesAreWorkspaces(t *testing.T) {
+	var expected map[string][]renovateDep
+	readJSON(t, filepath.Join("renovate", "testdata", "expected.json"), &expected)
+	for file := range expected {
+		data, err := os.ReadFile(filepath.Join("renovate", "testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := t.TempDir()
+		testkit.WriteFiles(t, ws, map[string]string{
+			registry.ConfigName:  string(data),
+			"registry/none.yaml": "",
+			"keys/acme.pub":      publicKey(t),
+		})
+		if _, err := registry.LoadConfig(workspacefs.OS{}, ws, registry.ConfigName, nil); err != nil {
+			t.Errorf("%s does not read as a workspace: %v", file, err)
+		}
 	}
 }
