@@ -35,6 +35,9 @@ type Report struct {
 	Result     Result         `json:"result"`
 	Counts     map[string]int `json:"counts"`
 	Error      string         `json:"error,omitempty"`
+	// Tree is the directory the run worked on, every symlink resolved: where the
+	// workspace root led when it started.
+	Tree string `json:"tree,omitempty"`
 }
 
 // watchState is how the watcher sees changes: the directories inotify watches and
@@ -56,6 +59,19 @@ type Tracker struct {
 	stuckAfter time.Duration
 	// sources are the MCP servers the watcher follows that fail, with why.
 	sources map[string]string
+	// rootMoved looks whether the workspace root still leads to the tree of the
+	// last run, and records a stale report if not. /readyz asks it first: a run
+	// that converged the tree git-sync swapped away a moment ago converged
+	// nothing anyone reads, even before the watcher has seen the swap.
+	rootMoved func() bool
+}
+
+// followRoot makes /readyz ask moved, before it answers, whether the root
+// still leads to the tree of the last run.
+func (t *Tracker) followRoot(moved func() bool) {
+	t.mu.Lock()
+	t.rootMoved = moved
+	t.mu.Unlock()
 }
 
 // SetSource records whether the MCP server name answers (err nil) or why not. A
@@ -146,6 +162,12 @@ func (t *Tracker) Handler() http.Handler {
 		t.write(w, t.alive && !stuck, "alive")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		t.mu.Lock()
+		moved := t.rootMoved
+		t.mu.Unlock()
+		if moved != nil {
+			moved() // records a stale report, outside t.mu, which it takes
+		}
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		t.write(w, t.ready(), "ready")

@@ -29,8 +29,9 @@ type rootTree struct {
 
 	mu    sync.Mutex
 	tree  workspacefs.Tree
-	stale bool // the root was seen to lead elsewhere
-	gone  bool // and, at the last check, to no directory
+	stale bool             // the root was seen to lead elsewhere
+	gone  bool             // and, at the last check, to no directory
+	led   workspacefs.Tree // or to this one, while stale
 }
 
 func newRootTree(path string, h *Tracker) (*rootTree, error) {
@@ -38,7 +39,9 @@ func newRootTree(path string, h *Tracker) (*rootTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rootTree{path: path, health: h, tree: tree}, nil
+	r := &rootTree{path: path, health: h, tree: tree}
+	h.followRoot(r.moved)
+	return r, nil
 }
 
 // current is the tree the watcher works on.
@@ -50,8 +53,10 @@ func (r *rootTree) current() workspacefs.Tree {
 
 // check looks where the root leads, after an event that may have moved it or at
 // a poll; once it leads elsewhere, the endpoints say so at once. It tells whether
-// a run is called for to move to the new tree: when the move is first seen, and
-// when the root leads to a directory again after it led to none.
+// a run is called for to move to the new tree: when the move is first seen, when
+// the root leads to a directory again after it led to none, and when it moves on
+// again before the watcher got to the tree it led to (git-sync may publish and
+// remove a worktree while the watcher waits to retry a move to it).
 func (r *rootTree) check() bool {
 	now, err := workspacefs.TreeAt(r.path)
 	r.mu.Lock()
@@ -61,9 +66,19 @@ func (r *rootTree) check() bool {
 		return false
 	}
 	first, back := !r.stale, r.gone && err == nil
+	onward := r.stale && err == nil && !now.Same(r.led)
+	r.saw(now, err)
+	return first || back || onward
+}
+
+// saw records that the root leads to now (or, with err, to no directory)
+// rather than to the tree; r.mu is held.
+func (r *rootTree) saw(now workspacefs.Tree, err error) {
 	r.gone = err != nil
+	if err == nil {
+		r.led = now
+	}
 	r.markStale()
-	return first || back
 }
 
 // markStale records that the root leads elsewhere than the tree; r.mu is held.
@@ -82,9 +97,17 @@ func (r *rootTree) moved() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil || !now.Same(r.tree) {
-		r.markStale()
+		r.saw(now, err)
 	}
 	return r.stale
+}
+
+// leadsAway tells whether the root no longer leads to tree: git-sync removes a
+// worktree it published once it has published the next, which can be before
+// the watcher got to it.
+func (r *rootTree) leadsAway(tree workspacefs.Tree) bool {
+	now, err := workspacefs.TreeAt(r.path)
+	return err != nil || !now.Same(tree)
 }
 
 // publish records the report of a run over the tree, unless the root leads
@@ -95,11 +118,12 @@ func (r *rootTree) publish(rep Report) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil || !now.Same(r.tree) {
-		r.markStale()
+		r.saw(now, err)
 	}
 	if r.stale {
 		return false
 	}
+	rep.Tree = r.tree.Real
 	r.health.Record(rep)
 	return true
 }
@@ -107,7 +131,7 @@ func (r *rootTree) publish(rep Report) bool {
 // settle makes tree the one the watcher works on.
 func (r *rootTree) settle(tree workspacefs.Tree) {
 	r.mu.Lock()
-	r.tree, r.stale, r.gone = tree, false, false
+	r.tree, r.stale, r.gone, r.led = tree, false, false, workspacefs.Tree{}
 	r.mu.Unlock()
 }
 
@@ -133,6 +157,9 @@ func (w *watchLoop) follow(ctx context.Context) error {
 	}
 	if w.o.Lock != nil {
 		if err := w.o.Lock.Keep(tree.Real); err != nil {
+			if w.root.leadsAway(tree) {
+				return fmt.Errorf("%w: %s left %s before its lock was taken: %w", errRootGone, w.root.path, tree.Real, err)
+			}
 			return fmt.Errorf("the workspace root %s now leads to %s: %w", w.root.path, tree.Real, err)
 		}
 	}

@@ -9,10 +9,11 @@ import (
 
 // A run that ends after the root has come to lead elsewhere converged a tree no
 // one reads: its report is not published, and /readyz says the view is stale,
-// until the watcher has moved.
+// until the watcher has moved. Each move the watcher sees calls for one run:
+// the first, one back from nowhere, and one onward to yet another tree.
 func TestARunOverATreeTheRootNoLongerLeadsToIsNotPublished(t *testing.T) {
 	base := t.TempDir()
-	for _, d := range []string{"one", "two"} {
+	for _, d := range []string{"one", "two", "three"} {
 		must(t, os.Mkdir(filepath.Join(base, d), 0o755))
 	}
 	root := filepath.Join(base, "root")
@@ -41,6 +42,13 @@ func TestARunOverATreeTheRootNoLongerLeadsToIsNotPublished(t *testing.T) {
 	must(t, os.Symlink("two", root))
 	if !tree.check() {
 		t.Error("a root that leads to a directory again calls for no run")
+	}
+	swapLink(t, root, "three")
+	if !tree.check() {
+		t.Error("a root that moves on again before the watcher moved calls for no run")
+	}
+	if tree.check() {
+		t.Error("a second look at the move onward calls for another run")
 	}
 	now, err := newRootTree(root, tracker)
 	must(t, err)

@@ -113,6 +113,10 @@ func (w *watchLoop) run(ctx context.Context) error {
 	req.Root = w.root.current().Real
 	if w.o.Lock != nil {
 		if err := w.o.Lock.Keep(req.Root); err != nil {
+			if w.root.moved() {
+				w.q.Add() // the tree was removed as the root moved on: follow it
+				return nil
+			}
 			return err
 		}
 	}
