@@ -14,7 +14,22 @@ RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath \
       -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT} -X main.date=${DATE}" \
       -o /out/skillsync ./cmd/skillsync
 
-FROM gcr.io/distroless/static-debian12:nonroot
+# The variant with Node, for mcpSources that start a stdio server with npx or
+# node (a static image cannot): the same binary and defaults on Node's image,
+# which is built for the same two platforms. Build it with --target node; the
+# Kubernetes overlay deploy/kubernetes/overlays/node runs it.
+FROM node:22-bookworm-slim AS node
+COPY --from=build /out/skillsync /usr/local/bin/skillsync
+# 1000 is the Node image's "node" user.
+USER 1000:1000
+WORKDIR /workspace
+EXPOSE 8081
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s CMD ["skillsync", "probe", "http://127.0.0.1:8081/healthz"]
+ENV SKILLSYNC_WORKSPACE=/workspace SKILLSYNC_HEALTH_ADDR=:8081 SKILLSYNC_LOG_FORMAT=json NPM_CONFIG_UPDATE_NOTIFIER=false
+ENTRYPOINT ["skillsync", "reconcile", "--watch"]
+
+# The default target, last: the static binary alone.
+FROM gcr.io/distroless/static-debian12:nonroot AS static
 COPY --from=build /out/skillsync /usr/local/bin/skillsync
 # 65532 is distroless "nonroot"; run with the workspace owner's uid where it differs.
 USER 65532:65532

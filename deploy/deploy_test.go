@@ -16,13 +16,21 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// dockerfile holds the instructions of the final stage, and the build commands.
+// stage is what a runtime stage of the Dockerfile sets.
+type stage struct {
+	from, user  string
+	entrypoint  []string
+	env         map[string]string
+	healthcheck string
+}
+
+// dockerfile holds the build commands, each named stage, and the final one (the
+// default target) in its fields.
 type dockerfile struct {
-	buildFrom          string // the first stage's FROM
-	finalFrom, user    string
-	entrypoint         []string
-	env                map[string]string
-	healthcheck, build string
+	buildFrom string // the first stage's FROM
+	build     string
+	stage
+	stages map[string]stage
 }
 
 func readDockerfile(t *testing.T) dockerfile {
@@ -32,7 +40,8 @@ func readDockerfile(t *testing.T) dockerfile {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	d := dockerfile{env: map[string]string{}}
+	d := dockerfile{stages: map[string]stage{}}
+	name := ""
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -45,7 +54,8 @@ func readDockerfile(t *testing.T) dockerfile {
 			if d.buildFrom == "" {
 				d.buildFrom = rest
 			}
-			d.finalFrom, d.user = rest, ""
+			from, as, _ := strings.Cut(rest, " AS ")
+			d.stage, name = stage{from: from, env: map[string]string{}}, as
 		case "USER":
 			d.user = rest
 		case "RUN":
@@ -64,20 +74,38 @@ func readDockerfile(t *testing.T) dockerfile {
 		case "HEALTHCHECK":
 			d.healthcheck = rest
 		}
+		if name != "" {
+			d.stages[name] = d.stage
+		}
 	}
 	return d
 }
 
 func TestDockerfile(t *testing.T) {
 	d := readDockerfile(t)
-	if !strings.Contains(d.finalFrom, "distroless/static") {
-		t.Errorf("final stage %q is not a static distroless base", d.finalFrom)
+	if !strings.Contains(d.from, "distroless/static") {
+		t.Errorf("final stage %q is not a static distroless base", d.from)
 	}
-	if d.user == "" || strings.HasPrefix(d.user, "0") || strings.HasPrefix(d.user, "root") {
-		t.Errorf("final stage runs as %q, not a non-root user", d.user)
+	// The variant with Node runs as the static image does.
+	node, ok := d.stages["node"]
+	if !ok || !strings.HasPrefix(node.from, "node:") {
+		t.Errorf("no node target on a Node image: %+v", node)
 	}
-	if strings.Join(d.entrypoint, " ") != "skillsync reconcile --watch" {
-		t.Errorf("ENTRYPOINT = %q", d.entrypoint)
+	for name, s := range map[string]stage{"final": d.stage, "node": node} {
+		if s.user == "" || strings.HasPrefix(s.user, "0") || strings.HasPrefix(s.user, "root") {
+			t.Errorf("%s stage runs as %q, not a non-root user", name, s.user)
+		}
+		if strings.Join(s.entrypoint, " ") != "skillsync reconcile --watch" {
+			t.Errorf("%s stage's ENTRYPOINT = %q", name, s.entrypoint)
+		}
+		if s.healthcheck != d.healthcheck {
+			t.Errorf("%s stage's HEALTHCHECK %q differs from %q", name, s.healthcheck, d.healthcheck)
+		}
+		for _, k := range []string{"SKILLSYNC_WORKSPACE", "SKILLSYNC_HEALTH_ADDR", "SKILLSYNC_LOG_FORMAT"} {
+			if s.env[k] != d.env[k] {
+				t.Errorf("%s stage's %s=%q differs from %q", name, k, s.env[k], d.env[k])
+			}
+		}
 	}
 	if !strings.Contains(d.build, "CGO_ENABLED=0") {
 		t.Error("the build stage does not build a static binary (CGO_ENABLED=0)")
@@ -147,19 +175,6 @@ func TestDevcontainer(t *testing.T) {
 	}
 }
 
-func kubernetesImage(t *testing.T) string {
-	var pod struct {
-		Spec struct {
-			InitContainers []struct{ Image string } `yaml:"initContainers"`
-		}
-	}
-	readYAML(t, "kubernetes/pod.yaml", &pod)
-	if len(pod.Spec.InitContainers) == 0 {
-		return ""
-	}
-	return pod.Spec.InitContainers[0].Image
-}
-
 // workspaceMount returns the host side of the volume mounted at target.
 func workspaceMount(volumes []string, target string) string {
 	for _, v := range volumes {
@@ -169,63 +184,4 @@ func workspaceMount(volumes []string, target string) string {
 		}
 	}
 	return ""
-}
-
-type probe struct {
-	HTTPGet struct {
-		Path string
-		Port any
-	} `yaml:"httpGet"`
-}
-
-type container struct {
-	Name            string
-	RestartPolicy   string `yaml:"restartPolicy"`
-	Args            []string
-	ReadinessProbe  *probe `yaml:"readinessProbe"`
-	LivenessProbe   *probe `yaml:"livenessProbe"`
-	SecurityContext struct {
-		ReadOnlyRootFilesystem   bool `yaml:"readOnlyRootFilesystem"`
-		AllowPrivilegeEscalation *bool
-	} `yaml:"securityContext"`
-	VolumeMounts []struct {
-		Name      string
-		MountPath string `yaml:"mountPath"`
-	} `yaml:"volumeMounts"`
-}
-
-func TestKubernetesNativeSidecar(t *testing.T) {
-	var pod struct {
-		Kind string
-		Spec struct {
-			TerminationGracePeriodSeconds int `yaml:"terminationGracePeriodSeconds"`
-			SecurityContext               struct {
-				RunAsNonRoot bool `yaml:"runAsNonRoot"`
-			} `yaml:"securityContext"`
-			InitContainers []container `yaml:"initContainers"`
-			Containers     []container
-		}
-	}
-	readYAML(t, "kubernetes/pod.yaml", &pod)
-	if pod.Kind != "Pod" || len(pod.Spec.InitContainers) != 1 || len(pod.Spec.Containers) == 0 {
-		t.Fatalf("want a Pod with one sidecar init container: %+v", pod)
-	}
-	s := pod.Spec.InitContainers[0]
-	if s.RestartPolicy != "Always" {
-		t.Errorf("sidecar restartPolicy = %q, want Always (a native sidecar)", s.RestartPolicy)
-	}
-	if s.ReadinessProbe == nil || s.ReadinessProbe.HTTPGet.Path != "/readyz" || s.LivenessProbe == nil || s.LivenessProbe.HTTPGet.Path != "/healthz" {
-		t.Errorf("probes: readiness %+v liveness %+v", s.ReadinessProbe, s.LivenessProbe)
-	}
-	if pod.Spec.TerminationGracePeriodSeconds < 5 || !pod.Spec.SecurityContext.RunAsNonRoot || !s.SecurityContext.ReadOnlyRootFilesystem {
-		t.Errorf("grace %ds, runAsNonRoot %v, readOnlyRootFilesystem %v", pod.Spec.TerminationGracePeriodSeconds,
-			pod.Spec.SecurityContext.RunAsNonRoot, s.SecurityContext.ReadOnlyRootFilesystem)
-	}
-	if len(s.VolumeMounts) == 0 || len(pod.Spec.Containers[0].VolumeMounts) == 0 ||
-		s.VolumeMounts[0] != pod.Spec.Containers[0].VolumeMounts[0] {
-		t.Errorf("sidecar and workspace container do not share the workspace volume")
-	}
-	if !strings.Contains(strings.Join(s.Args, " "), "--health-addr :8081") {
-		t.Errorf("args %q do not serve the probed port", s.Args)
-	}
 }
