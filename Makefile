@@ -97,7 +97,7 @@ renovate-check:
 # the other signs.
 # Override the versions with E2E_CLAUDE_VERSION=… E2E_QWEN_VERSION=… E2E_SKILLS_REF_VERSION=….
 e2e:
-	$(GO) test -tags e2e -count=1 -timeout 30m -v -run 'TestConformance|TestMCPSources|TestReferenceValidator|TestWholeSkillRuns|TestPersonalSkills|TestUserWorkspaceSkills|TestCodexSideFile|TestCopilotAllowedTools|TestGitSourceSkillRuns|TestSignedCatalogWithCosign' ./test/e2e/
+	$(GO) test -tags e2e -count=1 -timeout 30m -v -run 'TestConformance|TestMCPSources|TestReferenceValidator|TestWholeSkillRuns|TestPersonalSkills|TestUserWorkspaceSkills|TestCodexSideFile|TestCopilotAllowedTools|TestGitSourceSkillRuns|TestSignedCatalogWithCosign|TestNodeImageStartsAnNpxServer' ./test/e2e/
 
 # One-shot commands against the file-I/O floor and the peers rulesync and ruler
 # (installed with npm into test/bench/.cache), N = 100, 1000, 10000, then 1 000 whole
