@@ -36,7 +36,7 @@ func (w *watchFlags) register(f *pflag.FlagSet) {
 	f.DurationVar(&w.resync, "resync", 5*time.Minute, "watch: full reconcile at least this often (0 turns it off)")
 	f.DurationVar(&w.poll, "poll", 0, "watch: poll for changes this often instead of using inotify (network mounts)")
 	f.BoolVar(&w.followMCP, "follow-mcp", true, "watch: keep a session to each MCP source and record its tools as they change (docs/mcp.md)")
-	f.StringVar(&w.healthAddr, "health-addr", os.Getenv("SKILLSYNC_HEALTH_ADDR"), "watch: serve /healthz and /readyz on this address, like :8081 (default $SKILLSYNC_HEALTH_ADDR)")
+	f.StringVar(&w.healthAddr, "health-addr", os.Getenv("SKILLSYNC_HEALTH_ADDR"), "watch: serve /healthz, /readyz and /metrics on this address, like :8081 (default $SKILLSYNC_HEALTH_ADDR)")
 	f.DurationVar(&w.lockTimeout, "lock-timeout", 30*time.Second, "one run: how long to wait for another skillsync to release the workspace, and for inputs being saved to settle")
 	f.DurationVar(&w.settle, "settle", 2*time.Second, "apply a delete only once the inputs it follows from have been unchanged this long (0: at once)")
 }
@@ -102,6 +102,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		os.Exit(exitChanges)
 	}()
 
+	build := readBuildInfo()
 	tracker := &watch.Tracker{}
 	if w.healthAddr != "" {
 		ln, err := net.Listen("tcp", w.healthAddr)
@@ -120,7 +121,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 	log.Info("watching workspace", "root", req.Root, "poll", w.poll.String(), "debounceMs", w.debounce.Milliseconds())
 	err = watch.Run(ctx, watch.Options{
 		Request: req, Debounce: w.debounce, MaxWait: w.maxWait, Resync: w.resync, Poll: w.poll, PollFlag: "--poll", Health: tracker, Lock: lock, Log: log,
-		OnTree: onTree,
+		OnTree: onTree, Build: watch.BuildInfo{Version: build.Version, Commit: build.Commit},
 	})
 	if err != nil {
 		return inputError(g.stderr, err)

@@ -2,8 +2,8 @@
 // pass on every change (fsnotify, or polling where events do not arrive), a queue
 // that debounces them, the watch set that follows the inputs and target
 // directories, the judgement of which events are the loop's own writes, and the
-// /healthz and /readyz endpoints a run's report feeds. It owns the Informer the
-// passes run through; the pass itself is controller's.
+// /healthz, /readyz and /metrics endpoints a run's report feeds. It owns the
+// Informer the passes run through; the pass itself is controller's.
 //
 // It imports, of this module: clients, controller, controller/apply,
 // controller/plan, controller/state, desired, desired/registry, internal/banner,

@@ -38,6 +38,17 @@ type Report struct {
 	// Tree is the directory the run worked on, every symlink resolved: where the
 	// workspace root led when it started.
 	Tree string `json:"tree,omitempty"`
+	// Sources are the git, OCI and index sources the run read.
+	Sources []SourceState `json:"sources,omitempty"`
+}
+
+// SourceState is one source as a run found it: its kind (git, oci, index, or mcp
+// for a followed MCP server), what it is resolved to, and whether it answered.
+type SourceState struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Digest string `json:"digest,omitempty"`
+	Up     bool   `json:"up"`
 }
 
 // watchState is how the watcher sees changes: the directories inotify watches and
@@ -57,13 +68,19 @@ type Tracker struct {
 	last       *Report
 	watch      *watchState
 	stuckAfter time.Duration
-	// sources are the MCP servers the watcher follows that fail, with why.
+	// sources are the MCP servers the watcher follows, with why each fails ("" for
+	// one that answers).
 	sources map[string]string
 	// rootMoved looks whether the workspace root still leads to the tree of the
 	// last run, and records a stale report if not. /readyz asks it first: a run
 	// that converged the tree git-sync swapped away a moment ago converged
 	// nothing anyone reads, even before the watcher has seen the swap.
 	rootMoved func() bool
+	// build names the binary for the metrics; metrics are made at the first
+	// scrape or record.
+	build       BuildInfo
+	metricsOnce sync.Once
+	metrics     *trackerMetrics
 }
 
 // followRoot makes /readyz ask moved, before it answers, whether the root
@@ -83,11 +100,10 @@ func (t *Tracker) SetSource(name string, err error) {
 	if t.sources == nil {
 		t.sources = map[string]string{}
 	}
-	if err == nil {
-		delete(t.sources, name)
-		return
+	t.sources[name] = ""
+	if err != nil {
+		t.sources[name] = err.Error()
 	}
-	t.sources[name] = err.Error()
 }
 
 // ForgetSources forgets every MCP server SetSource was told of: the watcher
@@ -121,6 +137,7 @@ func (t *Tracker) Record(r Report) {
 	t.mu.Lock()
 	t.last, t.running = &r, time.Time{}
 	t.mu.Unlock()
+	t.metricsOf().record(r)
 }
 
 // setAlive marks the loop as running or stopped.
@@ -148,11 +165,24 @@ func (t *Tracker) Ready() bool {
 // inputs were valid and every change was made, but for deletes that wait for the
 // inputs to settle (every wanted file is in place).
 func (t *Tracker) ready() bool {
-	return t.last != nil && (t.last.Result == Converged || t.last.Result == Conflicts || t.last.Result == Settling) && len(t.sources) == 0
+	return t.last != nil && (t.last.Result == Converged || t.last.Result == Conflicts || t.last.Result == Settling) && len(t.failingSources()) == 0
+}
+
+// failingSources are the followed MCP servers that do not answer, with why;
+// t.mu is held.
+func (t *Tracker) failingSources() map[string]string {
+	failing := map[string]string{}
+	for name, why := range t.sources {
+		if why != "" {
+			failing[name] = why
+		}
+	}
+	return failing
 }
 
 // Handler serves /healthz (200 while the loop runs) and /readyz (200 after a
-// successful run, else 503), both with the last run as JSON.
+// successful run, else 503), both with the last run as JSON, and /metrics, the
+// same state for Prometheus (see metrics.go).
 func (t *Tracker) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -172,6 +202,7 @@ func (t *Tracker) Handler() http.Handler {
 		defer t.mu.Unlock()
 		t.write(w, t.ready(), "ready")
 	})
+	mux.Handle("GET /metrics", t.metricsOf().handler())
 	return mux
 }
 
@@ -181,8 +212,8 @@ func (t *Tracker) write(w http.ResponseWriter, ok bool, field string) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
 	body := map[string]any{field: ok, "lastRun": t.last, "watch": t.watch}
-	if len(t.sources) > 0 {
-		body["mcpSources"] = t.sources
+	if failing := t.failingSources(); len(failing) > 0 {
+		body["mcpSources"] = failing
 	}
 	json.NewEncoder(w).Encode(body)
 }

@@ -1,10 +1,13 @@
 package watch
 
 import (
+	"errors"
+	"slices"
 	"time"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
+	"github.com/skillsync/skillsync/desired/registry"
 )
 
 // results are the names the health endpoints give each verdict.
@@ -26,6 +29,9 @@ func runReport(out controller.Outcome, started time.Time, took time.Duration) Re
 	r.Counts[string(plan.Conflict)] = out.Plan.Count(plan.Conflict)
 	r.Counts[string(plan.None)] = out.Plan.Count(plan.None)
 	r.Counts["deferred"] = len(out.Deferred)
+	r.Counts["withheld"] = len(out.Withheld)
+	r.Counts["handWritten"] = len(out.HandWritten)
+	r.Sources = sourceStates(out)
 	if err := out.Failure(); err != nil {
 		r.Error = err.Error()
 	}
@@ -36,4 +42,39 @@ func runReport(out controller.Outcome, started time.Time, took time.Duration) Re
 		r.Error = out.Problems.Error()
 	}
 	return r
+}
+
+// sourceStates are the sources skillsync.yaml declares, as the run read them:
+// what the lock pins each to, and whether it could be read. A load stops at
+// the first source it cannot read, so of several that are down only that one
+// is named until it reads again.
+func sourceStates(out controller.Outcome) []SourceState {
+	if out.Registry == nil {
+		return nil
+	}
+	var unread *registry.SourceError
+	errors.As(out.Err, &unread)
+	var states []SourceState
+	for _, src := range out.Registry.Config.Spec.Sources {
+		if slices.ContainsFunc(states, func(s SourceState) bool { return s.Name == src.Name }) {
+			continue // a name declared twice is invalid input, reported as such
+		}
+		s := SourceState{Name: src.Name, Kind: sourceKind(src), Up: unread == nil || unread.Source != src.Name}
+		if locked, ok := out.Registry.Pinned[src.Name]; ok {
+			s.Digest = locked.Pin()
+		}
+		states = append(states, s)
+	}
+	return states
+}
+
+// sourceKind names what a declared source is read from.
+func sourceKind(src registry.RemoteSource) string {
+	switch {
+	case src.OCI != "":
+		return "oci"
+	case src.Index != "":
+		return "index"
+	}
+	return "git"
 }

@@ -23,8 +23,10 @@ type Options struct {
 	// leaves that suggestion out.
 	PollFlag string
 	Health   *Tracker
-	Lock     *state.Lock // held by the caller; kept for as long as the loop runs
-	Log      *slog.Logger
+	// Build names the binary in the Health tracker's metrics.
+	Build BuildInfo
+	Lock  *state.Lock // held by the caller; kept for as long as the loop runs
+	Log   *slog.Logger
 	// OnTree, when set, is called each time the watcher starts on a tree (at its
 	// start, and once the root came to lead elsewhere) with the tree's path and
 	// a context that ends when the watcher leaves the tree: what belongs to one
@@ -63,6 +65,7 @@ func Run(ctx context.Context, o Options) error {
 		o.informer.NoteAll()
 		w.q.Add()
 	})
+	o.Health.SetBuild(o.Build)
 	o.Health.setAlive(true)
 	defer o.Health.setAlive(false)
 	w.q.Add() // the start trigger

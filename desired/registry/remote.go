@@ -160,6 +160,10 @@ func (l *loader) readLocked(reg *Registry, lock Lock) {
 				Hint: fmt.Sprintf(`run "skillsync update %s" to resolve it and review what changes`, src.Name)})
 			continue
 		}
+		if reg.Pinned == nil {
+			reg.Pinned = map[string]LockedSource{}
+		}
+		reg.Pinned[src.Name] = locked
 		files, err := l.sources.ReadSource(src, locked)
 		if err != nil {
 			// No fault of the inputs (a host down, a cache without the commit

@@ -494,6 +494,9 @@ type Registry struct {
 	matchedDirs []string
 	// Shadowed are the sources' skills the workspace declares itself.
 	Shadowed []Shadowed
+	// Pinned are, by name, the sources the lock pins as they are declared, read
+	// or not: what each is resolved to, for whoever reports on them.
+	Pinned map[string]LockedSource
 	// lockFile is skillsync.lock, relative to Root, when sources are declared.
 	lockFile string
 	sys      workspacefs.System // what it was loaded through, and is read again through
