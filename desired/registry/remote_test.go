@@ -173,7 +173,15 @@ func TestSourceProblemsAreAtTheSourcesLine(t *testing.T) {
 func TestAnUnreadableSourceFailsTheLoad(t *testing.T) {
 	held := fakeSources{"team": skillFiles("deploy", "Deploy."), "vendor": skillFiles("lint", "Lint.")}
 	root := workspace(t, map[string]string{ConfigName: sourcesConfig, LockName: lockFor(t, sourceSpecs, held), "registry/none.yaml": ""})
-	_, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, fakeSources{"team": held["team"]})
+	reg, err := LoadReading(workspacefs.OS{}, root, ConfigName, nil, fakeSources{"team": held["team"]})
+	// What each source is pinned to is known, read or not: the watcher reports
+	// it beside whether the source could be read.
+	if reg == nil {
+		t.Fatal("no registry from a load that could not read a source")
+	}
+	if reg.Pinned["team"].Pin() != commitA || reg.Pinned["vendor"].Pin() != commitA {
+		t.Errorf("pinned sources: %v", reg.Pinned)
+	}
 	var se *SourceError
 	var ps Problems
 	if !errors.As(err, &se) || errors.As(err, &ps) {
