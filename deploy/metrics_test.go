@@ -157,7 +157,8 @@ func converged(ms metrics) bool { return ms.is("skillsync_last_run_result", 1, "
 
 // A watcher's first pass converges the example, and /metrics says so; a
 // generated file edited by hand is then a conflict, counted and named as the
-// last run's result. The MCP server that cannot start is down throughout.
+// last run's result, and a SKILL.md a person adds is hand-written. The MCP
+// server that cannot start is down throughout.
 func TestWatcherMetricsFollowTheWorkspace(t *testing.T) {
 	ws := exampleWithMCPSource(t)
 	w := startWatcher(t, ws)
@@ -209,8 +210,9 @@ func TestWatcherMetricsFollowTheWorkspace(t *testing.T) {
 	if err := os.WriteFile(edited, append(data, "\nA line of my own.\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ms = w.await(t, "the edited file is a conflict", func(ms metrics) bool {
-		return ms.is("skillsync_last_run_result", 1, "result", "conflicts")
+	testkit.WriteFile(t, ws, ".claude/skills/mine/SKILL.md", []byte("---\nname: mine\ndescription: A skill of my own.\n---\nMine.\n"))
+	ms = w.await(t, "the edited file is a conflict, the new one hand-written", func(ms metrics) bool {
+		return ms.is("skillsync_last_run_result", 1, "result", "conflicts") && ms.is("skillsync_files", 1, "state", "hand_written")
 	})
 	if !ms.is("skillsync_files", 1, "state", "conflict") || !ms.is("skillsync_last_run_result", 0, "result", "converged") {
 		t.Errorf("after the edit: conflicts %v, converged %v",

@@ -45,9 +45,9 @@ func runReport(out controller.Outcome, started time.Time, took time.Duration) Re
 }
 
 // sourceStates are the sources skillsync.yaml declares, as the run read them:
-// what the lock pins each to, and whether it could be read. A load stops at
-// the first source it cannot read, so of several that are down only that one
-// is named until it reads again.
+// what the lock pins each to, and whether it could be read. A load's error
+// names only the first source it could not read, so of several that are down
+// only that one is reported down until it reads again.
 func sourceStates(out controller.Outcome) []SourceState {
 	if out.Registry == nil {
 		return nil
