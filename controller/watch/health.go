@@ -83,6 +83,18 @@ type Tracker struct {
 	metrics     *trackerMetrics
 }
 
+// checkRoot asks, for /readyz and /metrics, whether the root still leads to the
+// tree of the last run; a move records a stale report, outside t.mu, which it
+// takes.
+func (t *Tracker) checkRoot() {
+	t.mu.Lock()
+	moved := t.rootMoved
+	t.mu.Unlock()
+	if moved != nil {
+		moved()
+	}
+}
+
 // followRoot makes /readyz ask moved, before it answers, whether the root
 // still leads to the tree of the last run.
 func (t *Tracker) followRoot(moved func() bool) {
@@ -192,12 +204,7 @@ func (t *Tracker) Handler() http.Handler {
 		t.write(w, t.alive && !stuck, "alive")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		t.mu.Lock()
-		moved := t.rootMoved
-		t.mu.Unlock()
-		if moved != nil {
-			moved() // records a stale report, outside t.mu, which it takes
-		}
+		t.checkRoot()
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		t.write(w, t.ready(), "ready")

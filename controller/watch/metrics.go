@@ -152,6 +152,7 @@ func (c trackerCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c trackerCollector) Collect(ch chan<- prometheus.Metric) {
 	t := c.t
+	t.checkRoot() // as /readyz does, so that the two agree
 	t.mu.Lock()
 	build, ready, watch := t.build, t.ready(), t.watch
 	var last Report
