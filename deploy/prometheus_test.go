@@ -151,35 +151,22 @@ func TestPodMonitorScrapesTheSidecar(t *testing.T) {
 		} `yaml:"spec"`
 	}
 	readYAML(t, "prometheus/podmonitor.yaml", &monitor)
-	var pod struct {
-		Metadata struct {
-			Labels map[string]string `yaml:"labels"`
-		} `yaml:"metadata"`
-		Spec struct {
-			InitContainers []struct {
-				Name  string `yaml:"name"`
-				Ports []struct {
-					Name string `yaml:"name"`
-				} `yaml:"ports"`
-			} `yaml:"initContainers"`
-		} `yaml:"spec"`
+	pod := buildKustomization(t, "kubernetes/base").deployments[0].Spec.Template
+	skillsync, _ := sidecar(pod.Spec, "skillsync")
+	if skillsync == nil {
+		t.Fatal("the base runs no skillsync sidecar")
 	}
-	readYAML(t, "kubernetes/pod.yaml", &pod)
 	if monitor.Kind != "PodMonitor" || len(monitor.Spec.Selector.MatchLabels) == 0 {
 		t.Fatalf("podmonitor.yaml: %+v", monitor)
 	}
 	for k, v := range monitor.Spec.Selector.MatchLabels {
-		if pod.Metadata.Labels[k] != v {
-			t.Errorf("the PodMonitor selects %s=%s; the pod is labelled %v", k, v, pod.Metadata.Labels)
+		if pod.Labels[k] != v {
+			t.Errorf("the PodMonitor selects %s=%s; the pod is labelled %v", k, v, pod.Labels)
 		}
 	}
 	var ports []string
-	for _, c := range pod.Spec.InitContainers {
-		if c.Name == "skillsync" {
-			for _, p := range c.Ports {
-				ports = append(ports, p.Name)
-			}
-		}
+	for _, p := range skillsync.Ports {
+		ports = append(ports, p.Name)
 	}
 	if len(monitor.Spec.Endpoints) != 1 || monitor.Spec.Endpoints[0].Path != "/metrics" || !slices.Contains(ports, monitor.Spec.Endpoints[0].Port) {
 		t.Errorf("the PodMonitor scrapes %+v; the sidecar's ports are %v", monitor.Spec.Endpoints, ports)
