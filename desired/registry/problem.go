@@ -32,6 +32,13 @@ type Problem struct {
 	// for a reader at a terminal; String leaves it out, so that a problem stays
 	// one line in JSON and logs.
 	Snippet string
+	// Finding is the kind of scan finding (Findings) the problem reports, when
+	// it reports one: a report keyed by kind (SARIF's rule) tells them apart.
+	Finding string
+	// DeclaredAt is where the workspace declares the source the problem's file
+	// came from, when Pos names a file of a source (source:path) and not one
+	// of the workspace: where a reader of the workspace can act on it.
+	DeclaredAt Position
 	// snapshot is the MCP snapshot holding what the problem is about, when it
 	// points elsewhere (at the selector that made a recorded skill): a refresh
 	// may mend it.

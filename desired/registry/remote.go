@@ -219,7 +219,7 @@ func (l *loader) sourceSkill(reg *Registry, tree *memTree, src RemoteSource, loc
 	raw := dirFindings(at, read)
 	skillFile := at + "/SKILL.md"
 	found := append(raw, escaped(valueFindings(skillFile, Position{File: skillFile}, s.Spec), raw)...)
-	ok, let := l.blockFindings(src, found)
+	ok, let := l.blockFindings(src, pos, found)
 	if !ok {
 		return Skill{}, false
 	}

@@ -181,8 +181,9 @@ func allowed(allow []Allowance, f finding, subject string) bool {
 
 // blockFindings adds a problem for every finding of src's content its
 // allowances do not let through, and says whether there was none; what they
-// let through is returned, for explain.
-func (l *loader) blockFindings(src RemoteSource, found []finding) (ok bool, let []string) {
+// let through is returned, for explain. declared is where skillsync.yaml
+// declares src.
+func (l *loader) blockFindings(src RemoteSource, declared Position, found []finding) (ok bool, let []string) {
 	ok = true
 	for _, f := range found {
 		_, rel, _ := strings.Cut(f.file, ":")
@@ -192,7 +193,8 @@ func (l *loader) blockFindings(src RemoteSource, found []finding) (ok bool, let 
 		}
 		ok = false
 		l.add(Problem{Pos: f.pos(), Message: fmt.Sprintf("%s holds %s (%s): what comes from a source reaches a model unreviewed, so it is refused", f.file, f.what, f.kind),
-			Hint: fmt.Sprintf("if it is meant, allow it for source %s in skillsync.yaml: allow: [{finding: %s, path: %s}]", src.Name, f.kind, rel)})
+			Hint:    fmt.Sprintf("if it is meant, allow it for source %s in skillsync.yaml: allow: [{finding: %s, path: %s}]", src.Name, f.kind, rel),
+			Finding: f.kind, DeclaredAt: declared})
 	}
 	return ok, let
 }
@@ -219,7 +221,8 @@ func (l *loader) scanSnapshots(reg *Registry) {
 					continue
 				}
 				l.add(Problem{Pos: f.pos(), Message: fmt.Sprintf("%s of MCP server %s holds %s (%s): what a server gives reaches a model unreviewed, so it is refused", name, src.Name, strings.TrimSuffix(f.what, ", written as an escape"), f.kind),
-					Hint: fmt.Sprintf("if it is meant, allow it in spec.mcpSources[%d]: allow: [{finding: %s, path: %s}]", i, f.kind, name)})
+					Hint:    fmt.Sprintf("if it is meant, allow it in spec.mcpSources[%d]: allow: [{finding: %s, path: %s}]", i, f.kind, name),
+					Finding: f.kind})
 			}
 		}
 		for _, c := range reg.Capabilities {
@@ -243,7 +246,7 @@ func hiddenTextWarnings(reg *Registry) Problems {
 	warn := func(found []finding) {
 		for _, f := range found {
 			out = append(out, Problem{Pos: f.pos(), Message: fmt.Sprintf("%s holds %s (%s), which a model reads and a person does not see", f.file, f.what, f.kind),
-				Hint: "remove it, unless it is meant"})
+				Hint: "remove it, unless it is meant", Finding: f.kind})
 		}
 	}
 	for _, s := range reg.Skills {

@@ -92,7 +92,7 @@ func (l *loader) sourceDocuments(reg *Registry, files []SourceFile, src RemoteSo
 			continue
 		}
 		raw := textFindings(at, f.Data)
-		if ok, _ := l.blockFindings(src, raw); !ok {
+		if ok, _ := l.blockFindings(src, pos, raw); !ok {
 			continue
 		}
 		caps, skills, profiles := len(reg.Capabilities), len(reg.Skills), len(reg.Profiles)
@@ -108,7 +108,7 @@ func (l *loader) sourceDocuments(reg *Registry, files []SourceFile, src RemoteSo
 		for _, p := range reg.Profiles[profiles:] {
 			decoded = append(decoded, valueFindings(at, p.doc.at("metadata", "name").Position(), p.Spec)...)
 		}
-		if ok, _ := l.blockFindings(src, escaped(decoded, raw)); !ok {
+		if ok, _ := l.blockFindings(src, pos, escaped(decoded, raw)); !ok {
 			reg.Capabilities, reg.Skills, reg.Profiles = reg.Capabilities[:caps], reg.Skills[:skills], reg.Profiles[:profiles]
 			continue
 		}

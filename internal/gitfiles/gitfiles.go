@@ -25,17 +25,24 @@ var Names = []string{Ignore, Attributes}
 // .git (a directory, or the file a linked worktree or submodule has). It reads
 // through sys, like every other read of the disk.
 func InWorkTree(sys workspacefs.System, dir string) bool {
+	_, ok := WorkTreeRoot(sys, dir)
+	return ok
+}
+
+// WorkTreeRoot is the absolute path of the nearest directory at or above dir
+// that holds .git, and whether there is one.
+func WorkTreeRoot(sys workspacefs.System, dir string) (string, bool) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
-		return false
+		return "", false
 	}
 	for {
 		if holdsGit(sys, dir) {
-			return true
+			return dir, true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return false
+			return "", false
 		}
 		dir = parent
 	}
