@@ -7,7 +7,8 @@
 // It imports, of this module: authoring/adopt, authoring/forget, authoring/snapshot,
 // authoring/starter, authoring/update, clients, controller, controller/apply,
 // controller/plan, controller/state, controller/watch, desired,
-// desired/registry, desired/sbom, internal/printable, internal/workspacefs, observed,
+// desired/registry, desired/sbom, internal/gitfiles, internal/printable, internal/sarif,
+// internal/workspacefs, observed,
 // sources/archive, sources/git, sources/mcp, sources/oci, sources/signing,
 // sources/wellknown.
 package main

@@ -121,14 +121,20 @@ func annotatePlan(w io.Writer, out controller.Outcome, check bool) {
 	}
 }
 
-// annotationAt is where a change's annotation goes: on the registry line that
-// declares the skill when the change follows from the declaration (a file to
-// create or update), where the pull request changed it; else on the file.
+// annotationAt is where a change's annotation goes (changeAt).
 func annotationAt(out controller.Outcome, r controller.Result) []any {
+	at := changeAt(out, r)
+	return []any{"file", at.File, "line", at.Line, "col", at.Column}
+}
+
+// changeAt is where a change is reported: on the registry line that declares
+// the skill when the change follows from the declaration (a file to create or
+// update), where the pull request changed it; else on the file.
+func changeAt(out controller.Outcome, r controller.Result) registry.Position {
 	if r.Action == plan.Create || r.Action == plan.Update {
 		if pos, ok := out.Registry.NameAt(r.Owner); ok && pos.File != "" {
-			return []any{"file", pos.File, "line", pos.Line, "col", pos.Column}
+			return pos
 		}
 	}
-	return []any{"file", r.Path}
+	return registry.Position{File: r.Path}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
+	"github.com/skillsync/skillsync/internal/sarif"
 	"github.com/spf13/cobra"
 )
 
@@ -30,10 +31,11 @@ func newReconcileCommand(g *globals) *cobra.Command {
 			"  skillsync reconcile --dry-run       show what --once would do, with diffs; write nothing\n" +
 			"  skillsync reconcile --check --diff  the same, exiting 1 if anything would change\n" +
 			"  skillsync reconcile --watch         keep converging while you work\n" +
-			"  skillsync reconcile --check -o github   in GitHub Actions: annotate each file out of step",
+			"  skillsync reconcile --check -o github   in GitHub Actions: annotate each file out of step\n" +
+			"  skillsync reconcile --check -o sarif > skillsync.sarif   the same for code scanning",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json", "yaml", "github"); err != nil {
+			if err := checkOutput(output, "text", "json", "yaml", "github", "sarif"); err != nil {
 				return err
 			}
 			if diff && !check && !dryRun {
@@ -67,6 +69,9 @@ func newReconcileCommand(g *globals) *cobra.Command {
 			if documentFormat(output) {
 				return finish(code, writeDocument(g.stdout, output, reconcileReport(out, writeNothing, code, diffs)))
 			}
+			if output == "sarif" {
+				return reconcileSARIF(g, root, out, writeNothing, code)
+			}
 			if output == "github" {
 				annotate(g.stdout, out.Problems)
 				annotatePlan(g.stdout, out, writeNothing)
@@ -87,7 +92,7 @@ func newReconcileCommand(g *globals) *cobra.Command {
 	f.BoolVar(&diff, "diff", false, "with --check: add a unified diff of every change")
 	f.BoolVar(&opts.Force, "force", false, "restore or remove generated files that were edited by hand, never files without a banner")
 	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "allow removing every generated file when nothing is desired")
-	f.StringVarP(&output, "output", "o", "text", "output format: text, json, yaml, or github (text and workflow annotations)")
+	f.StringVarP(&output, "output", "o", "text", "output format: text, json, yaml, github (text and workflow annotations) or sarif (SARIF 2.1.0, for code scanning)")
 	watch.register(f)
 	return cmd
 }
@@ -112,4 +117,23 @@ func finish(code int, err error) error {
 		return nil
 	}
 	return &exitError{code: code}
+}
+
+// reconcileSARIF writes the problems, or the paths the run leaves as they
+// should not be, as a SARIF log, and exits as the run does. A run that failed
+// before it planned writes no log: an empty one would tell code scanning that
+// every earlier alert is fixed.
+func reconcileSARIF(g *globals, root string, out controller.Outcome, check bool, code int) error {
+	if !out.Planned && len(out.Problems) == 0 {
+		return &exitError{code: code, err: flagWords(out.Failure())}
+	}
+	results := append(problemResults(out.Problems, sarif.Error, ruleInvalidInput), planResults(out, check)...)
+	if err := sarifLog(g.stdout, g.sys, root, results); err != nil {
+		return &exitError{exitFailure, err}
+	}
+	if len(out.Problems) > 0 {
+		printProblems(g.stderr, out.Problems)
+		return &exitError{code: code}
+	}
+	return &exitError{code: code, err: flagWords(out.Failure())}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/sarif"
 	"github.com/spf13/cobra"
 )
 
@@ -18,13 +19,14 @@ func newValidateCommand(g *globals) *cobra.Command {
 		Short: "Load and validate the workspace; print every problem",
 		Example: "  skillsync validate                 check the workspace around the current directory\n" +
 			"  skillsync validate --profile web   check it under another profile\n" +
-			"  skillsync validate -o github       annotate each problem's line in a GitHub Actions run",
+			"  skillsync validate -o github       annotate each problem's line in a GitHub Actions run\n" +
+			"  skillsync validate -o sarif        every problem, warning and note as SARIF, for code scanning",
 		Long: "Load skillsync.yaml and every registry file, check them and print every problem with\n" +
 			"its file:line, including a skill name that a hand-written skill in one of its target\n" +
 			"directories already holds. Writes nothing; exit 2 when anything is invalid.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "json", "yaml", "github"); err != nil {
+			if err := checkOutput(output, "text", "json", "yaml", "github", "sarif"); err != nil {
 				return err
 			}
 			root, err := g.root()
@@ -35,10 +37,13 @@ func newValidateCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return &exitError{exitFailure, err}
 			}
+			if output == "sarif" {
+				return validationSARIF(g, root, in, problems)
+			}
 			return reportValidation(g, output, in, problems)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json, yaml or github (workflow annotations)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json, yaml, github (workflow annotations) or sarif (SARIF 2.1.0, for code scanning)")
 	return cmd
 }
 
@@ -141,4 +146,21 @@ func reportValidation(g *globals, output string, in controller.Inputs, problems 
 			"a reconcile that would delete generated files because of it is refused until: skillsync accept %s\n", cut.File, cut.Line, cut.Lost, cut.File)
 	}
 	return nil
+}
+
+// validationSARIF writes every problem as an error, or, when there is none,
+// every warning and note, as a SARIF log; the exit code is validate's.
+func validationSARIF(g *globals, root string, in controller.Inputs, problems registry.Problems) error {
+	code := exitOK
+	var results []sarif.Result
+	if len(problems) > 0 {
+		code = exitInvalid
+		results = problemResults(problems, sarif.Error, ruleInvalidInput)
+		printProblems(g.stderr, problems)
+	} else {
+		want := desired.Build(in.Registry, in.Profile)
+		results = append(problemResults(registry.Warnings(in.Registry), sarif.Warning, ruleWarning),
+			problemResults(append(keyNotes(in.Registry, want), shadowNotes(in.Registry)...), sarif.Note, ruleNote)...)
+	}
+	return finish(code, sarifLog(g.stdout, g.sys, root, results))
 }

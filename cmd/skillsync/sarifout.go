@@ -1,0 +1,171 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+
+	"github.com/skillsync/skillsync/controller"
+	"github.com/skillsync/skillsync/controller/plan"
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/gitfiles"
+	"github.com/skillsync/skillsync/internal/sarif"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// The rules of -o sarif. Their ids are what code scanning keys alerts by, so
+// they never change; docs/workflow.md ("Code scanning") says what each means.
+const (
+	ruleInvalidInput = "skillsync/invalid-input"
+	ruleWarning      = "skillsync/warning"
+	ruleNote         = "skillsync/note"
+	ruleDrift        = "skillsync/drift"
+	ruleConflict     = "skillsync/conflict"
+	ruleApplyFailed  = "skillsync/apply-failed"
+	ruleScanPrefix   = "skillsync/scan/"
+)
+
+const (
+	projectURL = "https://github.com/skillsync/skillsync"
+	docsURL    = projectURL + "/blob/main/docs/"
+)
+
+// sarifTool is skillsync as the driver of a SARIF run, with every rule.
+func sarifTool() sarif.Tool {
+	codeScanning := docsURL + "workflow.md#code-scanning"
+	rules := []sarif.Rule{
+		{ID: ruleInvalidInput, Level: sarif.Error, HelpURI: codeScanning,
+			Description: "skillsync.yaml or the registry is invalid: nothing is written until it is fixed."},
+		{ID: ruleWarning, Level: sarif.Warning, HelpURI: codeScanning,
+			Description: "The registry is valid, but something in it is likely a mistake."},
+		{ID: ruleNote, Level: sarif.Note, HelpURI: codeScanning,
+			Description: "The registry is valid; a note on how a client reads it."},
+		{ID: ruleDrift, Level: sarif.Error, HelpURI: codeScanning,
+			Description: "A generated skill file is not in step with the registry: run skillsync reconcile --once and commit the result."},
+		{ID: ruleConflict, Level: sarif.Error, HelpURI: docsURL + "ownership.md",
+			Description: "A file skillsync would write is in the way: edited by hand, or not skillsync's."},
+		{ID: ruleApplyFailed, Level: sarif.Error, HelpURI: codeScanning,
+			Description: "A change to a generated file failed."},
+	}
+	for _, kind := range registry.Findings {
+		rules = append(rules, sarif.Rule{ID: ruleScanPrefix + kind, Level: sarif.Error, HelpURI: docsURL + "trust.md#the-scan",
+			Description: fmt.Sprintf("Text holds what a model reads and a person does not see (%s finding of the trust scan).", kind)})
+	}
+	return sarif.Tool{Name: "skillsync", Version: readBuildInfo().Version, InformationURI: projectURL, Rules: rules}
+}
+
+// sarifLog writes results, found in the workspace at root, as a SARIF log
+// whose locations are relative to the root of the git work tree holding it
+// (to the workspace's own root outside git).
+func sarifLog(w io.Writer, sys workspacefs.System, root string, results []sarif.Result) error {
+	prefix, err := workspaceInRepository(sys, root)
+	if err != nil {
+		return err
+	}
+	for i := range results {
+		results[i].File = joinSlash(prefix, results[i].File)
+	}
+	return sarif.Write(w, sarifTool(), results)
+}
+
+// workspaceInRepository is the slash path of the workspace from the root of
+// the git work tree it is in, "" when it is that root or in none.
+func workspaceInRepository(sys workspacefs.System, root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	top, ok := gitfiles.WorkTreeRoot(sys, abs)
+	if !ok {
+		return "", nil
+	}
+	rel, err := filepath.Rel(top, abs)
+	if err != nil {
+		return "", err
+	}
+	if rel == "." {
+		return "", nil
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+func joinSlash(prefix, file string) string {
+	if prefix == "" {
+		return file
+	}
+	return prefix + "/" + file
+}
+
+// sourceFile matches a file as messages name a file of a source:
+// SOURCE:path, SOURCE being a source's name.
+var sourceFile = regexp.MustCompile(`^[a-z0-9-]+:`)
+
+// problemResults are ps as results of the level given: a finding of the trust
+// scan under its kind's rule, any other problem under rule. A problem in a
+// file of a source, which is not in the repository, is placed where
+// skillsync.yaml declares the source, its message naming the file.
+func problemResults(ps registry.Problems, level sarif.Level, rule string) []sarif.Result {
+	var out []sarif.Result
+	for _, p := range ps {
+		id := rule
+		if p.Finding != "" {
+			id = ruleScanPrefix + p.Finding
+		}
+		text := p.Message
+		if p.Hint != "" {
+			text += " (" + p.Hint + ")"
+		}
+		at := p.Pos
+		if p.DeclaredAt.File != "" || at.File == "" || sourceFile.MatchString(at.File) {
+			if at.File != "" {
+				text = at.String() + ": " + text
+			}
+			at = p.DeclaredAt
+			if at.File == "" {
+				at = registry.Position{File: registry.ConfigName}
+			}
+		}
+		out = append(out, sarif.Result{RuleID: id, Level: level, Message: text, File: at.File, Line: at.Line, Column: at.Column})
+	}
+	return out
+}
+
+// planResults are the paths a run leaves as they should not be, as annotatePlan
+// names them: in conflict, failed, or, for --check, to change; each at the
+// registry line that declares its skill when the change follows from the
+// declaration, else at the file, or, for a file not there yet that no skill
+// declares (a target directory's .gitattributes), at skillsync.yaml, which
+// names the targets: code scanning shows an alert on a file the repository
+// has.
+func planResults(out controller.Outcome, check bool) []sarif.Result {
+	if !out.Planned {
+		return nil
+	}
+	var results []sarif.Result
+	for _, r := range out.Results(check) {
+		if r.Fate == controller.InSync || r.Fate == controller.Made && r.Action != plan.Conflict {
+			continue
+		}
+		verb, note := fateWords(r)
+		text := verb + " " + r.Path
+		if note != "" {
+			text += ": " + note
+		}
+		rule := ruleDrift
+		switch {
+		case r.Action == plan.Conflict:
+			rule = ruleConflict
+		case r.Fate == controller.FailedApply:
+			rule = ruleApplyFailed
+		case r.Fate == controller.Proposed:
+			text += " (run skillsync reconcile --once and commit the result)"
+		}
+		at := changeAt(out, r)
+		if r.Action == plan.Create && at.File == r.Path {
+			at = registry.Position{File: registry.ConfigName}
+		}
+		results = append(results, sarif.Result{RuleID: rule, Level: sarif.Error, Message: text, File: at.File, Line: at.Line, Column: at.Column})
+	}
+	return results
+}
