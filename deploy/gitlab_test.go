@@ -1,0 +1,94 @@
+//go:build linux
+
+package deploy_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/skillsync/skillsync/internal/testkit"
+)
+
+// gitlabJob is the part of the template's job the test reads.
+type gitlabJob struct {
+	Image        string            `yaml:"image"`
+	Variables    map[string]string `yaml:"variables"`
+	BeforeScript []string          `yaml:"before_script"`
+	Script       []string          `yaml:"script"`
+	Artifacts    struct {
+		When  string   `yaml:"when"`
+		Paths []string `yaml:"paths"`
+	} `yaml:"artifacts"`
+}
+
+// The GitLab template's script, its before_script (the install) left out for
+// the binary built here, run as the runner's shell runs it (each line under
+// set -e) in a clone's directory: out of step it keeps a valid skillsync.sarif
+// and fails with exit 1; in step it keeps a log without results and passes.
+func TestTheGitLabTemplateKeepsSARIFAndFailsOnDrift(t *testing.T) {
+	data, err := os.ReadFile("gitlab/skillsync.gitlab-ci.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs map[string]gitlabJob
+	if err := yaml.Unmarshal(data, &jobs); err != nil {
+		t.Fatal(err)
+	}
+	job, ok := jobs["skillsync"]
+	if !ok || len(job.Script) == 0 || len(job.BeforeScript) == 0 {
+		t.Fatalf("the template has no job skillsync with a before_script and a script: %v", jobs)
+	}
+	if job.Artifacts.When != "always" || len(job.Artifacts.Paths) != 1 || job.Artifacts.Paths[0] != "skillsync.sarif" {
+		t.Errorf("the job keeps %v when %q; want skillsync.sarif always, so a failed check keeps it too", job.Artifacts.Paths, job.Artifacts.When)
+	}
+	bin := testkit.Binary(t)
+	project := t.TempDir()
+	if err := os.Mkdir(filepath.Join(project, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testkit.CopyExample(t, filepath.Join(project, "skills-ws"))
+
+	script := func() int {
+		t.Helper()
+		cmd := exec.Command("sh", "-e", "-c", strings.Join(job.Script, "\n"))
+		cmd.Dir = project
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "CI=true", "CI_PROJECT_DIR="+project)
+		for k, v := range job.Variables {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Env = append(cmd.Env, "SKILLSYNC_WORKSPACE=skills-ws")
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &exit):
+			t.Logf("script output:\n%s", out)
+			return exit.ExitCode()
+		}
+		t.Fatal(err)
+		return -1
+	}
+	if code := script(); code != 1 {
+		t.Fatalf("out of step: exit %d, want 1", code)
+	}
+	if n := sarifResultCount(t, filepath.Join(project, "skillsync.sarif")); n == 0 {
+		t.Error("out of step, yet the log has no results")
+	}
+	reconcile := exec.Command(bin, "reconcile", "--once", "--workspace", filepath.Join(project, "skills-ws"))
+	if out, err := reconcile.CombinedOutput(); err != nil {
+		t.Fatalf("reconcile --once: %v\n%s", err, out)
+	}
+	if code := script(); code != 0 {
+		t.Fatalf("in step: exit %d, want 0", code)
+	}
+	if n := sarifResultCount(t, filepath.Join(project, "skillsync.sarif")); n != 0 {
+		t.Errorf("in step, yet the log has %d results", n)
+	}
+}
