@@ -288,51 +288,11 @@ func TestTheActionInstallsAVerifiedRelease(t *testing.T) {
 		t.Fatal("action.yml has no install step")
 	}
 	version := a.Inputs["version"].Default
-	archive := "skillsync_" + version + "_linux_amd64.tar.gz"
-	release := t.TempDir()
-	binDir := t.TempDir()
-	testkit.WriteFiles(t, binDir, map[string]string{"skillsync": "#!/bin/sh\necho skillsync v" + version + "\n"})
-	if err := os.Chmod(filepath.Join(binDir, "skillsync"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("tar", "-czf", filepath.Join(release, archive), "-C", binDir, "skillsync").CombinedOutput(); err != nil {
-		t.Fatalf("tar: %v\n%s", err, out)
-	}
-	shell := t.TempDir()
-	// curl -fsSL --retry 3 -o FILE URL: FILE is the release file the URL ends in.
-	testkit.WriteFiles(t, shell, map[string]string{"curl": `#!/bin/sh
-for last; do :; done
-case "$last" in
-  https://github.com/skillsync/skillsync/releases/download/v` + version + `/*) ;;
-  *) echo "curl: unexpected URL $last" >&2; exit 22 ;;
-esac
-while [ "$1" != -o ]; do shift; done
-cp "$RELEASE/${last##*/}" "$2"
-`})
-	if err := os.Chmod(filepath.Join(shell, "curl"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	for _, tc := range []struct {
-		name, checksums string
-		want            int
-	}{
-		{"verified", "", 0},
-		{"tampered", strings.Repeat("0", 64) + "  " + archive + "\n", 1},
-		{"not listed", strings.Repeat("0", 64) + "  " + archive + ".sbom.json\n", 1},
-	} {
+	release, archive := makeRelease(t, version, "linux", "amd64")
+	shell := standIn(t, "curl", version)
+	for _, tc := range checksumCases(archive) {
 		t.Run(tc.name, func(t *testing.T) {
-			checksums := tc.checksums
-			if checksums == "" {
-				sum := exec.Command("sha256sum", archive)
-				sum.Dir = release
-				out, err := sum.Output()
-				if err != nil {
-					t.Fatal(err)
-				}
-				checksums = string(out)
-			}
-			testkit.WriteFiles(t, release, map[string]string{"checksums.txt": checksums})
+			writeChecksums(t, release, archive, tc.checksums)
 			r := newRunner(t, a, shell, nil)
 			r.extraEnv = []string{"RELEASE=" + release}
 			code := r.run(install)
@@ -354,4 +314,74 @@ cp "$RELEASE/${last##*/}" "$2"
 			}
 		})
 	}
+}
+
+// makeRelease makes, in a directory it returns, the archive of a release as
+// .goreleaser.yaml names it for goos and arch, holding a skillsync that prints
+// its version; the archive's name is returned too.
+func makeRelease(t *testing.T, version, goos, arch string) (dir, archive string) {
+	t.Helper()
+	archive = "skillsync_" + version + "_" + goos + "_" + arch + ".tar.gz"
+	dir, bin := t.TempDir(), t.TempDir()
+	testkit.WriteFiles(t, bin, map[string]string{"skillsync": "#!/bin/sh\necho skillsync v" + version + "\n"})
+	if err := os.Chmod(filepath.Join(bin, "skillsync"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("tar", "-czf", filepath.Join(dir, archive), "-C", bin, "skillsync").CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v\n%s", err, out)
+	}
+	return dir, archive
+}
+
+type checksumCase struct {
+	name, checksums string // checksums.txt; the archive's true sum when empty
+	want            int
+}
+
+// checksumCases are a checksums.txt that vouches for archive, one that gives
+// another sum, and one that names only another file.
+func checksumCases(archive string) []checksumCase {
+	return []checksumCase{
+		{"verified", "", 0},
+		{"tampered", strings.Repeat("0", 64) + "  " + archive + "\n", 1},
+		{"not listed", strings.Repeat("0", 64) + "  " + archive + ".sbom.json\n", 1},
+	}
+}
+
+// writeChecksums writes the release's checksums.txt: checksums, or the
+// archive's true SHA-256 when it is empty.
+func writeChecksums(t *testing.T, release, archive, checksums string) {
+	t.Helper()
+	if checksums == "" {
+		sum := exec.Command("sha256sum", archive)
+		sum.Dir = release
+		out, err := sum.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checksums = string(out)
+	}
+	testkit.WriteFiles(t, release, map[string]string{"checksums.txt": checksums})
+}
+
+// standIn is a directory holding a stand-in for the downloader tool (curl
+// or wget): given -o FILE or -O FILE and a URL of the release version's
+// downloads, it copies the file the URL ends in from the directory $RELEASE;
+// any other URL fails.
+func standIn(t *testing.T, tool, version string) string {
+	t.Helper()
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, map[string]string{tool: `#!/bin/sh
+for last; do :; done
+case "$last" in
+  https://github.com/skillsync/skillsync/releases/download/v` + version + `/*) ;;
+  *) echo "` + tool + `: unexpected URL $last" >&2; exit 22 ;;
+esac
+while [ "$1" != -o ] && [ "$1" != -O ]; do shift; done
+cp "$RELEASE/${last##*/}" "$2"
+`})
+	if err := os.Chmod(filepath.Join(dir, tool), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

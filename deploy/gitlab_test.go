@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -27,11 +28,8 @@ type gitlabJob struct {
 	} `yaml:"artifacts"`
 }
 
-// The GitLab template's script, its before_script (the install) left out for
-// the binary built here, run as the runner's shell runs it (each line under
-// set -e) in a clone's directory: out of step it keeps a valid skillsync.sarif
-// and fails with exit 1; in step it keeps a log without results and passes.
-func TestTheGitLabTemplateKeepsSARIFAndFailsOnDrift(t *testing.T) {
+func readGitLabJob(t *testing.T) gitlabJob {
+	t.Helper()
 	data, err := os.ReadFile("gitlab/skillsync.gitlab-ci.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +42,55 @@ func TestTheGitLabTemplateKeepsSARIFAndFailsOnDrift(t *testing.T) {
 	if !ok || len(job.Script) == 0 || len(job.BeforeScript) == 0 {
 		t.Fatalf("the template has no job skillsync with a before_script and a script: %v", jobs)
 	}
+	return job
+}
+
+// The template's before_script takes the archive of the machine's
+// architecture only when checksums.txt gives its SHA-256, and puts skillsync
+// on PATH for the script. A stand-in wget serves a release made here from a
+// directory: nothing leaves the machine.
+func TestTheGitLabTemplateInstallsAVerifiedRelease(t *testing.T) {
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skipf("the template installs on amd64 and arm64, not %s", runtime.GOARCH)
+	}
+	job := readGitLabJob(t)
+	version := job.Variables["SKILLSYNC_VERSION"]
+	release, archive := makeRelease(t, version, "linux", runtime.GOARCH)
+	shell := standIn(t, "wget", version)
+	for _, tc := range checksumCases(archive) {
+		t.Run(tc.name, func(t *testing.T) {
+			writeChecksums(t, release, archive, tc.checksums)
+			lines := append(append([]string{}, job.BeforeScript...), "skillsync version")
+			cmd := exec.Command("sh", "-e", "-c", strings.Join(lines, "\n"))
+			cmd.Dir = t.TempDir()
+			cmd.Env = append(os.Environ(), "PATH="+shell+":"+os.Getenv("PATH"), "RELEASE="+release, "TMPDIR="+t.TempDir())
+			for k, v := range job.Variables {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			out, err := cmd.CombinedOutput()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.want, out)
+			}
+			if code == 0 && !strings.HasSuffix(string(out), "skillsync v"+version+"\n") {
+				t.Errorf("the installed skillsync was not the release's:\n%s", out)
+			}
+		})
+	}
+}
+
+// The GitLab template's script, its before_script (the install) left out for
+// the binary built here, run as the runner's shell runs it (each line under
+// set -e) in a clone's directory: out of step it keeps a valid skillsync.sarif
+// and fails with exit 1; in step it keeps a log without results and passes.
+func TestTheGitLabTemplateKeepsSARIFAndFailsOnDrift(t *testing.T) {
+	job := readGitLabJob(t)
 	if job.Artifacts.When != "always" || len(job.Artifacts.Paths) != 1 || job.Artifacts.Paths[0] != "skillsync.sarif" {
 		t.Errorf("the job keeps %v when %q; want skillsync.sarif always, so a failed check keeps it too", job.Artifacts.Paths, job.Artifacts.When)
 	}
