@@ -2,6 +2,8 @@ package sarif
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -78,6 +80,7 @@ func Write(w io.Writer, tool Tool, results []Result) error {
 	}
 	sorted := slices.SortedFunc(slices.Values(results), compareResults)
 	out := make([]result, 0, len(sorted))
+	seen := map[string]int{}
 	for _, r := range sorted {
 		i, ok := index[r.RuleID]
 		if !ok {
@@ -93,7 +96,10 @@ func Write(w io.Writer, tool Tool, results []Result) error {
 		if r.Line > 0 && r.Column > 0 {
 			reg.StartColumn = r.Column
 		}
+		id := identity(r)
+		seen[id]++
 		out = append(out, result{RuleID: r.RuleID, RuleIndex: i, Level: r.Level, Message: text{r.Message},
+			PartialFingerprints: map[string]string{FingerprintKey: fmt.Sprintf("%s:%d", id, seen[id])},
 			Locations: []location{{PhysicalLocation: physicalLocation{
 				ArtifactLocation: artifactLocation{URI: fileURI(r.File), URIBaseID: SourceRoot}, Region: reg}}}})
 	}
@@ -110,6 +116,17 @@ func Write(w io.Writer, tool Tool, results []Result) error {
 	}
 	_, err = w.Write(append(data, '\n'))
 	return err
+}
+
+// FingerprintKey names the fingerprint of each result: its rule, file and
+// message, and how many results before it had the same, but not its line, so
+// that code scanning tells apart results at one line (a skill's files, all
+// declared there) and keeps an alert when lines above it move.
+const FingerprintKey = "skillsyncResult/v1"
+
+func identity(r Result) string {
+	sum := sha256.Sum256([]byte(r.RuleID + "\x00" + r.File + "\x00" + r.Message))
+	return hex.EncodeToString(sum[:16])
 }
 
 // inside tells whether file is a slash-separated path that stays inside the
@@ -164,11 +181,12 @@ type (
 		Text string `json:"text"`
 	}
 	result struct {
-		RuleID    string     `json:"ruleId"`
-		RuleIndex int        `json:"ruleIndex"`
-		Level     Level      `json:"level"`
-		Message   text       `json:"message"`
-		Locations []location `json:"locations"`
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               Level             `json:"level"`
+		Message             text              `json:"message"`
+		Locations           []location        `json:"locations"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
 	}
 	location struct {
 		PhysicalLocation physicalLocation `json:"physicalLocation"`

@@ -133,3 +133,39 @@ func TestWriteRefusesWhatItCannotLocate(t *testing.T) {
 		}
 	}
 }
+
+// fingerprints are the results' fingerprints, in the log's order.
+func fingerprints(t *testing.T, rs []sarif.Result) []string {
+	t.Helper()
+	var log struct {
+		Runs []struct {
+			Results []struct{ PartialFingerprints map[string]string }
+		}
+	}
+	if err := json.Unmarshal(write(t, rs), &log); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range log.Runs[0].Results {
+		out = append(out, r.PartialFingerprints[sarif.FingerprintKey])
+	}
+	return out
+}
+
+// Results at one line have fingerprints of their own, even when they are
+// the same; a result keeps its fingerprint when its line moves.
+func TestFingerprintsTellResultsApartAndIgnoreTheLine(t *testing.T) {
+	at := func(line int, message string) sarif.Result {
+		return sarif.Result{RuleID: "skillsync/drift", Level: sarif.Error, Message: message, File: "registry/skills.yaml", Line: line}
+	}
+	got := fingerprints(t, []sarif.Result{at(7, "create a"), at(7, "create b"), at(9, "create b")})
+	if got[0] == got[1] || got[1] == got[2] || got[0] == "" {
+		t.Errorf("fingerprints %q: want one of its own for each result", got)
+	}
+	if !strings.HasSuffix(got[1], ":1") || !strings.HasSuffix(got[2], ":2") || strings.TrimSuffix(got[1], ":1") != strings.TrimSuffix(got[2], ":2") {
+		t.Errorf("fingerprints %q: the same result twice should count its occurrences", got)
+	}
+	if moved := fingerprints(t, []sarif.Result{at(12, "create a")}); moved[0] != got[0] {
+		t.Errorf("the result moved from line 7 to 12 changed its fingerprint: %q, then %q", got[0], moved[0])
+	}
+}
