@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/sarif"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/testkit/gitremote"
 )
@@ -184,5 +187,22 @@ func TestSarifReportsScanFindingsByKind(t *testing.T) {
 	if r.rule != "skillsync/scan/tag" || r.level != "error" || r.uri != "skillsync.yaml" || r.line != 8 ||
 		!strings.HasPrefix(r.message, "team:skills/deploy/SKILL.md:5:22: ") {
 		t.Errorf("result %+v: want scan/tag at skillsync.yaml:8, naming the source's file", r)
+	}
+}
+
+// A problem whose file is not in the workspace is placed at skillsync.yaml,
+// its message naming the file: the log is still written.
+func TestSarifPlacesAProblemOutsideTheWorkspaceAtTheConfig(t *testing.T) {
+	ps := registry.Problems{
+		{Pos: registry.Position{File: "/etc/skills/x.yaml", Line: 3}, Message: "cannot read it"},
+		{Pos: registry.Position{File: "../elsewhere/y.yaml", Line: 4, Column: 2}, Message: "not valid", Hint: "fix it"},
+	}
+	got := problemResults(ps, sarif.Error, ruleInvalidInput)
+	want := []sarif.Result{
+		{RuleID: ruleInvalidInput, Level: sarif.Error, Message: "/etc/skills/x.yaml:3: cannot read it", File: registry.ConfigName},
+		{RuleID: ruleInvalidInput, Level: sarif.Error, Message: "../elsewhere/y.yaml:4:2: not valid (fix it)", File: registry.ConfigName},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("results %+v, want %+v", got, want)
 	}
 }

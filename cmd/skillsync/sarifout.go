@@ -103,8 +103,9 @@ var sourceFile = regexp.MustCompile(`^[a-z0-9-]+:`)
 
 // problemResults are ps as results of the level given: a finding of the trust
 // scan under its kind's rule, any other problem under rule. A problem in a
-// file of a source, which is not in the repository, is placed where
-// skillsync.yaml declares the source, its message naming the file.
+// file of a source, or in any other file outside the workspace, is placed
+// where skillsync.yaml declares the source (at skillsync.yaml when none
+// does), its message naming the file.
 func problemResults(ps registry.Problems, level sarif.Level, rule string) []sarif.Result {
 	var out []sarif.Result
 	for _, p := range ps {
@@ -117,7 +118,7 @@ func problemResults(ps registry.Problems, level sarif.Level, rule string) []sari
 			text += " (" + p.Hint + ")"
 		}
 		at := p.Pos
-		if p.DeclaredAt.File != "" || at.File == "" || sourceFile.MatchString(at.File) {
+		if p.DeclaredAt.File != "" || !sarif.Inside(at.File) || sourceFile.MatchString(at.File) {
 			if at.File != "" {
 				text = at.String() + ": " + text
 			}

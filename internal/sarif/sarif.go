@@ -89,7 +89,7 @@ func Write(w io.Writer, tool Tool, results []Result) error {
 		if !r.Level.known() || r.Message == "" {
 			return fmt.Errorf("sarif: result of rule %s needs a message and the level error, warning or note", r.RuleID)
 		}
-		if !inside(r.File) {
+		if !Inside(r.File) {
 			return fmt.Errorf("sarif: result of rule %s is at %q, not a slash-separated path inside the repository", r.RuleID, r.File)
 		}
 		reg := region{StartLine: max(r.Line, 1)}
@@ -129,9 +129,9 @@ func identity(r Result) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// inside tells whether file is a slash-separated path that stays inside the
-// directory it is relative to.
-func inside(file string) bool {
+// Inside tells whether file is a slash-separated path that stays inside the
+// directory it is relative to: one a result can be at.
+func Inside(file string) bool {
 	clean := path.Clean(file)
 	return file != "" && !path.IsAbs(file) && !strings.Contains(file, `\`) && clean != "." && clean != ".." && !strings.HasPrefix(clean, "../")
 }
