@@ -19,12 +19,6 @@ import (
 	"github.com/skillsync/skillsync/internal/testkit"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testkit.RemoveBinaries()
-	os.Exit(code)
-}
-
 // compositeAction is the part of action.yml the tests read.
 type compositeAction struct {
 	Inputs map[string]struct {

@@ -28,6 +28,7 @@ import (
 	"github.com/skillsync/skillsync/internal/testkit"
 )
 
+// TestMain removes the binaries the tests of the package built.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testkit.RemoveBinaries()
