@@ -72,10 +72,12 @@ type Tracker struct {
 	// one that answers).
 	sources map[string]string
 	// rootMoved looks whether the workspace root still leads to the tree of the
-	// last run, and records a stale report if not. /readyz asks it first: a run
-	// that converged the tree git-sync swapped away a moment ago converged
-	// nothing anyone reads, even before the watcher has seen the swap.
-	rootMoved func() bool
+	// last run, and if not returns the stale report to answer with. /readyz and
+	// /metrics ask it first: a run that converged the tree git-sync swapped away
+	// a moment ago converged nothing anyone reads, even before the watcher has
+	// seen the swap. It changes nothing: the watcher's own look at the root is
+	// what moves it.
+	rootMoved func() *Report
 	// build names the binary for the metrics; metrics are made at the first
 	// scrape or record.
 	build       BuildInfo
@@ -84,20 +86,20 @@ type Tracker struct {
 }
 
 // checkRoot asks, for /readyz and /metrics, whether the root still leads to the
-// tree of the last run; a move records a stale report, outside t.mu, which it
-// takes.
-func (t *Tracker) checkRoot() {
+// tree of the last run: the stale report to answer with if not, else nil.
+func (t *Tracker) checkRoot() *Report {
 	t.mu.Lock()
 	moved := t.rootMoved
 	t.mu.Unlock()
-	if moved != nil {
-		moved()
+	if moved == nil {
+		return nil
 	}
+	return moved()
 }
 
-// followRoot makes /readyz ask moved, before it answers, whether the root
-// still leads to the tree of the last run.
-func (t *Tracker) followRoot(moved func() bool) {
+// followRoot makes /readyz and /metrics ask moved, before they answer, whether
+// the root still leads to the tree of the last run.
+func (t *Tracker) followRoot(moved func() *Report) {
 	t.mu.Lock()
 	t.rootMoved = moved
 	t.mu.Unlock()
@@ -201,24 +203,30 @@ func (t *Tracker) Handler() http.Handler {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		stuck := !t.running.IsZero() && time.Since(t.running) > t.stuckLimit()
-		t.write(w, t.alive && !stuck, "alive")
+		t.write(w, t.alive && !stuck, "alive", t.last)
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		t.checkRoot()
+		stale := t.checkRoot()
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		t.write(w, t.ready(), "ready")
+		if stale != nil {
+			t.write(w, false, "ready", stale)
+			return
+		}
+		t.write(w, t.ready(), "ready", t.last)
 	})
 	mux.Handle("GET /metrics", t.metricsOf().handler())
 	return mux
 }
 
-func (t *Tracker) write(w http.ResponseWriter, ok bool, field string) {
+// write answers ok (the field named field) with last, the report of the run the
+// answer stands on; t.mu is held.
+func (t *Tracker) write(w http.ResponseWriter, ok bool, field string, last *Report) {
 	w.Header().Set("Content-Type", "application/json")
 	if !ok {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
-	body := map[string]any{field: ok, "lastRun": t.last, "watch": t.watch}
+	body := map[string]any{field: ok, "lastRun": last, "watch": t.watch}
 	if failing := t.failingSources(); len(failing) > 0 {
 		body["mcpSources"] = failing
 	}

@@ -152,11 +152,14 @@ func (c trackerCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c trackerCollector) Collect(ch chan<- prometheus.Metric) {
 	t := c.t
-	t.checkRoot() // as /readyz does, so that the two agree
+	stale := t.checkRoot() // as /readyz does, so that the two agree
 	t.mu.Lock()
-	build, ready, watch := t.build, t.ready(), t.watch
+	build, ready, watch := t.build, stale == nil && t.ready(), t.watch
 	var last Report
-	if t.last != nil {
+	switch {
+	case stale != nil:
+		last = *stale
+	case t.last != nil:
 		last = *t.last
 	}
 	sources := slices.Clone(last.Sources)

@@ -249,3 +249,33 @@ func TestWatchStopsWhenTheNewTreesLockIsHeld(t *testing.T) {
 		t.Error("ready after stopping")
 	}
 }
+
+// A probe of /readyz that looks at the root before the watcher does answers
+// stale, and leaves the watcher to see the move for itself: were the probe to
+// mark the move seen, the watcher's own look would find nothing new and stay
+// on the old tree until a resync.
+func TestAProbeDoesNotKeepTheWatcherFromMoving(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		poll time.Duration
+	}{{"inotify", 0}, {"poll", 300 * time.Millisecond}} {
+		t.Run(c.name, func(t *testing.T) {
+			base := t.TempDir()
+			one, two := filepath.Join(base, ".worktrees/one"), filepath.Join(base, ".worktrees/two")
+			root := filepath.Join(base, "root")
+			copyExample(t, one)
+			copyExample(t, two)
+			replaceIn(t, filepath.Join(two, "registry/journal.yaml"), "title: Weekly report for a team", "title: Weekly report, synced")
+			must(t, os.Symlink(".worktrees/one", root))
+			w := startWatcher(t, Options{Request: controller.Request{System: workspacefs.OS{}, Root: root}, Poll: c.poll})
+
+			swapLink(t, root, ".worktrees/two")
+			if ready, result, _ := w.readyz(); ready || result != Stale {
+				t.Errorf("right after the swap /readyz answers ready %v, %s", ready, result)
+			}
+			await(t, func() bool {
+				return holds(two, weeklyReport, "Weekly report, synced") && w.ready() == Converged
+			})
+		})
+	}
+}

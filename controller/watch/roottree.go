@@ -40,7 +40,7 @@ func newRootTree(path string, h *Tracker) (*rootTree, error) {
 		return nil, err
 	}
 	r := &rootTree{path: path, health: h, tree: tree}
-	h.followRoot(r.moved)
+	h.followRoot(r.elsewhere)
 	return r, nil
 }
 
@@ -100,6 +100,21 @@ func (r *rootTree) moved() bool {
 		r.saw(now, err)
 	}
 	return r.stale
+}
+
+// elsewhere is the stale report the endpoints answer with while the root leads
+// elsewhere than the tree, or nil while it leads to it. It changes nothing:
+// were a probe to mark the move seen, the watcher's own look would find nothing
+// new and stay where it is.
+func (r *rootTree) elsewhere() *Report {
+	now, err := workspacefs.TreeAt(r.path)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil && now.Same(r.tree) && !r.stale {
+		return nil
+	}
+	return &Report{Time: time.Now().UTC(), Result: Stale,
+		Error: fmt.Sprintf("the workspace root %s no longer leads to %s; moving to where it leads now", r.path, r.tree.Real)}
 }
 
 // leadsAway tells whether the root no longer leads to tree: git-sync removes a
