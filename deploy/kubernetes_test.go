@@ -185,6 +185,16 @@ func (b build) problems() []string {
 		if v, _ := mountOf(*gitSync, link); v != volume {
 			add("git-sync writes %s on volume %q, skillsync reads volume %q", link, v, volume)
 		}
+		// A sidecar counts as started once its process runs, so git-sync's first
+		// sync must be an init container of its own that ends before skillsync
+		// starts: a workspace root that is not there yet stops the watcher.
+		first := slices.IndexFunc(pod.InitContainers, func(c corev1.Container) bool {
+			return c.RestartPolicy == nil && slices.Contains(c.Args, "--one-time") &&
+				path.Join(flagValue(c.Args, "--root"), flagValue(c.Args, "--link")) == link
+		})
+		if first < 0 || first > at {
+			add("no git-sync --one-time init container publishes %s before skillsync starts", link)
+		}
 	}
 	np := b.policies[0]
 	if len(np.Spec.PodSelector.MatchLabels) == 0 || !selects(np.Spec.PodSelector.MatchLabels, labels) {
