@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,7 +218,7 @@ func TestTheActionWritesSARIFAndFailsOnDrift(t *testing.T) {
 	testkit.CopyExample(t, filepath.Join(r.workspace, "skills-ws"))
 
 	var ran []string
-	steps := func(wantLast int) {
+	steps := func(want string) {
 		t.Helper()
 		ran = nil
 		for _, step := range a.Runs.Steps {
@@ -228,24 +229,35 @@ func TestTheActionWritesSARIFAndFailsOnDrift(t *testing.T) {
 				if !regexp.MustCompile(`^github/codeql-action/upload-sarif@[0-9a-f]{40}$`).MatchString(step.Uses) {
 					t.Errorf("the upload step uses %q, not upload-sarif pinned by a full commit id", step.Uses)
 				}
-				if step.If != "inputs.upload == 'true' && steps.sarif.outputs.file != ''" || r.inputs["upload"] != "true" || r.outputs["sarif"]["file"] == "" {
-					t.Errorf("the upload step would not run: if %q, upload %q, file %q", step.If, r.inputs["upload"], r.outputs["sarif"]["file"])
+				// Each log goes up under a category of its own, when it was written.
+				output, name, category := "file", "upload", "skillsync"
+				if strings.Contains(step.With["sarif_file"], "input-file") {
+					output, name, category = "input-file", "upload-input", "skillsync-input"
 				}
-				if got := r.eval(step.With["sarif_file"]); got != filepath.Join(r.workspace, "skillsync.sarif") {
-					t.Errorf("the upload step uploads %q", got)
+				if step.If != "inputs.upload == 'true' && steps.sarif.outputs."+output+" != ''" || r.inputs["upload"] != "true" {
+					t.Errorf("the %s step runs if %q, upload %q", name, step.If, r.inputs["upload"])
 				}
-				ran = append(ran, "upload")
+				if got := r.eval(step.With["category"]); got != category {
+					t.Errorf("the %s step uploads under the category %q, want %q", name, got, category)
+				}
+				if r.outputs["sarif"][output] == "" {
+					continue // not written: not uploaded
+				}
+				if got, want := r.eval(step.With["sarif_file"]), filepath.Join(r.workspace, "skillsync"+strings.TrimSuffix("-"+output, "-file")+".sarif"); got != want {
+					t.Errorf("the %s step uploads %q, want %q", name, got, want)
+				}
+				ran = append(ran, name)
 				continue
 			}
 			code := r.run(step)
 			ran = append(ran, fmt.Sprintf("%s:%d", step.ID, code))
 		}
-		if want := fmt.Sprintf("sarif:0 upload check:%d", wantLast); strings.Join(ran, " ") != want {
+		if strings.Join(ran, " ") != want {
 			t.Fatalf("steps ran %v, want %s\nstdout:\n%s\nstderr:\n%s", ran, want, &r.stdout, &r.stderr)
 		}
 	}
 
-	steps(1)
+	steps("sarif:0 upload-input upload check:1")
 	if n := sarifResultCount(t, filepath.Join(r.workspace, "skillsync.sarif")); n == 0 {
 		t.Error("out of step, yet the log has no results")
 	}
@@ -261,9 +273,28 @@ func TestTheActionWritesSARIFAndFailsOnDrift(t *testing.T) {
 	if out, err := reconcile.CombinedOutput(); err != nil {
 		t.Fatalf("reconcile --once: %v\n%s", err, out)
 	}
-	steps(0)
+	steps("sarif:0 upload-input upload check:0")
 	if n := sarifResultCount(t, filepath.Join(r.workspace, "skillsync.sarif")); n != 0 {
 		t.Errorf("in step, yet the log has %d results", n)
+	}
+
+	// Invalid input: the input's log holds the problem; no drift log is
+	// written or uploaded, so the drift alerts are not read as fixed.
+	registryFile := filepath.Join(r.workspace, "skills-ws", "registry", "journal.yaml")
+	data, err := os.ReadFile(registryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(registryFile, append(data, "  nonsense: [\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.outputs["sarif"] = nil
+	steps("sarif:0 upload-input check:2")
+	if _, err := os.Stat(filepath.Join(r.workspace, "skillsync.sarif")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("invalid input, yet a drift log: %v", err)
+	}
+	if n := sarifResultCount(t, filepath.Join(r.workspace, "skillsync-input.sarif")); n != 1 {
+		t.Errorf("invalid input, yet the input's log has %d results", n)
 	}
 }
 

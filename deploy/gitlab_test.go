@@ -4,10 +4,12 @@ package deploy_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,11 +90,12 @@ func TestTheGitLabTemplateInstallsAVerifiedRelease(t *testing.T) {
 // The GitLab template's script, its before_script (the install) left out for
 // the binary built here, run as the runner's shell runs it (each line under
 // set -e) in a clone's directory: out of step it keeps a valid skillsync.sarif
-// and fails with exit 1; in step it keeps a log without results and passes.
+// and fails with exit 1; in step it keeps a log without results and passes;
+// with invalid input it keeps the input's log alone and fails with exit 2.
 func TestTheGitLabTemplateKeepsSARIFAndFailsOnDrift(t *testing.T) {
 	job := readGitLabJob(t)
-	if job.Artifacts.When != "always" || len(job.Artifacts.Paths) != 1 || job.Artifacts.Paths[0] != "skillsync.sarif" {
-		t.Errorf("the job keeps %v when %q; want skillsync.sarif always, so a failed check keeps it too", job.Artifacts.Paths, job.Artifacts.When)
+	if job.Artifacts.When != "always" || !slices.Equal(job.Artifacts.Paths, []string{"skillsync.sarif", "skillsync-input.sarif"}) {
+		t.Errorf("the job keeps %v when %q; want both logs always, so a failed check keeps them too", job.Artifacts.Paths, job.Artifacts.When)
 	}
 	bin := testkit.Binary(t)
 	project := t.TempDir()
@@ -137,5 +140,24 @@ func TestTheGitLabTemplateKeepsSARIFAndFailsOnDrift(t *testing.T) {
 	}
 	if n := sarifResultCount(t, filepath.Join(project, "skillsync.sarif")); n != 0 {
 		t.Errorf("in step, yet the log has %d results", n)
+	}
+
+	// Invalid input: the input's log holds the problem, and no drift log is kept.
+	registryFile := filepath.Join(project, "skills-ws", "registry", "journal.yaml")
+	data, err := os.ReadFile(registryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(registryFile, append(data, "  nonsense: [\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := script(); code != 2 {
+		t.Fatalf("invalid input: exit %d, want 2", code)
+	}
+	if _, err := os.Stat(filepath.Join(project, "skillsync.sarif")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("invalid input, yet a drift log: %v", err)
+	}
+	if n := sarifResultCount(t, filepath.Join(project, "skillsync-input.sarif")); n != 1 {
+		t.Errorf("invalid input, yet the input's log has %d results", n)
 	}
 }

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"github.com/spf13/cobra"
+
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
-	"github.com/skillsync/skillsync/internal/sarif"
-	"github.com/spf13/cobra"
 )
 
 func newReconcileCommand(g *globals) *cobra.Command {
@@ -119,21 +119,22 @@ func finish(code int, err error) error {
 	return &exitError{code: code}
 }
 
-// reconcileSARIF writes the problems, or the paths the run leaves as they
-// should not be, as a SARIF log, and exits as the run does. A run that failed
-// before it planned writes no log: an empty one would tell code scanning that
-// every earlier alert is fixed.
+// reconcileSARIF writes the paths the run leaves as they should not be as a
+// SARIF log, and exits as the run does. A run that did not plan writes no log:
+// neither one that failed nor one whose input is invalid, whose log would hold
+// no drift and so tell code scanning that every drift and conflict alert is
+// fixed. validate -o sarif reports the input's problems, under a category of
+// their own.
 func reconcileSARIF(g *globals, root string, out controller.Outcome, check bool, code int) error {
-	if !out.Planned && len(out.Problems) == 0 {
-		return &exitError{code: code, err: flagWords(out.Failure())}
-	}
-	results := append(problemResults(out.Problems, sarif.Error, ruleInvalidInput), planResults(out, check)...)
-	if err := sarifLog(g.stdout, g.sys, root, results); err != nil {
-		return &exitError{exitFailure, err}
-	}
 	if len(out.Problems) > 0 {
 		printProblems(g.stderr, out.Problems)
 		return &exitError{code: code}
+	}
+	if !out.Planned {
+		return &exitError{code: code, err: flagWords(out.Failure())}
+	}
+	if err := sarifLog(g.stdout, g.sys, root, planResults(out, check)); err != nil {
+		return &exitError{exitFailure, err}
 	}
 	return &exitError{code: code, err: flagWords(out.Failure())}
 }

@@ -206,3 +206,47 @@ func TestSarifPlacesAProblemOutsideTheWorkspaceAtTheConfig(t *testing.T) {
 		t.Errorf("results %+v, want %+v", got, want)
 	}
 }
+
+// A log names no path of the machine that wrote it: the same problem in two
+// checkouts of a workspace at other paths gives the same bytes, so code
+// scanning keeps one alert whichever runner ran the check.
+func TestSarifNamesNoPathOfTheMachine(t *testing.T) {
+	var logs []string
+	for range 2 {
+		ws := inRepository(t)
+		testkit.WriteFile(t, ws, "registry/skills.yaml", []byte(strings.Replace(
+			string(readFixture(t, ws, "registry/skills.yaml")), "bodyFile: ../skills/qwencode-viz.md", "bodyFile: ../../../etc/passwd", 1)))
+		code, out, stderr := runCLI(t, ws, "validate", "-o", "sarif")
+		if code != exitInvalid || len(sarifResults(t, out)) != 1 {
+			t.Fatalf("exit %d, log:\n%s\nstderr:\n%s", code, out, stderr)
+		}
+		if strings.Contains(out, filepath.Dir(ws)) {
+			t.Errorf("the log names the checkout's path %s:\n%s", filepath.Dir(ws), out)
+		}
+		logs = append(logs, out)
+	}
+	if logs[0] != logs[1] {
+		t.Errorf("two checkouts give other logs:\n%s\n%s", logs[0], logs[1])
+	}
+}
+
+// With invalid input, reconcile -o sarif writes no log: one without the drift
+// would tell code scanning that every drift alert is fixed. It exits 2 and says
+// why on stderr; validate -o sarif reports the problem.
+func TestSarifReconcileWritesNoLogForInvalidInput(t *testing.T) {
+	ws := inRepository(t)
+	testkit.WriteFile(t, ws, testFile, []byte(capabilityDoc("effect: write", "effect: explode")))
+	code, out, stderr := runCLI(t, ws, "reconcile", "--check", "-o", "sarif")
+	if code != exitInvalid || out != "" || !strings.Contains(stderr, testFile+":6") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, out, stderr)
+	}
+}
+
+func readFixture(t *testing.T, ws, rel string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(ws, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
@@ -58,15 +60,36 @@ func sarifTool() sarif.Tool {
 // sarifLog writes results, found in the workspace at root, as a SARIF log
 // whose locations are relative to the root of the git work tree holding it
 // (to the workspace's own root outside git).
+// Messages name no path of the machine that ran the check (see machineFree).
 func sarifLog(w io.Writer, sys workspacefs.System, root string, results []sarif.Result) error {
 	prefix, err := workspaceInRepository(sys, root)
 	if err != nil {
 		return err
 	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	home, _ := os.UserHomeDir()
 	for i := range results {
 		results[i].File = joinSlash(prefix, results[i].File)
+		results[i].Message = machineFree(results[i].Message, abs, home)
 	}
 	return sarif.Write(w, sarifTool(), results)
+}
+
+// machineFree is msg with the workspace's absolute path made relative and the
+// home directory written ~: code scanning keeps the message and skillsync
+// fingerprints a result by it, so the same problem must read the same from
+// every checkout and runner, and a runner's paths are not the repository's to
+// publish.
+func machineFree(msg, root, home string) string {
+	sep := string(filepath.Separator)
+	pairs := []string{root + sep, "", root, "."}
+	if home != "" && home != sep {
+		pairs = append(pairs, home+sep, "~/", home, "~")
+	}
+	return strings.NewReplacer(pairs...).Replace(msg)
 }
 
 // workspaceInRepository is the slash path of the workspace from the root of
