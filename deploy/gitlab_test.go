@@ -161,3 +161,18 @@ func TestTheGitLabTemplateKeepsSARIFAndFailsOnDrift(t *testing.T) {
 		t.Errorf("invalid input, yet the input's log has %d results", n)
 	}
 }
+
+// A version that is not a release's (a path, say) is refused before anything
+// is downloaded.
+func TestTheGitLabTemplateRefusesAVersionThatIsNoRelease(t *testing.T) {
+	job := readGitLabJob(t)
+	for _, version := range []string{"0.1.0/../../other", "", "v", "latest", "0.1.0 x"} {
+		cmd := exec.Command("sh", "-e", "-c", strings.Join(job.BeforeScript, "\n"))
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "SKILLSYNC_VERSION="+version, "TMPDIR="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "is not a release version") {
+			t.Errorf("version %q: %v\n%s", version, err, out)
+		}
+	}
+}

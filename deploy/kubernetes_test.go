@@ -269,7 +269,16 @@ func TestNodeOverlayRunsTheNodeImage(t *testing.T) {
 	b := buildKustomization(t, "kubernetes/overlays/node")
 	skillsync, _ := sidecar(b.deployments[0].Spec.Template.Spec, "skillsync")
 	if skillsync == nil || !strings.HasPrefix(skillsync.Image, "ghcr.io/skillsync/skillsync-node:") {
-		t.Errorf("the node overlay runs %v", skillsync)
+		t.Fatalf("the node overlay runs %v", skillsync)
+	}
+	// npx writes its cache under HOME or NPM_CONFIG_CACHE: both on the scratch
+	// volume (TestKustomizationsBuildAndHoldTogether checks it is writable).
+	var env []string
+	for _, e := range skillsync.Env {
+		env = append(env, e.Name)
+	}
+	if !slices.Contains(env, "HOME") || !slices.Contains(env, "NPM_CONFIG_CACHE") {
+		t.Errorf("skillsync's environment %v does not put npx's home and cache on a volume", env)
 	}
 	if _, ok := readDockerfile(t).stages["node"]; !ok {
 		t.Error("the Dockerfile has no node target to build that image from")
