@@ -177,6 +177,7 @@ func TestWatcherMetricsFollowTheWorkspace(t *testing.T) {
 		{"skillsync_source_up", []string{"source", "docs", "kind", "mcp"}, 0},
 		{"skillsync_source_info", []string{"source", "docs", "kind", "mcp"}, 1},
 		{"skillsync_watch_polling", nil, 0},
+		{"skillsync_watch_poll_asked", nil, 0},
 		{"skillsync_watch_directories", []string{"mode", "polled"}, 0},
 		{"skillsync_ready", nil, 0}, // the MCP server is down
 		{"skillsync_build_info", nil, 1},
@@ -230,9 +231,9 @@ func TestWatcherMetricsSayItPolls(t *testing.T) {
 	w := startWatcher(t, testkit.ExampleWorkspace(t), "--poll", "100ms")
 	ms := w.await(t, "the first pass converges", converged)
 	if !ms.is("skillsync_watch_polling", 1) || !ms.is("skillsync_watch_directories", 0, "mode", "inotify") ||
-		!ms.is("skillsync_watch_poll_interval_seconds", 0.1) {
-		t.Errorf("under --poll: polling %v, directories %v, interval %v",
-			ms["skillsync_watch_polling"], ms["skillsync_watch_directories"], ms["skillsync_watch_poll_interval_seconds"])
+		!ms.is("skillsync_watch_poll_interval_seconds", 0.1) || !ms.is("skillsync_watch_poll_asked", 1) {
+		t.Errorf("under --poll: polling %v, directories %v, interval %v, asked %v",
+			ms["skillsync_watch_polling"], ms["skillsync_watch_directories"], ms["skillsync_watch_poll_interval_seconds"], ms["skillsync_watch_poll_asked"])
 	}
 	if v, _ := ms.value("skillsync_watch_directories", "mode", "polled"); v <= 0 {
 		t.Errorf("polled directories: %v", v)

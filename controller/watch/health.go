@@ -57,6 +57,8 @@ type watchState struct {
 	Inotify int   `json:"inotify"`
 	Polled  int   `json:"polled"`
 	PollMS  int64 `json:"pollMs"`
+	// Asked says --poll asked for polling: no fallback, nothing to alert on.
+	Asked bool `json:"-"`
 }
 
 // Tracker keeps what /healthz and /readyz answer: whether the loop runs, the run in

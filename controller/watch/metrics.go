@@ -80,6 +80,8 @@ var (
 		"1 when the watcher polls any directory instead of receiving its events, else 0.", nil, nil)
 	pollIntervalDesc = prometheus.NewDesc("skillsync_watch_poll_interval_seconds",
 		"How often polled directories are listed.", nil, nil)
+	pollAskedDesc = prometheus.NewDesc("skillsync_watch_poll_asked",
+		"1 when --poll asks the watcher to poll rather than receive events, else 0.", nil, nil)
 )
 
 // trackerMetrics are the Tracker's metrics, in a registry of their own: a
@@ -145,7 +147,7 @@ type trackerCollector struct{ t *Tracker }
 
 func (c trackerCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{buildInfoDesc, readyDesc, lastResultDesc, lastTimeDesc, filesDesc, pendingDeletesDesc,
-		sourceUpDesc, sourceInfoDesc, watchDirsDesc, pollingDesc, pollIntervalDesc} {
+		sourceUpDesc, sourceInfoDesc, watchDirsDesc, pollingDesc, pollIntervalDesc, pollAskedDesc} {
 		ch <- d
 	}
 }
@@ -196,6 +198,7 @@ func (c trackerCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(watchDirsDesc, float64(watch.Polled), "polled")
 		gauge(pollingDesc, boolValue(watch.Polled > 0))
 		gauge(pollIntervalDesc, float64(watch.PollMS)/1000)
+		gauge(pollAskedDesc, boolValue(watch.Asked))
 	}
 }
 

@@ -233,7 +233,7 @@ func (s *changeSource) refresh(reg *registry.Registry) {
 	if s.fsw != nil && before > 0 && len(polled) == 0 {
 		s.o.Log.Info("every directory is watched with inotify again", "watched", len(watched))
 	}
-	s.o.Health.setWatch(watchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds()})
+	s.o.Health.setWatch(watchState{Inotify: len(watched), Polled: len(polled), PollMS: s.every.Milliseconds(), Asked: s.o.Poll > 0})
 	s.handPollSet(polled, inputDirs(s.root, s.o.Config(), reg))
 }
 
