@@ -49,6 +49,9 @@ type SourceState struct {
 	Kind   string `json:"kind"`
 	Digest string `json:"digest,omitempty"`
 	Up     bool   `json:"up"`
+	// Unread says the run stopped before it got to the source (at invalid input,
+	// or at another source it could not read): whether it is up is not known.
+	Unread bool `json:"unread,omitempty"`
 }
 
 // watchState is how the watcher sees changes: the directories inotify watches and

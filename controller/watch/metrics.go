@@ -190,7 +190,9 @@ func (c trackerCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(pendingDeletesDesc, float64(last.Counts["deferred"]))
 	}
 	for _, s := range sources {
-		gauge(sourceUpDesc, boolValue(s.Up), s.Name, s.Kind)
+		if !s.Unread {
+			gauge(sourceUpDesc, boolValue(s.Up), s.Name, s.Kind)
+		}
 		gauge(sourceInfoDesc, 1, s.Name, s.Kind, s.Digest)
 	}
 	if watch != nil {

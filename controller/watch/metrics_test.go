@@ -149,9 +149,10 @@ func TestMetricsSayWhatTheEndpointsSay(t *testing.T) {
 	}
 }
 
-// A run's report names each declared source with what the lock pins it to, and
-// as down only the one the load could not read; withheld skills and hand-written
-// files are counted.
+// A run's report names each declared source with what the lock pins it to, as
+// down the one the load could not read, and the others as unread: the load
+// stopped before it knew; withheld skills and hand-written files are counted.
+// A run that planned read every source.
 func TestRunReportNamesTheSourcesAndWhichCannotBeRead(t *testing.T) {
 	reg := &registry.Registry{Pinned: map[string]registry.LockedSource{
 		"team":  {Name: "team", Git: "https://user:secret@git.example/team.git", Commit: "0123456789abcdef0123456789abcdef01234567"},
@@ -168,9 +169,9 @@ func TestRunReportNamesTheSourcesAndWhichCannotBeRead(t *testing.T) {
 		HandWritten: []string{".claude/skills/mine/SKILL.md"}}
 	r := runReport(out, time.Now(), time.Millisecond)
 	want := []SourceState{
-		{Name: "team", Kind: "git", Digest: "0123456789abcdef0123456789abcdef01234567", Up: true},
+		{Name: "team", Kind: "git", Digest: "0123456789abcdef0123456789abcdef01234567", Unread: true},
 		{Name: "tools", Kind: "oci", Digest: "sha256:feed", Up: false},
-		{Name: "catalog", Kind: "index", Up: true},
+		{Name: "catalog", Kind: "index", Unread: true},
 	}
 	if len(r.Sources) != len(want) {
 		t.Fatalf("sources %+v, want %+v", r.Sources, want)
@@ -182,5 +183,11 @@ func TestRunReportNamesTheSourcesAndWhichCannotBeRead(t *testing.T) {
 	}
 	if r.Counts["withheld"] != 2 || r.Counts["handWritten"] != 1 {
 		t.Errorf("counts %v: want 2 withheld, 1 hand-written", r.Counts)
+	}
+	out.Err, out.Planned = nil, true
+	for _, s := range runReport(out, time.Now(), time.Millisecond).Sources {
+		if !s.Up || s.Unread {
+			t.Errorf("a run that planned reports %+v", s)
+		}
 	}
 }

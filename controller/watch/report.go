@@ -45,9 +45,10 @@ func runReport(out controller.Outcome, started time.Time, took time.Duration) Re
 }
 
 // sourceStates are the sources skillsync.yaml declares, as the run read them:
-// what the lock pins each to, and whether it could be read. A load's error
-// names only the first source it could not read, so of several that are down
-// only that one is reported down until it reads again.
+// what the lock pins each to, and whether it could be read. A run that planned
+// read every source; one that stopped at a source it could not read names that
+// one, and of the others, as of every source of a run that stopped at invalid
+// input, nothing is known.
 func sourceStates(out controller.Outcome) []SourceState {
 	if out.Registry == nil {
 		return nil
@@ -59,7 +60,8 @@ func sourceStates(out controller.Outcome) []SourceState {
 		if slices.ContainsFunc(states, func(s SourceState) bool { return s.Name == src.Name }) {
 			continue // a name declared twice is invalid input, reported as such
 		}
-		s := SourceState{Name: src.Name, Kind: sourceKind(src), Up: unread == nil || unread.Source != src.Name}
+		s := SourceState{Name: src.Name, Kind: sourceKind(src), Up: out.Planned}
+		s.Unread = !out.Planned && (unread == nil || unread.Source != src.Name)
 		if locked, ok := out.Registry.Pinned[src.Name]; ok {
 			s.Digest = locked.Pin()
 		}
