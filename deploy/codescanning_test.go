@@ -410,3 +410,19 @@ cp "$RELEASE/${last##*/}" "$2"
 	}
 	return dir
 }
+
+// A sarif-file of more than one line is refused: its name goes into
+// GITHUB_OUTPUT, where a second line would set an output of its own.
+func TestTheActionRefusesASarifFileOfTwoLines(t *testing.T) {
+	a := readAction(t)
+	r := newRunner(t, a, filepath.Dir(testkit.Binary(t)), map[string]string{"sarif-file": "skillsync.sarif\nfile=/etc/passwd"})
+	testkit.CopyExample(t, r.workspace)
+	for _, step := range a.Runs.Steps {
+		if step.ID != "sarif" {
+			continue
+		}
+		if code := r.run(step); code != 1 || r.outputs["sarif"]["file"] != "" {
+			t.Errorf("exit %d, outputs %v; want exit 1 and no file", code, r.outputs["sarif"])
+		}
+	}
+}
