@@ -8,7 +8,7 @@
 // authoring/starter, authoring/update, clients, controller, controller/apply,
 // controller/plan, controller/state, controller/watch, desired,
 // desired/registry, desired/sbom, internal/gitfiles, internal/printable, internal/sarif,
-// internal/workspacefs, observed,
-// sources/archive, sources/git, sources/mcp, sources/oci, sources/signing,
-// sources/wellknown.
+// internal/workspacefs, observed, serve,
+// sources/archive, sources/git, sources/mcp, sources/mcp/skillserver, sources/oci,
+// sources/signing, sources/wellknown.
 package main

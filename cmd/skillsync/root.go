@@ -98,6 +98,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newUpdateCommand(g),
 		newOutdatedCommand(g),
 		newPublishCommand(g),
+		newServeCommand(g),
 		newSBOMCommand(g),
 		newVersionCommand(g),
 		newProbeCommand(g),

@@ -33,6 +33,10 @@ type Options struct {
 	// tree, as a follower writing an MCP source's snapshot there, starts and
 	// stops with it.
 	OnTree func(ctx context.Context, root string)
+	// OnPass, when set, is called with the outcome of each run over the tree the
+	// root leads to: what a reader of the desired state, such as skillsync
+	// serve, follows the workspace by.
+	OnPass func(controller.Outcome)
 
 	// informer is the loop's own: what the passes found, kept from pass to pass.
 	informer *controller.Informer
@@ -131,6 +135,9 @@ func (w *watchLoop) run(ctx context.Context) error {
 	if !w.root.publish(report) {
 		w.q.Add() // a pass over the tree the root leads to now
 		return nil
+	}
+	if w.o.OnPass != nil {
+		w.o.OnPass(out)
 	}
 	if w.settle != nil {
 		w.settle.Stop()

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,16 +103,31 @@ func (p *Publisher) Set(cat Catalog) {
 	old := p.cat
 	p.cat = cat
 	p.mu.Unlock()
-	for uri := range old.Files {
-		if _, kept := cat.Files[uri]; !kept {
+	// A file whose bytes changed under the same URI is removed and added again:
+	// the extension has no notification of its own, and a client hears of a
+	// changed skill only as a change of the resource list.
+	for uri, was := range old.Files {
+		if now, kept := cat.Files[uri]; !kept || !bytes.Equal(now, was) {
 			p.server.RemoveResources(uri)
 		}
 	}
-	for uri := range cat.Files {
-		if _, had := old.Files[uri]; !had {
-			p.server.AddResource(&mcp.Resource{URI: uri, Name: uri}, p.read)
+	for uri, now := range cat.Files {
+		if was, had := old.Files[uri]; !had || !bytes.Equal(now, was) {
+			p.server.AddResource(&mcp.Resource{URI: uri, Name: uri, MIMEType: mimeType(uri, now)}, p.read)
 		}
 	}
+}
+
+// mimeType is what a file is served as: a SKILL.md as Markdown, other text as
+// plain text, and anything that is not UTF-8 text as bytes.
+func mimeType(uri string, content []byte) string {
+	switch {
+	case !utf8.Valid(content) || bytes.IndexByte(content, 0) >= 0:
+		return "application/octet-stream"
+	case strings.HasSuffix(uri, ".md"):
+		return "text/markdown"
+	}
+	return "text/plain"
 }
 
 func (p *Publisher) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -121,7 +137,13 @@ func (p *Publisher) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/markdown", Text: string(content)}}}, nil
+	contents := &mcp.ResourceContents{URI: req.Params.URI, MIMEType: mimeType(req.Params.URI, content)}
+	if contents.MIMEType == "application/octet-stream" {
+		contents.Blob = content
+	} else {
+		contents.Text = string(content)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{contents}}, nil
 }
 
 // Transport is the server's side of t, answering the extension's methods.

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/internal/testkit"
+)
+
+// stdioPeer speaks JSON-RPC to a skillsync serve it started, one message a
+// line, as an MCP client over stdio does.
+type stdioPeer struct {
+	t      *testing.T
+	in     io.WriteCloser
+	lines  chan map[string]any
+	nextID int
+}
+
+func startServe(t *testing.T, ws string, args ...string) *stdioPeer {
+	t.Helper()
+	cmd := exec.Command(testkit.Binary(t), append([]string{"--workspace", ws, "serve"}, args...)...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &stdioPeer{t: t, in: in, lines: make(chan map[string]any, 64)}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var msg map[string]any
+			if json.Unmarshal(sc.Bytes(), &msg) == nil {
+				p.lines <- msg
+			}
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() {
+		in.Close()
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	init := p.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "test", "version": "1"}})
+	caps, _ := init["result"].(map[string]any)["capabilities"].(map[string]any)
+	if ext, _ := caps["extensions"].(map[string]any); ext["io.modelcontextprotocol/skills"] == nil {
+		t.Fatalf("the server declares no skills extension: %v", init)
+	}
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	return p
+}
+
+func (p *stdioPeer) send(msg map[string]any) {
+	p.t.Helper()
+	data, _ := json.Marshal(msg)
+	if _, err := p.in.Write(append(data, '\n')); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// call sends a request and returns its response; notifications that come
+// first are kept for next.
+func (p *stdioPeer) call(method string, params any) map[string]any {
+	p.t.Helper()
+	p.nextID++
+	id := p.nextID
+	p.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	for msg := range p.waitFor(func(m map[string]any) bool { return m["id"] == float64(id) }) {
+		return msg
+	}
+	p.t.Fatalf("no answer to %s", method)
+	return nil
+}
+
+// waitFor yields the first message match takes, within a minute.
+func (p *stdioPeer) waitFor(match func(map[string]any) bool) func(func(map[string]any) bool) {
+	return func(yield func(map[string]any) bool) {
+		deadline := time.After(time.Minute)
+		for {
+			select {
+			case msg, ok := <-p.lines:
+				if !ok {
+					return
+				}
+				if match(msg) {
+					yield(msg)
+					return
+				}
+			case <-deadline:
+				return
+			}
+		}
+	}
+}
+
+// The MUSTs of the skills extension, against the real binary over stdio: every
+// listed skill has a SKILL.md URI, its front matter, and a manifest whose
+// digests and sizes are those of what resources/read returns; skills/get
+// returns the listed entry and refuses an unknown URI with an error; each file
+// is a resource; a change of the registry is announced as a change of the
+// resource list, and the listing then has the new content; nothing is written
+// into the workspace.
+func TestServeConformsToTheSkillsExtension(t *testing.T) {
+	ws := testkit.ExampleWorkspace(t)
+	p := startServe(t, ws, "--target", "claude-code")
+	list := p.call("skills/list", map[string]any{})
+	result, _ := list["result"].(map[string]any)
+	skills, _ := result["skills"].([]any)
+	if len(skills) != 5 || result["resultType"] != "complete" {
+		t.Fatalf("skills/list: %v", list)
+	}
+	for _, raw := range skills {
+		entry := raw.(map[string]any)
+		uri, _ := entry["uri"].(string)
+		name := strings.TrimSuffix(strings.TrimPrefix(uri, "skill://"), "/SKILL.md")
+		front, _ := entry["frontmatter"].(map[string]any)
+		if !strings.HasSuffix(uri, "/SKILL.md") || front["name"] != name || front["description"] == "" {
+			t.Errorf("entry %v: want skill://NAME/SKILL.md with its name and description", entry)
+		}
+		files, _ := entry["resources"].([]any)
+		if len(files) == 0 {
+			t.Errorf("%s: no manifest", uri)
+		}
+		for _, f := range files {
+			file := f.(map[string]any)
+			content := p.read(file["uri"].(string))
+			sum := sha256.Sum256(content)
+			if file["digest"] != "sha256:"+hex.EncodeToString(sum[:]) || file["size"] != float64(len(content)) {
+				t.Errorf("%s: manifest says %v %v, resources/read gives %d bytes of sha256:%x", file["uri"], file["digest"], file["size"], len(content), sum)
+			}
+		}
+		got := p.call("skills/get", map[string]any{"uri": uri})
+		if skill, _ := got["result"].(map[string]any)["skill"].(map[string]any); skill["uri"] != uri {
+			t.Errorf("skills/get %s: %v", uri, got)
+		}
+	}
+	if missing := p.call("skills/get", map[string]any{"uri": "skill://nothing/SKILL.md"}); missing["error"] == nil {
+		t.Errorf("skills/get of an unknown skill: %v", missing)
+	}
+	if got := string(p.read("skill://weekly-report/SKILL.md")); !strings.Contains(got, "Weekly report for a team") {
+		t.Fatalf("weekly-report's SKILL.md:\n%s", got)
+	}
+
+	replaceInFile(t, filepath.Join(ws, "registry/journal.yaml"), "title: Weekly report for a team", "title: Weekly report, served")
+	changed := false
+	for range p.waitFor(func(m map[string]any) bool { return m["method"] == "notifications/resources/list_changed" }) {
+		changed = true
+	}
+	if !changed {
+		t.Fatal("no notifications/resources/list_changed after the registry changed")
+	}
+	if got := string(p.read("skill://weekly-report/SKILL.md")); !strings.Contains(got, "Weekly report, served") {
+		t.Errorf("after the change, weekly-report's SKILL.md:\n%s", got)
+	}
+	for _, dir := range []string{".skillsync", ".claude"} {
+		if _, err := os.Stat(filepath.Join(ws, dir)); err == nil {
+			t.Errorf("serve wrote %s into the workspace", dir)
+		}
+	}
+}
+
+// read returns the bytes resources/read gives for uri.
+func (p *stdioPeer) read(uri string) []byte {
+	p.t.Helper()
+	got := p.call("resources/read", map[string]any{"uri": uri})
+	contents, _ := got["result"].(map[string]any)["contents"].([]any)
+	if len(contents) != 1 {
+		p.t.Fatalf("resources/read %s: %v", uri, got)
+	}
+	c := contents[0].(map[string]any)
+	if blob, ok := c["blob"].(string); ok {
+		data, err := base64.StdEncoding.DecodeString(blob)
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		return data
+	}
+	return []byte(fmt.Sprint(c["text"]))
+}
+
+func replaceInFile(t *testing.T, file, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(data), old) {
+		t.Fatalf("%s holds no %q: %v", file, old, err)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serve --well-known serves the site publish --well-known writes, byte for
+// byte, and another workspace's index source takes the skills from it: the
+// same skill directories land on its disk. A skill added to the first
+// workspace is in the index the next time it is asked for.
+func TestServeWellKnownIsASiteAnIndexSourceReads(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	a := t.TempDir()
+	testkit.WriteFiles(t, a, map[string]string{
+		"skillsync.yaml":                  "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  skillDirs: [skills/*]\n  targets: [claude-code]\n",
+		"skills/deploy/SKILL.md":          "---\nname: deploy\ndescription: Deploy the service.\n---\nRead [the FAQ](references/faq.md).\n",
+		"skills/deploy/references/faq.md": "Questions.\n",
+		"skills/greet/SKILL.md":           "---\nname: greet\ndescription: Greet someone.\n---\nSay hello.\n",
+	})
+	site := filepath.Join(t.TempDir(), "public")
+	if code, out, stderr := runCLI(t, a, "publish", "--well-known", site); code != exitOK {
+		t.Fatalf("publish: exit %d\n%s%s", code, out, stderr)
+	}
+	addr := testkit.FreeAddr(t)
+	cmd := exec.Command(testkit.Binary(t), "--workspace", a, "serve", "--http", addr, "--well-known")
+	var logs strings.Builder
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	index := "http://" + addr + "/.well-known/agent-skills/index.json"
+	testkit.AwaitReady(t, index, time.Minute, nil)
+	served := 0
+	for rel, e := range treeOf(t, site) {
+		if e.Kind != "file" {
+			continue
+		}
+		sum := sha256.Sum256([]byte(httpGet(t, "http://"+addr+"/"+filepath.ToSlash(rel))))
+		if got := hex.EncodeToString(sum[:]); got != e.Digest {
+			t.Errorf("%s: served sha256:%s, publish wrote sha256:%s", rel, got, e.Digest)
+		}
+		served++
+	}
+	if served != 3 {
+		t.Errorf("publish wrote %d files; want the index and 2 artifacts", served)
+	}
+
+	b := t.TempDir()
+	testkit.WriteFile(t, b, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  targets: [claude-code]\n"+
+		"  sources:\n    - name: team\n      index: "+index+"\n"))
+	for _, c := range []struct {
+		ws   string
+		args []string
+	}{{a, []string{"reconcile", "--once"}}, {b, []string{"update", "--yes"}}, {b, []string{"reconcile", "--once"}}} {
+		if code, out, stderr := runCLI(t, c.ws, c.args...); code != exitOK {
+			t.Fatalf("%v: exit %d\n%s%s", c.args, code, out, stderr)
+		}
+	}
+	sameContents(t, a, b, ".claude/skills", "source team (index "+index+", ")
+
+	testkit.WriteFile(t, a, "skills/wave/SKILL.md", []byte("---\nname: wave\ndescription: Wave.\n---\nWave.\n"))
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(httpGet(t, index), `"wave"`); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the index never named the skill added:\n%s\n%s", httpGet(t, index), logs.String())
+		}
+	}
+}
+
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
