@@ -15,7 +15,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # each for a time instead.
 FUZZTIME  ?=
 
-.PHONY: build install demo test test-portable schema-check cross dist dist-check cask-check npm-packages npm-check renovate-check e2e bench bench-scaling bench-watch bench-mcp reliability lint fuzz clean
+.PHONY: build install demo test test-portable schema-check cross dist dist-check cask-check npm-packages npm-check renovate-check e2e bench bench-scaling bench-watch bench-mcp bench-serve reliability lint fuzz clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/skillsync
@@ -108,6 +108,7 @@ e2e:
 # go run ./test/bench/reconcile -sizes '' -gitsource '' -skilldirs 1000 -out /tmp/skilldirs.md
 bench:
 	$(GO) run ./test/bench/reconcile
+	$(GO) run ./test/bench/servelatency
 
 # The cold run's growth from N = 1 000 to N = 10 000 against the write floor's, the
 # sizes timed in turn so the shared disk's drift slows both alike; a few minutes.
@@ -122,6 +123,11 @@ bench-watch:
 # How soon a tool an MCP server adds is a skill on disk (test/bench/mcplatency); seconds.
 bench-mcp:
 	$(GO) run ./test/bench/mcplatency
+
+# skillsync serve over stdio: skills/list of 1 000 skills against ping, and a
+# registry save to the notification (test/bench/servelatency); part of make bench.
+bench-serve:
+	$(GO) run ./test/bench/servelatency
 
 # The adversarial suites (test/reliability/): a table of suites, cases and failures.
 # CI runs them with RELIABILITY_CASES=2000; locally the defaults are larger.

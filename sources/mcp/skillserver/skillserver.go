@@ -80,6 +80,9 @@ type Publisher struct {
 	server *mcp.Server
 	mu     sync.Mutex
 	cat    Catalog
+	// listing is skills/list's answer for cat, encoded once: a listing of a
+	// thousand skills is asked for far more often than it changes.
+	listing json.RawMessage
 }
 
 // Capabilities are the server options' capabilities that declare the extension,
@@ -99,9 +102,10 @@ func Publish(server *mcp.Server, cat Catalog) *Publisher {
 
 // Set publishes cat in place of what was published.
 func (p *Publisher) Set(cat Catalog) {
+	listing, _ := json.Marshal(map[string]any{"resultType": "complete", "skills": cat.Entries, "ttlMs": 0, "cacheScope": "public"})
 	p.mu.Lock()
 	old := p.cat
-	p.cat = cat
+	p.cat, p.listing = cat, listing
 	p.mu.Unlock()
 	// A file whose bytes changed under the same URI is removed and added again:
 	// the extension has no notification of its own, and a client hears of a
@@ -182,20 +186,19 @@ func (c conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 func (p *Publisher) answer(req *jsonrpc.Request) *jsonrpc.Response {
 	p.mu.Lock()
-	entries, endless := p.cat.Entries, p.cat.Endless
+	entries, endless, listing := p.cat.Entries, p.cat.Endless, p.listing
 	p.mu.Unlock()
 	var result any
 	switch req.Method {
 	case "skills/list":
-		page := map[string]any{"resultType": "complete", "skills": entries, "ttlMs": 0, "cacheScope": "public"}
-		if endless {
-			var params struct {
-				Cursor string `json:"cursor"`
-			}
-			_ = json.Unmarshal(req.Params, &params)
-			page["nextCursor"] = params.Cursor + "x"
+		if !endless {
+			return &jsonrpc.Response{ID: req.ID, Result: listing}
 		}
-		result = page
+		var params struct {
+			Cursor string `json:"cursor"`
+		}
+		_ = json.Unmarshal(req.Params, &params)
+		result = map[string]any{"resultType": "complete", "skills": entries, "ttlMs": 0, "cacheScope": "public", "nextCursor": params.Cursor + "x"}
 	case "skills/get":
 		var params struct {
 			URI string `json:"uri"`
