@@ -126,8 +126,15 @@ func TestServeConformsToTheSkillsExtension(t *testing.T) {
 	list := p.call("skills/list", map[string]any{})
 	result, _ := list["result"].(map[string]any)
 	skills, _ := result["skills"].([]any)
-	if len(skills) != 5 || result["resultType"] != "complete" {
+	if len(skills) != 5 || result["resultType"] != "complete" || result["ttlMs"] == nil || result["cacheScope"] == nil {
 		t.Fatalf("skills/list: %v", list)
+	}
+	named := map[string]string{}
+	resources := p.call("resources/list", map[string]any{})
+	listed, _ := resources["result"].(map[string]any)["resources"].([]any)
+	for _, raw := range listed {
+		r := raw.(map[string]any)
+		named[r["uri"].(string)] = fmt.Sprint(r["name"], " ", r["mimeType"])
 	}
 	for _, raw := range skills {
 		entry := raw.(map[string]any)
@@ -150,12 +157,17 @@ func TestServeConformsToTheSkillsExtension(t *testing.T) {
 			}
 		}
 		got := p.call("skills/get", map[string]any{"uri": uri})
-		if skill, _ := got["result"].(map[string]any)["skill"].(map[string]any); skill["uri"] != uri {
+		get, _ := got["result"].(map[string]any)
+		if skill, _ := get["skill"].(map[string]any); skill["uri"] != uri || get["resultType"] != "complete" || get["ttlMs"] == nil || get["cacheScope"] == nil {
 			t.Errorf("skills/get %s: %v", uri, got)
 		}
+		if want := name + " text/markdown"; named[uri] != want {
+			t.Errorf("resources/list names %s %q, want %q", uri, named[uri], want)
+		}
 	}
-	if missing := p.call("skills/get", map[string]any{"uri": "skill://nothing/SKILL.md"}); missing["error"] == nil {
-		t.Errorf("skills/get of an unknown skill: %v", missing)
+	missing := p.call("skills/get", map[string]any{"uri": "skill://nothing/SKILL.md"})
+	if e, _ := missing["error"].(map[string]any); e["code"] != float64(-32602) {
+		t.Errorf("skills/get of an unknown skill: %v; want error -32602 (invalid params)", missing)
 	}
 	if got := string(p.read("skill://weekly-report/SKILL.md")); !strings.Contains(got, "Weekly report for a team") {
 		t.Fatalf("weekly-report's SKILL.md:\n%s", got)

@@ -115,9 +115,19 @@ func (p *Publisher) Set(cat Catalog) {
 			p.server.RemoveResources(uri)
 		}
 	}
+	skillMDs := map[string]Entry{}
+	for _, e := range cat.Entries {
+		skillMDs[e.URI] = e
+	}
 	for uri, now := range cat.Files {
 		if was, had := old.Files[uri]; !had || !bytes.Equal(now, was) {
-			p.server.AddResource(&mcp.Resource{URI: uri, Name: uri, MIMEType: mimeType(uri, now)}, p.read)
+			r := &mcp.Resource{URI: uri, Name: uri, MIMEType: mimeType(uri, now)}
+			// A SKILL.md is named and described as its front matter says.
+			if e, ok := skillMDs[uri]; ok {
+				r.Name, _ = e.Frontmatter["name"].(string)
+				r.Description, _ = e.Frontmatter["description"].(string)
+			}
+			p.server.AddResource(r, p.read)
 		}
 	}
 }
