@@ -99,12 +99,20 @@ func githubEscape(s string, property bool) string {
 	return s
 }
 
-// annotatePlan writes a GitHub Actions error annotation for each path the run
-// leaves as it should not be: in conflict, failed, or, for --check, to change.
-func annotatePlan(w io.Writer, out controller.Outcome, check bool) {
+// outOfStep is a path a run leaves as it should not be, and what to say of it.
+type outOfStep struct {
+	controller.Result
+	text string
+}
+
+// leftOutOfStep are the paths the run leaves as they should not be: in
+// conflict, failed, or, for --check, to change. -o github and -o sarif report
+// the same paths in the same words.
+func leftOutOfStep(out controller.Outcome, check bool) []outOfStep {
 	if !out.Planned {
-		return
+		return nil
 	}
+	var left []outOfStep
 	for _, r := range out.Results(check) {
 		if r.Fate == controller.InSync || r.Fate == controller.Made && r.Action != plan.Conflict {
 			continue
@@ -117,7 +125,16 @@ func annotatePlan(w io.Writer, out controller.Outcome, check bool) {
 		if r.Action != plan.Conflict && r.Fate == controller.Proposed {
 			text += " (run skillsync reconcile --once and commit the result)"
 		}
-		githubCommand(w, "error", text, annotationAt(out, r)...)
+		left = append(left, outOfStep{r, text})
+	}
+	return left
+}
+
+// annotatePlan writes a GitHub Actions error annotation for each path the run
+// leaves as it should not be.
+func annotatePlan(w io.Writer, out controller.Outcome, check bool) {
+	for _, l := range leftOutOfStep(out, check) {
+		githubCommand(w, "error", l.text, annotationAt(out, l.Result)...)
 	}
 }
 

@@ -163,33 +163,20 @@ func problemResults(ps registry.Problems, level sarif.Level, rule string) []sari
 // names the targets: code scanning shows an alert on a file the repository
 // has.
 func planResults(out controller.Outcome, check bool) []sarif.Result {
-	if !out.Planned {
-		return nil
-	}
 	var results []sarif.Result
-	for _, r := range out.Results(check) {
-		if r.Fate == controller.InSync || r.Fate == controller.Made && r.Action != plan.Conflict {
-			continue
-		}
-		verb, note := fateWords(r)
-		text := verb + " " + r.Path
-		if note != "" {
-			text += ": " + note
-		}
+	for _, l := range leftOutOfStep(out, check) {
 		rule := ruleDrift
 		switch {
-		case r.Action == plan.Conflict:
+		case l.Action == plan.Conflict:
 			rule = ruleConflict
-		case r.Fate == controller.FailedApply:
+		case l.Fate == controller.FailedApply:
 			rule = ruleApplyFailed
-		case r.Fate == controller.Proposed:
-			text += " (run skillsync reconcile --once and commit the result)"
 		}
-		at := changeAt(out, r)
-		if r.Action == plan.Create && at.File == r.Path {
+		at := changeAt(out, l.Result)
+		if l.Action == plan.Create && at.File == l.Path {
 			at = registry.Position{File: registry.ConfigName}
 		}
-		results = append(results, sarif.Result{RuleID: rule, Level: sarif.Error, Message: text, File: at.File, Line: at.Line, Column: at.Column})
+		results = append(results, sarif.Result{RuleID: rule, Level: sarif.Error, Message: l.text, File: at.File, Line: at.Line, Column: at.Column})
 	}
 	return results
 }
