@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -58,7 +59,7 @@ func Catalog(reg *registry.Registry, profile desired.Profile, target string) (sk
 		e := skillserver.Entry{URI: "skill://" + name + "/SKILL.md"}
 		var manifest []skillserver.File
 		for _, p := range slices.Sorted(maps.Keys(files)) {
-			uri := "skill://" + name + "/" + p
+			uri := "skill://" + name + "/" + escapePath(p)
 			sum := sha256.Sum256(files[p])
 			manifest = append(manifest, skillserver.File{URI: uri, Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: len(files[p])})
 			cat.Files[uri] = files[p]
@@ -90,4 +91,14 @@ func frontMatter(skill []byte) (map[string]any, error) {
 		return nil, err
 	}
 	return front, nil
+}
+
+// escapePath is the slash path p with each segment escaped as a URI path
+// segment: a file may be named "50% off.md", and its resource's URI must parse.
+func escapePath(p string) string {
+	segments := strings.Split(p, "/")
+	for i, s := range segments {
+		segments[i] = url.PathEscape(s)
+	}
+	return strings.Join(segments, "/")
 }

@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -58,5 +60,35 @@ func TestACatalogIsOneTargetDirectory(t *testing.T) {
 	}
 	if _, err := Catalog(in.Registry, in.Profile, "cursor"); err == nil || !strings.Contains(err.Error(), "claude-code, qwen-code, agents") {
 		t.Errorf("a target not enabled: %v", err)
+	}
+}
+
+// A file of a skill directory may be named with characters a URI escapes: its
+// resource's URI parses, and names it.
+func TestAFileNameIsEscapedInItsURI(t *testing.T) {
+	ws := t.TempDir()
+	testkit.WriteFiles(t, ws, map[string]string{
+		"skillsync.yaml":             "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  skillDirs: [skills/*]\n  targets: [claude-code]\n",
+		"skills/tidy/SKILL.md":       "---\nname: tidy\ndescription: Tidy up.\n---\nSee the notes.\n",
+		"skills/tidy/50% off.md":     "Half.\n",
+		"skills/tidy/notes/a b#c.md": "Odd.\n",
+	})
+	in, err := controller.LoadInputs(controller.Request{System: workspacefs.OS{}, Root: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := Catalog(in.Registry, in.Profile, "claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"skill://tidy/50%25%20off.md": "50% off.md", "skill://tidy/notes/a%20b%23c.md": "notes/a b#c.md", "skill://tidy/SKILL.md": "SKILL.md"}
+	if len(cat.Files) != len(want) {
+		t.Fatalf("files %v, want %v", slices.Collect(maps.Keys(cat.Files)), want)
+	}
+	for uri, file := range want {
+		u, err := url.Parse(uri)
+		if _, ok := cat.Files[uri]; !ok || err != nil || u.Host+"/"+strings.TrimPrefix(u.Path, "/") != "tidy/"+file {
+			t.Errorf("%s (%v): want it served, naming %s", uri, err, file)
+		}
 	}
 }

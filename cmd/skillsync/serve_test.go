@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/internal/syncbuffer"
 	"github.com/skillsync/skillsync/internal/testkit"
 )
 
@@ -26,6 +28,7 @@ type stdioPeer struct {
 	in     io.WriteCloser
 	lines  chan map[string]any
 	nextID int
+	logs   *syncbuffer.Buffer
 }
 
 func startServe(t *testing.T, ws string, args ...string) *stdioPeer {
@@ -39,11 +42,12 @@ func startServe(t *testing.T, ws string, args ...string) *stdioPeer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	logs := &syncbuffer.Buffer{}
+	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &stdioPeer{t: t, in: in, lines: make(chan map[string]any, 64)}
+	p := &stdioPeer{t: t, in: in, lines: make(chan map[string]any, 64), logs: logs}
 	go func() {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
@@ -101,6 +105,9 @@ func (p *stdioPeer) waitFor(match func(map[string]any) bool) func(func(map[strin
 			case msg, ok := <-p.lines:
 				if !ok {
 					return
+				}
+				if _, answer := msg["result"]; answer && msg["id"] == nil {
+					p.t.Errorf("an answer to no request: %v", msg)
 				}
 				if match(msg) {
 					yield(msg)
@@ -165,6 +172,9 @@ func TestServeConformsToTheSkillsExtension(t *testing.T) {
 			t.Errorf("resources/list names %s %q, want %q", uri, named[uri], want)
 		}
 	}
+	// A notification is never answered, the extension's methods' included.
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "skills/list"})
+	p.call("ping", map[string]any{})
 	missing := p.call("skills/get", map[string]any{"uri": "skill://nothing/SKILL.md"})
 	if e, _ := missing["error"].(map[string]any); e["code"] != float64(-32602) {
 		t.Errorf("skills/get of an unknown skill: %v; want error -32602 (invalid params)", missing)
@@ -299,4 +309,147 @@ func httpGet(t *testing.T, url string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// startServeHTTP runs skillsync serve over HTTP on a free loopback port with
+// args, and returns its base URL once the site or the MCP endpoint answers.
+func startServeHTTP(t *testing.T, ws string, env []string, args ...string) string {
+	t.Helper()
+	addr := testkit.FreeAddr(t)
+	cmd := exec.Command(testkit.Binary(t), append([]string{"--workspace", ws, "serve", "--http", addr}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/mcp"); err == nil {
+			resp.Body.Close()
+			return "http://" + addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve never answered")
+		}
+	}
+}
+
+// status sends a request and returns its status code.
+func status(t *testing.T, method, url, host, auth, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// On loopback, serve answers only requests that name localhost, so a web page
+// an attacker's name leads to 127.0.0.1 (DNS rebinding) reads nothing: not the
+// extension's methods, which are answered before the SDK's own check, nor the
+// site. Behind a token, a request without it gets 401, and the scheme is
+// matched in any case.
+func TestServeOverHTTPAnswersOnlyLocalhostAndTheToken(t *testing.T) {
+	ws := t.TempDir()
+	testkit.WriteFiles(t, ws, map[string]string{
+		"skillsync.yaml":       "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  skillDirs: [skills/*]\n  targets: [claude-code]\n",
+		"skills/tidy/SKILL.md": "---\nname: tidy\ndescription: Tidy up.\n---\nTidy.\n",
+	})
+	list := `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`
+	base := startServeHTTP(t, ws, nil, "--well-known")
+	index := base + "/.well-known/agent-skills/index.json"
+	for _, c := range []struct {
+		method, url, host, body string
+		want                    int
+	}{
+		{"POST", base + "/mcp", "", list, http.StatusOK},
+		{"POST", base + "/mcp", "evil.example", list, http.StatusForbidden},
+		{"GET", index, "", "", http.StatusOK},
+		{"GET", index, "evil.example:80", "", http.StatusForbidden},
+		{"GET", index, "localhost", "", http.StatusOK},
+	} {
+		if got := status(t, c.method, c.url, c.host, "", c.body); got != c.want {
+			t.Errorf("%s %s as %q: %d, want %d", c.method, c.url, c.host, got, c.want)
+		}
+	}
+
+	guarded := startServeHTTP(t, ws, []string{"SERVE_TOKEN=s3cret"}, "--well-known", "--token", "${SERVE_TOKEN}")
+	for auth, want := range map[string]int{"": http.StatusUnauthorized, "Bearer wrong": http.StatusUnauthorized,
+		"Bearer s3cret": http.StatusOK, "bearer s3cret": http.StatusOK} {
+		if got := status(t, "GET", guarded+"/.well-known/agent-skills/index.json", "", auth, ""); got != want {
+			t.Errorf("Authorization %q: %d, want %d", auth, got, want)
+		}
+	}
+}
+
+// serve refuses to listen beyond loopback without a token, a token given
+// itself rather than as ${VAR}, and --well-known without --http (exit 2); an
+// address already taken is a failure it says (exit 4), not a quiet exit 0.
+func TestServeRefusesWhatItCannotServe(t *testing.T) {
+	ws := testkit.ExampleWorkspace(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--http", "0.0.0.0:0"}, exitInvalid, "listens beyond this machine"},
+		{[]string{"--http", "0.0.0.0:0", "--token", "s3cret"}, exitInvalid, "never the token itself"},
+		{[]string{"--well-known"}, exitInvalid, "give --http ADDR too"},
+		{[]string{"--target", "cursor"}, exitInvalid, "enables no target"},
+		{[]string{"--http", taken.Addr().String()}, exitFailure, "address already in use"},
+	} {
+		code, _, stderr := runCLI(t, ws, append([]string{"serve"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.says) || strings.Contains(stderr, "s3cret") {
+			t.Errorf("serve %v: exit %d, stderr %q; want %d saying %q", c.args, code, stderr, c.code, c.says)
+		}
+	}
+}
+
+// A registry file cut off mid-save is invalid input to serve as to a run:
+// the skills served before stay served, rather than the ones the file's lost
+// half declared disappearing from every connected client.
+func TestServeKeepsItsSkillsWhileAFileIsCutOff(t *testing.T) {
+	ws := testkit.ExampleWorkspace(t)
+	if code, _, stderr := runCLI(t, ws, "reconcile", "--once"); code != exitOK {
+		t.Fatalf("reconcile: exit %d\n%s", code, stderr)
+	}
+	p := startServe(t, ws, "--target", "claude-code")
+	file := filepath.Join(ws, "registry/journal.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	if err := os.WriteFile(file, []byte(first+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(p.logs.String(), "cut off"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve never said the file is cut off:\n%s", p.logs.String())
+		}
+	}
+	list := p.call("skills/list", map[string]any{})
+	if skills, _ := list["result"].(map[string]any)["skills"].([]any); len(skills) != 5 {
+		t.Errorf("with a file cut off, serve lists %d skills, want the 5 it served", len(skills))
+	}
 }

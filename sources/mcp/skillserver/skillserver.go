@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -188,6 +189,9 @@ func (c conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if err != nil || !ok || !strings.HasPrefix(req.Method, "skills/") {
 			return msg, err
 		}
+		if !req.IsCall() {
+			continue // a notification gets no answer, and the extension defines none
+		}
 		if err := c.Connection.Write(ctx, c.p.answer(req)); err != nil {
 			return nil, err
 		}
@@ -226,6 +230,9 @@ func (p *Publisher) answer(req *jsonrpc.Request) *jsonrpc.Response {
 	return &jsonrpc.Response{ID: req.ID, Result: raw}
 }
 
+// maxBody bounds a request's body as the SDK's Streamable HTTP handler does.
+const maxBody = mcp.DefaultMaxRequestBodyBytes
+
 // Handler serves the extension's methods in front of next, an SDK Streamable
 // HTTP handler, which the SDK gives no way to wrap a connection of: a POST of a
 // skills/ request is answered here, as JSON, and every other request is next's.
@@ -235,8 +242,13 @@ func (p *Publisher) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		if err != nil {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+			return
+		case err != nil:
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
