@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,8 +68,9 @@ func startServe(t *testing.T, ws string, args ...string) *stdioPeer {
 	init := p.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "test", "version": "1"}})
 	caps, _ := init["result"].(map[string]any)["capabilities"].(map[string]any)
-	if ext, _ := caps["extensions"].(map[string]any); ext["io.modelcontextprotocol/skills"] == nil {
-		t.Fatalf("the server declares no skills extension: %v", init)
+	ext, _ := caps["extensions"].(map[string]any)
+	if skills, _ := ext["io.modelcontextprotocol/skills"].(map[string]any); skills["directoryRead"] != true || caps["resources"] == nil {
+		t.Fatalf("the server declares no skills extension with directoryRead, or no resources: %v", init)
 	}
 	p.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	return p
@@ -451,5 +453,51 @@ func TestServeKeepsItsSkillsWhileAFileIsCutOff(t *testing.T) {
 	list := p.call("skills/list", map[string]any{})
 	if skills, _ := list["result"].(map[string]any)["skills"].([]any); len(skills) != 5 {
 		t.Errorf("with a file cut off, serve lists %d skills, want the 5 it served", len(skills))
+	}
+}
+
+// serve declares directoryRead and answers resources/directory/read for every
+// directory of a skill it serves: the direct children, files with their
+// metadata and folders as inode/directory, a file named as it is, not as its
+// URI escapes it; a file, or a directory it does not serve, is error -32602.
+func TestServeReadsASkillsDirectories(t *testing.T) {
+	ws := t.TempDir()
+	testkit.WriteFiles(t, ws, map[string]string{
+		"skillsync.yaml":                  "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  skillDirs: [skills/*]\n  targets: [claude-code]\n",
+		"skills/tidy/SKILL.md":            "---\nname: tidy\ndescription: Tidy up.\n---\nSee the notes.\n",
+		"skills/tidy/50% off.md":          "Half.\n",
+		"skills/tidy/notes/first.md":      "One.\n",
+		"skills/tidy/notes/deep/third.md": "Three.\n",
+	})
+	p := startServe(t, ws)
+	children := func(uri string) []string {
+		t.Helper()
+		got := p.call("resources/directory/read", map[string]any{"uri": uri})
+		result, _ := got["result"].(map[string]any)
+		if result["resultType"] != "complete" {
+			t.Fatalf("resources/directory/read %s: %v", uri, got)
+		}
+		var out []string
+		for _, raw := range result["resources"].([]any) {
+			r := raw.(map[string]any)
+			out = append(out, fmt.Sprint(r["name"], " ", r["uri"], " ", r["mimeType"]))
+		}
+		return out
+	}
+	if got, want := children("skill://tidy"), []string{
+		"50% off.md skill://tidy/50%25%20off.md text/markdown",
+		"SKILL.md skill://tidy/SKILL.md text/markdown",
+		"notes skill://tidy/notes inode/directory",
+	}; !slices.Equal(got, want) {
+		t.Errorf("skill://tidy holds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got, want := children("skill://tidy/notes"), []string{"deep skill://tidy/notes/deep inode/directory", "first.md skill://tidy/notes/first.md text/markdown"}; !slices.Equal(got, want) {
+		t.Errorf("skill://tidy/notes holds %v, want %v", got, want)
+	}
+	for _, uri := range []string{"skill://tidy/SKILL.md", "skill://nothing", "skill://tidy/"} {
+		got := p.call("resources/directory/read", map[string]any{"uri": uri})
+		if e, _ := got["error"].(map[string]any); e["code"] != float64(-32602) {
+			t.Errorf("resources/directory/read %s: %v; want error -32602", uri, got)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -90,7 +91,7 @@ type Publisher struct {
 // and the resources it requires, even before any skill is published.
 func Capabilities() *mcp.ServerCapabilities {
 	caps := &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{ListChanged: true}}
-	caps.AddExtension(Extension, nil)
+	caps.AddExtension(Extension, map[string]any{"directoryRead": true})
 	return caps
 }
 
@@ -186,7 +187,7 @@ func (c conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		msg, err := c.Connection.Read(ctx)
 		req, ok := msg.(*jsonrpc.Request)
-		if err != nil || !ok || !strings.HasPrefix(req.Method, "skills/") {
+		if err != nil || !ok || !extensionMethod(req.Method) {
 			return msg, err
 		}
 		if !req.IsCall() {
@@ -223,11 +224,68 @@ func (p *Publisher) answer(req *jsonrpc.Request) *jsonrpc.Response {
 			return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no skill is served at " + params.URI}}
 		}
 		result = map[string]any{"resultType": "complete", "skill": entries[i], "ttlMs": 0, "cacheScope": "public"}
+	case directoryRead:
+		var params struct {
+			URI string `json:"uri"`
+		}
+		_ = json.Unmarshal(req.Params, &params)
+		p.mu.Lock()
+		children := childrenOf(p.cat.Files, params.URI)
+		p.mu.Unlock()
+		if children == nil {
+			return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: params.URI + " is not a directory resource"}}
+		}
+		result = map[string]any{"resultType": "complete", "resources": children}
 	default:
 		return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: req.Method + " is not a method of the skills extension"}}
 	}
 	raw, _ := json.Marshal(result)
 	return &jsonrpc.Response{ID: req.ID, Result: raw}
+}
+
+// directoryRead is the extension's method that lists a directory's direct
+// children; every directory of a served skill is a directory resource.
+const directoryRead = "resources/directory/read"
+
+// extensionMethod tells whether method is the extension's, answered here
+// rather than by the SDK.
+func extensionMethod(method string) bool {
+	return strings.HasPrefix(method, "skills/") || method == directoryRead
+}
+
+// childrenOf are the direct children of the directory resource dir among
+// files, by URI: files as resources, subdirectories as inode/directory; nil
+// when dir is no directory of them.
+func childrenOf(files map[string][]byte, dir string) []*mcp.Resource {
+	if dir == "" || strings.HasSuffix(dir, "/") {
+		return nil
+	}
+	seen := map[string]*mcp.Resource{}
+	for uri, content := range files {
+		rest, ok := strings.CutPrefix(uri, dir+"/")
+		if !ok {
+			continue
+		}
+		segment, _, nested := strings.Cut(rest, "/")
+		name, err := url.PathUnescape(segment)
+		if err != nil {
+			name = segment
+		}
+		switch {
+		case nested:
+			seen[segment] = &mcp.Resource{URI: dir + "/" + segment, Name: name, MIMEType: "inode/directory"}
+		default:
+			seen[segment] = &mcp.Resource{URI: uri, Name: name, MIMEType: mimeType(uri, content)}
+		}
+	}
+	if len(seen) == 0 {
+		return nil
+	}
+	out := make([]*mcp.Resource, 0, len(seen))
+	for _, name := range slices.Sorted(maps.Keys(seen)) {
+		out = append(out, seen[name])
+	}
+	return out
 }
 
 // maxBody bounds a request's body as the SDK's Streamable HTTP handler does.
@@ -253,7 +311,7 @@ func (p *Publisher) Handler(next http.Handler) http.Handler {
 			return
 		}
 		msg, err := jsonrpc.DecodeMessage(body)
-		if req, ok := msg.(*jsonrpc.Request); err == nil && ok && req.IsCall() && strings.HasPrefix(req.Method, "skills/") {
+		if req, ok := msg.(*jsonrpc.Request); err == nil && ok && req.IsCall() && extensionMethod(req.Method) {
 			data, err := jsonrpc.EncodeMessage(p.answer(req))
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
