@@ -177,9 +177,11 @@ func TestServeConformsToTheSkillsExtension(t *testing.T) {
 	// A notification is never answered, the extension's methods' included.
 	p.send(map[string]any{"jsonrpc": "2.0", "method": "skills/list"})
 	p.call("ping", map[string]any{})
-	missing := p.call("skills/get", map[string]any{"uri": "skill://nothing/SKILL.md"})
-	if e, _ := missing["error"].(map[string]any); e["code"] != float64(-32602) {
-		t.Errorf("skills/get of an unknown skill: %v; want error -32602 (invalid params)", missing)
+	for method, params := range map[string]map[string]any{"skills/get": {"uri": "skill://nothing/SKILL.md"}, "resources/read": {"uri": "skill://nothing/SKILL.md"}} {
+		missing := p.call(method, params)
+		if e, _ := missing["error"].(map[string]any); e["code"] != float64(-32602) {
+			t.Errorf("%s of an unknown skill: %v; want error -32602 (invalid params)", method, missing)
+		}
 	}
 	if got := string(p.read("skill://weekly-report/SKILL.md")); !strings.Contains(got, "Weekly report for a team") {
 		t.Fatalf("weekly-report's SKILL.md:\n%s", got)
