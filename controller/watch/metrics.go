@@ -70,7 +70,8 @@ var (
 	pendingDeletesDesc = prometheus.NewDesc("skillsync_pending_deletes",
 		"Deletes the last run left until the inputs settle.", nil, nil)
 	sourceUpDesc = prometheus.NewDesc("skillsync_source_up",
-		"1 when the source could be read at the last run (git, oci, index) or the MCP server answers (mcp), else 0.",
+		"1 when the last run read the source (git, oci, index) or the MCP server answers (mcp), 0 for the source a run could not read; "+
+			"no series for a source the last run did not get to.",
 		[]string{"source", "kind"}, nil)
 	sourceInfoDesc = prometheus.NewDesc("skillsync_source_info",
 		"What skillsync.lock resolves each source to (empty for an MCP server); always 1.", []string{"source", "kind", "digest"}, nil)
