@@ -131,6 +131,7 @@ func (p *stdioPeer) waitFor(match func(map[string]any) bool) func(func(map[strin
 // into the workspace.
 func TestServeConformsToTheSkillsExtension(t *testing.T) {
 	ws := testkit.ExampleWorkspace(t)
+	before := treeOf(t, ws)
 	p := startServe(t, ws, "--target", "claude-code")
 	list := p.call("skills/list", map[string]any{})
 	result, _ := list["result"].(map[string]any)
@@ -198,9 +199,10 @@ func TestServeConformsToTheSkillsExtension(t *testing.T) {
 	if got := string(p.read("skill://weekly-report/SKILL.md")); !strings.Contains(got, "Weekly report, served") {
 		t.Errorf("after the change, weekly-report's SKILL.md:\n%s", got)
 	}
-	for _, dir := range []string{".skillsync", ".claude"} {
-		if _, err := os.Stat(filepath.Join(ws, dir)); err == nil {
-			t.Errorf("serve wrote %s into the workspace", dir)
+	// Nothing changed in the workspace but the file the test edited.
+	for _, d := range treeDiff(before, treeOf(t, ws)) {
+		if d != "content: registry/journal.yaml" && !strings.HasSuffix(d, ": registry/journal.yaml") {
+			t.Errorf("serve changed the workspace: %s", d)
 		}
 	}
 }
