@@ -138,6 +138,9 @@ const (
 	ClashProject
 	// ClashBoth: both are shown to the model.
 	ClashBoth
+	// ClashEither: one of the two is shown, which one differing from run to run
+	// (a client that keeps whichever copy it parsed last).
+	ClashEither
 )
 
 func (c Clash) String() string {
@@ -148,6 +151,8 @@ func (c Clash) String() string {
 		return "the project's skill wins"
 	case ClashBoth:
 		return "both are listed"
+	case ClashEither:
+		return "one of the two wins, which one differs from run to run"
 	}
 	return "not recorded"
 }

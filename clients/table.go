@@ -129,7 +129,7 @@ var All = []Client{
 		Name: "OpenCode", Source: "measured: opencode-ai 1.18.33",
 		Reads:         []string{".opencode/skills", ".claude/skills", ".agents/skills"},
 		Personal:      []string{".config/opencode/skills", ".opencode/skills", ".claude/skills", ".agents/skills"},
-		PersonalClash: ClashProject,
+		PersonalClash: ClashEither,
 		Depth:         "from the working directory up to the git root, at any depth",
 		Duplicates:    "the copy parsed last wins, which differs from run to run",
 		Invoke:        "`opencode run --command name text`; `$ARGUMENTS` and every `$<digit>` in the body are replaced, with no escape",

@@ -178,6 +178,8 @@ func shownToken(c clients.Clash) string {
 		return "project"
 	case clients.ClashBoth:
 		return "both"
+	case clients.ClashEither:
+		return "either"
 	}
 	return "unknown"
 }
