@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/printable"
@@ -63,19 +62,6 @@ func main() {
 func startPoller() {
 	if f, err := os.Open(os.DevNull); err == nil {
 		f.Close()
-	}
-}
-
-// defaultMemoryLimit is the soft limit the garbage collector keeps the heap under
-// when GOMEMLIMIT does not set one. A pass over 10 000 capabilities holds about
-// 35 MB of live data; without a limit the collector lets garbage grow the heap to
-// twice that. Near the limit it collects more often instead, which costs some CPU
-// only in workspaces that large (docs/performance.md).
-const defaultMemoryLimit = 45 << 20
-
-func limitMemory() {
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
 }
 

@@ -3,25 +3,96 @@ package main
 import (
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
+// keepPace restores the collector's limit and pace when the test ends.
+func keepPace(t *testing.T) {
+	limit, growth := debug.SetMemoryLimit(-1), debug.SetGCPercent(-1)
+	debug.SetGCPercent(growth)
+	t.Cleanup(func() {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(growth)
+	})
+}
+
 func TestMemoryLimitIsSetUnlessGOMEMLIMITIs(t *testing.T) {
-	before := debug.SetMemoryLimit(-1)
-	t.Cleanup(func() { debug.SetMemoryLimit(before) })
+	keepPace(t)
 
 	debug.SetMemoryLimit(math.MaxInt64)
 	t.Setenv("GOMEMLIMIT", "1GiB")
-	limitMemory()
+	limitMemory()()
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("with GOMEMLIMIT set, the limit became %d; the environment's must stand", got)
 	}
 
 	t.Setenv("GOMEMLIMIT", "")
 	os.Unsetenv("GOMEMLIMIT")
-	limitMemory()
+	stop := limitMemory()
+	defer stop()
 	if got := debug.SetMemoryLimit(-1); got != defaultMemoryLimit {
 		t.Errorf("without GOMEMLIMIT, the limit is %d, want %d", got, defaultMemoryLimit)
+	}
+}
+
+// A live heap past the fixed limit would make the collector run without pause:
+// the limit gives way to a pace that follows the live heap, and comes back when
+// the live heap shrinks.
+func TestTheLimitGivesWayToALargeLiveHeap(t *testing.T) {
+	keepPace(t)
+	t.Setenv("GOMEMLIMIT", "")
+	os.Unsetenv("GOMEMLIMIT")
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	stop := limitMemory()
+	defer stop()
+
+	live := make([][]byte, 0, 64)
+	for range 64 {
+		live = append(live, make([]byte, 1<<20))
+	}
+	if limit, growth := waitForPace(t, math.MaxInt64); limit != math.MaxInt64 || growth != largeHeapGrowth {
+		t.Errorf("with 64 MiB live, the limit is %d and GOGC %d; want no limit and %d", limit, growth, largeHeapGrowth)
+	}
+	runtime.KeepAlive(live)
+	live = nil
+	if limit, growth := waitForPace(t, defaultMemoryLimit); limit != defaultMemoryLimit || growth != 100 {
+		t.Errorf("with the heap freed, the limit is %d and GOGC %d; want %d and 100", limit, growth, defaultMemoryLimit)
+	}
+}
+
+// waitForPace collects until the soft limit is want, or for a few seconds, and
+// returns the limit and GOGC then in force.
+func waitForPace(t *testing.T, want int64) (int64, int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // the pace is set by a cleanup, after the collection
+		if debug.SetMemoryLimit(-1) == want {
+			break
+		}
+	}
+	growth := debug.SetGCPercent(-1)
+	debug.SetGCPercent(growth)
+	return debug.SetMemoryLimit(-1), growth
+}
+
+func TestPaceFor(t *testing.T) {
+	for _, tc := range []struct {
+		live   uint64
+		limit  int64
+		growth int
+	}{
+		{0, defaultMemoryLimit, 100},
+		{largeLiveHeap, defaultMemoryLimit, 100},
+		{largeLiveHeap + 1, math.MaxInt64, largeHeapGrowth},
+		{1 << 30, math.MaxInt64, largeHeapGrowth},
+	} {
+		if limit, growth := paceFor(tc.live); limit != tc.limit || growth != tc.growth {
+			t.Errorf("paceFor(%d) = %d, %d; want %d, %d", tc.live, limit, growth, tc.limit, tc.growth)
+		}
 	}
 }
