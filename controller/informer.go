@@ -2,6 +2,7 @@ package controller
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -138,23 +139,40 @@ type baseline struct {
 type declared struct {
 	sum   [32]byte
 	names []string // the skills it declares, as they made it into the registry
+	// capabilities are what each capability skill of the file is made from, by
+	// its name: a save of one capability in a file of a thousand plans that
+	// capability's skill again, not the thousand.
+	capabilities map[string][32]byte
 	// bodies says it declares a skill whose body is another file: it counts as
 	// changed at every pass.
 	bodies bool
 }
 
-// declaredIn is what each registry file of reg declares.
-func declaredIn(reg *registry.Registry) map[string]declared {
+// declaredIn is what each registry file of reg declares. What each capability is
+// made from is digested again only for the files whose bytes differ from those
+// of last, the files of the pass before (nil for none).
+func declaredIn(reg *registry.Registry, last map[string]declared) map[string]declared {
 	out := make(map[string]declared, len(reg.Files))
 	for _, f := range reg.Files {
 		out[f] = declared{sum: reg.Sources[f].Sum}
 	}
 	for i := range reg.Capabilities {
-		if c := &reg.Capabilities[i]; c.Spec.Skill != nil {
-			d := out[c.File()]
-			d.names = append(d.names, c.Spec.Skill.Alias)
-			out[c.File()] = d
+		c := &reg.Capabilities[i]
+		if c.Spec.Skill == nil {
+			continue
 		}
+		f := c.File()
+		d := out[f]
+		d.names = append(d.names, c.Spec.Skill.Alias)
+		if d.capabilities == nil {
+			d.capabilities = map[string][32]byte{}
+		}
+		if before, ok := last[f]; ok && before.sum == d.sum && before.capabilities != nil {
+			d.capabilities[c.Spec.Skill.Alias] = before.capabilities[c.Spec.Skill.Alias]
+		} else {
+			d.capabilities[c.Spec.Skill.Alias] = capabilitySum(c)
+		}
+		out[f] = d
 	}
 	for i := range reg.Skills {
 		s := &reg.Skills[i]
@@ -171,11 +189,28 @@ func declaredIn(reg *registry.Registry) map[string]declared {
 	return out
 }
 
+// capabilitySum digests what a capability's skill is made from beside the
+// context (contextOf): its declaration as decoded, not where in its file it is.
+func capabilitySum(c *registry.Capability) [32]byte {
+	spec, err := json.Marshal(c.Spec)
+	if err != nil {
+		// Not expected of decoded YAML; a sum no other pass has makes it changed.
+		return sha256.Sum256([]byte(err.Error() + c.ID))
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %v\x00", c.ID, c.FromSource())
+	h.Write(spec)
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
 // skillDirKey starts the key a skill directory is declared under beside the
 // registry files; no file name holds its NUL.
 const skillDirKey = "dir\x00"
 
-// changedNames are the skills declared, before or now, in a file that changed.
+// changedNames are the skills declared, before or now, in a file that changed:
+// of a file that declares only capabilities, those whose declaration changed.
 func changedNames(before, now map[string]declared) map[string]bool {
 	out := map[string]bool{}
 	add := func(d declared) {
@@ -185,7 +220,20 @@ func changedNames(before, now map[string]declared) map[string]bool {
 	}
 	for f, b := range before {
 		n, ok := now[f]
-		if !ok || n.sum != b.sum || n.bodies || b.bodies || !slices.Equal(n.names, b.names) {
+		switch {
+		case ok && n.sum == b.sum && !n.bodies && !b.bodies && slices.Equal(n.names, b.names):
+		case ok && onlyCapabilities(b) && onlyCapabilities(n):
+			for name, sum := range b.capabilities {
+				if now, ok := n.capabilities[name]; !ok || now != sum {
+					out[name] = true
+				}
+			}
+			for name := range n.capabilities {
+				if _, ok := b.capabilities[name]; !ok {
+					out[name] = true
+				}
+			}
+		default:
 			add(b)
 			add(n)
 		}
@@ -196,6 +244,11 @@ func changedNames(before, now map[string]declared) map[string]bool {
 		}
 	}
 	return out
+}
+
+// onlyCapabilities tells whether every skill d declares is a capability's.
+func onlyCapabilities(d declared) bool {
+	return !d.bodies && len(d.capabilities) == len(d.names)
 }
 
 // contextOf digests what every skill's files depend on beside its declaration:
@@ -258,7 +311,7 @@ func (inf *Informer) Reconcile(r Request) Outcome {
 		out.Err = err
 		return out
 	}
-	files := declaredIn(in.Registry)
+	files := declaredIn(in.Registry, last.files)
 	touched := touchedNames(last.targets, changedNames(last.files, files), dirty)
 	if len(touched) > 0 && in.Git.Mode != "" {
 		// A target's git files name the files of every skill in it: any change
@@ -356,7 +409,7 @@ func (inf *Informer) full(req pass, loaded *Inputs) Outcome {
 		inf.drop()
 		return out
 	}
-	next.context, next.files = contextOf(out.Inputs, req.Options), declaredIn(out.Registry)
+	next.context, next.files = contextOf(out.Inputs, req.Options), declaredIn(out.Registry, nil)
 	inf.settle(next, out)
 	return out
 }
