@@ -20,7 +20,7 @@ const defaultMemoryLimit = 45 << 20
 // collector too little room and make it run without pause, taking half the CPU;
 // past it the heap may grow by largeHeapGrowth percent of the live data instead.
 const (
-	largeLiveHeap   = 30 << 20
+	largeLiveHeap   = 40 << 20
 	largeHeapGrowth = 25
 )
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/testkit/benchkit"
 	"github.com/skillsync/skillsync/internal/testkit/ociregistry"
+	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
 func main() {
@@ -27,6 +28,7 @@ func main() {
 	withPeers := flag.Bool("peers", true, "also run rulesync and ruler (installed with npm into -cache)")
 	cache := flag.String("cache", "test/bench/.cache", "npm prefix for the peers; never committed")
 	out := flag.String("out", "test/bench/results/latest.md", "markdown copy of the table")
+	flag.IntVar(&workspacegen.PerFile, "per-file", workspacegen.PerFile, "capabilities per registry file (make bench-watch times 1, 50 and 1 000)")
 	scaling := flag.Bool("scaling", false, "time only cold runs and the write floor, the sizes interleaved; write test/bench/results/scaling.md")
 	flag.Parse()
 

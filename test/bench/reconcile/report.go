@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
@@ -16,8 +18,8 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseco
 func render(results []result, peersText, sizes string, runs int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# skillsync benchmark\n\n%s\n", machine())
-	fmt.Fprintf(&b, "Command: `go run ./test/bench/reconcile -sizes %s -runs %d` (`make bench`). Each figure is the median of %d runs after %d warm-up run; spread is min–max; × floor is the median over the floor's median for the same N (write floor for cold runs, read floor otherwise); every run starts after an untimed sync(2), so none pays for writing back data an earlier one left; peak RSS is the largest of the runs, in MB of 10^6 bytes; files written counts files created, replaced, changed or deleted in the workspace, state files included.\n\n",
-		sizes, runs, runs, warmup)
+	fmt.Fprintf(&b, "Command: `go run ./test/bench/reconcile -sizes %s -per-file %d -runs %d` (`make bench`): N capabilities, %d to a registry file. Each figure is the median of %d runs after %d warm-up run; spread is min–max; × floor is the median over the floor's median for the same N (write floor for cold runs, read floor otherwise); every run starts after an untimed sync(2), so none pays for writing back data an earlier one left; peak RSS is the largest of the runs, in MB of 10^6 bytes; files written counts files created, replaced, changed or deleted in the workspace, state files included.\n\n",
+		sizes, workspacegen.PerFile, runs, workspacegen.PerFile, runs, warmup)
 	b.WriteString(peersText + "\n")
 	b.WriteString("| N | tool | scenario | median ms | spread ms | × floor | skillsync ÷ peer | peak RSS MB | files written |\n")
 	b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|---:|\n")

@@ -17,14 +17,13 @@ import (
 	"github.com/skillsync/skillsync/internal/testkit/benchkit"
 )
 
-const perFile = 10 // capabilities per registry file
-
 func main() {
 	saves := flag.Int("saves", 15, "registry saves per size")
 	idle := flag.Duration("idle", 60*time.Second, "how long to measure an idle watcher's CPU")
 	sizes := flag.String("sizes", "100,1000,10000", "numbers of capabilities; empty for none")
 	skillDirs := flag.String("skilldirs", "1000", "numbers of whole skill directories (10 files each) for the supporting-file case; empty for none")
 	runs := flag.Int("baseline-runs", 5, "reconcile --check runs for the baseline median")
+	perFiles := flag.String("per-file", "1,50,1000", "capabilities per registry file, one series each; idle CPU is measured in the first")
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "skillsync-bench-")
@@ -34,11 +33,15 @@ func main() {
 	benchkit.Check(benchkit.Build("", bin, "./cmd/skillsync", nil))
 
 	// Prepare every workspace before any timed series.
-	var ns []int
-	workspaces := map[int]string{}
-	for _, n := range parseSizes(*sizes) {
-		ns = append(ns, n)
-		workspaces[n] = prepare(filepath.Join(tmp, fmt.Sprintf("ws-%d", n)), n)
+	type series struct{ n, perFile int }
+	var all []series
+	workspaces := map[series]string{}
+	for i, perFile := range parseSizes(*perFiles) {
+		for _, n := range parseSizes(*sizes) {
+			s := series{n, perFile}
+			all = append(all, s)
+			workspaces[s] = prepare(filepath.Join(tmp, fmt.Sprintf("ws-%d-%d", n, i)), n, perFile)
+		}
 	}
 	wholeSizes := parseSizes(*skillDirs)
 	wholeWorkspaces := map[int]string{}
@@ -47,8 +50,12 @@ func main() {
 	}
 
 	var rows []row
-	for _, n := range ns {
-		rows = append(rows, measure(bin, workspaces[n], n, *saves, *runs, *idle))
+	for _, s := range all {
+		idleFor := *idle
+		if s.perFile != all[0].perFile {
+			idleFor = 0
+		}
+		rows = append(rows, measure(bin, workspaces[s], s.n, s.perFile, *saves, *runs, idleFor))
 	}
 	var wholeRows []skillDirRow
 	for _, n := range wholeSizes {
@@ -75,7 +82,7 @@ func parseSizes(list string) []int {
 }
 
 type row struct {
-	n                int
+	n, perFile       int
 	p50, p99, max    time.Duration
 	baseline         time.Duration
 	idleCPU          float64 // percent of one core
@@ -85,8 +92,10 @@ type row struct {
 	fullDuringSeries int // of those, the passes that read the whole workspace
 }
 
-func measure(bin, ws string, n, saves, baselineRuns int, idle time.Duration) row {
-	r := row{n: n}
+// measure times saves in the workspace ws of n capabilities, perFile to a file;
+// with idle 0 it does not measure the idle watcher.
+func measure(bin, ws string, n, perFile, saves, baselineRuns int, idle time.Duration) row {
+	r := row{n: n, perFile: perFile}
 	// Baseline, in the same script: one full pass that reads, renders, scans and
 	// plans, but writes nothing (the watcher's run minus the writes).
 	benchkit.Check(exec.Command(bin, "--workspace", ws, "reconcile", "--once").Run())
@@ -114,7 +123,7 @@ func measure(bin, ws string, n, saves, baselineRuns int, idle time.Duration) row
 		capability := (i * 7) % n
 		title := fmt.Sprintf("Capability %d, save %d", capability, i)
 		start := time.Now()
-		save(ws, capability, n, title)
+		save(ws, capability, n, perFile, title)
 		awaitFiles(ws, capability, title)
 		lat = append(lat, time.Since(start))
 	}
@@ -124,21 +133,24 @@ func measure(bin, ws string, n, saves, baselineRuns int, idle time.Duration) row
 	// The watcher's first run, before the saves, is not one of them.
 	r.runsDuringSeries = strings.Count(logs.String(), `"msg":"reconcile finished"`) - 1
 	r.fullDuringSeries = strings.Count(logs.String(), `"full":true`) - 1
-	before := cpuTicks(watcher.Process.Pid)
-	time.Sleep(idle)
-	after := cpuTicks(watcher.Process.Pid)
-	r.idleTicks = after - before
-	r.idleCPU = float64(r.idleTicks) / 100 / idle.Seconds() * 100 // USER_HZ is 100
+	r.idleTicks = -1
+	if idle > 0 {
+		before := cpuTicks(watcher.Process.Pid)
+		time.Sleep(idle)
+		after := cpuTicks(watcher.Process.Pid)
+		r.idleTicks = after - before
+		r.idleCPU = float64(r.idleTicks) / 100 / idle.Seconds() * 100 // USER_HZ is 100
+	}
 	r.rssKB, r.peakRSSKB = memory(watcher.Process.Pid)
 	return r
 }
 
 // prepare writes a workspace with n capabilities, perFile to a registry file.
-func prepare(dir string, n int) string {
+func prepare(dir string, n, perFile int) string {
 	benchkit.Check(os.MkdirAll(filepath.Join(dir, "registry"), 0o755))
 	benchkit.Check(os.WriteFile(filepath.Join(dir, "skillsync.yaml"), []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  targets: [claude-code, qwen-code, agents]\n  mcp: {server: bench}\n"), 0o644))
 	for f := 0; f*perFile < n; f++ {
-		writeRegistryFile(dir, f, n, -1, "")
+		writeRegistryFile(dir, f, n, perFile, -1, "")
 	}
 	return dir
 }
@@ -148,7 +160,7 @@ func registryPath(dir string, file int) string {
 }
 
 // writeRegistryFile writes registry file f; capability changed gets title.
-func writeRegistryFile(dir string, f, n, changed int, title string) {
+func writeRegistryFile(dir string, f, n, perFile, changed int, title string) {
 	var b strings.Builder
 	for i := f * perFile; i < min((f+1)*perFile, n); i++ {
 		t := fmt.Sprintf("Capability %d", i)
@@ -163,8 +175,8 @@ func writeRegistryFile(dir string, f, n, changed int, title string) {
 	benchkit.Check(os.Rename(path+".swp", path)) // save by rename, as editors do
 }
 
-func save(dir string, capability, n int, title string) {
-	writeRegistryFile(dir, capability/perFile, n, capability, title)
+func save(dir string, capability, n, perFile int, title string) {
+	writeRegistryFile(dir, capability/perFile, n, perFile, capability, title)
 }
 
 // awaitFiles waits until all three files of the capability's skill hold title.
@@ -201,16 +213,23 @@ func memory(pid int) (rss, peak int) {
 
 func print(rows []row, saves int, idle time.Duration) {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "capabilities\tfiles\tsave→disk p50\tp99\tmax\tp50 / first size's\t--check run (median)\tp50 / --check\truns (full)\tidle CPU (%s)\tRSS MB\tpeak RSS MB\t\n", idle)
+	fmt.Fprintf(tw, "capabilities\tper file\tfiles\tsave→disk p50\tp99\tmax\tp50 / first size's\t--check run (median)\tp50 / --check\truns (full)\tidle CPU (%s)\tRSS MB\tpeak RSS MB\t\n", idle)
+	firstOf := map[int]row{}
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%.2f×\t%s\t%.1f×\t%d (%d)\t%.2f%%\t%.1f\t%.1f\t\n", r.n, 3*r.n, benchkit.Ms(r.p50), benchkit.Ms(r.p99), benchkit.Ms(r.max),
-			float64(r.p50)/float64(rows[0].p50), benchkit.Ms(r.baseline), float64(r.p50)/float64(r.baseline), r.runsDuringSeries, r.fullDuringSeries,
-			r.idleCPU, mb(r.rssKB), mb(r.peakRSSKB))
+		if _, ok := firstOf[r.perFile]; !ok {
+			firstOf[r.perFile] = r
+		}
+		idleCPU := "–"
+		if r.idleTicks >= 0 {
+			idleCPU = fmt.Sprintf("%.2f%%", r.idleCPU)
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%.2f×\t%s\t%.1f×\t%d (%d)\t%s\t%.1f\t%.1f\t\n", r.n, r.perFile, 3*r.n, benchkit.Ms(r.p50), benchkit.Ms(r.p99), benchkit.Ms(r.max),
+			float64(r.p50)/float64(firstOf[r.perFile].p50), benchkit.Ms(r.baseline), float64(r.p50)/float64(r.baseline), r.runsDuringSeries, r.fullDuringSeries,
+			idleCPU, mb(r.rssKB), mb(r.peakRSSKB))
 	}
 	tw.Flush()
 	fmt.Printf("%d saves per size, each a rename of one registry file changing one title; latency is until all 3 files of that skill hold it.\n", saves)
 	fmt.Printf("RSS in MB of 10^6 bytes; a full run reads the whole workspace, the others only what the events named.\n\n")
-	first, last := rows[0], rows[len(rows)-1]
 	verdict := func(ok bool) string {
 		if ok {
 			return "met"
@@ -218,12 +237,21 @@ func print(rows []row, saves int, idle time.Duration) {
 		return "NOT met"
 	}
 	fmt.Println("Targets, as the run judged them:")
-	ratio := float64(last.p50) / float64(first.p50)
-	fmt.Printf("- save → disk p50 at N=%d ≤ 1.5× the p50 at N=%d: %.2f× (%s vs %s): %s.\n", last.n, first.n, ratio, benchkit.Ms(last.p50), benchkit.Ms(first.p50), verdict(ratio <= 1.5))
-	fmt.Printf("- peak RSS at N=%d ≤ 60 MB: %.1f MB: %s.\n", last.n, mb(last.peakRSSKB), verdict(mb(last.peakRSSKB) <= 60))
+	for i, r := range rows {
+		if i+1 < len(rows) && rows[i+1].perFile == r.perFile {
+			continue // the last size of its series
+		}
+		first := firstOf[r.perFile]
+		ratio := float64(r.p50) / float64(first.p50)
+		fmt.Printf("- %d per file: save → disk p50 at N=%d ≤ 1.5× the p50 at N=%d: %.2f× (%s vs %s): %s.\n", r.perFile, r.n, first.n, ratio, benchkit.Ms(r.p50), benchkit.Ms(first.p50), verdict(ratio <= 1.5))
+		fmt.Printf("- %d per file: peak RSS at N=%d ≤ 60 MB: %.1f MB: %s.\n", r.perFile, r.n, mb(r.peakRSSKB), verdict(mb(r.peakRSSKB) <= 60))
+	}
 	quiet := true
 	var ticks []string
 	for _, r := range rows {
+		if r.idleTicks < 0 {
+			continue
+		}
 		quiet = quiet && r.idleTicks == 0
 		ticks = append(ticks, fmt.Sprintf("N=%d: %d", r.n, r.idleTicks))
 	}

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// PerFile is how many capabilities one registry file declares.
-const PerFile = 50
+// PerFile is how many capabilities one registry file declares; a benchmark's
+// -per-file flag sets it before any workspace is written.
+var PerFile = 50
 
 var (
 	verbs = []string{"propose", "search", "list", "withdraw", "summarize", "export", "archive", "approve", "assign", "estimate", "rename", "schedule"}
