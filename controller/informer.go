@@ -164,12 +164,12 @@ func declaredIn(reg *registry.Registry, last map[string]declared) map[string]dec
 		f := c.File()
 		d := out[f]
 		d.names = append(d.names, c.Spec.Skill.Alias)
-		if d.capabilities == nil {
-			d.capabilities = map[string][32]byte{}
-		}
 		if before, ok := last[f]; ok && before.sum == d.sum && before.capabilities != nil {
-			d.capabilities[c.Spec.Skill.Alias] = before.capabilities[c.Spec.Skill.Alias]
+			d.capabilities = before.capabilities // the same bytes declare the same
 		} else {
+			if d.capabilities == nil {
+				d.capabilities = map[string][32]byte{}
+			}
 			d.capabilities[c.Spec.Skill.Alias] = capabilitySum(c)
 		}
 		out[f] = d
@@ -192,6 +192,14 @@ func declaredIn(reg *registry.Registry, last map[string]declared) map[string]dec
 // capabilitySum digests what a capability's skill is made from beside the
 // context (contextOf): its declaration as decoded, not where in its file it is.
 func capabilitySum(c *registry.Capability) [32]byte {
+	if sum, ok := c.DocumentSum(); ok {
+		h := sha256.New()
+		fmt.Fprintf(h, "%q %v\x00", c.ID, c.FromSource())
+		h.Write(sum[:])
+		var out [32]byte
+		h.Sum(out[:0])
+		return out
+	}
 	spec, err := json.Marshal(c.Spec)
 	if err != nil {
 		// Not expected of decoded YAML; a sum no other pass has makes it changed.
@@ -354,7 +362,9 @@ func (inf *Informer) Reconcile(r Request) Outcome {
 		// A skill a person's file holds in one target is withheld from all, as in
 		// a full pass: every target's entries of its name were read.
 		p.want = p.want.WithholdTaken(taken)
-		p.want = p.want.WithGitFiles(in.Git, tc.target, tc.gitLines(touched, p.want))
+		if in.Git.Mode != "" {
+			p.want = p.want.WithGitFiles(in.Git, tc.target, tc.gitLines(touched, p.want))
+		}
 		p.plan = plan.Files(p.want, p.have, req.Options)
 		tc.replace(touched, p)
 	}

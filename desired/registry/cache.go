@@ -111,6 +111,22 @@ func (c *Cache) unchanged(file string) (decodedFile, bool) {
 	return d, ok
 }
 
+// earlier is what the pieces of file decoded to at the last load that read it
+// (see parseByPiece): what the load of a changed file takes as it was.
+func (c *Cache) earlier(file string) earlier {
+	d, ok := c.unchanged(file)
+	if !ok {
+		return nil
+	}
+	out := earlier{}
+	for _, c := range d.capabilities {
+		if key := c.doc.memoKey(); key.sum != ([32]byte{}) {
+			out[key.sum] = c
+		}
+	}
+	return out
+}
+
 // memo is the cache's memo of checks; nil without a cache.
 func (c *Cache) memo() *checkMemo {
 	if c == nil {

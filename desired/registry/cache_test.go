@@ -149,6 +149,19 @@ func edit(rng *rand.Rand, root string, write func(rel, content string), changed 
 	case 4:
 		write(ConfigName, workspaceConfig(rng))
 		return "config"
+	case 5:
+		// One document of several changed, the others kept: a watcher's save.
+		data, _ := os.ReadFile(filepath.Join(root, file))
+		docs := strings.Split(string(data), "---\n")
+		docs[rng.IntN(len(docs))] = document1(rng)
+		content := strings.Join(docs, "---\n")
+		write(file, content)
+		return "edit one document of " + file + " " + strconv.Quote(content)
+	case 6:
+		// Every document moved down a line, none changed.
+		data, _ := os.ReadFile(filepath.Join(root, file))
+		write(file, "# moved\n"+string(data))
+		return "move the documents of " + file + " down"
 	}
 	var docs []string
 	for range 1 + rng.IntN(3) {

@@ -23,11 +23,13 @@ type checked struct {
 // checkMemo keeps what the checks of each declaration found, from one load to
 // the next, for as long as what they also depend on (the config, the client
 // capabilities the profiles announce) is the same. A declaration is known by its
-// document, which a Cache hands out again only for the same bytes.
+// document, which a Cache hands out again only for the same bytes, or by the bytes
+// of its piece (see parseByPiece); what was found of a piece with a problem is
+// taken again only at the same place, since a problem names its line.
 type checkMemo struct {
 	mu      sync.Mutex
 	context [32]byte
-	found   map[document]memoEntry
+	found   map[memoKey]memoEntry
 	pass    uint32
 	// taken is the map of claimed names, kept to be cleared and filled again
 	// rather than grown anew for tens of thousands of names at every load.
@@ -40,13 +42,14 @@ type memoEntry struct {
 	claimID, claimName bool
 	pass               uint32 // the last load that had the document
 	problems           *[2]Problems
+	at                 document // where the problems were found
 }
 
 // memoPass is one load's use of a memo: what it holds under the load's context,
 // with the documents of this load marked as seen.
 type memoPass struct {
 	m     *checkMemo
-	found map[document]memoEntry
+	found map[memoKey]memoEntry
 	pass  uint32
 	taken claims
 }
@@ -55,11 +58,11 @@ type memoPass struct {
 // found under another is dropped. A nil memo keeps what this load finds only.
 func (m *checkMemo) begin(context [32]byte, names int) memoPass {
 	if m == nil {
-		return memoPass{found: map[document]memoEntry{}, taken: newClaims(names)}
+		return memoPass{found: map[memoKey]memoEntry{}, taken: newClaims(names)}
 	}
 	m.mu.Lock()
 	if m.found == nil || m.context != context {
-		m.context, m.found = context, map[document]memoEntry{}
+		m.context, m.found = context, map[memoKey]memoEntry{}
 	}
 	if m.taken.ids == nil {
 		m.taken = newClaims(names)
@@ -85,12 +88,21 @@ func (p memoPass) end() {
 }
 
 func (p memoPass) holds(doc document) bool {
-	_, ok := p.found[doc]
+	_, ok := p.entry(doc)
 	return ok
 }
 
+// entry is what was found of doc, unless it was a problem at another place.
+func (p memoPass) entry(doc document) (memoEntry, bool) {
+	e, ok := p.found[doc.memoKey()]
+	if ok && e.problems != nil && e.at != doc {
+		return memoEntry{}, false
+	}
+	return e, ok
+}
+
 func (p memoPass) lookup(doc document) (checked, bool) {
-	e, ok := p.found[doc]
+	e, ok := p.entry(doc)
 	ch := checked{claimID: e.claimID, claimName: e.claimName}
 	if e.problems != nil {
 		ch.beforeName, ch.afterName = e.problems[0], e.problems[1]
@@ -101,9 +113,9 @@ func (p memoPass) lookup(doc document) (checked, bool) {
 func (p memoPass) keep(doc document, ch checked) {
 	e := memoEntry{claimID: ch.claimID, claimName: ch.claimName, pass: p.pass}
 	if len(ch.beforeName) > 0 || len(ch.afterName) > 0 {
-		e.problems = &[2]Problems{ch.beforeName, ch.afterName}
+		e.problems, e.at = &[2]Problems{ch.beforeName, ch.afterName}, doc
 	}
-	p.found[doc] = e
+	p.found[doc.memoKey()] = e
 }
 
 // context digests what a declaration's own checks read beside it: the config as

@@ -17,6 +17,9 @@ type source struct {
 	data   []byte       // nil when released
 	roots  []*yaml.Node // nil when released
 	reread func() []byte
+	// sums are, by document, the digest of the piece of the file that holds the
+	// document alone (parseByPiece), or zero; nil for a file parsed whole.
+	sums [][32]byte
 }
 
 // parseSource parses data into its documents, which stay parsed until release.
@@ -45,7 +48,7 @@ func (s *source) release(reread func() []byte) {
 func (s *source) root(i int) *yaml.Node {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.roots == nil {
+	if s.roots == nil || i < len(s.roots) && s.roots[i] == nil {
 		data := s.data
 		if data == nil && s.reread != nil {
 			data = s.reread()
@@ -67,6 +70,21 @@ func (s *source) root(i int) *yaml.Node {
 type document struct {
 	src   *source
 	index int
+}
+
+// memoKey is what the memo of checks knows a document by: the bytes of its
+// piece, where it was parsed a piece at a time, else the document itself.
+type memoKey struct {
+	file string
+	sum  [32]byte
+	doc  document
+}
+
+func (d document) memoKey() memoKey {
+	if d.src != nil && d.index < len(d.src.sums) && d.src.sums[d.index] != [32]byte{} {
+		return memoKey{file: d.src.file, sum: d.src.sums[d.index]}
+	}
+	return memoKey{doc: d}
 }
 
 func (d document) file() string {

@@ -369,51 +369,75 @@ func (l *loader) addDocuments(reg *Registry, file string, data []byte) {
 // gives its bytes again for a position. A source's file (fromSource) has no
 // files beside it in the workspace: a Skill in it has its body inline.
 func (l *loader) addDocumentsOf(reg *Registry, file string, data []byte, reread func() []byte, fromSource bool) {
-	src, docs, ps := parseSource(file, data)
-	l.add(ps...)
+	var src *source
+	var docs []document
+	var taken map[int]Capability
+	byPiece := false
+	if l.cache != nil && !fromSource {
+		src, docs, taken, byPiece = parseByPiece(file, data, l.cache.earlier(file))
+	}
+	if !byPiece {
+		var ps Problems
+		src, docs, ps = parseSource(file, data)
+		l.add(ps...)
+	}
 	if src != nil {
 		defer src.release(reread)
 	}
 	for _, doc := range docs {
-		kind := ""
-		if k := mappingValue(doc.root(), "kind"); k != nil {
-			kind = k.Value
+		if c, ok := taken[doc.index]; ok {
+			c.doc = doc
+			reg.Capabilities = append(reg.Capabilities, c)
+			continue
 		}
-		switch kind {
-		case "Capability":
-			var d Object[CapabilitySpec]
-			l.decode(reg, doc, &d)
-			l.checkHeader(doc, d.APIVersion, d.Kind, "")
-			reg.Capabilities = append(reg.Capabilities, Capability{ID: d.Metadata.Name, Spec: d.Spec, doc: doc})
-		case "Skill":
-			var d Object[SkillSpec]
-			l.decode(reg, doc, &d)
-			l.checkHeader(doc, d.APIVersion, d.Kind, "")
-			s := Skill{Name: d.Metadata.Name, Spec: d.Spec, Body: d.Spec.Body, doc: doc}
-			if fromSource && (d.Spec.Dir != "" || d.Spec.BodyFile != "") {
-				key := "dir"
-				if d.Spec.Dir == "" {
-					key = "bodyFile"
-				}
-				l.add(Problem{Pos: doc.at("spec", key).Position(), Message: fmt.Sprintf("skill %s of a source has its %s in another file, which the source does not give", s.Name, key),
-					Hint: "a source's Skill documents carry their body inline (spec.body); its skill directories come as folders of the source"})
-				continue
-			}
-			if d.Spec.Dir != "" {
-				l.readSkillDir(doc, file, d, &s)
-			} else if d.Spec.BodyFile != "" {
-				s.BodyPath = path.Clean(path.Join(path.Dir(file), filepath.ToSlash(d.Spec.BodyFile)))
-				s.Body = l.readBodyFile(doc, file, d.Spec.BodyFile)
-			}
-			reg.Skills = append(reg.Skills, s)
-		case "Profile":
-			var d Object[ProfileSpec]
-			l.decode(reg, doc, &d)
-			l.checkHeader(doc, d.APIVersion, d.Kind, "")
-			reg.Profiles = append(reg.Profiles, Profile{Name: d.Metadata.Name, Spec: d.Spec, doc: doc})
-		default:
-			l.add(Problem{Pos: doc.at("kind").Position(), Message: fmt.Sprintf("unknown kind %q", kind), Hint: "registry documents are of kind Capability, Skill or Profile"})
+		problems := len(l.problems)
+		l.addDocument(reg, doc, file, fromSource)
+		if byPiece && (len(l.problems) > problems || reg.malformed[doc]) {
+			src.sums[doc.index] = [32]byte{} // taken again only from a piece that decoded cleanly
 		}
+	}
+}
+
+// addDocument decodes doc, a document of file, into reg.
+func (l *loader) addDocument(reg *Registry, doc document, file string, fromSource bool) {
+	kind := ""
+	if k := mappingValue(doc.root(), "kind"); k != nil {
+		kind = k.Value
+	}
+	switch kind {
+	case "Capability":
+		var d Object[CapabilitySpec]
+		l.decode(reg, doc, &d)
+		l.checkHeader(doc, d.APIVersion, d.Kind, "")
+		reg.Capabilities = append(reg.Capabilities, Capability{ID: d.Metadata.Name, Spec: d.Spec, doc: doc})
+	case "Skill":
+		var d Object[SkillSpec]
+		l.decode(reg, doc, &d)
+		l.checkHeader(doc, d.APIVersion, d.Kind, "")
+		s := Skill{Name: d.Metadata.Name, Spec: d.Spec, Body: d.Spec.Body, doc: doc}
+		if fromSource && (d.Spec.Dir != "" || d.Spec.BodyFile != "") {
+			key := "dir"
+			if d.Spec.Dir == "" {
+				key = "bodyFile"
+			}
+			l.add(Problem{Pos: doc.at("spec", key).Position(), Message: fmt.Sprintf("skill %s of a source has its %s in another file, which the source does not give", s.Name, key),
+				Hint: "a source's Skill documents carry their body inline (spec.body); its skill directories come as folders of the source"})
+			return
+		}
+		if d.Spec.Dir != "" {
+			l.readSkillDir(doc, file, d, &s)
+		} else if d.Spec.BodyFile != "" {
+			s.BodyPath = path.Clean(path.Join(path.Dir(file), filepath.ToSlash(d.Spec.BodyFile)))
+			s.Body = l.readBodyFile(doc, file, d.Spec.BodyFile)
+		}
+		reg.Skills = append(reg.Skills, s)
+	case "Profile":
+		var d Object[ProfileSpec]
+		l.decode(reg, doc, &d)
+		l.checkHeader(doc, d.APIVersion, d.Kind, "")
+		reg.Profiles = append(reg.Profiles, Profile{Name: d.Metadata.Name, Spec: d.Spec, doc: doc})
+	default:
+		l.add(Problem{Pos: doc.at("kind").Position(), Message: fmt.Sprintf("unknown kind %q", kind), Hint: "registry documents are of kind Capability, Skill or Profile"})
 	}
 }
 

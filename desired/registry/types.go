@@ -624,6 +624,13 @@ func (r *Registry) WithSkillsNamed(names map[string]bool) *Registry {
 	return &some
 }
 
+// DocumentSum is the digest of the bytes of the document that declares c, where
+// its file was read a document at a time and the document decoded cleanly.
+func (c Capability) DocumentSum() ([32]byte, bool) {
+	key := c.doc.memoKey()
+	return key.sum, key.sum != [32]byte{}
+}
+
 // File is the input file that declares c, without reading it again as Pos may.
 func (c Capability) File() string { return c.doc.file() }
 
