@@ -128,9 +128,22 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 	// .skillsync/ changes when the index is written: its files are stamped
 	// instead of it.
 	paths = append(paths, registry.InputDirs(r, reg.ConfigFile, reg)...)
-	// Each target directory, what is above it (it may be a symlink, or missing),
-	// every entry the scan found in it, the side-file directories it listed in
-	// each, and every file it read.
+	scanned, ok := scannedPaths(r, seen)
+	if !ok {
+		return nil, false
+	}
+	paths = append(paths, scanned...)
+	slices.Sort(paths)
+	return slices.Compact(paths), true
+}
+
+// scannedPaths are the paths a pass's scan of the targets, which found seen,
+// listed or read: each target directory, what is above it (it may be a symlink,
+// or missing), every entry the scan found in it, the side-file directories it
+// listed in each, every file it read, and every path on the way of each symlink
+// it met; false when the way of one leaves the workspace.
+func scannedPaths(r workspacefs.FS, seen *seenTargets) ([]string, bool) {
+	var paths []string
 	for _, t := range clients.Targets {
 		paths = append(paths, t.Dir, path.Dir(t.Dir))
 		if d, ok := registry.NearestDir(r, t.Dir, false); ok {
@@ -157,6 +170,48 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 	}
 	slices.Sort(paths)
 	return slices.Compact(paths), true
+}
+
+// scanKey keys the stamps of what a --once pass scanned (stampScan) for the pass
+// under the lock that follows in the same process.
+const scanKey = "scan"
+
+// stampScan stamps what the scan of a --once pass that began at began read
+// (seen), in the inputs' workspace: what the pass under the lock checks to keep
+// the plan rather than scan again. Nil when a stamp cannot stand for what was
+// read (see index.Make).
+func stampScan(req Request, in Inputs, seen *seenTargets, began time.Time) []byte {
+	if in.Registry == nil {
+		return nil
+	}
+	r, err := req.System.Open(in.Registry.Root)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	paths, ok := scannedPaths(r, seen)
+	if !ok {
+		return nil
+	}
+	data, ok := index.Make(r, scanKey, index.Found{}, paths, nil, began)
+	if !ok {
+		return nil
+	}
+	return data
+}
+
+// scanUnchanged tells whether every stamp stampScan took is as it was.
+func scanUnchanged(req Request, in Inputs, stamps []byte) bool {
+	if stamps == nil {
+		return false
+	}
+	r, err := req.System.Open(in.Registry.Root)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	_, _, ok := index.Check(r, stamps, scanKey)
+	return ok
 }
 
 // indexKey digests what a pass's outcome depends on beside the files: the binary

@@ -309,6 +309,12 @@ func conclude(req pass, out Outcome, targeted targetsPlan) Outcome {
 	if req.Check || out.Plan.Refused != "" {
 		return out
 	}
+	return applyPlan(req, out)
+}
+
+// applyPlan applies the plan of out, judged as a whole, and records the sources.
+func applyPlan(req pass, out Outcome) Outcome {
+	in := out.Inputs
 	// Only deletes wait for the inputs to settle; a pass with none need not
 	// stat every input to learn when they may.
 	var settleAt time.Time
@@ -465,8 +471,10 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	planOnly := run
 	planOnly.Check = true
 	var out Outcome
+	var passBegan time.Time
 	for {
 		seen = seenTargets{}
+		passBegan = time.Now()
 		out = reconcileKeeping(planOnly, nil, seen.keep)
 		if len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || (out.Plan.Pending() == 0 && !out.recordStale()) {
 			writeIndex(req, out, &seen, began)
@@ -484,6 +492,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		}
 		time.Sleep(time.Until(until))
 	}
+	scanned := stampScan(req, out.Inputs, &seen, passBegan)
 	lock, err := state.Acquire(req.System, req.Root, max(time.Until(deadline), 0))
 	var problems registry.Problems
 	if errors.As(err, &problems) {
@@ -495,12 +504,17 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		return out
 	}
 	defer lock.Release()
-	// Under the lock the workspace is scanned again; the inputs are loaded, validated
-	// and rendered again only if a file they came from changed meanwhile.
-	if out.Inputs.unchanged() {
-		out = reconcile(run, &out.Inputs)
-	} else {
+	// Under the lock the plan stands if neither the inputs nor anything the scan
+	// read changed meanwhile; else the workspace is scanned again, and the inputs
+	// are loaded, validated and rendered again only if a file they came from
+	// changed.
+	switch {
+	case !out.Inputs.unchanged():
 		out = reconcile(run, nil)
+	case scanUnchanged(req, out.Inputs, scanned):
+		out = applyPlan(run, out)
+	default:
+		out = reconcile(run, &out.Inputs)
 	}
 	if len(out.Deferred) > 0 {
 		out.Err = &UnsettledError{Deletes: len(out.Deferred), Why: out.SettleWhy, Settle: req.Settle, Err: out.Err}

@@ -1,0 +1,75 @@
+package controller
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/skillsync/skillsync/controller/plan"
+	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// syncedThings is a workspace of 3 capabilities in sync in .claude/skills, whose
+// files are old enough for their stamps to stand for what a pass reads.
+func syncedThings(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  targets: [claude-code]\n"))
+	testkit.WriteFile(t, root, "registry/things.yaml", []byte(capabilitiesFile(3, nil)))
+	if out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second); out.Err != nil || out.Plan.Count(plan.Create) != 3 {
+		t.Fatalf("first run: %s", summary(out))
+	}
+	// A stamp younger than a tick of the clock stands for nothing (a change
+	// within the tick would keep it): let the files age past one.
+	time.Sleep(250 * time.Millisecond)
+	testkit.WriteFile(t, root, "registry/things.yaml", []byte(capabilitiesFile(3, map[int]string{1: "List things, again"})))
+	return root
+}
+
+// A --once run that has something to write plans without the lock, then takes it;
+// when nothing it read changed meanwhile, it applies that plan without reading
+// the targets again.
+func TestAOnceRunKeepsItsPlanUnderTheLock(t *testing.T) {
+	root := syncedThings(t)
+	var reads atomic.Int32
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "ReadRegular", Path: ".claude/skills/*/SKILL.md", Before: func(string) { reads.Add(1) }}}}
+	out := ReconcileOnce(Request{System: sys, Root: root}, time.Second)
+	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Update) != 1 || len(out.Applied) != 1 {
+		t.Fatalf("the run: %s", summary(out))
+	}
+	// Each file once by the scan; the one updated once more, as the writer makes
+	// sure it still holds what was planned on.
+	if got := reads.Load(); got != 4 {
+		t.Errorf("the run read the generated files %d times, want 4 (3 by one scan, 1 by the update's check)", got)
+	}
+}
+
+// A file a person changes after the plan was made and before the lock was taken
+// is read again, and planned on as it is now: here, kept as edited by hand.
+func TestAOnceRunScansAgainWhatChangedBeforeItsLock(t *testing.T) {
+	root := syncedThings(t)
+	edited := filepath.Join(root, ".claude/skills/things-1/SKILL.md")
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "OpenFile", Path: ".skillsync/lock", Times: 1, Before: func(string) {
+			data, err := os.ReadFile(edited)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.WriteFile(edited, []byte(strings.Replace(string(data), "List things 1", "Listing things, my way", 1)), 0o644); err != nil {
+				t.Error(err)
+			}
+		}}}}
+	out := ReconcileOnce(Request{System: sys, Root: root}, time.Second)
+	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Conflict) != 1 || len(out.Applied) != 0 {
+		t.Fatalf("a file edited before the lock: %s", summary(out))
+	}
+	if data, _ := os.ReadFile(edited); !strings.Contains(string(data), "my way") {
+		t.Errorf("the person's edit is gone:\n%s", data)
+	}
+}
