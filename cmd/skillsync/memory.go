@@ -16,12 +16,14 @@ import (
 // some CPU only in workspaces that large (docs/performance.md).
 const defaultMemoryLimit = 45 << 20
 
-// largeLiveHeap is the live heap past which a fixed limit would leave the
-// collector too little room and make it run without pause, taking half the CPU;
-// past it the heap may grow by largeHeapGrowth percent of the live data instead.
+// The collector is squeezed when the limit leaves the heap less than a quarter of
+// its live data to grow into before the next collection: it then runs almost
+// without pause, taking half the CPU. Squeezed, the limit is lifted and the heap
+// may grow by largeHeapGrowth percent of the live data; the limit comes back once
+// the live heap is under restoreBelow, where it leaves room again.
 const (
-	largeLiveHeap   = 40 << 20
 	largeHeapGrowth = 25
+	restoreBelow    = 24 << 20
 )
 
 // limitMemory sets the soft memory limit unless GOMEMLIMIT does, and, unless GOGC
@@ -37,13 +39,13 @@ func limitMemory() (stop func()) {
 	return followLiveHeap()
 }
 
-// followLiveHeap chooses after every collection between the fixed limit, for a
-// live heap well under it, and a heap that grows by a quarter of its live data,
-// for one near or past it (whole skill directories of a thousand skills hold
-// about 50 MB).
+// followLiveHeap chooses after every collection between the fixed limit and a
+// heap that grows by a quarter of its live data, when the limit squeezes the
+// collector (whole skill directories of a thousand skills hold about 50 MB).
 func followLiveHeap() (stop func()) {
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/goal:bytes"}}
 	var stopped atomic.Bool
+	lifted := false
 	var arm func()
 	arm = func() {
 		// The cleanup of an object nothing refers to runs after the next collection.
@@ -52,8 +54,10 @@ func followLiveHeap() (stop func()) {
 				return
 			}
 			metrics.Read(sample)
-			if sample[0].Value.Kind() == metrics.KindUint64 {
-				limit, growth := paceFor(sample[0].Value.Uint64())
+			if sample[0].Value.Kind() == metrics.KindUint64 && sample[1].Value.Kind() == metrics.KindUint64 {
+				var limit int64
+				var growth int
+				limit, growth, lifted = paceFor(sample[0].Value.Uint64(), sample[1].Value.Uint64(), lifted)
 				debug.SetMemoryLimit(limit)
 				debug.SetGCPercent(growth)
 			}
@@ -64,13 +68,15 @@ func followLiveHeap() (stop func()) {
 	return func() { stopped.Store(true) }
 }
 
-// paceFor is the soft memory limit and the collector's percentage (GOGC) for a
-// live heap of live bytes.
-func paceFor(live uint64) (limit int64, growth int) {
-	if live > largeLiveHeap {
-		return math.MaxInt64, largeHeapGrowth
+// paceFor is the soft memory limit and the collector's percentage (GOGC) after a
+// collection that left live bytes, with the heap let grow to goal, and whether
+// that lifts the limit; lifted says it was lifted before.
+func paceFor(live, goal uint64, lifted bool) (limit int64, growth int, lifts bool) {
+	squeezed := goal < live+live/4
+	if lifted && live >= restoreBelow || !lifted && squeezed {
+		return math.MaxInt64, largeHeapGrowth, true
 	}
-	return defaultMemoryLimit, 100
+	return defaultMemoryLimit, 100, false
 }
 
 // sentinel is large enough not to share its memory block with other small

@@ -81,18 +81,24 @@ func waitForPace(t *testing.T, want int64) (int64, int) {
 }
 
 func TestPaceFor(t *testing.T) {
+	const mib = 1 << 20
 	for _, tc := range []struct {
-		live   uint64
-		limit  int64
-		growth int
+		live, goal uint64
+		lifted     bool
+		limit      int64
+		growth     int
+		lifts      bool
 	}{
-		{0, defaultMemoryLimit, 100},
-		{largeLiveHeap, defaultMemoryLimit, 100},
-		{largeLiveHeap + 1, math.MaxInt64, largeHeapGrowth},
-		{1 << 30, math.MaxInt64, largeHeapGrowth},
+		{10 * mib, 20 * mib, false, defaultMemoryLimit, 100, false},
+		{30 * mib, 40 * mib, false, defaultMemoryLimit, 100, false},
+		{36 * mib, 40 * mib, false, math.MaxInt64, largeHeapGrowth, true}, // squeezed
+		{60 * mib, 44 * mib, false, math.MaxInt64, largeHeapGrowth, true},
+		{30 * mib, 37 * mib, true, math.MaxInt64, largeHeapGrowth, true}, // lifted, still large
+		{restoreBelow - 1, 30 * mib, true, defaultMemoryLimit, 100, false},
 	} {
-		if limit, growth := paceFor(tc.live); limit != tc.limit || growth != tc.growth {
-			t.Errorf("paceFor(%d) = %d, %d; want %d, %d", tc.live, limit, growth, tc.limit, tc.growth)
+		limit, growth, lifts := paceFor(tc.live, tc.goal, tc.lifted)
+		if limit != tc.limit || growth != tc.growth || lifts != tc.lifts {
+			t.Errorf("paceFor(%d MiB, %d MiB, %v) = %d, %d, %v; want %d, %d, %v", tc.live/mib, tc.goal/mib, tc.lifted, limit, growth, lifts, tc.limit, tc.growth, tc.lifts)
 		}
 	}
 }
