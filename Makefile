@@ -104,7 +104,8 @@ e2e:
 # skill directories of 10 files against cp -r of their tree, then a git source of
 # 1 000 skills against git clone --depth 1, and an OCI source of 1 000 skills against
 # oras pull (the oras CLI built from its module); prints the tables and writes
-# test/bench/results/latest.md. Takes about half an hour. The whole skills alone:
+# test/bench/results/latest.md. Takes about half an hour. Capabilities are fifty to a
+# registry file; -per-file N changes that. The whole skills alone:
 # go run ./test/bench/reconcile -sizes '' -gitsource '' -skilldirs 1000 -out /tmp/skilldirs.md
 bench:
 	$(GO) run ./test/bench/reconcile
@@ -115,8 +116,9 @@ bench:
 bench-scaling:
 	$(GO) run ./test/bench/reconcile -scaling -sizes 1000,10000 -runs 7
 
-# Watcher latency, idle CPU and memory (test/bench/watchlatency), and a saved supporting
-# file of a whole skill against a saved SKILL.md (-skilldirs 1000); a few minutes.
+# Watcher latency, idle CPU and memory (test/bench/watchlatency) with 1, 50 and 1 000
+# capabilities to a registry file (-per-file), and a saved supporting file of a whole
+# skill against a saved SKILL.md (-skilldirs 1000); about ten minutes.
 bench-watch:
 	$(GO) run ./test/bench/watchlatency
 
