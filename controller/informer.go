@@ -190,7 +190,8 @@ func declaredIn(reg *registry.Registry, last map[string]declared) map[string]dec
 }
 
 // capabilitySum digests what a capability's skill is made from beside the
-// context (contextOf): its declaration as decoded, not where in its file it is.
+// context (contextOf), not where in its file it is: the bytes of its document
+// where its file was read a document at a time, else its declaration as decoded.
 func capabilitySum(c *registry.Capability) [32]byte {
 	if sum, ok := c.DocumentSum(); ok {
 		h := sha256.New()

@@ -18,7 +18,8 @@ type source struct {
 	roots  []*yaml.Node // nil when released
 	reread func() []byte
 	// sums are, by document, the digest of the piece of the file that holds the
-	// document alone (parseByPiece), or zero; nil for a file parsed whole.
+	// document alone (parseByPiece) when it is a capability that decoded cleanly,
+	// else zero; nil for a file parsed whole.
 	sums [][32]byte
 }
 

@@ -390,10 +390,12 @@ func (l *loader) addDocumentsOf(reg *Registry, file string, data []byte, reread 
 			reg.Capabilities = append(reg.Capabilities, c)
 			continue
 		}
-		problems := len(l.problems)
+		problems, capabilities := len(l.problems), len(reg.Capabilities)
 		l.addDocument(reg, doc, file, fromSource)
-		if byPiece && (len(l.problems) > problems || reg.malformed[doc]) {
-			src.sums[doc.index] = [32]byte{} // taken again only from a piece that decoded cleanly
+		if byPiece && (len(l.problems) > problems || reg.malformed[doc] || len(reg.Capabilities) != capabilities+1) {
+			// Known by its bytes only as a capability that decoded cleanly: what
+			// another kind holds (a body file, a skill directory) is not in them.
+			src.sums[doc.index] = [32]byte{}
 		}
 	}
 }
