@@ -193,22 +193,20 @@ func declaredIn(reg *registry.Registry, last map[string]declared) map[string]dec
 // context (contextOf), not where in its file it is: the bytes of its document
 // where its file was read a document at a time, else its declaration as decoded.
 func capabilitySum(c *registry.Capability) [32]byte {
+	var made []byte
 	if sum, ok := c.DocumentSum(); ok {
-		h := sha256.New()
-		fmt.Fprintf(h, "%q %v\x00", c.ID, c.FromSource())
-		h.Write(sum[:])
-		var out [32]byte
-		h.Sum(out[:0])
-		return out
-	}
-	spec, err := json.Marshal(c.Spec)
-	if err != nil {
-		// Not expected of decoded YAML; a sum no other pass has makes it changed.
-		return sha256.Sum256([]byte(err.Error() + c.ID))
+		made = sum[:]
+	} else {
+		spec, err := json.Marshal(c.Spec)
+		if err != nil {
+			// Not expected of decoded YAML; a sum no other pass has makes it changed.
+			spec = []byte(err.Error())
+		}
+		made = spec
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%q %v\x00", c.ID, c.FromSource())
-	h.Write(spec)
+	h.Write(made)
 	var sum [32]byte
 	h.Sum(sum[:0])
 	return sum

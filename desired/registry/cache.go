@@ -119,9 +119,9 @@ func (c *Cache) earlier(file string) earlier {
 		return nil
 	}
 	out := earlier{}
-	for _, c := range d.capabilities {
-		if key := c.doc.memoKey(); key.sum != ([32]byte{}) {
-			out[key.sum] = c
+	for _, capability := range d.capabilities {
+		if key := capability.doc.memoKey(); key.sum != ([32]byte{}) {
+			out[key.sum] = capability
 		}
 	}
 	return out
