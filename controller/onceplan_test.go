@@ -73,3 +73,29 @@ func TestAOnceRunScansAgainWhatChangedBeforeItsLock(t *testing.T) {
 		t.Errorf("the person's edit is gone:\n%s", data)
 	}
 }
+
+// agedEdit is syncedThings with the edit old enough for its stamp to stand for
+// what a pass reads.
+func agedEdit(t *testing.T) string {
+	t.Helper()
+	root := syncedThings(t)
+	time.Sleep(250 * time.Millisecond)
+	return root
+}
+
+// An input saved after the plan was made and before the lock was taken is
+// loaded again, and its new content is what the run writes.
+func TestAOnceRunLoadsAgainAnInputSavedBeforeItsLock(t *testing.T) {
+	root := agedEdit(t)
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "OpenFile", Path: ".skillsync/lock", Times: 1, Before: func(string) {
+			testkit.WriteFile(t, root, "registry/things.yaml", []byte(capabilitiesFile(3, map[int]string{1: "List things, thrice"})))
+		}}}}
+	out := ReconcileOnce(Request{System: sys, Root: root}, time.Second)
+	if out.Err != nil || len(out.Problems) > 0 || len(out.Applied) != 1 {
+		t.Fatalf("the run: %s", summary(out))
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, ".claude/skills/things-1/SKILL.md")); !strings.Contains(string(data), "thrice") {
+		t.Errorf("the run wrote what the input held before the save:\n%s", data)
+	}
+}

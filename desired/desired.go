@@ -131,6 +131,14 @@ func (f File) Sum() [32]byte {
 	return sha256.Sum256(data)
 }
 
+// KnownSum is Sum when it is known without rendering or hashing the content.
+func (f File) KnownSum() ([32]byte, bool) {
+	if f.support != nil && f.Bytes == nil {
+		return f.support.Sum, true
+	}
+	return [32]byte{}, false
+}
+
 // Content renders the file.
 func (f File) Content() ([]byte, error) {
 	if f.Bytes != nil {

@@ -446,13 +446,14 @@ func stage(d workspacefs.Dir, c plan.Change, anyName bool) (string, Content, err
 	if c.Executable {
 		perm = 0o755
 	}
+	sum := c.ContentSum(data)
 	var name string
 	if c.Supporting {
-		name, err = writeStaged(d, data, perm, anyName)
+		name, err = writeStaged(d, data, sum, perm, anyName)
 	} else {
 		name, err = writeTemp(d, data, perm)
 	}
-	return name, Content{Sum: sha256.Sum256(data), Size: int64(len(data))}, err
+	return name, Content{Sum: sum, Size: int64(len(data))}, err
 }
 
 // commit puts the staged temp file tmpName of d, the change's directory, in
@@ -681,12 +682,12 @@ func stillAsPlanned(dir workspacefs.Dir, name, rel string, old [32]byte, support
 	return nil
 }
 
-// writeStaged writes a supporting file's data to a new temp file in d named by
-// its content (banner.StagedName), which is how a leftover of it is known, and
-// returns its name; under a random name if that one is taken and anyName, else
-// errStagedNameTaken.
-func writeStaged(d workspacefs.Dir, data []byte, perm uint32, anyName bool) (string, error) {
-	name := banner.StagedName(data)
+// writeStaged writes a supporting file's data, whose SHA-256 is sum, to a new
+// temp file in d named by its content (banner.StagedName), which is how a
+// leftover of it is known, and returns its name; under a random name if that
+// one is taken and anyName, else errStagedNameTaken.
+func writeStaged(d workspacefs.Dir, data []byte, sum [32]byte, perm uint32, anyName bool) (string, error) {
+	name := banner.StagedNameOf(sum)
 	err := d.WriteNew(name, data, perm)
 	switch {
 	case errors.Is(err, fs.ErrExist) && anyName:

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"path"
 	"sort"
@@ -60,6 +61,18 @@ func (c Change) Content() ([]byte, error) {
 		return nil, fmt.Errorf("%s: nothing to write", c.Path)
 	}
 	return c.want.Content()
+}
+
+// ContentSum is the SHA-256 of data, the change's content: the digest the
+// desired file already carries when it has one, so a skill's supporting files
+// are not hashed again for every target.
+func (c Change) ContentSum(data []byte) [32]byte {
+	if c.New == nil && c.want != nil {
+		if sum, ok := c.want.KnownSum(); ok {
+			return sum
+		}
+	}
+	return sha256.Sum256(data)
 }
 
 // Override is what Options.Force makes of a generated file a person edited.

@@ -205,8 +205,10 @@ func Origin(content []byte) string {
 // StagedName is the temp name a supporting file with content data is staged
 // under: the pattern's, its digits the start of the content's SHA-256. It has no
 // banner to be known by, so a leftover is known by its name and content agreeing.
-func StagedName(data []byte) string {
-	sum := sha256.Sum256(data)
+func StagedName(data []byte) string { return StagedNameOf(sha256.Sum256(data)) }
+
+// StagedNameOf is StagedName of the content whose SHA-256 is sum.
+func StagedNameOf(sum [32]byte) string {
 	return strings.Replace(TempPattern, "*", hex.EncodeToString(sum[:8]), 1)
 }
 
