@@ -2,11 +2,16 @@ package controller
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/skillsync/skillsync/internal/banner"
 
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -127,5 +132,192 @@ func TestARunKilledAtAFlushLeavesNothingBehind(t *testing.T) {
 				testkit.AssertNoTempFiles(t, root)
 			})
 		}
+	}
+}
+
+// writeDeploy adds the skill deploy, whose files are in two folders of its own.
+func writeDeploy(t *testing.T, root string) {
+	t.Helper()
+	testkit.WriteFile(t, root, "skills/deploy/SKILL.md", []byte("---\nname: deploy\ndescription: Deploy.\n---\n\nSee [the notes](ref/x.md) and [more](ref/deep/y.md).\n"))
+	testkit.WriteFile(t, root, "skills/deploy/ref/x.md", []byte("x\n"))
+	testkit.WriteFile(t, root, "skills/deploy/ref/deep/y.md", []byte("y\n"))
+}
+
+// addToRelease gives release, which is in sync, a file in a folder it does not
+// have yet.
+func addToRelease(t *testing.T, root string) {
+	t.Helper()
+	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nFollow [the checklist](checklist.md) and [the notes](ref/deep/notes.md).\n"))
+	testkit.WriteFile(t, root, "skills/release/ref/deep/notes.md", []byte("notes\n"))
+}
+
+// countFlushes is the OS with every flush counted in n.
+func countFlushes(n *atomic.Int32) workspacefs.System {
+	return &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{{Op: "Flush", Before: func(string) { n.Add(1) }}}}
+}
+
+// Files in folders that are not there yet, of a new skill directory or of one
+// that was there, are staged with the rest, under one flush.
+func TestNewFoldersAreStagedWithTheRest(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(t *testing.T, root string)
+		files  []string
+	}{
+		{"a new skill directory", writeDeploy, []string{"deploy/ref/x.md", "deploy/ref/deep/y.md"}},
+		{"a skill directory that was there", addToRelease, []string{"release/ref/deep/notes.md"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := releaseInSync(t)
+			c.change(t, root)
+			var flushes atomic.Int32
+			if out := Reconcile(Request{System: countFlushes(&flushes), Root: root}); out.Err != nil || len(out.Problems) > 0 || len(out.Applied) == 0 {
+				t.Fatalf("the run: %s", summary(out))
+			}
+			if got := flushes.Load(); got != 1 {
+				t.Errorf("%d flushes, want 1", got)
+			}
+			for _, f := range c.files {
+				if _, err := os.Stat(filepath.Join(root, ".agents/skills", f)); err != nil {
+					t.Errorf("not written: %v", err)
+				}
+			}
+			testkit.AssertNoTempFiles(t, root)
+			assertNoTempFolders(t, root)
+		})
+	}
+}
+
+// assertNoTempFolders fails if a folder of a temp name is left under root.
+func assertNoTempFolders(t *testing.T, root string) {
+	t.Helper()
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && banner.IsTempName(d.Name()) {
+			t.Errorf("temp folder left: %s", p)
+		}
+		return nil
+	})
+}
+
+// A run stopped while it stages files in folders that are not there yet, at any
+// point, leaves what the next runs clean up once those files are no longer
+// wanted: a folder made under a temp name, one made inside it, each empty or
+// not, or put in place with staged files in it. The tree as the fault finds it
+// is copied, as a kill would leave it.
+func TestARunKilledWhileItMakesFoldersLeavesNothingBehind(t *testing.T) {
+	for _, skill := range []struct {
+		name   string
+		change func(t *testing.T, root string)
+		undo   func(t *testing.T, root string)
+		gone   string
+	}{
+		{"a new skill directory", writeDeploy, func(t *testing.T, root string) { os.RemoveAll(filepath.Join(root, "skills/deploy")) }, ".agents/skills/deploy"},
+		{"a skill directory that was there", addToRelease, func(t *testing.T, root string) {
+			os.RemoveAll(filepath.Join(root, "skills/release/ref"))
+			writeRelease(t, root, "[agents]")
+		}, ".agents/skills/release/ref"},
+	} {
+		for _, at := range []struct {
+			name   string
+			faults []workspacefs.Fault // the first to strike is where the run stops
+		}{
+			{"the temp folder made, nothing in it", []workspacefs.Fault{
+				{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/*"}, {Op: "MkdirAll", Path: ".agents/skills/*/.skillsync-*.tmp/*"}}},
+			{"a folder made in it, its file not yet staged", []workspacefs.Fault{{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/deep/*"}}},
+			{"the folder about to be put in place", []workspacefs.Fault{{Op: "RenameNoReplace", Path: ".agents/skills/*/ref"}}},
+			{"at the flush", []workspacefs.Fault{{Op: "Flush"}}},
+		} {
+			t.Run(skill.name+", "+at.name, func(t *testing.T) {
+				root := releaseInSync(t)
+				skill.change(t, root)
+				left := filepath.Join(t.TempDir(), "left")
+				var once sync.Once
+				for i := range at.faults {
+					at.faults[i].Times = 1
+					at.faults[i].Before = func(string) {
+						once.Do(func() {
+							if err := os.CopyFS(left, os.DirFS(root)); err != nil {
+								t.Error(err)
+							}
+						})
+					}
+				}
+				Reconcile(Request{System: &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: at.faults}, Root: root})
+				if _, err := os.Stat(left); err != nil {
+					t.Fatalf("the fault never struck: %v", err)
+				}
+				skill.undo(t, left)
+				reconcileClean(t, left)
+				reconcileClean(t, left)
+				assertAbsent(t, left, skill.gone)
+				testkit.AssertNoTempFiles(t, left)
+				assertNoTempFolders(t, left)
+			})
+		}
+	}
+}
+
+// A folder of a new file that cannot be put in place (a person made one there
+// meanwhile) is staged again once its SKILL.md is, into the person's folder,
+// and nothing of the attempt is left.
+func TestAFolderThatAppearedTakesItsFilesLater(t *testing.T) {
+	root := releaseInSync(t)
+	addToRelease(t, root)
+	mine := filepath.Join(root, ".agents/skills/release/ref/deep")
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{{Op: "RenameNoReplace", Path: ".agents/skills/release/ref", Times: 1, Before: func(string) {
+		if err := os.MkdirAll(mine, 0o755); err != nil {
+			t.Error(err)
+		}
+	}}}}
+	var flushes atomic.Int32
+	sys.Faults = append(sys.Faults, workspacefs.Fault{Op: "Flush", Before: func(string) { flushes.Add(1) }})
+	if out := Reconcile(Request{System: sys, Root: root}); out.Err != nil || len(out.Problems) > 0 {
+		t.Fatalf("the run: %s", summary(out))
+	}
+	if got := flushes.Load(); got != 2 {
+		t.Errorf("%d flushes, want 2 (the folder's files staged again)", got)
+	}
+	if data, err := os.ReadFile(filepath.Join(mine, "notes.md")); err != nil || string(data) != "notes\n" {
+		t.Errorf("the file in the folder that appeared: %q %v", data, err)
+	}
+	testkit.AssertNoTempFiles(t, root)
+	assertNoTempFolders(t, root)
+}
+
+// A person's empty folders in a skill directory stay, whatever else is there.
+func TestAPersonsEmptyFolderStays(t *testing.T) {
+	root := releaseInSync(t)
+	for _, dir := range []string{".agents/skills/draft/scripts", ".agents/skills/release/mine"} {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addToRelease(t, root)
+	reconcileClean(t, root)
+	for _, dir := range []string{".agents/skills/draft/scripts", ".agents/skills/release/mine"} {
+		if _, err := os.Stat(filepath.Join(root, dir)); err != nil {
+			t.Errorf("the person's empty folder is gone: %v", err)
+		}
+	}
+}
+
+// A file that cannot be staged in a new folder keeps the folder from being put
+// in place, so no folder of it is left, empty or not, with the error reported.
+func TestAFailedWriteInANewFolderLeavesNoFolder(t *testing.T) {
+	root := releaseInSync(t)
+	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nSee [a](ref/a/x.md) and [b](ref/b/y.md).\n"))
+	testkit.WriteFile(t, root, "skills/release/ref/a/x.md", []byte("x\n"))
+	testkit.WriteFile(t, root, "skills/release/ref/b/y.md", []byte("y\n"))
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "WriteNew", Path: ".agents/skills/release/.skillsync-*.tmp/a/*", Err: syscall.EIO}}}
+	if out := Reconcile(Request{System: sys, Root: root}); out.Err == nil {
+		t.Fatal("the failed write was not reported")
+	}
+	assertAbsent(t, root, ".agents/skills/release/ref")
+	testkit.AssertNoTempFiles(t, root)
+	assertNoTempFolders(t, root)
+	reconcileClean(t, root)
+	if _, err := os.Stat(filepath.Join(root, ".agents/skills/release/ref/a/x.md")); err != nil {
+		t.Errorf("the next run: %v", err)
 	}
 }

@@ -136,7 +136,7 @@ func (w *supportWalk) descend(dir workspacefs.Dir, name, rel string, depth int) 
 		w.sd.err = fmt.Errorf("read %s: %w", path.Join(w.sd.path, rel), workspacefs.Cause(err))
 		return
 	}
-	if len(entries) == 0 && len(sideFiles[rel]) == 0 && w.madeFor(rel) {
+	if len(entries) == 0 && len(sideFiles[rel]) == 0 && (w.madeFor(rel) || inStagedFolder(rel)) {
 		w.sd.emptySubdirs = append(w.sd.emptySubdirs, path.Join(w.sd.path, rel))
 	}
 	w.walk(sub, rel, entries, depth+1)
@@ -151,6 +151,13 @@ func (w *supportWalk) madeFor(rel string) bool {
 		}
 	}
 	return false
+}
+
+// inStagedFolder says the folder rel of a skill directory is, or is in, one of a
+// temp name: a folder skillsync made for new files, whose files it stages there
+// before putting it in place by a rename, left by a run stopped meanwhile.
+func inStagedFolder(rel string) bool {
+	return slices.ContainsFunc(strings.Split(rel, "/"), banner.IsTempName)
 }
 
 // file looks at the regular file name of dir, rel in the skill directory and at

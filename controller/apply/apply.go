@@ -208,48 +208,86 @@ type staged struct {
 	written []Content
 	errs    []error
 	// later are the supporting files' creates that staging ahead left alone:
-	// each would have made a folder no SKILL.md names yet, or been staged under
-	// a name its content does not give (another file of the step staged the same
-	// bytes), and a killed run's leftover would not be known as skillsync's.
+	// each would have been staged under a name its content does not give
+	// (another file of the step staged the same bytes), or in a folder that
+	// could not be made as newFolders makes it, and a killed run's leftover
+	// would not be known as skillsync's.
 	later []bool
+	// inNewFolder says the change is staged in a folder its step made, which
+	// goes with it if it is discarded.
+	inNewFolder []bool
 }
 
 // stageAll writes every change's content to a temp file in its directory, then
 // makes them all durable with one flush. Each directory is opened once for all
 // its changes, afresh from the root, so a skill's files cost one open, not one
 // each. ahead says the supporting files' creates among them are staged before
-// their SKILL.md is in place, and leaves some for later (staged.later).
+// their SKILL.md is in place: those in a folder that is not there yet are
+// staged in the folder newFolders makes for them, and a few are left for later
+// (staged.later).
 func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 	n := len(changes)
-	st := &staged{changes: changes, temps: make([]string, n), written: make([]Content, n), errs: make([]error, n), later: make([]bool, n)}
+	st := &staged{changes: changes, temps: make([]string, n), written: make([]Content, n), errs: make([]error, n),
+		later: make([]bool, n), inNewFolder: make([]bool, n)}
 	supportCreate := func(i int) bool { return changes[i].Action == plan.Create && changes[i].Supporting }
-	groups := byDirectory(changes, upTo(n))
-	parallel.Each(len(groups), func(g int) error {
-		create, onlySupport := false, true
-		for _, i := range groups[g] {
-			create = create || changes[i].Action == plan.Create
-			onlySupport = onlySupport && supportCreate(i)
-		}
-		d, err := w.dirOf(changes[groups[g][0]].Path, create && !(ahead && onlySupport))
-		if ahead && onlySupport && errors.Is(err, fs.ErrNotExist) {
-			for _, i := range groups[g] {
-				st.later[i] = true
+	skills := bySkillDirectory(changes, upTo(n))
+	parallel.Each(len(skills), func(k int) error {
+		folders := newFolders{w: w}
+		var inNew []stagedGroup
+		for _, group := range skills[k] {
+			create, onlySupport := false, true
+			for _, i := range group {
+				create = create || changes[i].Action == plan.Create
+				onlySupport = onlySupport && supportCreate(i)
 			}
-			return nil
-		}
-		for _, i := range groups[g] {
-			st.errs[i] = err
-			if err == nil {
-				st.temps[i], st.written[i], st.errs[i] = stage(d, *changes[i], !(ahead && supportCreate(i)))
-				if errors.Is(st.errs[i], errStagedNameTaken) {
-					st.later[i], st.errs[i] = true, nil
+			p := changes[group[0]].Path
+			var d workspacefs.Dir
+			var folder *newFolder
+			var err error
+			if ahead && onlySupport {
+				d, err = w.OpenDir(path.Dir(p))
+				if errors.Is(err, fs.ErrNotExist) {
+					d, folder, err = folders.stageInto(path.Dir(p))
+				}
+				if err != nil {
+					for _, i := range group {
+						st.later[i] = true
+					}
+					continue
+				}
+			} else {
+				d, err = w.dirOf(p, create)
+			}
+			for _, i := range group {
+				st.errs[i] = err
+				if err == nil {
+					st.temps[i], st.written[i], st.errs[i] = stage(d, *changes[i], !(ahead && supportCreate(i)))
+					st.inNewFolder[i] = folder != nil
+					if errors.Is(st.errs[i], errStagedNameTaken) {
+						st.later[i], st.errs[i] = true, nil
+					}
+					folder.record(st.temps[i], st.errs[i])
 				}
 			}
+			switch {
+			case err != nil:
+			case folder != nil:
+				inNew = append(inNew, stagedGroup{d: d, group: group, folder: folder}) // until its folder is in place
+			default:
+				w.unstageIfMoved(d, st, group)
+				d.Close()
+			}
 		}
-		if err == nil {
-			w.unstageIfMoved(d, st, groups[g])
-			d.Close()
+		folders.putInPlace()
+		for _, g := range inNew {
+			if g.folder.err != nil {
+				g.unstage(st) // its folder could not be put in place: staged again later
+			} else {
+				w.unstageIfMoved(g.d, st, g.group)
+			}
+			g.d.Close()
 		}
+		folders.removeLeft()
 		return nil
 	})
 	if !slices.ContainsFunc(st.temps, func(t string) bool { return t != "" }) {
@@ -275,7 +313,7 @@ func (w Workspace) unstageIfMoved(d workspacefs.Dir, st *staged, which []int) {
 		return
 	}
 	c := st.changes[which[first]]
-	if now, err := w.dirOf(c.Path, false); err == nil {
+	if now, err := w.OpenDir(path.Dir(c.Path)); err == nil {
 		_, err = now.Lstat(st.temps[which[first]])
 		now.Close()
 		if err == nil {
@@ -292,11 +330,15 @@ func (w Workspace) unstageIfMoved(d workspacefs.Dir, st *staged, which []int) {
 
 var errDirMoved = errors.New("its directory was moved or replaced while it was written; nothing was put in place")
 
-// discard removes the temp file of change i, which is not to be put in place.
+// discard removes the temp file of change i, which is not to be put in place,
+// and the folders its step made for it once they are empty.
 func (st *staged) discard(w Workspace, i int) {
 	if st.temps[i] != "" {
 		w.r.Remove(path.Join(path.Dir(st.changes[i].Path), st.temps[i]))
 		st.temps[i] = ""
+		if st.inNewFolder[i] {
+			removeEmptyUpward(w, path.Dir(st.changes[i].Path))
+		}
 	}
 }
 
@@ -312,7 +354,7 @@ func (w Workspace) commitAll(st *staged, which []int) {
 				continue
 			}
 			if d == nil && err == nil {
-				if d, err = w.dirOf(st.changes[i].Path, false); err != nil {
+				if d, err = w.OpenDir(path.Dir(st.changes[i].Path)); err != nil {
 					d = nil
 				}
 			}
@@ -327,6 +369,32 @@ func (w Workspace) commitAll(st *staged, which []int) {
 		}
 		return nil
 	})
+}
+
+// bySkillDirectory groups which, indices of changes, by the skill directory of
+// each change (skillDirOf), and within one by byDirectory, the skill directory's
+// own directory first and each folder before those in it.
+func bySkillDirectory(changes []*plan.Change, which []int) [][][]int {
+	at := map[string]int{}
+	var skills [][]int
+	for _, i := range which {
+		skill := skillDirOf(changes[i].Path)
+		k, ok := at[skill]
+		if !ok {
+			k = len(skills)
+			at[skill] = k
+			skills = append(skills, nil)
+		}
+		skills[k] = append(skills[k], i)
+	}
+	out := make([][][]int, len(skills))
+	for k, skill := range skills {
+		out[k] = byDirectory(changes, skill)
+		slices.SortStableFunc(out[k], func(a, b []int) int {
+			return strings.Count(path.Dir(changes[a[0]].Path), "/") - strings.Count(path.Dir(changes[b[0]].Path), "/")
+		})
+	}
+	return out
 }
 
 // byDirectory groups which, indices of changes, by the directory of each

@@ -1,0 +1,180 @@
+package apply
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// newFolders are the folders one skill directory's supporting files are created
+// in that are not there yet, as a step that stages them ahead of their SKILL.md
+// makes them. A folder made before a manifest names a file in it would be
+// nobody's if the run stopped there, so each is made under a temp name (a
+// leftover of skillsync's by its name, as a temp file is, with all it holds),
+// its files staged in it, and put in place by one rename once all are staged;
+// from then on it holds staged files, which the next run cleans up, and the
+// folders with them.
+type newFolders struct {
+	w       Workspace
+	byPlace map[string]*newFolder
+	order   []*newFolder
+}
+
+// newFolder is one folder made under a temp name: place and temp are workspace
+// paths, made the folders made inside temp, staged how many files were staged in
+// it, err why it is not to be put in place.
+type newFolder struct {
+	place, temp string
+	made        []string
+	staged      int
+	err         error
+}
+
+// record counts a file staged in nf (under the name temp), or takes the error
+// that stopped one as nf's: a folder put in place with a file missing could
+// keep a folder no manifest names.
+func (nf *newFolder) record(temp string, err error) {
+	switch {
+	case nf == nil:
+	case err != nil:
+		nf.err = err
+	case temp != "":
+		nf.staged++
+	}
+}
+
+var errNothingStaged = errors.New("nothing was staged in it")
+
+// stagedGroup is a directory's changes of one step, staged through d, in folder
+// when that is one the step made.
+type stagedGroup struct {
+	d      workspacefs.Dir
+	group  []int
+	folder *newFolder
+}
+
+// stageInto opens the folder dir, which is not there, as it is while its files
+// are staged: inside the temp-named folder made for the highest folder missing on
+// its way, below its skill directory, which must be there.
+func (f *newFolders) stageInto(dir string) (workspacefs.Dir, *newFolder, error) {
+	top, err := f.firstMissing(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	nf := f.byPlace[top]
+	if nf == nil {
+		parent, err := f.w.OpenDir(path.Dir(top))
+		if err != nil {
+			return nil, nil, err
+		}
+		temp := banner.NewTempName()
+		err = parent.Mkdir(temp, 0o755)
+		parent.Close()
+		if err != nil {
+			return nil, nil, workspacefs.Cause(err)
+		}
+		nf = &newFolder{place: top, temp: path.Join(path.Dir(top), temp)}
+		if f.byPlace == nil {
+			f.byPlace = map[string]*newFolder{}
+		}
+		f.byPlace[top] = nf
+		f.order = append(f.order, nf)
+	}
+	at := nf.temp + strings.TrimPrefix(dir, top)
+	if at != nf.temp {
+		if err := f.w.r.MkdirAll(at, 0o755); err != nil {
+			return nil, nil, workspacefs.Cause(err)
+		}
+		for sub := at; sub != nf.temp && !slices.Contains(nf.made, sub); sub = path.Dir(sub) {
+			nf.made = append(nf.made, sub)
+		}
+	}
+	d, err := f.w.OpenDir(at)
+	return d, nf, err
+}
+
+// firstMissing is the highest folder on the way to dir, below its skill
+// directory, that is not there.
+func (f *newFolders) firstMissing(dir string) (string, error) {
+	skill := clients.SkillDirOf(dir)
+	if skill == "" || skill == dir || !strings.HasPrefix(dir, skill+"/") {
+		return "", fs.ErrNotExist
+	}
+	at := skill
+	for _, name := range strings.Split(strings.TrimPrefix(dir, skill+"/"), "/") {
+		at = path.Join(at, name)
+		_, err := f.w.r.Lstat(at)
+		if errors.Is(err, fs.ErrNotExist) {
+			return at, nil
+		}
+		if err != nil {
+			return "", workspacefs.Cause(err)
+		}
+	}
+	return "", fs.ErrExist // there after all: made by someone else meanwhile
+}
+
+// putInPlace renames each folder to its place, never over anything there.
+func (f *newFolders) putInPlace() {
+	for _, nf := range f.order {
+		if nf.err == nil && nf.staged == 0 {
+			nf.err = errNothingStaged
+		}
+		if nf.err != nil {
+			continue
+		}
+		parent, err := f.w.OpenDir(path.Dir(nf.place))
+		if err != nil {
+			nf.err = err
+			continue
+		}
+		from, to := path.Base(nf.temp), path.Base(nf.place)
+		err = parent.RenameNoReplace(from, to)
+		if errors.Is(err, workspacefs.ErrNoReplaceUnsupported) {
+			// The window between this check and the rename is the best there
+			// is; a rename of a folder replaces at most an empty one.
+			if _, err = parent.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+				err = parent.Rename(from, to)
+			} else if err == nil {
+				err = fs.ErrExist
+			}
+		}
+		nf.err = workspacefs.Cause(err)
+		parent.Close()
+	}
+}
+
+// removeLeft removes each folder that could not be put in place, emptied of its
+// staged files (stagedGroup.unstage), and those made in it.
+func (f *newFolders) removeLeft() {
+	for _, nf := range f.order {
+		if nf.err == nil {
+			continue
+		}
+		made := slices.Clone(nf.made)
+		slices.SortFunc(made, func(a, b string) int { return len(b) - len(a) }) // deepest first
+		for _, p := range append(made, nf.temp) {
+			if parent, err := f.w.OpenDir(path.Dir(p)); err == nil {
+				parent.Rmdir(path.Base(p))
+				parent.Close()
+			}
+		}
+	}
+}
+
+// unstage removes what the group staged, to be staged again later, once its
+// SKILL.md is in place.
+func (g stagedGroup) unstage(st *staged) {
+	for _, i := range g.group {
+		if st.temps[i] != "" {
+			g.d.Remove(st.temps[i])
+			st.temps[i], st.later[i], st.inNewFolder[i] = "", true, false
+		}
+	}
+}
