@@ -128,7 +128,7 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 	// .skillsync/ changes when the index is written: its files are stamped
 	// instead of it.
 	paths = append(paths, registry.InputDirs(r, reg.ConfigFile, reg)...)
-	scanned, ok := scannedPaths(r, seen)
+	scanned, ok := scannedPaths(r, seen, true)
 	if !ok {
 		return nil, false
 	}
@@ -139,14 +139,15 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 
 // scannedPaths are the paths a pass's scan of the targets, which found seen,
 // listed or read: each target directory, what is above it (it may be a symlink,
-// or missing), every entry the scan found in it, the side-file directories it
-// listed in each, every file it read, and every path on the way of each symlink
-// it met; false when the way of one leaves the workspace.
-func scannedPaths(r workspacefs.FS, seen *seenTargets) ([]string, bool) {
+// or missing), and with nearest the nearest directory there above a missing one,
+// every entry the scan found in it, the side-file directories it listed in each,
+// every file it read, and every path on the way of each symlink it met; false
+// when the way of one leaves the workspace.
+func scannedPaths(r workspacefs.FS, seen *seenTargets, nearest bool) ([]string, bool) {
 	var paths []string
 	for _, t := range clients.Targets {
 		paths = append(paths, t.Dir, path.Dir(t.Dir))
-		if d, ok := registry.NearestDir(r, t.Dir, false); ok {
+		if d, ok := registry.NearestDir(r, t.Dir, false); ok && nearest {
 			paths = append(paths, d)
 		}
 	}
@@ -189,7 +190,11 @@ func stampScan(req Request, in Inputs, seen *seenTargets, began time.Time) []byt
 		return nil
 	}
 	defer r.Close()
-	paths, ok := scannedPaths(r, seen)
+	// Not the nearest directory above a missing target: in a fresh clone that is
+	// the workspace root, where taking the lock makes .skillsync/ and so changes
+	// its stamp. The target directory and the one above it, stamped as missing,
+	// show one made meanwhile.
+	paths, ok := scannedPaths(r, seen, false)
 	if !ok {
 		return nil
 	}

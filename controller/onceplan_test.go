@@ -99,3 +99,48 @@ func TestAOnceRunLoadsAgainAnInputSavedBeforeItsLock(t *testing.T) {
 		t.Errorf("the run wrote what the input held before the save:\n%s", data)
 	}
 }
+
+// In a fresh clone, with no .skillsync/ yet and a target directory missing, the
+// plan made before the lock stands too, though taking the lock makes
+// .skillsync/ in the workspace root, the directory above the missing target.
+func TestAOnceRunInAFreshCloneKeepsItsPlan(t *testing.T) {
+	root := syncedThings(t)
+	if err := os.RemoveAll(filepath.Join(root, ".skillsync")); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  targets: [claude-code, agents]\n"))
+	time.Sleep(250 * time.Millisecond)
+	var reads atomic.Int32
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "ReadRegular", Path: ".claude/skills/*/SKILL.md", Before: func(string) { reads.Add(1) }}}}
+	out := ReconcileOnce(Request{System: sys, Root: root}, time.Second)
+	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Update) != 1 || out.Plan.Count(plan.Create) != 3 {
+		t.Fatalf("the run: %s", summary(out))
+	}
+	if got := reads.Load(); got != 4 {
+		t.Errorf("the run read .claude's generated files %d times, want 4 (3 by one scan, 1 by the update's check)", got)
+	}
+}
+
+// A missing target directory that a person makes, with a file in it, after the
+// plan and before the lock is scanned: the file is kept as theirs.
+func TestAOnceRunScansATargetMadeBeforeItsLock(t *testing.T) {
+	root := syncedThings(t)
+	if err := os.RemoveAll(filepath.Join(root, ".skillsync")); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  targets: [claude-code, agents]\n"))
+	time.Sleep(250 * time.Millisecond)
+	mine := []byte("---\nname: things-0\ndescription: mine\n---\n\nMy own.\n")
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "OpenFile", Path: ".skillsync/lock", Times: 1, Before: func(string) {
+			testkit.WriteFile(t, root, ".agents/skills/things-0/SKILL.md", mine)
+		}}}}
+	out := ReconcileOnce(Request{System: sys, Root: root}, time.Second)
+	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Create) != 2 {
+		t.Fatalf("the run: %s", summary(out))
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, ".agents/skills/things-0/SKILL.md")); string(data) != string(mine) {
+		t.Errorf("the person's file is not as they wrote it:\n%s", data)
+	}
+}
