@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -175,4 +176,29 @@ func TestWritesShareOneFlush(t *testing.T) {
 		t.Errorf("the file that became a folder: %v", err)
 	}
 	testkit.AssertNoTempFiles(t, root)
+}
+
+// A step of a few files syncs each as it writes it, and its flush syncs nothing
+// more; a step of more files than that leaves them all to the one flush.
+func TestAFewFilesAreSyncedOneByOne(t *testing.T) {
+	for _, c := range []struct {
+		capabilities, synced int
+	}{{3, 3}, {100, 0}} {
+		root := t.TempDir()
+		testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  targets: [claude-code]\n"))
+		testkit.WriteFile(t, root, "registry/things.yaml", []byte(capabilitiesFile(c.capabilities, nil)))
+		var synced, flushes atomic.Int32
+		sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+			{Op: "SyncFile", Before: func(string) { synced.Add(1) }},
+			{Op: "Flush", Before: func(string) { flushes.Add(1) }}}}
+		if out := Reconcile(Request{System: sys, Root: root}); out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Create) != c.capabilities {
+			t.Fatalf("%d capabilities: %s", c.capabilities, summary(out))
+		}
+		if got := synced.Load(); int(got) != c.synced {
+			t.Errorf("%d capabilities: %d files synced one by one, want %d", c.capabilities, got, c.synced)
+		}
+		if got := flushes.Load(); got != 1 {
+			t.Errorf("%d capabilities: %d flushes, want 1", c.capabilities, got)
+		}
+	}
 }

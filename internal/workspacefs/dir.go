@@ -45,6 +45,11 @@ type Dir interface {
 	// WriteNew creates name, which must not exist, and writes data to it; a file
 	// it created but could not fill is removed again.
 	WriteNew(name string, data []byte, perm uint32) error
+	// WriteNewSynced is WriteNew that makes data durable before it returns, so
+	// that a Flush has nothing left to do for it: for a few files, where one
+	// flush of the whole filesystem would also wait for every other writer's
+	// data.
+	WriteNewSynced(name string, data []byte, perm uint32) error
 	// CreateNew creates name, which must not exist, for writing.
 	CreateNew(name string, perm uint32) (*os.File, error)
 	// OpenFile opens name with flag, never following a symlink, and refuses
@@ -62,7 +67,9 @@ type Dir interface {
 	Remove(name string) error
 	// Rmdir removes the empty directory name; it never removes anything else.
 	Rmdir(name string) error
-	// Flush makes everything WriteNew wrote durable.
+	// Flush makes everything WriteNew wrote durable; it does nothing when
+	// every file written through this Dir and those opened from it since the
+	// last Flush was written with WriteNewSynced.
 	Flush() error
 
 	Close() error

@@ -10,6 +10,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -25,6 +26,9 @@ type osDir struct {
 	fd   int
 	file *os.File // when opened through an *os.Root, it owns fd
 	name string   // for errors
+	// unsynced counts the files WriteNew wrote through this Dir, and those
+	// opened from it, since the last Flush.
+	unsynced *atomic.Int64
 }
 
 const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
@@ -35,7 +39,7 @@ func openAt(root *os.Root, name string) (*osDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &osDir{fd: int(f.Fd()), file: f, name: path.Clean(name)}, nil
+	return &osDir{fd: int(f.Fd()), file: f, name: path.Clean(name), unsynced: new(atomic.Int64)}, nil
 }
 
 func (d *osDir) sub(name string) (*osDir, error) {
@@ -46,7 +50,7 @@ func (d *osDir) sub(name string) (*osDir, error) {
 	if err != nil {
 		return nil, d.fail("open", name, err)
 	}
-	return &osDir{fd: fd, name: d.name + "/" + name}, nil
+	return &osDir{fd: fd, name: d.name + "/" + name, unsynced: d.unsynced}, nil
 }
 
 // beneath opens the directory at the slash-separated path rel inside d, resolved
@@ -65,7 +69,7 @@ func (d *osDir) beneath(rel string) (*osDir, error) {
 	}
 	fd, err := retry(func() (int, error) { return unix.Openat2(d.fd, rel, &how) })
 	if err == nil {
-		return &osDir{fd: fd, name: d.name + "/" + rel}, nil
+		return &osDir{fd: fd, name: d.name + "/" + rel, unsynced: d.unsynced}, nil
 	}
 	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EPERM) && !errors.Is(err, unix.EINVAL) {
 		return nil, d.fail("open", rel, err)
@@ -206,6 +210,19 @@ func (d *osDir) Mkdir(name string, perm uint32) error {
 // WriteNew creates name in d, which must not exist, and writes data to it; a file
 // it created but could not fill is removed again.
 func (d *osDir) WriteNew(name string, data []byte, perm uint32) error {
+	err := d.writeNew(name, data, perm, false)
+	if err == nil {
+		d.unsynced.Add(1)
+	}
+	return err
+}
+
+// WriteNewSynced is WriteNew with an fdatasync before the file is closed.
+func (d *osDir) WriteNewSynced(name string, data []byte, perm uint32) error {
+	return d.writeNew(name, data, perm, true)
+}
+
+func (d *osDir) writeNew(name string, data []byte, perm uint32, synced bool) error {
 	if err := oneElement(name); err != nil {
 		return d.fail("create", name, err)
 	}
@@ -220,6 +237,9 @@ func (d *osDir) WriteNew(name string, data []byte, perm uint32) error {
 		if n, err = retry(func() (int, error) { return unix.Write(fd, rest) }); err == nil {
 			rest = rest[n:]
 		}
+	}
+	if err == nil && synced {
+		_, err = retry(func() (int, error) { return 0, unix.Fdatasync(fd) })
 	}
 	if cerr := unix.Close(fd); err == nil {
 		err = cerr
@@ -408,9 +428,15 @@ func retry(call func() (int, error)) (int, error) {
 // Flush makes everything WriteNew wrote on d's filesystem durable, in one syncfs
 // for all of them, where the kernel has it.
 func (d *osDir) Flush() error {
-	_, err := retry(func() (int, error) { return 0, unix.Syncfs(d.fd) })
+	if d.unsynced.Swap(0) == 0 {
+		return nil
+	}
+	_, err := retry(func() (int, error) { return 0, syncfs(d.fd) })
 	if err != nil && !errors.Is(err, unix.ENOSYS) {
 		return d.fail("syncfs", ".", err)
 	}
 	return nil
 }
+
+// syncfs is unix.Syncfs; a test counts its calls.
+var syncfs = unix.Syncfs

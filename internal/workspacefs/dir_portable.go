@@ -212,6 +212,11 @@ func (d *osDir) WriteNew(name string, data []byte, perm uint32) error {
 	return d.fail("write", name, Cause(err))
 }
 
+// WriteNewSynced is WriteNew, which syncs every file it writes.
+func (d *osDir) WriteNewSynced(name string, data []byte, perm uint32) error {
+	return d.WriteNew(name, data, perm)
+}
+
 // CreateNew creates name in d, which must not exist, for writing.
 func (d *osDir) CreateNew(name string, perm uint32) (*os.File, error) {
 	if err := oneElement(name); err != nil {

@@ -193,6 +193,18 @@ func (d *hookedDir) WriteNew(name string, data []byte, perm uint32) error {
 	return d.base.WriteNew(name, data, perm)
 }
 
+// WriteNewSynced strikes as WriteNew does, then as "SyncFile" on the same path,
+// where a failing disk fails the sync of that file.
+func (d *hookedDir) WriteNewSynced(name string, data []byte, perm uint32) error {
+	if err := d.check("WriteNew", true, d.rel(name)); err != nil {
+		return pathError("write", d.rel(name), err)
+	}
+	if err := d.check("SyncFile", true, d.rel(name)); err != nil {
+		return pathError("sync", d.rel(name), err)
+	}
+	return d.base.WriteNewSynced(name, data, perm)
+}
+
 func (d *hookedDir) CreateNew(name string, perm uint32) (*os.File, error) {
 	if err := d.check("CreateNew", true, d.rel(name)); err != nil {
 		return nil, pathError("create", d.rel(name), err)

@@ -1,0 +1,47 @@
+//go:build linux && !skillsync_portable
+
+package workspacefs
+
+import (
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// A Flush syncs the filesystem only when a file was written through the Dir, or
+// one opened from it, without a sync of its own since the last Flush.
+func TestFlushSyncsOnlyWhatWasNotSyncedAlready(t *testing.T) {
+	calls := 0
+	syncfs = func(fd int) error { calls++; return unix.Syncfs(fd) }
+	t.Cleanup(func() { syncfs = unix.Syncfs })
+	r, err := OS{}.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	root, err := r.OpenDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	mustDo(t, root.Mkdir("sub", 0o755))
+	sub, err := root.Beneath("sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	flush := func(want int, when string) {
+		t.Helper()
+		calls = 0
+		mustDo(t, root.Flush())
+		if calls != want {
+			t.Errorf("%s: %d syncfs, want %d", when, calls, want)
+		}
+	}
+	mustDo(t, sub.WriteNewSynced("a", []byte("a"), 0o644))
+	mustDo(t, root.WriteNewSynced("b", []byte("b"), 0o644))
+	flush(0, "after files synced one by one")
+	mustDo(t, sub.WriteNew("c", []byte("c"), 0o644))
+	flush(1, "after a file written unsynced in a folder opened from it")
+	flush(0, "after a flush with nothing written since")
+}
