@@ -3,11 +3,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/skillsync/skillsync/controller/state"
 
 	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
@@ -26,7 +30,7 @@ const warmup = 1
 type workspaces struct {
 	n                         int
 	master                    string // in sync; the floors read and copy its tree
-	cold, copyTo              []string
+	cold, copyTo, copySynced  []string
 	noop, edit, remove, dirty string
 	rulesyncCold, rulerCold   []string
 	rulesyncNoop, rulerNoop   string
@@ -45,6 +49,10 @@ func (b *bench) prepare(n int) workspaces {
 	dir := filepath.Join(b.tmp, fmt.Sprint(n))
 	w := workspaces{n: n}
 	w.master, w.cold, w.copyTo = b.prepareCold(dir, n)
+	for i := range w.copyTo {
+		w.copySynced = append(w.copySynced, w.copyTo[i]+"-synced")
+		check(os.MkdirAll(w.copySynced[i], 0o755))
+	}
 	w.noop = b.copyOf(w.master, dir, "noop", 0)
 	w.edit = b.copyOf(w.master, dir, "edit", 0)
 	w.remove = b.copyOf(w.master, dir, "remove", 0)
@@ -151,11 +159,26 @@ func (b *bench) measure(w workspaces) []result {
 	add("write floor: cp -r of the generated tree", "floor", "write", func(i int) run {
 		return run{dir: w.copyTo[i], argv: writeFloorArgv(w.master)}
 	})
+	// skillsync makes its writes durable and cp -r does not: this row is cp -r
+	// followed by one syncfs of the filesystem, what the cold run is also held to.
+	add("cp -r of the generated tree, then sync -f (syncfs)", "baseline", "write", func(i int) run {
+		return run{dir: w.copySynced[i], argv: []string{"sh", "-c", strings.Join(writeFloorArgv(w.master), " ") + " && sync -f ."}}
+	})
 	add("read floor: find -exec cat of the generated tree", "floor", "read",
 		same(w.master, []string{"sh", "-c", "find " + strings.Join(generatedTree, " ") + " -type f -exec cat {} + >/dev/null"}))
 
 	add("cold reconcile --once", "skillsync", "write", each(w.cold, once))
 	add("no-op reconcile --once", "skillsync", "read", same(w.noop, once))
+	// A fresh clone's first one-shot run: in sync, no index yet.
+	add("first no-op reconcile --once (no index yet)", "skillsync", "read", func(int) run {
+		return run{dir: w.noop, argv: once, setup: func() error {
+			err := os.Remove(filepath.Join(w.noop, filepath.FromSlash(state.IndexFile)))
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}}
+	})
 	add("one capability edited, reconcile --once", "skillsync", "read", func(i int) run {
 		return run{dir: w.edit, argv: once, setup: func() error {
 			return workspacegen.Write(w.edit, n, map[int]string{mid: fmt.Sprintf("Edited title %d", i)}, nil)

@@ -102,9 +102,16 @@ func targets(results []result) []string {
 		f := floorOf(results, r)
 		lines = append(lines, fmt.Sprintf("No-op at N=1000 ≤ 1× the read floor: %s× (%s ms vs %s ms): %s.", ratio(r.median(), f), ms(r.median()), ms(f), verdict(r.median() <= f)))
 	}
+	if r, ok := find(results, 1000, "skillsync", "first no-op"); ok {
+		f := floorOf(results, r)
+		lines = append(lines, fmt.Sprintf("First no-op at N=1000 (no index yet) ≤ 1.5× the read floor: %s× (%s ms vs %s ms): %s.", ratio(r.median(), f), ms(r.median()), ms(f), verdict(2*r.median() <= 3*f)))
+	}
 	if r, ok := find(results, 1000, "skillsync", "cold"); ok {
 		f := floorOf(results, r)
 		lines = append(lines, fmt.Sprintf("Cold at N=1000 ≤ 2× the write floor: %s× (%s ms vs %s ms): %s.", ratio(r.median(), f), ms(r.median()), ms(f), verdict(r.median() <= 2*f)))
+		if s, ok := find(results, 1000, "baseline", "cp -r of the generated tree, then sync"); ok {
+			lines = append(lines, fmt.Sprintf("Cold at N=1000 ≤ 1.2× cp -r, then sync -f: %s× (%s ms vs %s ms): %s.", ratio(r.median(), s.median()), ms(r.median()), ms(s.median()), verdict(5*r.median() <= 6*s.median())))
+		}
 		if p, ok := find(results, 1000, "rulesync", "cold"); ok {
 			lines = append(lines, fmt.Sprintf("Cold at N=1000 at least 10× faster than rulesync: %.1f× (%s ms vs %s ms): %s.",
 				float64(p.median())/float64(r.median()), ms(r.median()), ms(p.median()), verdict(10*r.median() <= p.median())))
