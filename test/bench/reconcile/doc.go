@@ -11,6 +11,6 @@
 // With -scaling it times only the cold run and the write floor, the sizes in turn
 // run by run, and writes test/bench/results/scaling.md.
 //
-// It imports, of this module: internal/testkit/benchkit,
+// It imports, of this module: controller/state, internal/testkit/benchkit,
 // internal/testkit/ociregistry, test/bench/workspacegen.
 package main
