@@ -394,18 +394,7 @@ func (w Workspace) commitAll(st *staged, which []int) {
 // each change (skillDirOf), and within one by byDirectory, the skill directory's
 // own directory first and each folder before those in it.
 func bySkillDirectory(changes []*plan.Change, which []int) [][][]int {
-	at := map[string]int{}
-	var skills [][]int
-	for _, i := range which {
-		skill := skillDirOf(changes[i].Path)
-		k, ok := at[skill]
-		if !ok {
-			k = len(skills)
-			at[skill] = k
-			skills = append(skills, nil)
-		}
-		skills[k] = append(skills[k], i)
-	}
+	skills := groupBy(changes, which, skillDirOf)
 	out := make([][][]int, len(skills))
 	for k, skill := range skills {
 		out[k] = byDirectory(changes, skill)
@@ -419,14 +408,20 @@ func bySkillDirectory(changes []*plan.Change, which []int) [][][]int {
 // byDirectory groups which, indices of changes, by the directory of each
 // change, in the order each directory first appears.
 func byDirectory(changes []*plan.Change, which []int) [][]int {
+	return groupBy(changes, which, path.Dir)
+}
+
+// groupBy groups which, indices of changes, by key of each change's path, in
+// the order each key first appears.
+func groupBy(changes []*plan.Change, which []int, key func(string) string) [][]int {
 	at := map[string]int{}
 	var groups [][]int
 	for _, i := range which {
-		dir := path.Dir(changes[i].Path)
-		g, ok := at[dir]
+		k := key(changes[i].Path)
+		g, ok := at[k]
 		if !ok {
 			g = len(groups)
-			at[dir] = g
+			at[k] = g
 			groups = append(groups, nil)
 		}
 		groups[g] = append(groups[g], i)
