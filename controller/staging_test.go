@@ -321,3 +321,68 @@ func TestAFailedWriteInANewFolderLeavesNoFolder(t *testing.T) {
 		t.Errorf("the next run: %v", err)
 	}
 }
+
+// A failed flush removes the folders its step made for new files, and nothing
+// above them: here the empty skill directory that was there before the run.
+func TestAFailedFlushKeepsTheFoldersThatWereThere(t *testing.T) {
+	root := releaseInSync(t)
+	if err := os.MkdirAll(filepath.Join(root, ".agents/skills/deploy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeDeploy(t, root)
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{{Op: "Flush", Err: syscall.EIO}}}
+	if out := Reconcile(Request{System: sys, Root: root}); out.Err == nil {
+		t.Fatal("the failed flush was not reported")
+	}
+	if _, err := os.Lstat(filepath.Join(root, ".agents/skills/deploy")); err != nil {
+		t.Errorf("the empty skill directory that was there before the run is gone: %v", err)
+	}
+	assertAbsent(t, root, ".agents/skills/deploy/ref")
+	assertNoTempFolders(t, root)
+}
+
+// A folder inside a new one that cannot be opened keeps the new one from being
+// put in place: a run then stopped at the flush leaves nothing the next runs
+// take for a person's.
+func TestAFolderThatCannotBeOpenedKeepsItsNewFolderOut(t *testing.T) {
+	root := releaseInSync(t)
+	writeDeploy(t, root)
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "Beneath", Path: ".agents/skills/deploy/.skillsync-*.tmp/deep", Err: syscall.EMFILE, Times: 1},
+		{Op: "Flush", Before: func(string) { runtime.Goexit() }},
+	}}
+	done := make(chan struct{})
+	go func() { defer close(done); Reconcile(Request{System: sys, Root: root}) }()
+	<-done
+	os.RemoveAll(filepath.Join(root, "skills/deploy"))
+	reconcileClean(t, root)
+	reconcileClean(t, root)
+	assertAbsent(t, root, ".agents/skills/deploy")
+	assertNoTempFolders(t, root)
+}
+
+// A skill directory's step holds open at most maxHeldFolders new folders until
+// they are put in place; the files of further ones wait for their SKILL.md.
+func TestManyNewFoldersWaitBeyondTheOnesHeldOpen(t *testing.T) {
+	root := releaseInSync(t)
+	body := "---\nname: deploy\ndescription: Deploy.\n---\n\n"
+	for i := range 20 {
+		body += fmt.Sprintf("See [%d](f%02d/x.md).\n", i, i)
+		testkit.WriteFile(t, root, fmt.Sprintf("skills/deploy/f%02d/x.md", i), []byte(fmt.Sprintf("x %d\n", i)))
+	}
+	testkit.WriteFile(t, root, "skills/deploy/SKILL.md", []byte(body))
+	var flushes atomic.Int32
+	if out := Reconcile(Request{System: countFlushes(&flushes), Root: root}); out.Err != nil || len(out.Problems) > 0 {
+		t.Fatalf("the run: %s", summary(out))
+	}
+	if got := flushes.Load(); got != 2 {
+		t.Errorf("%d flushes, want 2 (the folders beyond those held open staged after their SKILL.md)", got)
+	}
+	for i := range 20 {
+		if _, err := os.Stat(filepath.Join(root, fmt.Sprintf(".agents/skills/deploy/f%02d/x.md", i))); err != nil {
+			t.Errorf("not written: %v", err)
+		}
+	}
+	testkit.AssertNoTempFiles(t, root)
+	assertNoTempFolders(t, root)
+}

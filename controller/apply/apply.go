@@ -213,9 +213,9 @@ type staged struct {
 	// could not be made as newFolders makes it, and a killed run's leftover
 	// would not be known as skillsync's.
 	later []bool
-	// inNewFolder says the change is staged in a folder its step made, which
-	// goes with it if it is discarded.
-	inNewFolder []bool
+	// newFolder is the folder its step made for the change, which goes with it,
+	// and the folders in it on the way, if it is discarded; "" for none.
+	newFolder []string
 }
 
 // stageAll writes every change's content to a temp file in its directory, then
@@ -228,7 +228,7 @@ type staged struct {
 func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 	n := len(changes)
 	st := &staged{changes: changes, temps: make([]string, n), written: make([]Content, n), errs: make([]error, n),
-		later: make([]bool, n), inNewFolder: make([]bool, n)}
+		later: make([]bool, n), newFolder: make([]string, n)}
 	supportCreate := func(i int) bool { return changes[i].Action == plan.Create && changes[i].Supporting }
 	skills := bySkillDirectory(changes, upTo(n))
 	parallel.Each(len(skills), func(k int) error {
@@ -265,7 +265,9 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 				st.errs[i] = err
 				if err == nil {
 					st.temps[i], st.written[i], st.errs[i] = stage(d, *changes[i], !(ahead && supportCreate(i)))
-					st.inNewFolder[i] = folder != nil
+					if folder != nil {
+						st.newFolder[i] = folder.place
+					}
 					if errors.Is(st.errs[i], errStagedNameTaken) {
 						st.later[i], st.errs[i] = true, nil
 					}
@@ -355,8 +357,10 @@ func (st *staged) discard(w Workspace, i int) {
 	if st.temps[i] != "" {
 		w.r.Remove(path.Join(path.Dir(st.changes[i].Path), st.temps[i]))
 		st.temps[i] = ""
-		if st.inNewFolder[i] {
-			removeEmptyUpward(w, path.Dir(st.changes[i].Path))
+		if top := st.newFolder[i]; top != "" {
+			for dir := path.Dir(st.changes[i].Path); dir == top || strings.HasPrefix(dir, top+"/"); dir = path.Dir(dir) {
+				removeIfEmpty(w, dir)
+			}
 		}
 	}
 }

@@ -24,6 +24,9 @@ type newFolders struct {
 	w       Workspace
 	byPlace map[string]*newFolder
 	order   []*newFolder
+	// opened counts the directories stageInto opened, which the caller holds
+	// until the folders are put in place.
+	opened int
 }
 
 // newFolder is one folder made under a temp name: place and temp are workspace
@@ -86,18 +89,36 @@ func (f *newFolders) stageInto(dir string) (workspacefs.Dir, *newFolder, error) 
 		f.byPlace[top] = nf
 		f.order = append(f.order, nf)
 	}
+	if f.opened >= maxHeldFolders {
+		return nil, nil, errTooManyFolders
+	}
+	// Whatever fails from here keeps the folder from being put in place: it
+	// could hold an empty folder that no manifest names.
 	at := nf.temp + strings.TrimPrefix(dir, top)
+	for sub := at; sub != nf.temp && !slices.Contains(nf.made, sub); sub = path.Dir(sub) {
+		nf.made = append(nf.made, sub)
+	}
 	if at != nf.temp {
 		if err := f.w.r.MkdirAll(at, 0o755); err != nil {
-			return nil, nil, workspacefs.Cause(err)
-		}
-		for sub := at; sub != nf.temp && !slices.Contains(nf.made, sub); sub = path.Dir(sub) {
-			nf.made = append(nf.made, sub)
+			nf.err = workspacefs.Cause(err)
+			return nil, nil, nf.err
 		}
 	}
 	d, err := f.w.OpenDir(at)
-	return d, nf, err
+	if err != nil {
+		nf.err = err
+		return nil, nil, err
+	}
+	f.opened++
+	return d, nf, nil
 }
+
+// maxHeldFolders bounds the directories of new folders one skill directory's
+// step holds open until they are put in place; the files of further ones wait
+// for their SKILL.md, as in a folder that could not be made.
+const maxHeldFolders = 16
+
+var errTooManyFolders = errors.New("too many new folders at once")
 
 // firstMissing is the highest folder on the way to dir, below its skill
 // directory, that is not there.
@@ -174,7 +195,7 @@ func (g stagedGroup) unstage(st *staged) {
 	for _, i := range g.group {
 		if st.temps[i] != "" {
 			g.d.Remove(st.temps[i])
-			st.temps[i], st.later[i], st.inNewFolder[i] = "", true, false
+			st.temps[i], st.later[i], st.newFolder[i] = "", true, ""
 		}
 	}
 }

@@ -240,6 +240,12 @@ func (d *osDir) writeNew(name string, data []byte, perm uint32, synced bool) err
 	}
 	if err == nil && synced {
 		_, err = retry(func() (int, error) { return 0, unix.Fdatasync(fd) })
+		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+			// A file that cannot be synced alone is left to Flush, as an
+			// unsynced one is.
+			d.unsynced.Add(1)
+			err = nil
+		}
 	}
 	if cerr := unix.Close(fd); err == nil {
 		err = cerr
@@ -428,10 +434,14 @@ func retry(call func() (int, error)) (int, error) {
 // Flush makes everything WriteNew wrote on d's filesystem durable, in one syncfs
 // for all of them, where the kernel has it.
 func (d *osDir) Flush() error {
-	if d.unsynced.Swap(0) == 0 {
+	pending := d.unsynced.Swap(0)
+	if pending == 0 {
 		return nil
 	}
 	_, err := retry(func() (int, error) { return 0, syncfs(d.fd) })
+	if err != nil {
+		d.unsynced.Add(pending) // still to be made durable
+	}
 	if err != nil && !errors.Is(err, unix.ENOSYS) {
 		return d.fail("syncfs", ".", err)
 	}

@@ -45,3 +45,33 @@ func TestFlushSyncsOnlyWhatWasNotSyncedAlready(t *testing.T) {
 	flush(1, "after a file written unsynced in a folder opened from it")
 	flush(0, "after a flush with nothing written since")
 }
+
+// A Flush that fails leaves what it was to sync for the next one.
+func TestAFailedFlushKeepsWhatItWasToSync(t *testing.T) {
+	calls := 0
+	syncfs = func(fd int) error {
+		if calls++; calls == 1 {
+			return unix.EIO
+		}
+		return unix.Syncfs(fd)
+	}
+	t.Cleanup(func() { syncfs = unix.Syncfs })
+	r, err := OS{}.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	root, err := r.OpenDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	mustDo(t, root.WriteNew("a", []byte("a"), 0o644))
+	if err := root.Flush(); err == nil {
+		t.Fatal("the failed syncfs was not reported")
+	}
+	mustDo(t, root.Flush())
+	if calls != 2 {
+		t.Errorf("%d syncfs, want 2: the second Flush forgot the file the first could not sync", calls)
+	}
+}
