@@ -446,6 +446,10 @@ func crashHead(data []byte) []byte {
 	return data
 }
 
+// crashWave is how many kills' copies of the workspace exist at once: about 50 MB
+// each once a run has written to it.
+const crashWave = 50
+
 // crashCopiesDir picks where the copies go. A SIGKILL loses nothing the kernel has
 // already accepted, so what a kill can leave is the same on every file system (the
 // rename, link and unlink steps are atomic in the VFS); only the speed differs. On
@@ -592,25 +596,41 @@ func TestCrashSafety(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Every copy is made before the series: deleting thousands of files between the
-	// timed runs slows the creates that follow on some disks. Copies 0..refs-1 are
-	// for uninterrupted runs: the new expected bytes, then the timing of a run.
+	// The copies are made in waves, each before the runs it serves and deleted only
+	// after them: deleting thousands of files slows the creates that follow on some
+	// disks, and all the copies at once would take about 10 GB, more room than a CI
+	// machine's tmpfs or disk may have. Copies 0..refs-1 are for uninterrupted runs:
+	// the new expected bytes, then the timing of a run; each later wave begins with
+	// timed runs of its own, so the kill moments follow the disk after the deletes.
 	refs := 3 * workers
-	dir, where := crashCopiesDir(t, tmpl, refs+kills)
+	wave := min(kills, crashWave)
+	dir, where := crashCopiesDir(t, tmpl, refs+wave)
 	copyOf := func(i int) string { return filepath.Join(dir, fmt.Sprintf("ws-%04d", i)) }
-	start := time.Now()
+	timingCopy := func(w, i int) string { return filepath.Join(dir, fmt.Sprintf("timing-%04d-%d", w, i)) }
+	var prepared time.Duration
 	// Each copy's inputs look saved an hour ago, as they would be on a developer's
 	// machine: deletes follow at once instead of after the settle wait (--settle),
 	// so the kills land in the writes and deletes this suite is about.
-	if err := crashParallel(refs+kills, workers, func(i int) error {
-		if err := os.CopyFS(copyOf(i), os.DirFS(tmpl)); err != nil {
-			return err
+	prepare := func(copies []string) {
+		start := time.Now()
+		if err := crashParallel(len(copies), workers, func(i int) error {
+			if err := os.CopyFS(copies[i], os.DirFS(tmpl)); err != nil {
+				return err
+			}
+			return workspacegen.Backdate(copies[i])
+		}); err != nil {
+			t.Fatalf("copy the template: %v", err)
 		}
-		return workspacegen.Backdate(copyOf(i))
-	}); err != nil {
-		t.Fatalf("copy the template: %v", err)
+		prepared += time.Since(start)
 	}
-	prepared := time.Since(start)
+	remove := func(copies []string) {
+		crashParallel(len(copies), workers, func(i int) error { return os.RemoveAll(copies[i]) })
+	}
+	firstCopies := make([]string, refs+wave)
+	for i := range firstCopies {
+		firstCopies[i] = copyOf(i)
+	}
+	prepare(firstCopies)
 
 	// The new expected state: uninterrupted runs, which must all agree.
 	trees := make([]crashTree, workers)
@@ -679,8 +699,7 @@ func TestCrashSafety(t *testing.T) {
 		before, apply []time.Duration
 		step2, step4  []float64
 	)
-	if err := crashParallel(refs-workers, workers, func(i int) error {
-		ws := copyOf(workers + i)
+	timed := func(ws string) error {
 		res := crashStart(bin, ws, watchIn(ws), marksIn(ws), crashKill{delay: -1})
 		if res.err != nil || res.apply == 0 || res.marks[0] == 0 || res.marks[1] == 0 {
 			return fmt.Errorf("timed run: apply phase seen after %v, the whole skills' steps after %v, error %v\n%s", res.apply, res.marks, res.err, res.out)
@@ -699,7 +718,8 @@ func TestCrashSafety(t *testing.T) {
 		step4 = append(step4, float64(res.marks[1]-res.apply)/float64(res.end-res.apply))
 		mu.Unlock()
 		return nil
-	}); err != nil {
+	}
+	if err := crashParallel(refs-workers, workers, func(i int) error { return timed(copyOf(workers + i)) }); err != nil {
 		t.Fatal(err)
 	}
 	median := func(ds []time.Duration) time.Duration {
@@ -719,9 +739,9 @@ func TestCrashSafety(t *testing.T) {
 	wholeFrom, wholeTo := medianShare(step2), medianShare(step4)
 	wholeTo = min(wholeTo+max(wholeTo-wholeFrom, 0.02), 1)
 	t.Logf("plan: %d creates, %d updates, %d deletes (%d files in the old state, %d in the new), of which supporting files of "+
-		"whole skills %d, %d and %d; %d copies prepared in %v in %s; "+
+		"whole skills %d, %d and %d; the first %d copies prepared in %v in %s; "+
 		"a run loads and plans for %v, then applies for %v (the apply phase starts with a change to %s; the whole skills' steps 2 to 4 are %.0f%%-%.0f%% into it)",
-		creates, updates, deletes, len(old.files), len(want.files), wholeCreates, wholeUpdates, wholeDeletes, refs+kills, prepared.Round(time.Millisecond), where,
+		creates, updates, deletes, len(old.files), len(want.files), wholeCreates, wholeUpdates, wholeDeletes, refs+wave, prepared.Round(time.Millisecond), where,
 		pre.Round(time.Millisecond), median(apply).Round(time.Millisecond), watch, 100*wholeFrom, 100*wholeTo)
 
 	// Kill moments, as shares of a phase drawn up front, so a seed names the same
@@ -778,9 +798,10 @@ func TestCrashSafety(t *testing.T) {
 		// crashWholeMoment (each field counts kills, not files).
 		whole   crashWholeMoment
 		deciles [10]int
-		series  = time.Now()
+		series  time.Duration
+		cleanup time.Duration
 	)
-	crashParallel(kills, workers, func(i int) error {
+	killOne := func(i int) error {
 		ws := copyOf(refs + i)
 		// Each check's problems, a few of each: a broken order strands hundreds of
 		// files, and what the next run made of them must still show.
@@ -898,18 +919,43 @@ func TestCrashSafety(t *testing.T) {
 				sd, i, kill.delay.Round(time.Microsecond), when, moved, total, found, strings.Join(problems, "\n  "))
 		}
 		return nil
-	})
-	t.Logf("kill series: %v; %d killed before any change, %d midway, %d after every change, %d ended before the kill; "+
+	}
+	for w := 0; w < kills; w += wave {
+		n := min(wave, kills-w)
+		copies := make([]string, n)
+		for j := range copies {
+			copies[j] = copyOf(refs + w + j)
+		}
+		if w > 0 {
+			timing := make([]string, workers)
+			for j := range timing {
+				timing[j] = timingCopy(w, j)
+			}
+			prepare(append(slices.Clone(copies), timing...))
+			if err := crashParallel(workers, workers, func(j int) error { return timed(timing[j]) }); err != nil {
+				t.Fatal(err)
+			}
+			copies = append(copies, timing...)
+		}
+		start := time.Now()
+		crashParallel(n, workers, func(j int) error { return killOne(w + j) })
+		series += time.Since(start)
+		start = time.Now()
+		remove(copies)
+		cleanup += time.Since(start)
+	}
+	t.Logf("kill series: %v in %d waves; %d killed before any change, %d midway, %d after every change, %d ended before the kill; "+
 		"right after the kills there were %d temp files and %d empty skill directories",
-		time.Since(series).Round(time.Millisecond), untouched, midway, complete, finished, temps, emptyDirs)
+		series.Round(time.Millisecond), (kills+wave-1)/wave, untouched, midway, complete, finished, temps, emptyDirs)
 	t.Logf("share of the plan done at the kill, by tenths: %v; last apply time used %v", deciles, median(apply[max(len(apply)-9, 0):]).Round(time.Millisecond))
 	t.Logf("whole skills: %d kills caught a skill directory with some of its changes made and some not; %d with supporting files "+
 		"updated ahead of the SKILL.md naming them, %d with supporting files deleted that the SKILL.md still named, %d with a new SKILL.md "+
 		"naming files not written yet, %d with a supporting file's temp file cut short", whole.split, whole.ahead, whole.gone, whole.pending, whole.torn)
 
-	start = time.Now()
-	crashParallel(refs+kills, workers, func(i int) error { return os.RemoveAll(copyOf(i)) })
-	t.Logf("cleanup: %v; whole suite: %v", time.Since(start).Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
+	start := time.Now()
+	remove(firstCopies[:refs])
+	cleanup += time.Since(start)
+	t.Logf("copies prepared in %v, deleted in %v; whole suite: %v", prepared.Round(time.Millisecond), cleanup.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 
 	// A series whose kills all miss the apply phase proves nothing.
 	if need := max(kills/3, 1); midway < need {
