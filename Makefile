@@ -104,8 +104,9 @@ e2e:
 # skill directories of 10 files against cp -r of their tree, then a git source of
 # 1 000 skills against git clone --depth 1, and an OCI source of 1 000 skills against
 # oras pull (the oras CLI built from its module); prints the tables and writes
-# test/bench/results/latest.md. Takes about half an hour. Capabilities are fifty to a
-# registry file; -per-file N changes that. The whole skills alone:
+# test/bench/results/latest.md. Takes about three quarters of an hour. Capabilities
+# are fifty to a registry file, then one and a thousand at N = 1 000 and 10 000
+# (-per-file, -per-file-sizes). The whole skills alone:
 # go run ./test/bench/reconcile -sizes '' -gitsource '' -skilldirs 1000 -out /tmp/skilldirs.md
 bench:
 	$(GO) run ./test/bench/reconcile

@@ -36,6 +36,13 @@ type workspaces struct {
 	rulesyncNoop, rulerNoop   string
 }
 
+// perFileGroup is the series run with the capabilities perFile to a registry file,
+// beside the main table's.
+type perFileGroup struct {
+	perFile int
+	results []result
+}
+
 // result is one row of the table.
 type result struct {
 	n        int
@@ -46,7 +53,7 @@ type result struct {
 }
 
 func (b *bench) prepare(n int) workspaces {
-	dir := filepath.Join(b.tmp, fmt.Sprint(n))
+	dir := filepath.Join(b.tmp, fmt.Sprintf("%d-per-%d", n, workspacegen.PerFile))
 	w := workspaces{n: n}
 	w.master, w.cold, w.copyTo = b.prepareCold(dir, n)
 	for i := range w.copyTo {

@@ -28,7 +28,8 @@ func main() {
 	withPeers := flag.Bool("peers", true, "also run rulesync and ruler (installed with npm into -cache)")
 	cache := flag.String("cache", "test/bench/.cache", "npm prefix for the peers; never committed")
 	out := flag.String("out", "test/bench/results/latest.md", "markdown copy of the table")
-	flag.IntVar(&workspacegen.PerFile, "per-file", workspacegen.PerFile, "capabilities per registry file (make bench-watch times 1, 50 and 1 000)")
+	perFiles := flag.String("per-file", "50,1,1000", "capabilities per registry file: -sizes run at the first, -per-file-sizes at the others")
+	perFileSizes := flag.String("per-file-sizes", "1000,10000", "numbers of capabilities run at the second and later -per-file")
 	scaling := flag.Bool("scaling", false, "time only cold runs and the write floor, the sizes interleaved; write test/bench/results/scaling.md")
 	flag.Parse()
 
@@ -39,6 +40,11 @@ func main() {
 	check(benchkit.Build("", bin, "./cmd/skillsync", nil))
 
 	ns := parseSizes(*sizes)
+	pfs := parseSizes(*perFiles)
+	if len(pfs) == 0 {
+		check(fmt.Errorf("-per-file names no number"))
+	}
+	workspacegen.PerFile = pfs[0]
 	if *scaling {
 		report := (&bench{bin: bin, tmp: tmp, runs: *runs}).scaling(ns, *sizes)
 		fmt.Print(report)
@@ -60,6 +66,25 @@ func main() {
 		results = append(results, b.measure(w)...)
 		// The next size is prepared only after this one's timed series; its
 		// workspaces are deleted at the end, so no mass delete slows a series.
+	}
+	var groups []perFileGroup
+	if len(ns) > 0 {
+		// The peers read the generated tree, the same whatever the registry's layout,
+		// so only skillsync and the floors run again.
+		alone := *b
+		alone.peers = nil
+		for _, pf := range pfs[1:] {
+			workspacegen.PerFile = pf
+			g := perFileGroup{perFile: pf}
+			for _, n := range parseSizes(*perFileSizes) {
+				fmt.Fprintf(os.Stderr, "N=%d, %d per registry file: preparing workspaces\n", n, pf)
+				w := alone.prepare(n)
+				fmt.Fprintf(os.Stderr, "N=%d, %d per registry file: measuring\n", n, pf)
+				g.results = append(g.results, alone.measure(w)...)
+			}
+			groups = append(groups, g)
+		}
+		workspacegen.PerFile = pfs[0]
 	}
 	var wholeResults []result
 	for _, n := range parseSizes(*skillDirs) {
@@ -90,7 +115,7 @@ func main() {
 	}
 	var report string
 	if len(ns) > 0 {
-		report = render(results, b.describe(), *sizes, *runs)
+		report = render(results, groups, b.describe(), *sizes, *perFileSizes, *runs)
 	} else {
 		report = fmt.Sprintf("# skillsync benchmark\n\n%s\nCommand: `go run ./test/bench/reconcile -sizes '' -skilldirs %s -gitsource %s -ocisource %s -runs %d`.\n", machine(), *skillDirs, *gitSources, *ociSources, *runs)
 	}

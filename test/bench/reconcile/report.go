@@ -15,28 +15,45 @@ import (
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
 
-func render(results []result, peersText, sizes string, runs int) string {
+func render(results []result, groups []perFileGroup, peersText, sizes, perFileSizes string, runs int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# skillsync benchmark\n\n%s\n", machine())
-	fmt.Fprintf(&b, "Command: `go run ./test/bench/reconcile -sizes %s -per-file %d -runs %d` (`make bench`): N capabilities, %d to a registry file. Each figure is the median of %d runs after %d warm-up run; spread is min–max; × floor is the median over the floor's median for the same N (write floor for cold runs, read floor otherwise); every run starts after an untimed sync(2), so none pays for writing back data an earlier one left; peak RSS is the largest of the runs, in MB of 10^6 bytes; files written counts files created, replaced, changed or deleted in the workspace, state files included.\n\n",
-		sizes, workspacegen.PerFile, runs, workspacegen.PerFile, runs, warmup)
+	perFiles := []string{fmt.Sprint(workspacegen.PerFile)}
+	for _, g := range groups {
+		perFiles = append(perFiles, fmt.Sprint(g.perFile))
+	}
+	fmt.Fprintf(&b, "Command: `go run ./test/bench/reconcile -sizes %s -per-file %s -per-file-sizes %s -runs %d` (`make bench`): N capabilities, %d to a registry file. Each figure is the median of %d runs after %d warm-up run; spread is min–max; × floor is the median over the floor's median for the same N (write floor for cold runs, read floor otherwise); every run starts after an untimed sync(2), so none pays for writing back data an earlier one left; peak RSS is the largest of the runs, in MB of 10^6 bytes; files written counts files created, replaced, changed or deleted in the workspace, state files included.\n\n",
+		sizes, strings.Join(perFiles, ","), perFileSizes, runs, workspacegen.PerFile, runs, warmup)
 	b.WriteString(peersText + "\n")
 	b.WriteString("| N | tool | scenario | median ms | spread ms | × floor | skillsync ÷ peer | peak RSS MB | files written |\n")
 	b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
-		if r.failed != "" {
-			fmt.Fprintf(&b, "| %d | %s | %s | failed: %s | | | | | |\n", r.n, r.tool, r.scenario, oneLine(r.failed))
-			continue
-		}
-		lo, hi := r.spread()
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s–%s | %s | %s | %.1f | %d |\n", r.n, r.tool, r.scenario, ms(r.median()), ms(lo), ms(hi),
-			ratio(r.median(), floorOf(results, r)), peerRatio(results, r), megabytes(r.peakRSSKB()), r.maxWritten())
+		b.WriteString(row(results, r) + "\n")
 	}
 	b.WriteString("\n## Targets\n\n")
 	for _, line := range targets(results) {
 		b.WriteString("- " + line + "\n")
 	}
+	for _, g := range groups {
+		fmt.Fprintf(&b, "\n## %d capabilities to a registry file\n\n", g.perFile)
+		b.WriteString("The same series, the floors measured again beside them; no peers (they read the generated tree, the same whatever the registry's layout).\n\n")
+		b.WriteString("| N | tool | scenario | median ms | spread ms | × floor | skillsync ÷ peer | peak RSS MB | files written |\n")
+		b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, r := range g.results {
+			b.WriteString(row(g.results, r) + "\n")
+		}
+	}
 	return b.String()
+}
+
+// row is r's line of the table of results.
+func row(results []result, r result) string {
+	if r.failed != "" {
+		return fmt.Sprintf("| %d | %s | %s | failed: %s | | | | | |", r.n, r.tool, r.scenario, oneLine(r.failed))
+	}
+	lo, hi := r.spread()
+	return fmt.Sprintf("| %d | %s | %s | %s | %s–%s | %s | %s | %.1f | %d |", r.n, r.tool, r.scenario, ms(r.median()), ms(lo), ms(hi),
+		ratio(r.median(), floorOf(results, r)), peerRatio(results, r), megabytes(r.peakRSSKB()), r.maxWritten())
 }
 
 func oneLine(s string) string {

@@ -1,7 +1,9 @@
 package workspacegen
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +83,16 @@ func Write(dir string, n int, retitle map[int]string, drop map[int]bool) error {
 				writeCapability(&b, i, retitle[i])
 			}
 		}
-		if err := os.WriteFile(filepath.Join(dir, File(first)), []byte(b.String()), 0o644); err != nil {
+		file := filepath.Join(dir, File(first))
+		if b.Len() == 0 {
+			// Every capability of the file dropped: a person deletes the file (an
+			// emptied one reads as a save cut short).
+			if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 			return err
 		}
 	}
