@@ -1,13 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
@@ -73,22 +74,36 @@ func joinNotes(notes ...string) string {
 	return strings.Join(kept, "; ")
 }
 
-// writeTable aligns rows in columns, without trailing blanks.
+// writeTable aligns rows in columns two spaces apart, without trailing blanks;
+// every row of a table has the same number of cells. A cold run's table has a
+// line per file written, so it goes out in large writes and no copy of it is
+// made (text/tabwriter holds every cell until it flushes).
 func writeTable(w io.Writer, rows [][]string) {
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	var widths []int
 	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
-	}
-	tw.Flush()
-	// One write for the table: a cold run's table has a line per file written.
-	var table strings.Builder
-	for _, line := range strings.SplitAfter(buf.String(), "\n") {
-		if line != "" {
-			table.WriteString(strings.TrimRight(line, " \n") + "\n")
+		for i, cell := range r[:max(len(r)-1, 0)] {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
 		}
 	}
-	io.WriteString(w, table.String())
+	out := bufio.NewWriterSize(w, 64<<10)
+	var line []byte
+	for _, r := range rows {
+		line = line[:0]
+		for i, cell := range r {
+			line = append(line, cell...)
+			if i < len(r)-1 {
+				for range widths[i] + 2 - utf8.RuneCountInString(cell) {
+					line = append(line, ' ')
+				}
+			}
+		}
+		line = append(bytes.TrimRight(line, " "), '\n')
+		out.Write(line)
+	}
+	out.Flush()
 }
 
 // summaryLine is the last line: what was done (or, for --check and a refused plan,
