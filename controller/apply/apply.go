@@ -84,7 +84,10 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 	// Each step finishes before the next starts; within one, every change has a
 	// path of its own, so they run a few at a time.
 	o := orderOf(pl)
-	var done, failed []Applied
+	// A cold run records a change per file; grown as it fills, the record was
+	// copied several times over and held twice at its largest.
+	done := make([]Applied, 0, len(pl.Changes))
+	var failed []Applied
 	notDone := map[string]bool{} // skill directories whose supporting files did not all change
 	record := func(c *plan.Change, err error, written Content) {
 		a := Applied{Change: c, Err: err, Written: written}
