@@ -98,7 +98,34 @@ func (c Client) MCPToolName(server, tool string) string {
 	for _, r := range c.MCPServerChars {
 		server = strings.ReplaceAll(server, string(r), "_")
 	}
-	return c.MCPNaming.Of(strings.NewReplacer("<server>", server, "<tool>", tool).Replace(c.MCPTool))
+	return c.MCPNaming.Of(fillToolPattern(c.MCPTool, server, tool))
+}
+
+// fillToolPattern puts server and tool in place of <server> and <tool> in one
+// pass, as strings.Replacer would (what it puts in is never read again as a
+// placeholder), without building one per name: a cold run names a tool per file.
+func fillToolPattern(pattern, server, tool string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(pattern, '<')
+		if i < 0 {
+			b.WriteString(pattern)
+			return b.String()
+		}
+		b.WriteString(pattern[:i])
+		pattern = pattern[i:]
+		switch {
+		case strings.HasPrefix(pattern, "<server>"):
+			b.WriteString(server)
+			pattern = pattern[len("<server>"):]
+		case strings.HasPrefix(pattern, "<tool>"):
+			b.WriteString(tool)
+			pattern = pattern[len("<tool>"):]
+		default:
+			b.WriteByte('<')
+			pattern = pattern[1:]
+		}
+	}
 }
 
 // keyOrder keeps front matter keys in the order Claude Code documents them.

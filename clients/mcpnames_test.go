@@ -1,6 +1,9 @@
 package clients
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The names each client showed its model, measured by the conformance suite
 // (make e2e) with the server conformance and its tools notes.get and
@@ -57,4 +60,21 @@ func clientNamed(t *testing.T, name string) Client {
 	}
 	t.Fatalf("no client %s", name)
 	return Client{}
+}
+
+func TestFillToolPatternReplacesAsAReplacerWould(t *testing.T) {
+	for _, c := range []struct{ pattern, server, tool string }{
+		{"mcp__<server>__<tool>", "memory", "create_entities"},
+		{"<server>-<tool>", "a<tool>b", "<server>"},
+		{"<server_<tool>>", "s", "t"},
+		{"<<server>>", "s", "t"},
+		{"mcp__<server>", "my-server", "ignored"},
+		{"no placeholder <", "s", "t"},
+		{"", "s", "t"},
+	} {
+		want := strings.NewReplacer("<server>", c.server, "<tool>", c.tool).Replace(c.pattern)
+		if got := fillToolPattern(c.pattern, c.server, c.tool); got != want {
+			t.Errorf("fillToolPattern(%q, %q, %q) = %q, want %q", c.pattern, c.server, c.tool, got, want)
+		}
+	}
 }
