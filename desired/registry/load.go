@@ -197,6 +197,9 @@ type loader struct {
 	sources SourceReader
 	// lock, when not nil, stands for skillsync.lock.
 	lock *Lock
+	// parsed is the parse of parsedFile read ahead, while that file decodes.
+	parsed     *readFile
+	parsedFile string
 	// policy is the organisation's policy, once read (policyRead), and
 	// whether it could be.
 	policy               *Policy
@@ -251,11 +254,21 @@ func (l *loader) load() *Registry {
 	}
 	reg.Files = files
 	l.presize(reg, files)
-	for _, file := range files {
+	var ahead *readAhead
+	if l.cache == nil && len(files) > 1 {
+		// Without a cache every file is parsed: the next ones while this one decodes.
+		ahead = startReadAhead(l.r, files)
+		defer ahead.close()
+	}
+	for i, file := range files {
 		if d, ok := l.cache.unchanged(file); trusted && !changed[file] && ok {
 			reg.Sources[file] = d.src
 			l.replay(reg, d)
 			l.decoded[file] = d
+			continue
+		}
+		if ahead != nil {
+			l.loadRead(reg, file, ahead.take(i))
 			continue
 		}
 		l.loadFile(reg, file)
@@ -326,17 +339,36 @@ func (l *loader) registryFiles(reg *Registry) []string {
 
 func (l *loader) loadFile(reg *Registry, file string) {
 	data, err := l.r.ReadFile(file, maxInputSize)
-	if err != nil && l.failed(file, err) {
+	l.loadRead(reg, file, readFile{data: data, err: err})
+}
+
+// loadRead loads the registry file file as read, and parsed if it was.
+func (l *loader) loadRead(reg *Registry, file string, read readFile) {
+	if read.err != nil && l.failed(file, read.err) {
 		return
 	}
-	if err != nil {
+	if read.err != nil {
 		l.unlisted = true
-		l.add(Problem{Pos: Position{File: file}, Message: "cannot read registry file: " + workspacefs.Cause(err).Error(),
+		l.add(Problem{Pos: Position{File: file}, Message: "cannot read registry file: " + workspacefs.Cause(read.err).Error(),
 			Hint: "a registry file is a readable regular file; fix its permissions or narrow the glob"})
 		return
 	}
-	reg.Sources[file] = SourceOf(data)
-	l.decodeFile(reg, file, data)
+	reg.Sources[file] = SourceOf(read.data)
+	if read.parsed {
+		l.parsed, l.parsedFile = &read, file
+		defer func() { l.parsed = nil }()
+	}
+	l.decodeFile(reg, file, read.data)
+}
+
+// parse parses file, whose content is data, or takes the parse loadRead was
+// handed for it.
+func (l *loader) parse(file string, data []byte) (*source, []document, Problems) {
+	if p := l.parsed; p != nil && l.parsedFile == file {
+		l.parsed = nil
+		return p.src, p.docs, p.problems
+	}
+	return parseSource(file, data)
 }
 
 // rereader reads file again, for a position in it, as long as it still is want.
@@ -378,7 +410,7 @@ func (l *loader) addDocumentsOf(reg *Registry, file string, data []byte, reread 
 	}
 	if !byPiece {
 		var ps Problems
-		src, docs, ps = parseSource(file, data)
+		src, docs, ps = l.parse(file, data)
 		l.add(ps...)
 	}
 	if src != nil {
