@@ -603,7 +603,7 @@ func TestCrashSafety(t *testing.T) {
 	// the new expected bytes, then the timing of a run; each later wave begins with
 	// timed runs of its own, so the kill moments follow the disk after the deletes.
 	refs := 3 * workers
-	wave := min(kills, crashWave)
+	wave := max(min(kills, crashWave), 1)
 	dir, where := crashCopiesDir(t, tmpl, refs+wave)
 	copyOf := func(i int) string { return filepath.Join(dir, fmt.Sprintf("ws-%04d", i)) }
 	timingCopy := func(w, i int) string { return filepath.Join(dir, fmt.Sprintf("timing-%04d-%d", w, i)) }
