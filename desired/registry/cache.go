@@ -181,7 +181,7 @@ func (l *loader) replay(reg *Registry, d decodedFile) {
 
 // decodeFile adds the documents of file to reg, from the cache when it holds the
 // same bytes, and notes what they decoded to for the next load.
-func (l *loader) decodeFile(reg *Registry, file string, data []byte) {
+func (l *loader) decodeFile(reg *Registry, file string, read readFile) {
 	src := reg.Sources[file]
 	if d, ok := l.cache.lookup(file, src); ok {
 		l.replay(reg, d)
@@ -189,7 +189,7 @@ func (l *loader) decodeFile(reg *Registry, file string, data []byte) {
 		return
 	}
 	caps, skills, profiles, problems := len(reg.Capabilities), len(reg.Skills), len(reg.Profiles), len(l.problems)
-	l.addDocuments(reg, file, data)
+	l.addDocuments(reg, file, read)
 	d := decodedFile{src: src, capabilities: reg.Capabilities[caps:], skills: reg.Skills[skills:], profiles: reg.Profiles[profiles:],
 		problems: l.problems[problems:]}
 	for _, s := range d.skills {

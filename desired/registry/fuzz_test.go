@@ -35,7 +35,7 @@ func FuzzParseAndValidate(f *testing.F) {
 		}
 		reg.config = docs[0]
 		l.decode(reg, docs[0], &reg.Config)
-		l.addDocuments(reg, "r.yaml", []byte(content))
+		l.addDocuments(reg, "r.yaml", readFile{data: []byte(content)})
 		problems := append(l.problems, Validate(reg)...)
 		for _, p := range problems {
 			if p.Pos.File == "" || p.Message == "" {

@@ -197,9 +197,6 @@ type loader struct {
 	sources SourceReader
 	// lock, when not nil, stands for skillsync.lock.
 	lock *Lock
-	// parsed is the parse of parsedFile read ahead, while that file decodes.
-	parsed     *readFile
-	parsedFile string
 	// policy is the organisation's policy, once read (policyRead), and
 	// whether it could be.
 	policy               *Policy
@@ -354,21 +351,7 @@ func (l *loader) loadRead(reg *Registry, file string, read readFile) {
 		return
 	}
 	reg.Sources[file] = SourceOf(read.data)
-	if read.parsed {
-		l.parsed, l.parsedFile = &read, file
-		defer func() { l.parsed = nil }()
-	}
-	l.decodeFile(reg, file, read.data)
-}
-
-// parse parses file, whose content is data, or takes the parse loadRead was
-// handed for it.
-func (l *loader) parse(file string, data []byte) (*source, []document, Problems) {
-	if p := l.parsed; p != nil && l.parsedFile == file {
-		l.parsed = nil
-		return p.src, p.docs, p.problems
-	}
-	return parseSource(file, data)
+	l.decodeFile(reg, file, read)
 }
 
 // rereader reads file again, for a position in it, as long as it still is want.
@@ -388,29 +371,29 @@ func (l *loader) rereader(file string, want Source) func() []byte {
 	}
 }
 
-// addDocuments parses one registry file's content into reg.
-func (l *loader) addDocuments(reg *Registry, file string, data []byte) {
-	want, read := reg.Sources[file]
-	if !read {
-		want = SourceOf(data)
+// addDocuments parses one registry file's content, as read, into reg.
+func (l *loader) addDocuments(reg *Registry, file string, read readFile) {
+	want, seen := reg.Sources[file]
+	if !seen {
+		want = SourceOf(read.data)
 	}
-	l.addDocumentsOf(reg, file, data, l.rereader(file, want), false)
+	l.addDocumentsOf(reg, file, read, l.rereader(file, want), false)
 }
 
-// addDocumentsOf parses data, the registry file named file, into reg; reread
+// addDocumentsOf parses the registry file named file, as read, into reg; reread
 // gives its bytes again for a position. A source's file (fromSource) has no
 // files beside it in the workspace: a Skill in it has its body inline.
-func (l *loader) addDocumentsOf(reg *Registry, file string, data []byte, reread func() []byte, fromSource bool) {
+func (l *loader) addDocumentsOf(reg *Registry, file string, read readFile, reread func() []byte, fromSource bool) {
 	var src *source
 	var docs []document
 	var taken map[int]Capability
 	byPiece := false
 	if l.cache != nil && !fromSource {
-		src, docs, taken, byPiece = parseByPiece(file, data, l.cache.earlier(file))
+		src, docs, taken, byPiece = parseByPiece(file, read.data, l.cache.earlier(file))
 	}
 	if !byPiece {
 		var ps Problems
-		src, docs, ps = l.parse(file, data)
+		src, docs, ps = read.parse(file)
 		l.add(ps...)
 	}
 	if src != nil {

@@ -17,6 +17,15 @@ type readFile struct {
 	problems Problems
 }
 
+// parse is the parse of file, whose content f holds: the one made ahead, or one
+// made now.
+func (f readFile) parse(file string) (*source, []document, Problems) {
+	if f.parsed {
+		return f.src, f.docs, f.problems
+	}
+	return parseSource(file, f.data)
+}
+
 // readAhead reads and parses files in order on a goroutine of its own, at most
 // parseAhead files ahead of the one taken last.
 type readAhead struct {

@@ -97,7 +97,7 @@ func (l *loader) sourceDocuments(reg *Registry, files []SourceFile, src RemoteSo
 		}
 		caps, skills, profiles := len(reg.Capabilities), len(reg.Skills), len(reg.Profiles)
 		data := f.Data
-		l.addDocumentsOf(reg, at, data, func() []byte { return data }, true)
+		l.addDocumentsOf(reg, at, readFile{data: data}, func() []byte { return data }, true)
 		var decoded []finding
 		for _, c := range reg.Capabilities[caps:] {
 			decoded = append(decoded, valueFindings(at, c.Pos(), c.Spec)...)
