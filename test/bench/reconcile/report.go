@@ -25,8 +25,7 @@ func render(results []result, groups []perFileGroup, peersText, sizes, perFileSi
 	fmt.Fprintf(&b, "Command: `go run ./test/bench/reconcile -sizes %s -per-file %s -per-file-sizes %s -runs %d` (`make bench`): N capabilities, %d to a registry file. Each figure is the median of %d runs after %d warm-up run; spread is min–max; × floor is the median over the floor's median for the same N (write floor for cold runs, read floor otherwise); every run starts after an untimed sync(2), so none pays for writing back data an earlier one left; peak RSS is the largest of the runs, in MB of 10^6 bytes; files written counts files created, replaced, changed or deleted in the workspace, state files included.\n\n",
 		sizes, strings.Join(perFiles, ","), perFileSizes, runs, workspacegen.PerFile, runs, warmup)
 	b.WriteString(peersText + "\n")
-	b.WriteString("| N | tool | scenario | median ms | spread ms | × floor | skillsync ÷ peer | peak RSS MB | files written |\n")
-	b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString(tableHead)
 	for _, r := range results {
 		b.WriteString(row(results, r) + "\n")
 	}
@@ -37,14 +36,16 @@ func render(results []result, groups []perFileGroup, peersText, sizes, perFileSi
 	for _, g := range groups {
 		fmt.Fprintf(&b, "\n## %d capabilities to a registry file\n\n", g.perFile)
 		b.WriteString("The same series, the floors measured again beside them; no peers (they read the generated tree, the same whatever the registry's layout).\n\n")
-		b.WriteString("| N | tool | scenario | median ms | spread ms | × floor | skillsync ÷ peer | peak RSS MB | files written |\n")
-		b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString(tableHead)
 		for _, r := range g.results {
 			b.WriteString(row(g.results, r) + "\n")
 		}
 	}
 	return b.String()
 }
+
+const tableHead = "| N | tool | scenario | median ms | spread ms | × floor | skillsync ÷ peer | peak RSS MB | files written |\n" +
+	"|---:|---|---|---:|---:|---:|---:|---:|---:|\n"
 
 // row is r's line of the table of results.
 func row(results []result, r result) string {
