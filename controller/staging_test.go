@@ -138,7 +138,8 @@ func TestARunKilledAtAFlushLeavesNothingBehind(t *testing.T) {
 // writeDeploy adds the skill deploy, whose files are in two folders of its own.
 func writeDeploy(t *testing.T, root string) {
 	t.Helper()
-	testkit.WriteFile(t, root, "skills/deploy/SKILL.md", []byte("---\nname: deploy\ndescription: Deploy.\n---\n\nSee [the notes](ref/x.md) and [more](ref/deep/y.md).\n"))
+	testkit.WriteFile(t, root, "skills/deploy/SKILL.md", []byte("---\nname: deploy\ndescription: Deploy.\n---\n\nSee [the notes](ref/x.md), [more](ref/deep/y.md) and [the steps](steps.md).\n"))
+	testkit.WriteFile(t, root, "skills/deploy/steps.md", []byte("1. deploy\n"))
 	testkit.WriteFile(t, root, "skills/deploy/ref/x.md", []byte("x\n"))
 	testkit.WriteFile(t, root, "skills/deploy/ref/deep/y.md", []byte("y\n"))
 }
@@ -200,10 +201,11 @@ func assertNoTempFolders(t *testing.T, root string) {
 }
 
 // A run stopped while it stages files in folders that are not there yet, at any
-// point, leaves what the next runs clean up once those files are no longer
-// wanted: a folder made under a temp name, one made inside it, each empty or
-// not, or put in place with staged files in it. The tree as the fault finds it
-// is copied, as a kill would leave it.
+// point, leaves what the next run cleans up, whether it still wants those files
+// or no longer does: a folder made under a temp name, one made inside it, each
+// empty or not, a file in it cut short while it was written, or the folder put
+// in place with staged files in it. The tree as the fault finds it is copied, as
+// a kill would leave it.
 func TestARunKilledWhileItMakesFoldersLeavesNothingBehind(t *testing.T) {
 	for _, skill := range []struct {
 		name   string
@@ -220,24 +222,43 @@ func TestARunKilledWhileItMakesFoldersLeavesNothingBehind(t *testing.T) {
 		for _, at := range []struct {
 			name   string
 			faults []workspacefs.Fault // the first to strike is where the run stops
+			cut    bool                // the file the fault's write is of is left cut short
+			// onlyNew says the fault strikes only in a new skill directory.
+			onlyNew bool
 		}{
+			// A new skill directory is the temp folder; in one that was there,
+			// its new folder ref is.
 			{"the temp folder made, nothing in it", []workspacefs.Fault{
-				{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/*"}, {Op: "MkdirAll", Path: ".agents/skills/*/.skillsync-*.tmp/*"}}},
-			{"a folder made in it, its file not yet staged", []workspacefs.Fault{{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/deep/*"}}},
-			{"the folder about to be put in place", []workspacefs.Fault{{Op: "RenameNoReplace", Path: ".agents/skills/*/ref"}}},
-			{"at the flush", []workspacefs.Fault{{Op: "Flush"}}},
+				{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/*"}, {Op: "MkdirAll", Path: ".agents/skills/*/.skillsync-*.tmp/*"},
+				{Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/*"}, {Op: "MkdirAll", Path: ".agents/skills/.skillsync-*.tmp/*"}}, false, false},
+			{"a folder made in it, its file not yet staged", []workspacefs.Fault{
+				{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/deep/*"}, {Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/ref/deep/*"}}, false, false},
+			{"a file in it cut short", []workspacefs.Fault{
+				{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/deep/*"}, {Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/ref/deep/*"}}, true, false},
+			{"a file beside its SKILL.md cut short", []workspacefs.Fault{{Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/.skillsync-*.tmp"}}, true, true},
+			{"the folder about to be put in place", []workspacefs.Fault{{Op: "RenameNoReplace", Path: ".agents/skills/*/ref"}, {Op: "RenameNoReplace", Path: ".agents/skills/deploy"}}, false, false},
+			{"at the flush", []workspacefs.Fault{{Op: "Flush"}}, false, false},
 		} {
+			if at.onlyNew && skill.gone != ".agents/skills/deploy" {
+				continue
+			}
 			t.Run(skill.name+", "+at.name, func(t *testing.T) {
 				root := releaseInSync(t)
 				skill.change(t, root)
 				left := filepath.Join(t.TempDir(), "left")
 				var once sync.Once
 				for i := range at.faults {
-					at.faults[i].Times = 1
-					at.faults[i].Before = func(string) {
+					at.faults[i].Before = func(name string) {
+						content := stagedContent(t, root, name)
+						if at.cut && content == nil {
+							return // another file's write: a SKILL.md's
+						}
 						once.Do(func() {
 							if err := os.CopyFS(left, os.DirFS(root)); err != nil {
 								t.Error(err)
+							}
+							if at.cut {
+								testkit.WriteFile(t, left, name, content[:len(content)/2])
 							}
 						})
 					}
@@ -246,6 +267,17 @@ func TestARunKilledWhileItMakesFoldersLeavesNothingBehind(t *testing.T) {
 				if _, err := os.Stat(left); err != nil {
 					t.Fatalf("the fault never struck: %v", err)
 				}
+				wanted := filepath.Join(t.TempDir(), "wanted")
+				if err := os.CopyFS(wanted, os.DirFS(left)); err != nil {
+					t.Fatal(err)
+				}
+				reconcileClean(t, wanted)
+				testkit.AssertNoTempFiles(t, wanted)
+				assertNoTempFolders(t, wanted)
+				if out := Reconcile(Request{System: workspacefs.OS{}, Root: wanted, Check: true}); out.Err != nil || len(out.Problems) > 0 {
+					t.Errorf("the next run did not converge: %s", summary(out))
+				}
+
 				skill.undo(t, left)
 				reconcileClean(t, left)
 				reconcileClean(t, left)
@@ -255,6 +287,27 @@ func TestARunKilledWhileItMakesFoldersLeavesNothingBehind(t *testing.T) {
 			})
 		}
 	}
+}
+
+// stagedContent is the content of the supporting file of root's skills that is
+// staged under the name of the workspace path name, or nil for none.
+func stagedContent(t *testing.T, root, name string) []byte {
+	t.Helper()
+	var found []byte
+	err := filepath.WalkDir(filepath.Join(root, "skills"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || filepath.Base(p) == "SKILL.md" {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err == nil && banner.StagedName(data) == filepath.Base(name) {
+			found = data
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
 }
 
 // A folder of a new file that cannot be put in place (a person made one there

@@ -116,7 +116,8 @@ type State struct {
 	Unscanned map[string]string
 	// CutShort are temp-named files in skill directories that may be a staged
 	// supporting file a kill cut short: a leftover if its name is the digest of
-	// a wanted file there that begins with its bytes.
+	// a wanted file there that begins with its bytes, or if it is in a folder of
+	// a temp name (InStagedFolder).
 	CutShort []File
 	links    []string // every symlink met, to check for escapes
 }

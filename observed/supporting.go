@@ -136,7 +136,7 @@ func (w *supportWalk) descend(dir workspacefs.Dir, name, rel string, depth int) 
 		w.sd.err = fmt.Errorf("read %s: %w", path.Join(w.sd.path, rel), workspacefs.Cause(err))
 		return
 	}
-	if len(entries) == 0 && len(sideFiles[rel]) == 0 && (w.madeFor(rel) || inStagedFolder(rel)) {
+	if len(entries) == 0 && len(sideFiles[rel]) == 0 && (w.madeFor(rel) || inStagedFolder(path.Join(path.Base(w.sd.path), rel))) {
 		w.sd.emptySubdirs = append(w.sd.emptySubdirs, path.Join(w.sd.path, rel))
 	}
 	w.walk(sub, rel, entries, depth+1)
@@ -153,11 +153,23 @@ func (w *supportWalk) madeFor(rel string) bool {
 	return false
 }
 
-// inStagedFolder says the folder rel of a skill directory is, or is in, one of a
-// temp name: a folder skillsync made for new files, whose files it stages there
-// before putting it in place by a rename, left by a run stopped meanwhile.
+// inStagedFolder says the folder rel of a target directory (a skill directory
+// or a folder in one) is, or is in, one of a temp name: a folder skillsync made
+// for new files, whose files it stages there before putting it in place by a
+// rename, left by a run stopped meanwhile.
 func inStagedFolder(rel string) bool {
 	return slices.ContainsFunc(strings.Split(rel, "/"), banner.IsTempName)
+}
+
+// InStagedFolder says the temp-named file p is in a folder of a temp name: a
+// skill directory or a folder in one (see inStagedFolder). Only skillsync
+// stages files there, so it is a leftover whatever it holds, even cut short by
+// a kill while it was written: a run that no longer wants the file could not
+// tell it by its bytes.
+func InStagedFolder(p string) bool {
+	skill, dir := clients.SkillDirOf(p), path.Dir(p)
+	return skill != "" && banner.IsTempName(path.Base(p)) &&
+		(dir == skill || strings.HasPrefix(dir, skill+"/")) && inStagedFolder(strings.TrimPrefix(dir, path.Dir(skill)+"/"))
 }
 
 // file looks at the regular file name of dir, rel in the skill directory and at

@@ -237,6 +237,11 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 	parallel.Each(len(skills), func(k int) error {
 		folders := newFolders{w: w}
 		var inNew []stagedGroup
+		// A new skill directory that supporting files are staged in is made under
+		// a temp name too, as a new folder in one is: a kill can cut a staged
+		// file short, and only there is that one known as skillsync's by a run
+		// that no longer wants it.
+		stagesSupport := ahead && slices.ContainsFunc(skills[k], func(group []int) bool { return slices.ContainsFunc(group, supportCreate) })
 		for _, group := range skills[k] {
 			create, onlySupport := false, true
 			for _, i := range group {
@@ -247,18 +252,20 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 			var d workspacefs.Dir
 			var folder *newFolder
 			var err error
-			if ahead && onlySupport {
+			if ahead && onlySupport || create && stagesSupport {
 				d, err = w.OpenDir(path.Dir(p))
 				if errors.Is(err, fs.ErrNotExist) {
 					d, folder, err = folders.stageInto(path.Dir(p))
 				}
-				if err != nil {
-					for _, i := range group {
-						st.later[i] = true
-					}
-					continue
+			}
+			switch {
+			case err != nil && ahead && onlySupport:
+				for _, i := range group {
+					st.later[i] = true
 				}
-			} else {
+				continue
+			case d == nil:
+				folder = nil
 				d, err = w.dirOf(p, create)
 			}
 			if err == nil && n <= syncEachUpTo {

@@ -2,19 +2,21 @@ package apply
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/clients"
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
 // newFolders are the folders one skill directory's supporting files are created
-// in that are not there yet, as a step that stages them ahead of their SKILL.md
-// makes them. A folder made before a manifest names a file in it would be
+// in that are not there yet, the skill directory itself among them, as a step
+// that stages them ahead of their SKILL.md makes them. A folder made before a manifest names a file in it would be
 // nobody's if the run stopped there, so each is made under a temp name (a
 // leftover of skillsync's by its name, as a temp file is, with all it holds),
 // its files staged in it, and put in place by one rename once all are staged;
@@ -64,7 +66,7 @@ type stagedGroup struct {
 
 // stageInto opens the folder dir, which is not there, as it is while its files
 // are staged: inside the temp-named folder made for the highest folder missing on
-// its way, below its skill directory, which must be there.
+// its way, the skill directory itself or one in it.
 func (f *newFolders) stageInto(dir string) (workspacefs.Dir, *newFolder, error) {
 	top, err := f.firstMissing(dir)
 	if err != nil {
@@ -73,8 +75,14 @@ func (f *newFolders) stageInto(dir string) (workspacefs.Dir, *newFolder, error) 
 	nf := f.byPlace[top]
 	if nf == nil {
 		parent, err := f.w.OpenDir(path.Dir(top))
+		if errors.Is(err, fs.ErrNotExist) && top == clients.SkillDirOf(top) {
+			// The target directory, which skillsync makes and never removes.
+			if err = f.w.r.MkdirAll(path.Dir(top), 0o755); err == nil {
+				parent, err = f.w.OpenDir(path.Dir(top))
+			}
+		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, workspacefs.Cause(err)
 		}
 		temp := banner.NewTempName()
 		err = parent.Mkdir(temp, 0o755)
@@ -120,15 +128,15 @@ const maxHeldFolders = 16
 
 var errTooManyFolders = errors.New("too many new folders at once")
 
-// firstMissing is the highest folder on the way to dir, below its skill
-// directory, that is not there.
+// firstMissing is the highest folder on the way to dir, from its skill
+// directory down, that is not there.
 func (f *newFolders) firstMissing(dir string) (string, error) {
 	skill := clients.SkillDirOf(dir)
-	if skill == "" || skill == dir || !strings.HasPrefix(dir, skill+"/") {
+	if skill == "" || skill != dir && !strings.HasPrefix(dir, skill+"/") {
 		return "", fs.ErrNotExist
 	}
 	at := skill
-	for _, name := range strings.Split(strings.TrimPrefix(dir, skill+"/"), "/") {
+	for _, name := range strings.Split(strings.TrimPrefix(dir, skill), "/") {
 		at = path.Join(at, name)
 		_, err := f.w.r.Lstat(at)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -189,13 +197,19 @@ func (f *newFolders) removeLeft() {
 	}
 }
 
-// unstage removes what the group staged, to be staged again later, once its
-// SKILL.md is in place.
+// unstage removes what the group staged: a supporting file's create is staged
+// again later, once its SKILL.md is in place; any other change fails with its
+// folder's error, to be made by the next run.
 func (g stagedGroup) unstage(st *staged) {
 	for _, i := range g.group {
 		if st.temps[i] != "" {
 			g.d.Remove(st.temps[i])
-			st.temps[i], st.later[i], st.newFolder[i] = "", true, ""
+			st.temps[i], st.newFolder[i] = "", ""
+			if c := st.changes[i]; c.Action == plan.Create && c.Supporting {
+				st.later[i] = true
+			} else {
+				st.errs[i] = fmt.Errorf("its skill directory could not be put in place: %w", g.folder.err)
+			}
 		}
 	}
 }

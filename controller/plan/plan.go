@@ -273,10 +273,14 @@ func sameMode(w desired.File, h observed.File) bool {
 }
 
 // cutShort says the temp-named file f is a supporting file's staged copy that
-// a kill cut short: its name is the staged name of a file wanted in its
-// directory (banner.StagedName, the digest of the whole content), and its bytes
-// begin that content.
+// a kill cut short: it is in a folder of a temp name, which only skillsync
+// stages in, or its name is the staged name of a file wanted in its directory
+// (banner.StagedName, the digest of the whole content) and its bytes begin that
+// content.
 func cutShort(f observed.File, files map[string]desired.File) bool {
+	if observed.InStagedFolder(f.Path) {
+		return true
+	}
 	dir, name := path.Split(f.Path)
 	for p, w := range files {
 		if !w.Supporting() || path.Dir(p)+"/" != dir {

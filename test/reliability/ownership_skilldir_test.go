@@ -106,7 +106,9 @@ func ownManifestOf(t ownTree, dir string) (named map[string]manifestNamed, intac
 // leftover anywhere in a skill directory skillsync looks through (its SKILL.md
 // is missing or carries a banner for its own path): named exactly like its temp
 // files, and holding the start of a generated file, or a supporting file staged
-// under the name its content gives it. Any other file of that name is a person's.
+// under the name its content gives it, or in a folder of that name (the skill
+// directory or one in it) whatever it holds. Any other file of that name is a
+// person's.
 func ownSupportTemp(t ownTree, root, p string) bool {
 	dir := clients.SkillDirOf(p)
 	if dir == "" || dir == p || !banner.IsTempName(path.Base(p)) || !t[p].mode.IsRegular() {
@@ -116,6 +118,9 @@ func ownSupportTemp(t ownTree, root, p string) bool {
 		if _, _, ok := ownManifestOf(t, dir); !ok {
 			return false
 		}
+	}
+	if slices.ContainsFunc(strings.Split(strings.TrimPrefix(path.Dir(p), path.Dir(dir)), "/"), banner.IsTempName) {
+		return true
 	}
 	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
 	return err == nil && (banner.IsPartial(data) || path.Base(p) == ownStagedName(data))

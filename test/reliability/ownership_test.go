@@ -1161,8 +1161,9 @@ func (g *ownGenerator) handPath() string {
 			ownSideFiles[0], path.Join(path.Dir(ownSideFiles[0]), g.tempName())}))
 	case 6:
 		// A file where a skill directory, the target directory itself, or its git
-		// file goes.
+		// file goes, or in a folder of skillsync's temp name there.
 		return ownPick(g, []string{path.Join(td, name), path.Join(td, name), path.Join(td, g.tempName()), td, path.Dir(td),
+			path.Join(td, g.tempName(), g.tempName()), path.Join(td, g.tempName(), "ref", g.tempName()),
 			path.Join(td, ".gitignore"), path.Join(td, ".gitattributes")})
 	case 7:
 		// Beside a SKILL.md skillsync wrote or will write, and in folders there,
@@ -1177,7 +1178,8 @@ func (g *ownGenerator) handPath() string {
 			}
 		}
 		if len(skills) > 0 {
-			rel := ownPick(g, append(append([]string{}, ownPersonPaths...), path.Join("scripts", g.tempName())))
+			rel := ownPick(g, append(append([]string{}, ownPersonPaths...), path.Join("scripts", g.tempName()),
+				path.Join(g.tempName(), g.tempName()), path.Join(g.tempName(), "deep", g.tempName()), path.Join(g.tempName(), "notes.md")))
 			return path.Join(ownPick(g, skills), rel)
 		}
 	}
