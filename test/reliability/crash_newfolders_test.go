@@ -100,27 +100,48 @@ func TestCrashSafetyOfNewFolders(t *testing.T) {
 		}
 	}
 
-	dir, _ := crashCopiesDir(t, tmpl, 2*kills+2)
+	// Three uninterrupted runs time a run, on copies made with the kills' ones:
+	// the first run after the copies were made can take twice as long as the
+	// rest, and the kill moments follow the median.
+	const timed = 3
+	dir, _ := crashCopiesDir(t, tmpl, 2*kills+timed)
 	copyOf := func(i int) string { return filepath.Join(dir, fmt.Sprintf("ws-%04d", i)) }
-	if err := crashParallel(kills+1, workers, func(i int) error {
-		if err := os.CopyFS(copyOf(i), os.DirFS(tmpl)); err != nil {
+	timingCopy := func(i int) string { return filepath.Join(dir, fmt.Sprintf("timing-%d", i)) }
+	if err := crashParallel(kills+timed, workers, func(i int) error {
+		to := copyOf(i)
+		if i >= kills {
+			to = timingCopy(i - kills)
+		}
+		if err := os.CopyFS(to, os.DirFS(tmpl)); err != nil {
 			return err
 		}
-		return workspacegen.Backdate(copyOf(i))
+		return workspacegen.Backdate(to)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	code, out, took := crashRun(bin, copyOf(0))
-	if code != 0 {
-		t.Fatalf("uninterrupted reconcile: exit %d\n%s", code, out)
+	runs := make([]time.Duration, timed)
+	for i := range runs {
+		code, out, took := crashRun(bin, timingCopy(i))
+		if code != 0 {
+			t.Fatalf("uninterrupted reconcile: exit %d\n%s", code, out)
+		}
+		runs[i] = took
 	}
-	want, err := crashReadTree(copyOf(0))
+	slices.Sort(runs)
+	took := runs[timed/2]
+	want, err := crashReadTree(timingCopy(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	delays := make([]time.Duration, kills)
 	for i := range delays {
-		delays[i] = time.Duration(rng.Float64() * 1.1 * float64(took))
+		// A run loads and plans for about its first half and stages after
+		// that: three kills in four land there, the rest anywhere.
+		from := 0.5
+		if i%4 == 0 {
+			from = 0
+		}
+		delays[i] = time.Duration((from + rng.Float64()*(1.1-from)) * float64(took))
 	}
 
 	var (
@@ -129,11 +150,11 @@ func TestCrashSafetyOfNewFolders(t *testing.T) {
 		caught   int // kills that left something staged: a temp file or folder
 		shown    int
 	)
-	t.Logf("new folders: seed %d, %d kills, one at a time, within %v (an uninterrupted run)", sd, kills, took.Round(time.Millisecond))
+	t.Logf("new folders: seed %d, %d kills, one at a time, within %v (the median of %d uninterrupted runs, %v)", sd, kills, took.Round(time.Millisecond), timed, runs)
 	// One at a time, as the uninterrupted run was timed: kills of runs slowed by
 	// each other would land before their writes.
 	crashParallel(kills, 1, func(k int) error {
-		ws, other := copyOf(1+k), copyOf(1+kills+k)
+		ws, other := copyOf(k), copyOf(kills+k)
 		problems, staged := crashKillNewFolders(bin, ws, other, delays[k], want)
 		mu.Lock()
 		defer mu.Unlock()
