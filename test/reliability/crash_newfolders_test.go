@@ -6,8 +6,9 @@ package reliability
 // there for its SKILL.md (controller/apply/order.go) and nothing is staged
 // ahead. This series kills runs whose plans delete nothing: half the skills are
 // new, written whole, and half gain a folder of files they did not have. Both
-// stage every file ahead of its SKILL.md, each new folder under a temp name
-// renamed into place once its files are staged (controller/apply/folders.go).
+// stage every file ahead of its SKILL.md, each new folder and new skill
+// directory under a temp name renamed into place once its files are staged
+// (controller/apply/folders.go).
 // After each kill two things must hold: the next run converges to what an
 // uninterrupted run writes and leaves no temp file or folder; and, on a copy of
 // the killed tree, a run that no longer wants the skills leaves nothing of them:
