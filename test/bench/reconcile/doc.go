@@ -11,6 +11,8 @@
 // With -scaling it times only the cold run and the write floor, the sizes in turn
 // run by run, and writes test/bench/results/scaling.md.
 //
+// Every timed command runs through test/bench/runone, which it builds.
+//
 // It imports, of this module: controller/state, internal/testkit/benchkit,
 // internal/testkit/ociregistry, test/bench/workspacegen.
 package main

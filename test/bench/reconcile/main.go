@@ -38,6 +38,8 @@ func main() {
 	defer os.RemoveAll(tmp) // deleted only after every timed series
 	bin := filepath.Join(tmp, "skillsync")
 	check(benchkit.Build("", bin, "./cmd/skillsync", nil))
+	runner = filepath.Join(tmp, "runone")
+	check(benchkit.Build("", runner, "./test/bench/runone", nil))
 
 	ns := parseSizes(*sizes)
 	pfs := parseSizes(*perFiles)

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -112,24 +114,37 @@ func measureSeries(warmup, runs int, next func(i int) run) series {
 	return s
 }
 
+// runner is the runone binary (test/bench/runone) every timed command runs
+// through, so that its peak RSS is its own and not at least this process's.
+var runner string
+
 func timeOne(r run) (sample, error) {
-	cmd := exec.Command(r.argv[0], r.argv[1:]...)
+	report, reportW, err := os.Pipe()
+	if err != nil {
+		return sample{}, err
+	}
+	defer report.Close()
+	cmd := exec.Command(runner, r.argv...)
 	cmd.Dir = r.dir
 	cmd.Env = append(os.Environ(), r.env...)
+	cmd.ExtraFiles = []*os.File{reportW}
 	var out limitedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
+	err = cmd.Run()
+	reportW.Close()
 	rc := cmd.ProcessState.ExitCode()
 	if err != nil && !slices.Contains(r.okRC, rc) {
 		return sample{}, &runError{argv: r.argv, rc: rc, output: out.String()}
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
+	line, err := io.ReadAll(report)
+	if err != nil {
+		return sample{}, err
 	}
-	return sample{wall: wall, rssKB: rss}, nil
+	var ns, rssKB int64
+	if _, err := fmt.Sscan(string(line), &ns, &rssKB); err != nil {
+		return sample{}, fmt.Errorf("runone reported %q: %v", line, err)
+	}
+	return sample{wall: time.Duration(ns), rssKB: rssKB}, nil
 }
 
 // fileState is what changes when a file is written: a rename or link gives a new
