@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -308,6 +309,41 @@ func stagedContent(t *testing.T, root, name string) []byte {
 		t.Fatal(err)
 	}
 	return found
+}
+
+// A new skill directory that a person makes while its files are staged under a
+// temp name is never replaced: the run says its SKILL.md was not written, leaves
+// nothing of the attempt, and the next run writes the skill beside their file.
+func TestASkillDirectoryThatAppearedIsNotReplaced(t *testing.T) {
+	root := releaseInSync(t)
+	writeDeploy(t, root)
+	mine := filepath.Join(root, ".agents/skills/deploy/mine.txt")
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{{Op: "RenameNoReplace", Path: ".agents/skills/deploy", Times: 1, Before: func(string) {
+		if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+			t.Error(err)
+		}
+		if err := os.WriteFile(mine, []byte("mine\n"), 0o644); err != nil {
+			t.Error(err)
+		}
+	}}}}
+	out := Reconcile(Request{System: sys, Root: root})
+	if out.Err == nil || !strings.Contains(out.Err.Error(), "could not be put in place") {
+		t.Errorf("the run did not say the skill directory could not be put in place: %s", summary(out))
+	}
+	testkit.AssertNoTempFiles(t, root)
+	assertNoTempFolders(t, root)
+	if _, err := os.Stat(filepath.Join(root, ".agents/skills/deploy/SKILL.md")); err == nil {
+		t.Error("SKILL.md was written into the directory that appeared in the same run")
+	}
+	reconcileClean(t, root)
+	for _, f := range []string{"SKILL.md", "ref/x.md", "ref/deep/y.md", "steps.md"} {
+		if _, err := os.Stat(filepath.Join(root, ".agents/skills/deploy", f)); err != nil {
+			t.Errorf("the next run: %v", err)
+		}
+	}
+	if data, err := os.ReadFile(mine); err != nil || string(data) != "mine\n" {
+		t.Errorf("the person's file: %q %v", data, err)
+	}
 }
 
 // A folder of a new file that cannot be put in place (a person made one there

@@ -16,12 +16,12 @@ import (
 
 // newFolders are the folders one skill directory's supporting files are created
 // in that are not there yet, the skill directory itself among them, as a step
-// that stages them ahead of their SKILL.md makes them. A folder made before a manifest names a file in it would be
-// nobody's if the run stopped there, so each is made under a temp name (a
-// leftover of skillsync's by its name, as a temp file is, with all it holds),
-// its files staged in it, and put in place by one rename once all are staged;
-// from then on it holds staged files, which the next run cleans up, and the
-// folders with them.
+// that stages them ahead of their SKILL.md makes them. A folder made before a
+// manifest names a file in it would be nobody's if the run stopped there, so
+// each is made under a temp name (a leftover of skillsync's by its name, as a
+// temp file is, with all it holds), its files staged in it, and put in place by
+// one rename once all are staged; from then on it holds staged files, which the
+// next run cleans up, and the folders with them.
 type newFolders struct {
 	w       Workspace
 	byPlace map[string]*newFolder
