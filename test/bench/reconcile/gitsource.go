@@ -40,7 +40,7 @@ func (b *bench) prepareGitSource(n int) sourceWorkspaces {
 		clone := filepath.Join(dir, fmt.Sprintf("clone-%d", i))
 		return run{dir: dir, argv: []string{"git", "clone", "-q", "--depth", "1", "--branch", "v1", remote, clone}}
 	}}
-	b.prepareSource(&w, dir, "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  sources:\n    - name: catalog\n      git: "+remote+"\n      ref: v1\n      path: skills\n      allow: [{finding: executable}]\n")
+	b.prepareSource(&w, dir, "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  sources:\n    - name: catalog\n      git: "+remote+"\n      ref: v1\n      path: skills\n      allow: [{finding: executable}, {finding: binary}]\n")
 	return w
 }
 

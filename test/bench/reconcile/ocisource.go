@@ -41,7 +41,7 @@ func (b *bench) prepareOCISource(n int, reg *ociregistry.Registry, oras string) 
 		pulled := filepath.Join(dir, fmt.Sprintf("pull-%d", i))
 		return run{dir: dir, argv: []string{oras, "pull", "--plain-http", "--no-tty", "-o", pulled, ref}, env: env}
 	}}
-	b.prepareSource(&w, dir, "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  sources:\n    - name: catalog\n      oci: "+ref+"\n      allow: [{finding: executable}]\n")
+	b.prepareSource(&w, dir, "apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: []\n  sources:\n    - name: catalog\n      oci: "+ref+"\n      allow: [{finding: executable}, {finding: binary}]\n")
 	return w
 }
 
