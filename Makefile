@@ -15,7 +15,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # each for a time instead.
 FUZZTIME  ?=
 
-.PHONY: build install demo test test-portable schema-check cross dist dist-check cask-check npm-packages npm-check renovate-check e2e bench bench-scaling bench-watch bench-mcp bench-serve reliability lint fuzz clean
+.PHONY: build install demo test test-portable schema-check cross dist dist-check cask-check npm-packages npm-check renovate-check e2e bench bench-smoke bench-scaling bench-watch bench-mcp bench-serve reliability lint fuzz clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/skillsync
@@ -111,6 +111,18 @@ e2e:
 bench:
 	$(GO) run ./test/bench/reconcile
 	$(GO) run ./test/bench/servelatency
+
+# Every part of make bench's one-shot benchmark on small workspaces, one run each,
+# without the peers: CI runs it so that a benchmark that stops working is noticed
+# (a run that fails prints "failed:" in its table). The figures mean nothing.
+bench-smoke:
+	@out=$$(mktemp -d) && \
+	if ! $(GO) run ./test/bench/reconcile -sizes 100 -per-file 50,1 -per-file-sizes 100 -skilldirs 20 \
+		-gitsource 20 -ocisource 20 -peers=false -runs 1 -out $$out/reconcile.md > $$out/log 2>&1; then \
+		cat $$out/log; rm -rf $$out; exit 1; \
+	fi; \
+	if grep -n 'failed:' $$out/reconcile.md; then rm -rf $$out; exit 1; fi; \
+	rm -rf $$out; echo "bench-smoke: every series of the one-shot benchmark ran"
 
 # The cold run's growth from N = 1 000 to N = 10 000 against the write floor's, the
 # sizes timed in turn so the shared disk's drift slows both alike; a few minutes.

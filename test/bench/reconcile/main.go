@@ -35,6 +35,7 @@ func main() {
 
 	tmp, err := os.MkdirTemp("", "skillsync-bench-")
 	check(err)
+	scratch = tmp
 	defer os.RemoveAll(tmp) // deleted only after every timed series
 	bin := filepath.Join(tmp, "skillsync")
 	check(benchkit.Build("", bin, "./cmd/skillsync", nil))
@@ -149,9 +150,17 @@ func parseSizes(list string) []int {
 	return ns
 }
 
+// scratch is the directory the workspaces are made in, removed however the
+// benchmark ends: one left by a failed run held tens of GB, and the next run
+// failed for want of room.
+var scratch string
+
 func check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
+		if scratch != "" {
+			os.RemoveAll(scratch)
+		}
 		os.Exit(1)
 	}
 }
