@@ -265,7 +265,6 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 				}
 				continue
 			case d == nil:
-				folder = nil
 				d, err = w.dirOf(p, create)
 			}
 			if err == nil && n <= syncEachUpTo {
