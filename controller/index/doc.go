@@ -4,5 +4,5 @@
 // the stamps, not the pass: the pass says what to stamp and what it found.
 //
 // It imports, of this module: controller/plan, desired, desired/registry,
-// internal/workspacefs.
+// internal/parallel, internal/workspacefs.
 package index

@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -79,30 +82,39 @@ func Check(r workspacefs.FS, data []byte, key string) (Found, []string, bool) {
 	if !ok {
 		return Found{}, nil, false
 	}
-	// The stamps are in the order of their paths: each directory is opened once,
-	// and the files in sync come out in the order a plan lists them.
-	w := newStamper(r)
-	defer w.close()
-	var inSync []string
-	var prev stamped
 	// The last line counts the stamps: an index that lost whole lines at its end
 	// would check less than its pass read.
 	last := bytes.LastIndexByte(bytes.TrimSuffix(lines, []byte("\n")), '\n') + 1
 	lines, count := lines[:last], lines[last:]
-	if string(count) != fmt.Sprintf("%s%d\n", indexEnd, bytes.Count(lines, []byte("\n"))) {
+	n := bytes.Count(lines, []byte("\n"))
+	if string(count) != fmt.Sprintf("%s%d\n", indexEnd, n) {
 		return Found{}, nil, false
 	}
+	recorded := make([]stamped, 0, n)
+	var prev stamped
 	for len(lines) > 0 {
 		var line []byte
 		line, lines, _ = bytes.Cut(lines, []byte("\n"))
-		recorded, ok := parseStamp(line, prev)
-		if !ok || w.stamp(recorded.path) != recorded.withoutFlags() {
+		s, ok := parseStamp(line, prev)
+		if !ok {
 			return Found{}, nil, false
 		}
-		if recorded.inSync {
-			inSync = append(inSync, recorded.path)
+		recorded = append(recorded, s)
+		prev = s
+	}
+	same := stampRuns(r, len(recorded), func(w *stamper, i int) bool {
+		return w.stamp(recorded[i].path) == recorded[i].withoutFlags()
+	})
+	if !same {
+		return Found{}, nil, false
+	}
+	// The stamps are in the order of their paths, so the files in sync come out
+	// in the order a plan lists them.
+	var inSync []string
+	for _, s := range recorded {
+		if s.inSync {
+			inSync = append(inSync, s.path)
 		}
-		prev = recorded
 	}
 	return found, inSync, true
 }
@@ -113,14 +125,11 @@ func Check(r workspacefs.FS, data []byte, key string) (Found, []string, bool) {
 // read: one on a filesystem where stamps do not hold, one racily clean (younger
 // than began by less than its racyMargin), or none at all.
 func Make(r workspacefs.FS, key string, found Found, paths, inSync []string, began time.Time) ([]byte, bool) {
-	w := newStamper(r)
 	stamps := make([]stamped, len(paths))
-	held := true
-	for i, p := range paths {
-		stamps[i] = w.stamp(p)
-		held = held && w.holds(stamps[i])
-	}
-	w.close()
+	held := stampRuns(r, len(paths), func(w *stamper, i int) bool {
+		stamps[i] = w.stamp(paths[i])
+		return w.holds(stamps[i])
+	})
 	if !held {
 		return nil, false // a stamp there may stay as it is through a change
 	}
@@ -138,6 +147,31 @@ func Make(r workspacefs.FS, key string, found Found, paths, inSync []string, beg
 	}
 	data, err := encodeIndex(key, found, stamps)
 	return data, err == nil
+}
+
+// runLength is the fewest paths a stamper of stampRuns takes: a stamper opens the
+// directories above its first path, so a shorter run costs more than it saves.
+const runLength = 256
+
+// stampRuns calls each for the index of every one of n paths, given in the order
+// of their paths, until one call returns false, and tells whether none did. The
+// paths are split into a few runs of consecutive ones, stamped at once, each with
+// a stamper of its own: a stamp is a system call or two that waits on the
+// filesystem, and a first no-op stamps thousands.
+func stampRuns(r workspacefs.FS, n int, each func(w *stamper, i int) bool) bool {
+	runs := max(1, min(2*runtime.GOMAXPROCS(0), n/runLength))
+	var failed atomic.Bool
+	parallel.Each(runs, func(k int) error {
+		w := newStamper(r)
+		defer w.close()
+		for i := k * n / runs; i < (k+1)*n/runs && !failed.Load(); i++ {
+			if !each(w, i) {
+				failed.Store(true)
+			}
+		}
+		return nil
+	})
+	return !failed.Load()
 }
 
 // stamper stamps paths given in the order of their paths, never following a
