@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"iter"
+
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/controller/plan"
@@ -26,37 +28,40 @@ type Result struct {
 	NotDone string
 }
 
-// Results gives each change of the plan, in order, with its fate; check says the
-// pass was --check.
-func (o Outcome) Results(check bool) []Result {
-	attempts := make(map[string]apply.Applied, len(o.Applied))
-	for _, a := range o.Applied {
-		attempts[a.Path] = a
-	}
-	results := make([]Result, len(o.Plan.Changes))
-	for i := range o.Plan.Changes {
-		c := &o.Plan.Changes[i]
-		a, attempted := attempts[c.Path]
-		r := Result{Applied: apply.Applied{Change: c}}
-		switch {
-		case c.Action == plan.None:
-			r.Fate = InSync
-		case check || o.Plan.Refused != "" || c.Action == plan.Conflict:
-			r.Fate = Proposed
-		case !attempted:
-			r.Fate, r.NotDone = NotReached, o.notDone(c)
-		default:
-			r.Applied, r.Change = a, c
-			r.Fate = Made
-			if a.Err != nil {
-				r.Fate = FailedApply
-			} else if a.Undone {
-				r.Fate = LeftUndone
+// Results gives each change of the plan, in order, with its fate; check says
+// the pass was --check. They are made as they are asked for: a cold run at
+// N = 10 000 has some 36 000 changes, and every output goes through them.
+func (o Outcome) Results(check bool) iter.Seq[Result] {
+	return func(yield func(Result) bool) {
+		attempts := make(map[string]int32, len(o.Applied))
+		for i, a := range o.Applied {
+			attempts[a.Path] = int32(i)
+		}
+		for i := range o.Plan.Changes {
+			c := &o.Plan.Changes[i]
+			attempt, attempted := attempts[c.Path]
+			r := Result{Applied: apply.Applied{Change: c}}
+			switch {
+			case c.Action == plan.None:
+				r.Fate = InSync
+			case check || o.Plan.Refused != "" || c.Action == plan.Conflict:
+				r.Fate = Proposed
+			case !attempted:
+				r.Fate, r.NotDone = NotReached, o.notDone(c)
+			default:
+				r.Applied, r.Change = o.Applied[attempt], c
+				r.Fate = Made
+				if r.Err != nil {
+					r.Fate = FailedApply
+				} else if r.Undone {
+					r.Fate = LeftUndone
+				}
+			}
+			if !yield(r) {
+				return
 			}
 		}
-		results[i] = r
 	}
-	return results
 }
 
 // notDone says why c, planned for this pass, was not made.

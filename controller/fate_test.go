@@ -2,6 +2,7 @@ package controller
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/skillsync/skillsync/controller/apply"
@@ -34,7 +35,7 @@ func TestResultsSayWhatBecameOfEachChange(t *testing.T) {
 		{NotReached, "not done: waits for the inputs to settle (registry/a.yaml changed 1s ago)"},
 		{NotReached, "not done"}, {Proposed, ""},
 	}
-	got := out.Results(false)
+	got := slices.Collect(out.Results(false))
 	if len(got) != len(want) {
 		t.Fatalf("%d results for %d changes", len(got), len(want))
 	}
@@ -55,7 +56,7 @@ func TestResultsSayWhatBecameOfEachChange(t *testing.T) {
 		{"--check", Outcome{Plan: plan.Plan{Changes: changes}}, true},
 		{"a refused plan", Outcome{Plan: plan.Plan{Changes: changes, Refused: "it would delete every generated file"}}, false},
 	} {
-		for i, r := range o.out.Results(o.check) {
+		for i, r := range slices.Collect(o.out.Results(o.check)) {
 			want := Proposed
 			if changes[i].Action == plan.None {
 				want = InSync

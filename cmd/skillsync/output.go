@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -33,15 +35,20 @@ func printPlan(w io.Writer, out controller.Outcome, check, diff bool) {
 	if !out.Planned {
 		return // the failure, printed on stderr, says why there is no plan
 	}
-	var rows [][]string
-	for _, r := range out.Results(check) {
-		if r.Fate == controller.InSync {
-			continue
+	// A row per change, made again for each of the table's two passes rather
+	// than held: a cold run of a large registry has tens of thousands.
+	rows := func(yield func([]string) bool) {
+		for r := range out.Results(check) {
+			if r.Fate == controller.InSync {
+				continue
+			}
+			verb, note := fateWords(r)
+			if !yield([]string{verb, r.Path, orDash(r.Owner), note}) {
+				return
+			}
 		}
-		verb, note := fateWords(r)
-		rows = append(rows, []string{verb, r.Path, orDash(r.Owner), note})
 	}
-	writeTable(w, rows)
+	writeRows(w, rows)
 	if diff {
 		writeDiffs(w, out)
 	}
@@ -78,9 +85,13 @@ func joinNotes(notes ...string) string {
 // every row of a table has the same number of cells. A cold run's table has a
 // line per file written, so it goes out in large writes and no copy of it is
 // made (text/tabwriter holds every cell until it flushes).
-func writeTable(w io.Writer, rows [][]string) {
+func writeTable(w io.Writer, rows [][]string) { writeRows(w, slices.Values(rows)) }
+
+// writeRows is writeTable of rows that are gone through twice: once to size
+// the columns, once to write them.
+func writeRows(w io.Writer, rows iter.Seq[[]string]) {
 	var widths []int
-	for _, r := range rows {
+	for r := range rows {
 		for i, cell := range r[:max(len(r)-1, 0)] {
 			if i == len(widths) {
 				widths = append(widths, 0)
@@ -90,7 +101,7 @@ func writeTable(w io.Writer, rows [][]string) {
 	}
 	out := bufio.NewWriterSize(w, 64<<10)
 	var line []byte
-	for _, r := range rows {
+	for r := range rows {
 		line = line[:0]
 		for i, cell := range r {
 			line = append(line, cell...)
@@ -132,7 +143,7 @@ func summaryLine(out controller.Outcome, check bool) string {
 		return summarised(lead, counts, tail)
 	}
 	done, failed, kept, undone := map[plan.Action]int{}, 0, 0, map[plan.Action]int{}
-	for _, r := range out.Results(check) {
+	for r := range out.Results(check) {
 		switch r.Fate {
 		case controller.NotReached:
 			undone[r.Action]++
@@ -214,7 +225,7 @@ type reconcileJSON struct {
 func reconcileReport(out controller.Outcome, check bool, code int, diffs bool) reconcileJSON {
 	r := reconcileJSON{typeMeta: kindOf(kindReconcileResult), Profile: out.Profile.Name, Check: check, ExitCode: code, Changes: []changeReport{},
 		InSync: out.Plan.Count(plan.None), Refused: refusal(out.Plan), Withheld: withheldJSONs(out.Withheld), Problems: problemReports(out.Problems)}
-	for _, res := range out.Results(check) {
+	for res := range out.Results(check) {
 		if res.Fate == controller.InSync {
 			continue
 		}

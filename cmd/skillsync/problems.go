@@ -113,7 +113,7 @@ func leftOutOfStep(out controller.Outcome, check bool) []outOfStep {
 		return nil
 	}
 	var left []outOfStep
-	for _, r := range out.Results(check) {
+	for r := range out.Results(check) {
 		if r.Fate == controller.InSync || r.Fate == controller.Made && r.Action != plan.Conflict {
 			continue
 		}
