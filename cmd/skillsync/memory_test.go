@@ -33,8 +33,8 @@ func TestMemoryLimitIsSetUnlessGOMEMLIMITIs(t *testing.T) {
 	os.Unsetenv("GOMEMLIMIT")
 	stop := limitMemory()
 	defer stop()
-	if got := debug.SetMemoryLimit(-1); got != defaultMemoryLimit {
-		t.Errorf("without GOMEMLIMIT, the limit is %d, want %d", got, defaultMemoryLimit)
+	if got := debug.SetMemoryLimit(-1); got != oneShot.limit {
+		t.Errorf("without GOMEMLIMIT, the limit is %d, want %d", got, oneShot.limit)
 	}
 }
 
@@ -59,9 +59,57 @@ func TestTheLimitGivesWayToALargeLiveHeap(t *testing.T) {
 	}
 	runtime.KeepAlive(live)
 	live = nil
-	if limit, growth := waitForPace(t, defaultMemoryLimit); limit != defaultMemoryLimit || growth != 100 {
-		t.Errorf("with the heap freed, the limit is %d and GOGC %d; want %d and 100", limit, growth, defaultMemoryLimit)
+	if limit, growth := waitForPace(t, oneShot.limit); limit != oneShot.limit || growth != oneShot.growth {
+		t.Errorf("with the heap freed, the limit is %d and GOGC %d; want %d and %d", limit, growth, oneShot.limit, oneShot.growth)
 	}
+}
+
+// A one-shot command lets the heap grow to five times its live data under its
+// limit; one that keeps running keeps GOGC's default under a higher one, from its
+// start and after every collection. GOGC in the environment sets the pace of
+// both, and GOMEMLIMIT the limit.
+func TestACommandThatKeepsRunningKeepsItsHeapNearItsLiveData(t *testing.T) {
+	keepPace(t)
+	t.Setenv("GOMEMLIMIT", "")
+	os.Unsetenv("GOMEMLIMIT")
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	stop := limitMemory()
+	defer stop()
+	if limit, growth := debug.SetMemoryLimit(-1), gcPercent(); limit != oneShot.limit || growth != oneShot.growth {
+		t.Errorf("a one-shot command starts with the limit %d and GOGC %d, want %d and %d", limit, growth, oneShot.limit, oneShot.growth)
+	}
+	keepRunning()
+	if limit, growth := debug.SetMemoryLimit(-1), gcPercent(); limit != steady.limit || growth != steady.growth {
+		t.Errorf("a command that keeps running starts with the limit %d and GOGC %d, want %d and %d", limit, growth, steady.limit, steady.growth)
+	}
+	if limit, growth := waitForPace(t, steady.limit); limit != steady.limit || growth != steady.growth {
+		t.Errorf("after a collection, a command that keeps running has the limit %d and GOGC %d; want %d and %d", limit, growth, steady.limit, steady.growth)
+	}
+
+	t.Setenv("GOGC", "150")
+	debug.SetGCPercent(150)
+	stopSet := limitMemory()
+	defer stopSet()
+	keepRunning()
+	if limit, growth := debug.SetMemoryLimit(-1), gcPercent(); limit != steady.limit || growth != 150 {
+		t.Errorf("with GOGC=150 in the environment, the limit is %d and GOGC %d; want %d and 150", limit, growth, steady.limit)
+	}
+
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	debug.SetMemoryLimit(1 << 30)
+	stopLimited := limitMemory()
+	defer stopLimited()
+	keepRunning()
+	if limit := debug.SetMemoryLimit(-1); limit != 1<<30 {
+		t.Errorf("with GOMEMLIMIT=1GiB in the environment, the limit is %d", limit)
+	}
+}
+
+func gcPercent() int {
+	growth := debug.SetGCPercent(-1)
+	debug.SetGCPercent(growth)
+	return growth
 }
 
 // waitForPace collects until the soft limit is want, or for a few seconds, and
@@ -89,14 +137,14 @@ func TestPaceFor(t *testing.T) {
 		growth     int
 		lifts      bool
 	}{
-		{10 * mib, 20 * mib, false, defaultMemoryLimit, 100, false},
-		{30 * mib, 40 * mib, false, defaultMemoryLimit, 100, false},
+		{10 * mib, 20 * mib, false, 30 * mib, 300, false},
+		{30 * mib, 40 * mib, false, 30 * mib, 300, false},
 		{36 * mib, 40 * mib, false, math.MaxInt64, largeHeapGrowth, true}, // squeezed
 		{60 * mib, 44 * mib, false, math.MaxInt64, largeHeapGrowth, true},
 		{30 * mib, 37 * mib, true, math.MaxInt64, largeHeapGrowth, true}, // lifted, still large
-		{restoreBelow - 1, 30 * mib, true, defaultMemoryLimit, 100, false},
+		{restoreBelow - 1, 30 * mib, true, 30 * mib, 300, false},
 	} {
-		limit, growth, lifts := paceFor(tc.live, tc.goal, tc.lifted)
+		limit, growth, lifts := paceFor(tc.live, tc.goal, tc.lifted, pace{limit: 30 * mib, growth: 300})
 		if limit != tc.limit || growth != tc.growth || lifts != tc.lifts {
 			t.Errorf("paceFor(%d MiB, %d MiB, %v) = %d, %d, %v; want %d, %d, %v", tc.live/mib, tc.goal/mib, tc.lifted, limit, growth, lifts, tc.limit, tc.growth, tc.lifts)
 		}

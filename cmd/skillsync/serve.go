@@ -58,6 +58,7 @@ func newServeCommand(g *globals) *cobra.Command {
 }
 
 func runServe(g *globals, sf serveFlags) error {
+	keepRunning()
 	bearer, err := serveToken(sf.httpAddr, sf.token)
 	if err != nil {
 		return err

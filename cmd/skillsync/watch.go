@@ -72,6 +72,7 @@ func (w *watchFlags) check(cmd *cobra.Command, watchFlag bool) (watching bool, e
 // runWatch runs the controller until SIGTERM or SIGINT: the first signal lets the
 // current run finish and exits 0, a second one exits 1 at once.
 func runWatch(g *globals, req controller.Request, w watchFlags) error {
+	keepRunning()
 	if w.debounce <= 0 || w.maxWait < w.debounce {
 		return usageError("--debounce must be positive and --max-wait at least --debounce")
 	}
