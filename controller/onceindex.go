@@ -29,6 +29,7 @@ import (
 // the symlinks it met there.
 type seenTargets struct {
 	entries, files, links []string
+	read                  []observed.Stamped
 }
 
 func (s *seenTargets) keep(p targetPart) {
@@ -37,6 +38,18 @@ func (s *seenTargets) keep(p targetPart) {
 	for f := range p.have.Files {
 		s.files = append(s.files, f)
 	}
+	s.read = append(s.read, p.have.Read...)
+}
+
+// stamps are the stamps of what the scan read, taken as it read it.
+func (s *seenTargets) stamps() map[string]workspacefs.Stamp {
+	known := make(map[string]workspacefs.Stamp, len(s.read))
+	for _, r := range s.read {
+		if r.Stamp.Valid {
+			known[r.Path] = r.Stamp
+		}
+	}
+	return known
 }
 
 // fromIndex answers req from the index, when every stamp in it is as it was.
@@ -102,7 +115,7 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 	}
 	found := index.Found{Profile: in.Profile.Name, ProfileSource: in.Profile.Source, Withheld: out.Withheld,
 		HandWritten: out.HandWritten, Conflicts: conflicts, InGit: gitfiles.InWorkTree(req.System, in.Registry.Root)}
-	data, ok := index.Make(r, key, found, paths, out.Plan.InSync, began)
+	data, ok := index.Make(r, key, found, paths, seen.stamps(), out.Plan.InSync, began)
 	if !ok {
 		state.RemoveIndex(r) // the index would not hold
 		return
@@ -142,7 +155,8 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 // or missing), and with nearest the nearest directory there above a missing one,
 // every entry the scan found in it, the side-file directories it listed in each,
 // every file it read, and every path on the way of each symlink it met; false
-// when the way of one leaves the workspace.
+// when the way of one leaves the workspace. A side-file directory that is not
+// there needs no stamp of its own: making it changes its skill directory's.
 func scannedPaths(r workspacefs.FS, seen *seenTargets, nearest bool) ([]string, bool) {
 	var paths []string
 	for _, t := range clients.Targets {
@@ -151,11 +165,9 @@ func scannedPaths(r workspacefs.FS, seen *seenTargets, nearest bool) ([]string, 
 			paths = append(paths, d)
 		}
 	}
-	for _, e := range seen.entries {
-		paths = append(paths, e)
-		for _, sub := range observed.SideDirs() {
-			paths = append(paths, e+"/"+sub)
-		}
+	paths = append(paths, seen.entries...)
+	for _, r := range seen.read {
+		paths = append(paths, r.Path)
 	}
 	paths = append(paths, seen.files...)
 	realRoot, err := r.EvalSymlinks(".")
@@ -198,7 +210,7 @@ func stampScan(req Request, in Inputs, seen *seenTargets, began time.Time) []byt
 	if !ok {
 		return nil
 	}
-	data, ok := index.Make(r, scanKey, index.Found{}, paths, nil, began)
+	data, ok := index.Make(r, scanKey, index.Found{}, paths, seen.stamps(), nil, began)
 	if !ok {
 		return nil
 	}

@@ -119,7 +119,17 @@ type State struct {
 	// a wanted file there that begins with its bytes, or if it is in a folder of
 	// a temp name (InStagedFolder).
 	CutShort []File
-	links    []string // every symlink met, to check for escapes
+	// Read holds every file the scan read and every side-file directory it
+	// listed, with the stamp of what it read there, taken before reading it: an
+	// index of the pass need not stamp them again.
+	Read  []Stamped
+	links []string // every symlink met, to check for escapes
+}
+
+// Stamped is a path the scan read, and the stamp of what it read there.
+type Stamped struct {
+	Path  string
+	Stamp workspacefs.Stamp
 }
 
 // Links are the symlinks the scan met (a target directory or one above it, a
@@ -225,6 +235,7 @@ func (st *State) scanEntries(target workspacefs.Dir, dir string, entries []works
 			st.Unscanned[sd.path] = sd.unscanned
 		}
 		st.CutShort = append(st.CutShort, sd.staged...)
+		st.Read = append(st.Read, sd.stamps...)
 	}
 	return nil
 }
@@ -240,6 +251,7 @@ type skillDir struct {
 	folders   []string // in it, where supporting files may be written
 	unscanned string   // why it was not looked through to the end
 	staged    []File   // temp-named files that may be staged files cut short
+	stamps    []Stamped
 	links     []string
 	temps     []string
 	empty     bool
@@ -348,7 +360,7 @@ func generatedPaths(dir string) []string {
 // read reads the file name of dir, which is rel in the workspace, and adds it
 // as found: owned or not, or why it is no file skillsync could have written.
 func (sd *skillDir) read(dir workspacefs.Dir, name, rel string) {
-	data, err := dir.ReadRegular(name, MaxFileSize)
+	data, stamp, err := dir.ReadStamped(name, MaxFileSize)
 	switch {
 	case errors.Is(err, workspacefs.ErrTooLarge):
 		sd.files = append(sd.files, File{Path: rel, Reason: fmt.Sprintf("%s is larger than %d bytes", rel, MaxFileSize)})
@@ -365,6 +377,7 @@ func (sd *skillDir) read(dir workspacefs.Dir, name, rel string) {
 			f.Bytes = nil
 		}
 		sd.files = append(sd.files, f)
+		sd.stamps = append(sd.stamps, Stamped{rel, stamp})
 	}
 }
 
@@ -394,24 +407,15 @@ var sideFiles = func() map[string][]string {
 	return out
 }()
 
-// SideDirs are the subdirectories of a skill directory a scan lists for side
-// files.
-func SideDirs() []string {
-	var out []string
-	for sub := range sideFiles {
-		if sub != "" {
-			out = append(out, sub)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // scanSideFiles reads the side files in the subdirectory sub of skill: each is
 // owned or not like a SKILL.md, and what an interrupted write left there is found
 // as in the skill directory. Anything else there is a person's and is left out.
 func (sd *skillDir) scanSideFiles(skill workspacefs.Dir, sub string) {
-	d, err := skill.Sub(sub)
+	stamp, err := skill.Stamp(sub)
+	var d workspacefs.Dir
+	if err == nil {
+		d, err = skill.Sub(sub)
+	}
 	var entries []workspacefs.Entry
 	if err == nil {
 		defer d.Close()
@@ -421,6 +425,7 @@ func (sd *skillDir) scanSideFiles(skill workspacefs.Dir, sub string) {
 		sd.err = fmt.Errorf("read %s: %w", path.Join(sd.path, sub), workspacefs.Cause(err))
 		return
 	}
+	sd.stamps = append(sd.stamps, Stamped{path.Join(sd.path, sub), stamp})
 	if len(entries) == 0 {
 		sd.emptySubdirs = append(sd.emptySubdirs, path.Join(sd.path, sub))
 	}

@@ -182,7 +182,7 @@ func (w *supportWalk) file(dir workspacefs.Dir, name, rel, at string) {
 		sd.files = append(sd.files, File{Path: at, Reason: "no manifest of skillsync's in " + path.Join(sd.path, SkillFile) + " names it"})
 		return
 	}
-	data, err := dir.ReadRegular(name, banner.MaxSupportingFileSize)
+	data, stamp, err := dir.ReadStamped(name, banner.MaxSupportingFileSize)
 	switch {
 	case errors.Is(err, workspacefs.ErrTooLarge):
 		sd.files = append(sd.files, File{Path: at, Reason: at + " is larger than any file skillsync writes"})
@@ -194,6 +194,7 @@ func (w *supportWalk) file(dir workspacefs.Dir, name, rel, at string) {
 		sd.err = fmt.Errorf("read %s: %w", at, workspacefs.Cause(err))
 		return
 	}
+	sd.stamps = append(sd.stamps, Stamped{at, stamp})
 	f := File{Path: at, Bytes: data, Digest: sha256.Sum256(data)}
 	if workspacefs.ExecutableBits {
 		exec, err := dir.Executable(name)

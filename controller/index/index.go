@@ -119,15 +119,20 @@ func Check(r workspacefs.FS, data []byte, key string) (Found, []string, bool) {
 	return found, inSync, true
 }
 
-// Make stamps paths in r, in the order of their paths, and returns the index of
+// Make stamps paths in r, in the order of their paths, but for those known
+// already (what the pass stamped as it read them), and returns the index of
 // found for key with those stamps, inSync flagged as generated files found as
 // desired; false when a stamp cannot stand for what a pass that began at began
 // read: one on a filesystem where stamps do not hold, one racily clean (younger
 // than began by less than its racyMargin), or none at all.
-func Make(r workspacefs.FS, key string, found Found, paths, inSync []string, began time.Time) ([]byte, bool) {
+func Make(r workspacefs.FS, key string, found Found, paths []string, known map[string]workspacefs.Stamp, inSync []string, began time.Time) ([]byte, bool) {
 	stamps := make([]stamped, len(paths))
 	held := stampRuns(r, len(paths), func(w *stamper, i int) bool {
-		stamps[i] = w.stamp(paths[i])
+		if st, ok := known[paths[i]]; ok {
+			stamps[i] = stamped{path: paths[i], stamp: st}
+		} else {
+			stamps[i] = w.stamp(paths[i])
+		}
 		return w.holds(stamps[i])
 	})
 	if !held {

@@ -71,7 +71,7 @@ func TestEveryRunOfStampsIsChecked(t *testing.T) {
 		probes = append(probes, start-1, start)
 	}
 	for _, i := range probes {
-		data, ok := Make(r, "key", Found{}, paths, nil, time.Now().Add(time.Hour))
+		data, ok := Make(r, "key", Found{}, paths, nil, nil, time.Now().Add(time.Hour))
 		if !ok {
 			t.Fatal("no index of a tree nobody changes")
 		}

@@ -39,6 +39,9 @@ type Dir interface {
 	// ReadRegular reads the regular file name: a symlink is not followed, a FIFO
 	// does not block, and past limit bytes is ErrTooLarge.
 	ReadRegular(name string, limit int64) ([]byte, error)
+	// ReadStamped is ReadRegular that also gives the stamp of what it read,
+	// taken from the file it opened, before reading it.
+	ReadStamped(name string, limit int64) ([]byte, Stamp, error)
 
 	// Mkdir creates the directory name.
 	Mkdir(name string, perm uint32) error

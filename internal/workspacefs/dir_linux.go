@@ -169,33 +169,38 @@ func cString(b []byte) string {
 // ReadRegular reads the regular file name in d, as the package's ReadRegular does:
 // a symlink is not followed, a FIFO does not block, and past limit bytes is ErrTooLarge.
 func (d *osDir) ReadRegular(name string, limit int64) ([]byte, error) {
+	data, _, err := d.ReadStamped(name, limit)
+	return data, err
+}
+
+func (d *osDir) ReadStamped(name string, limit int64) ([]byte, Stamp, error) {
 	if err := oneElement(name); err != nil {
-		return nil, d.fail("read", name, err)
+		return nil, Stamp{}, d.fail("read", name, err)
 	}
 	fd, err := retry(func() (int, error) {
 		return unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	})
 	if errors.Is(err, unix.ELOOP) {
-		return nil, d.fail("read", name, ErrNotRegular)
+		return nil, Stamp{}, d.fail("read", name, ErrNotRegular)
 	}
 	if err != nil {
-		return nil, d.fail("open", name, err)
+		return nil, Stamp{}, d.fail("open", name, err)
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if _, err := retry(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
-		return nil, d.fail("stat", name, err)
+		return nil, Stamp{}, d.fail("stat", name, err)
 	}
 	if modeType(st.Mode) != 0 {
-		return nil, d.fail("read", name, ErrNotRegular)
+		return nil, Stamp{}, d.fail("read", name, ErrNotRegular)
 	}
 	data, err := readAll(func(b []byte) (int, error) {
 		return retry(func() (int, error) { return unix.Read(fd, b) })
 	}, st.Size, limit)
 	if err != nil {
-		return nil, d.fail("read", name, err)
+		return nil, Stamp{}, d.fail("read", name, err)
 	}
-	return data, nil
+	return data, stampOfStat(&st), nil
 }
 
 // Mkdir creates the directory name in d.
@@ -398,7 +403,11 @@ func (d *osDir) Stamp(name string) (Stamp, error) {
 	if _, err := retry(func() (int, error) { return 0, unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		return Stamp{}, d.fail("lstat", name, err)
 	}
-	return Stamp{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: uint64(st.Dev), Valid: true}, nil
+	return stampOfStat(&st), nil
+}
+
+func stampOfStat(st *unix.Stat_t) Stamp {
+	return Stamp{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: uint64(st.Dev), Valid: true}
 }
 
 // Filesystem names the type of the filesystem name in d is on, opened without

@@ -129,20 +129,25 @@ func (d *osDir) Entries() ([]Entry, error) {
 // ReadRegular reads the regular file name in d, as the package's ReadRegular does:
 // a symlink is not followed, a FIFO does not block, and past limit bytes is ErrTooLarge.
 func (d *osDir) ReadRegular(name string, limit int64) ([]byte, error) {
+	data, _, err := d.ReadStamped(name, limit)
+	return data, err
+}
+
+func (d *osDir) ReadStamped(name string, limit int64) ([]byte, Stamp, error) {
 	f, err := d.openRegular(name, os.O_RDONLY, 0, "read")
 	if err != nil {
-		return nil, err
+		return nil, Stamp{}, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, d.fail("stat", name, err)
+		return nil, Stamp{}, d.fail("stat", name, err)
 	}
 	data, err := readAll(f.Read, info.Size(), limit)
 	if err != nil {
-		return nil, d.fail("read", name, Cause(err))
+		return nil, Stamp{}, d.fail("read", name, Cause(err))
 	}
-	return data, nil
+	return data, stampOf(info), nil
 }
 
 // openRegular opens name in d with flag if it is a regular file (or, with

@@ -179,6 +179,14 @@ func (d *hookedDir) ReadRegular(name string, limit int64) ([]byte, error) {
 	return d.base.ReadRegular(name, limit)
 }
 
+// ReadStamped is checked as a ReadRegular: it is one.
+func (d *hookedDir) ReadStamped(name string, limit int64) ([]byte, Stamp, error) {
+	if err := d.check("ReadRegular", false, d.rel(name)); err != nil {
+		return nil, Stamp{}, pathError("read", d.rel(name), err)
+	}
+	return d.base.ReadStamped(name, limit)
+}
+
 func (d *hookedDir) Mkdir(name string, perm uint32) error {
 	if err := d.check("Mkdir", true, d.rel(name)); err != nil {
 		return pathError("mkdir", d.rel(name), err)
