@@ -79,6 +79,21 @@ func AwaitText(path, text string, deadline time.Time) {
 	}
 }
 
+// scratch is the directory ScratchDir made: a program stopped by Check or Must
+// removes it, as its deferred removal does not run then, and the workspaces of
+// a failed benchmark can fill the disk the next one needs.
+var scratch string
+
+// ScratchDir makes the directory a bench program keeps its workspaces in, whose
+// name begins with prefix, or stops the program. The program removes it when it
+// ends; Check and Must remove it when they stop the program.
+func ScratchDir(prefix string) string {
+	dir, err := os.MkdirTemp("", prefix)
+	Check(err)
+	scratch = dir
+	return dir
+}
+
 // Check stops the program with err, if there is one.
 func Check(err error) {
 	if err != nil {
@@ -94,6 +109,9 @@ func Must[T any](v T, err error) T {
 
 func fail(message string) {
 	fmt.Fprintln(os.Stderr, message)
+	if scratch != "" {
+		os.RemoveAll(scratch)
+	}
 	os.Exit(1)
 }
 

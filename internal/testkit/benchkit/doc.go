@@ -1,6 +1,7 @@
 // Package benchkit is what the bench programs under test/bench share: building
 // a package of the module, a free address, waiting for a watcher to be ready or
-// a file to hold a text, and the figures they print. testkit builds its
+// a file to hold a text, the figures they print, and the scratch directory of
+// their workspaces, removed however they stop. testkit builds its
 // helpers for tests on Build, FreeAddr and Ready.
 //
 // It does not import testing, and that is why it is a package apart from

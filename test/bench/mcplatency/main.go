@@ -24,8 +24,7 @@ func main() {
 	adds := flag.Int("adds", 15, "tools added (and registry saves) per series")
 	flag.Parse()
 
-	tmp, err := os.MkdirTemp("", "skillsync-mcpbench-")
-	benchkit.Check(err)
+	tmp := benchkit.ScratchDir("skillsync-mcpbench-")
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "skillsync")
 	self := filepath.Join(tmp, "mcplatency")

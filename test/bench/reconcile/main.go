@@ -33,9 +33,7 @@ func main() {
 	scaling := flag.Bool("scaling", false, "time only cold runs and the write floor, the sizes interleaved; write test/bench/results/scaling.md")
 	flag.Parse()
 
-	tmp, err := os.MkdirTemp("", "skillsync-bench-")
-	check(err)
-	scratch = tmp
+	tmp := benchkit.ScratchDir("skillsync-bench-")
 	defer os.RemoveAll(tmp) // deleted only after every timed series
 	bin := filepath.Join(tmp, "skillsync")
 	check(benchkit.Build("", bin, "./cmd/skillsync", nil))
@@ -150,17 +148,10 @@ func parseSizes(list string) []int {
 	return ns
 }
 
-// scratch is the directory the workspaces are made in, removed however the
-// benchmark ends: one left by a failed run held tens of GB, and the next run
-// failed for want of room.
-var scratch string
-
+// check stops the benchmark with err, if there is one, and removes its
+// workspaces (benchkit.ScratchDir).
 func check(err error) {
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		if scratch != "" {
-			os.RemoveAll(scratch)
-		}
-		os.Exit(1)
+		benchkit.Check(fmt.Errorf("bench: %w", err))
 	}
 }

@@ -23,8 +23,7 @@ func main() {
 	saves := flag.Int("saves", 15, "registry saves")
 	flag.Parse()
 
-	tmp, err := os.MkdirTemp("", "skillsync-servebench-")
-	benchkit.Check(err)
+	tmp := benchkit.ScratchDir("skillsync-servebench-")
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "skillsync")
 	benchkit.Check(benchkit.Build("", bin, "./cmd/skillsync", nil))

@@ -26,8 +26,7 @@ func main() {
 	perFiles := flag.String("per-file", "1,50,1000", "capabilities per registry file, one series each; idle CPU is measured in the first")
 	flag.Parse()
 
-	tmp, err := os.MkdirTemp("", "skillsync-bench-")
-	benchkit.Check(err)
+	tmp := benchkit.ScratchDir("skillsync-bench-")
 	defer os.RemoveAll(tmp) // deleted only after every timed series
 	bin := filepath.Join(tmp, "skillsync")
 	benchkit.Check(benchkit.Build("", bin, "./cmd/skillsync", nil))
