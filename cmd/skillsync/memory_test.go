@@ -42,13 +42,7 @@ func TestMemoryLimitIsSetUnlessGOMEMLIMITIs(t *testing.T) {
 // the limit gives way to a pace that follows the live heap, and comes back when
 // the live heap shrinks.
 func TestTheLimitGivesWayToALargeLiveHeap(t *testing.T) {
-	keepPace(t)
-	t.Setenv("GOMEMLIMIT", "")
-	os.Unsetenv("GOMEMLIMIT")
-	t.Setenv("GOGC", "")
-	os.Unsetenv("GOGC")
-	stop := limitMemory()
-	defer stop()
+	pacedAsInMain(t)
 
 	live := make([][]byte, 0, 64)
 	for range 64 {
@@ -69,13 +63,7 @@ func TestTheLimitGivesWayToALargeLiveHeap(t *testing.T) {
 // start and after every collection. GOGC in the environment sets the pace of
 // both, and GOMEMLIMIT the limit.
 func TestACommandThatKeepsRunningKeepsItsHeapNearItsLiveData(t *testing.T) {
-	keepPace(t)
-	t.Setenv("GOMEMLIMIT", "")
-	os.Unsetenv("GOMEMLIMIT")
-	t.Setenv("GOGC", "")
-	os.Unsetenv("GOGC")
-	stop := limitMemory()
-	defer stop()
+	pacedAsInMain(t)
 	if limit, growth := debug.SetMemoryLimit(-1), gcPercent(); limit != oneShot.limit || growth != oneShot.growth {
 		t.Errorf("a one-shot command starts with the limit %d and GOGC %d, want %d and %d", limit, growth, oneShot.limit, oneShot.growth)
 	}
@@ -104,6 +92,17 @@ func TestACommandThatKeepsRunningKeepsItsHeapNearItsLiveData(t *testing.T) {
 	if limit := debug.SetMemoryLimit(-1); limit != 1<<30 {
 		t.Errorf("with GOMEMLIMIT=1GiB in the environment, the limit is %d", limit)
 	}
+}
+
+// pacedAsInMain sets the limit and the pace as main does in an environment
+// without GOMEMLIMIT and GOGC, until the test ends.
+func pacedAsInMain(t *testing.T) {
+	keepPace(t)
+	for _, name := range []string{"GOMEMLIMIT", "GOGC"} {
+		t.Setenv(name, "")
+		os.Unsetenv(name)
+	}
+	t.Cleanup(limitMemory())
 }
 
 func gcPercent() int {
