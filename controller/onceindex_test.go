@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/testkit"
@@ -318,4 +319,52 @@ func lostLines(index string) string {
 	lines := strings.SplitAfter(index, "\n")
 	lines = lines[:len(lines)-1] // the empty string after the last line break
 	return strings.Join(append(lines[:len(lines)-2], lines[len(lines)-1]), "")
+}
+
+// skillDirWithSideFile is a workspace of one skill directory, skills/release,
+// holding a client's side file (agents/openai.yaml), in sync in every target
+// and old enough for its stamps to stand for what a pass reads.
+func skillDirWithSideFile(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  skillDirs: [skills/*]\n  targets: [claude-code, agents]\n"))
+	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nTag it and ship it.\n"))
+	testkit.WriteFile(t, root, "skills/release/agents/openai.yaml", []byte("interface:\n  display_name: \"Release\"\n"))
+	if out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second); out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Create) != 3 {
+		t.Fatalf("first run: %s", summary(out))
+	}
+	time.Sleep(250 * time.Millisecond)
+	return root
+}
+
+// appendTo writes more at the end of the file rel of root in place, as an
+// editor that does not save by rename does: its folder's stamp stays as it was.
+func appendTo(t *testing.T, root, rel, more string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(root, rel), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(more); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A client's side file in a skill directory of the registry is an input like
+// its SKILL.md: edited in place, the index does not answer for it.
+func TestTheIndexSeesASkillDirectorysSideFileEdited(t *testing.T) {
+	root := skillDirWithSideFile(t)
+	req := Request{System: workspacefs.OS{}, Root: root}
+	if !indexAsOf(t, req, later()) {
+		t.Fatal("no index written")
+	}
+	indexAgrees(t, req, "before")
+	appendTo(t, root, "skills/release/agents/openai.yaml", "  short_description: \"Ship it\"\n")
+	indexAgrees(t, req, "the side file edited in place")
+	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true}); out.Plan.Count(plan.Update) != 1 {
+		t.Fatalf("a pass from scratch does not see the edit either: %s", summary(out))
+	}
 }

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -532,8 +533,8 @@ func CapabilityOwner(id string) string { return "capability/" + id }
 func SkillOwner(name string) string { return "skill/" + name }
 
 // SkillFiles lists the files skills are read from besides the registry files,
-// workspace-relative: every bodyFile, every file of a skill directory, and the
-// lock that pins the sources.
+// workspace-relative: every bodyFile, every file of a skill directory (a
+// client's side file among them), and the lock that pins the sources.
 func (r *Registry) SkillFiles() []string {
 	var files []string
 	if r.lockFile != "" {
@@ -543,12 +544,24 @@ func (r *Registry) SkillFiles() []string {
 		if s.BodyPath != "" {
 			files = append(files, s.BodyPath)
 		}
-		if s.Dir != "" && s.bodyLine > 0 && s.Origin == nil {
-			files = append(files, path.Join(s.Dir, "SKILL.md"))
-			for _, f := range s.Files {
-				files = append(files, path.Join(s.Dir, f.Path))
-			}
-		}
+		files = append(files, s.dirFiles()...)
+	}
+	return files
+}
+
+// dirFiles lists the files of s's skill directory, workspace-relative, when it
+// was read from the workspace: SKILL.md, its supporting files and its clients'
+// side files.
+func (s Skill) dirFiles() []string {
+	if s.Dir == "" || s.bodyLine <= 0 || s.Origin != nil {
+		return nil
+	}
+	files := []string{path.Join(s.Dir, "SKILL.md")}
+	for _, f := range s.Files {
+		files = append(files, path.Join(s.Dir, f.Path))
+	}
+	for _, side := range slices.Sorted(maps.Keys(s.SideFiles)) {
+		files = append(files, path.Join(s.Dir, side))
 	}
 	return files
 }
