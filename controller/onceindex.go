@@ -129,15 +129,11 @@ func writeIndex(req Request, out Outcome, seen *seenTargets, began time.Time) {
 // stamp of the link does not follow, or when the way of a link the scan met
 // leaves the workspace.
 func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) ([]string, bool) {
-	inputs := append([]string{reg.ConfigFile, desired.ProfileFile, state.AppliedFile}, reg.Files...)
-	inputs = append(inputs, reg.SkillFiles()...)
 	r = workspacefs.LstatOnce(r)
-	for _, f := range inputs {
-		if links, _, _ := registry.WalkLinks(r, f); len(links) > 0 {
-			return nil, false
-		}
+	paths, ok := inputFiles(r, reg)
+	if !ok {
+		return nil, false
 	}
-	paths := inputs
 	// .skillsync/ changes when the index is written: its files are stamped
 	// instead of it.
 	paths = append(paths, registry.InputDirs(r, reg.ConfigFile, reg)...)
@@ -148,6 +144,22 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 	paths = append(paths, scanned...)
 	slices.Sort(paths)
 	return slices.Compact(paths), true
+}
+
+// inputFiles are the files a pass that planned reg read, or looked for, to load
+// its inputs; false when one is reached through a symlink, whose target a stamp
+// of the link does not follow. A skill directory's files were read through its
+// folders, as regular files, so the ways to the folders are walked rather than
+// to each file (a thousand skills hold ten thousand files).
+func inputFiles(r workspacefs.FS, reg *registry.Registry) ([]string, bool) {
+	byPath := append([]string{reg.ConfigFile, desired.ProfileFile, state.AppliedFile}, reg.Files...)
+	byPath = append(byPath, reg.BodyFiles()...)
+	for _, p := range append(slices.Clone(byPath), reg.SkillDirs()...) {
+		if links, _, _ := registry.WalkLinks(r, p); len(links) > 0 {
+			return nil, false
+		}
+	}
+	return append(byPath, reg.SkillDirFiles()...), true
 }
 
 // scannedPaths are the paths a pass's scan of the targets, which found seen,
@@ -217,8 +229,43 @@ func stampScan(req Request, in Inputs, seen *seenTargets, began time.Time) []byt
 	return data
 }
 
-// scanUnchanged tells whether every stamp stampScan took is as it was.
-func scanUnchanged(req Request, in Inputs, stamps []byte) bool {
+// loadKey keys the stamps of the inputs a --once pass loaded (stampLoad) for
+// the pass under the lock that follows in the same process.
+const loadKey = "load"
+
+// stampLoad stamps the inputs a --once pass that began at began loaded, and
+// the directories whose entries decide which files those are: what the pass
+// under the lock checks instead of reading every input again. It holds what
+// Inputs.unchanged compares, the files and the registry's directories; nil when
+// a stamp cannot stand for what was read (see index.Make). The directory of the
+// config is not among them, as Inputs.unchanged does not list it: in a fresh
+// clone taking the lock makes .skillsync/ there.
+func stampLoad(req Request, in Inputs, began time.Time) []byte {
+	if in.Registry == nil {
+		return nil
+	}
+	r, err := req.System.Open(in.Registry.Root)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	lstatOnce := workspacefs.LstatOnce(r)
+	files, ok := inputFiles(lstatOnce, in.Registry)
+	if !ok {
+		return nil
+	}
+	paths := append(files, registry.Dirs(lstatOnce, in.Registry)...)
+	slices.Sort(paths)
+	data, ok := index.Make(r, loadKey, index.Found{}, slices.Compact(paths), nil, nil, began)
+	if !ok {
+		return nil
+	}
+	return data
+}
+
+// stampsHold tells whether every stamp in stamps, taken by stampScan or
+// stampLoad (key says which), is as it was.
+func stampsHold(req Request, in Inputs, stamps []byte, key string) bool {
 	if stamps == nil {
 		return false
 	}
@@ -227,7 +274,7 @@ func scanUnchanged(req Request, in Inputs, stamps []byte) bool {
 		return false
 	}
 	defer r.Close()
-	_, _, ok := index.Check(r, stamps, scanKey)
+	_, _, ok := index.Check(r, stamps, key)
 	return ok
 }
 

@@ -144,3 +144,41 @@ func TestAOnceRunScansATargetMadeBeforeItsLock(t *testing.T) {
 		t.Errorf("the person's file is not as they wrote it:\n%s", data)
 	}
 }
+
+// Under the lock the inputs' stamps tell that they are as the plan loaded them:
+// a run reads a skill directory's files once.
+func TestAOnceRunReadsItsInputsOnce(t *testing.T) {
+	root := skillDirWithSideFile(t)
+	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nTag it, then ship it.\n"))
+	time.Sleep(250 * time.Millisecond)
+	var reads atomic.Int32
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "ReadRegular", Path: "skills/release/*", Before: func(string) { reads.Add(1) }}}}
+	out := ReconcileOnce(Request{System: sys, Root: root}, time.Second)
+	if out.Err != nil || len(out.Problems) > 0 || len(out.Applied) != 2 {
+		t.Fatalf("the run: %s", summary(out))
+	}
+	if got := reads.Load(); got != 1 {
+		t.Errorf("the run read skills/release/SKILL.md %d times, want 1", got)
+	}
+}
+
+// A client's side file in a skill directory, edited in place after the plan was
+// made and before the lock was taken (its folder's stamp stays), is loaded again:
+// the run writes what it holds now.
+func TestAOnceRunLoadsAgainASideFileEditedBeforeItsLock(t *testing.T) {
+	root := skillDirWithSideFile(t)
+	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nTag it, then ship it.\n"))
+	time.Sleep(250 * time.Millisecond)
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "OpenFile", Path: ".skillsync/lock", Times: 1, Before: func(string) {
+			appendTo(t, root, "skills/release/agents/openai.yaml", "  short_description: \"Ship it\"\n")
+		}}}}
+	out := ReconcileOnce(Request{System: sys, Root: root}, time.Second)
+	if out.Err != nil || len(out.Problems) > 0 || len(out.Applied) != 3 {
+		t.Fatalf("the run: %s", summary(out))
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, ".agents/skills/release/agents/openai.yaml")); !strings.Contains(string(data), "Ship it") {
+		t.Errorf("the run wrote what the side file held before the edit:\n%s", data)
+	}
+}

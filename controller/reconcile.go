@@ -492,7 +492,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		}
 		time.Sleep(time.Until(until))
 	}
-	scanned := stampScan(req, out.Inputs, &seen, passBegan)
+	scanned, loaded := stampScan(req, out.Inputs, &seen, passBegan), stampLoad(req, out.Inputs, passBegan)
 	lock, err := state.Acquire(req.System, req.Root, max(time.Until(deadline), 0))
 	var problems registry.Problems
 	if errors.As(err, &problems) {
@@ -507,11 +507,12 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 	// Under the lock the plan stands if neither the inputs nor anything the scan
 	// read changed meanwhile; else the workspace is scanned again, and the inputs
 	// are loaded, validated and rendered again only if a file they came from
-	// changed.
+	// changed. Their stamps tell that without reading them again, unless one
+	// is too new to (an input saved as the pass began).
 	switch {
-	case !out.Inputs.unchanged():
+	case !stampsHold(req, out.Inputs, loaded, loadKey) && !out.Inputs.unchanged():
 		out = reconcile(run, nil)
-	case scanUnchanged(req, out.Inputs, scanned):
+	case stampsHold(req, out.Inputs, scanned, scanKey):
 		out = applyPlan(run, out)
 	default:
 		out = reconcile(run, &out.Inputs)

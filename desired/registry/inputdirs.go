@@ -47,8 +47,10 @@ func Dirs(r workspacefs.FS, reg *Registry) []string {
 	for _, pattern := range reg.SkillDirPatterns() {
 		dirs = append(dirs, globDirs(r, path.Join(pattern, "SKILL.md"))...)
 	}
+	// A skill directory's files were read through its folders, as regular
+	// files: the folders have the same ways as the files in them.
 	files = append(files, reg.Files...)
-	files = append(files, reg.SkillFiles()...)
+	files = append(files, reg.BodyFiles()...)
 	dirs = append(dirs, reg.SkillDirs()...)
 	for _, f := range files {
 		dirs = append(dirs, path.Dir(f))

@@ -536,6 +536,12 @@ func SkillOwner(name string) string { return "skill/" + name }
 // workspace-relative: every bodyFile, every file of a skill directory (a
 // client's side file among them), and the lock that pins the sources.
 func (r *Registry) SkillFiles() []string {
+	return append(r.BodyFiles(), r.SkillDirFiles()...)
+}
+
+// BodyFiles lists the files skills are read from by their paths,
+// workspace-relative: every bodyFile, and the lock that pins the sources.
+func (r *Registry) BodyFiles() []string {
 	var files []string
 	if r.lockFile != "" {
 		files = append(files, r.lockFile)
@@ -544,6 +550,16 @@ func (r *Registry) SkillFiles() []string {
 		if s.BodyPath != "" {
 			files = append(files, s.BodyPath)
 		}
+	}
+	return files
+}
+
+// SkillDirFiles lists the files of every skill directory read from the
+// workspace, workspace-relative. Each was read through its folder (one of
+// SkillDirs), which holds no symlink, and was a regular file then.
+func (r *Registry) SkillDirFiles() []string {
+	var files []string
+	for _, s := range r.Skills {
 		files = append(files, s.dirFiles()...)
 	}
 	return files
