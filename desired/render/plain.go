@@ -34,11 +34,12 @@ func appendPlainFrontMatter(dst []byte, fields []field) ([]byte, bool) {
 // isPlainSafe accepts text that every YAML reader takes for the same string when
 // written plain: it starts with a letter (or the < of an argument hint such as
 // <text>, never the merge key <<), holds only letters, digits, spaces and
-// punctuation that is inert mid-scalar, has no ": ", " #" or trailing space, is not
-// long enough for an encoder to fold, and is no word YAML 1.1 reads as a boolean
-// or null.
+// punctuation that is inert mid-scalar in a block mapping, has no ": ", " #" or
+// trailing space, and is no word YAML 1.1 reads as a boolean or null. Its length
+// is not bounded: the encoder does not fold a plain scalar, and a skill's
+// description, up to 1 024 characters, is most often longer than a line.
 func isPlainSafe(s string) bool {
-	if s == "" || len(s) > 80 || !(isASCIILetter(s[0]) || len(s) > 1 && s[0] == '<' && isASCIILetter(s[1])) || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
+	if s == "" || !(isASCIILetter(s[0]) || len(s) > 1 && s[0] == '<' && isASCIILetter(s[1])) || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -49,7 +50,7 @@ func isPlainSafe(s string) bool {
 			if i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '#') {
 				return false
 			}
-		case strings.IndexByte(".,()/_-'<>?!#", c) >= 0:
+		case strings.IndexByte(".,()/_-'<>?!#*&[]{}\"@%|=+;~$^`\\", c) >= 0:
 		case c == ':':
 			if i+1 < len(s) && s[i+1] == ' ' {
 				return false

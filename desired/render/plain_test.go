@@ -13,6 +13,9 @@ var plainCases = []string{
 	"--- no", "a---b", "1abc", "-dash", "?q", "Ünïcode", "tab\there", "new\nline", "quote\"d", "back\\slash",
 	"Estimate a budget for infra (#1234) and then something rather longer than eighty characters in all",
 	"percent %", "<text>", "<a: b>", "<", "<#>", "star *", "amp &", "bang!", "question?", "comma, then", "dot.", "under_score",
+	"Bash(./run.sh:*) Read", "a [b] {c}", "say \"hi\"", "mail @team", "a | b > c", "x = y + z; a ~ b $c ^d `e`", "a\\b",
+	"a *", "a &", "a |", "a >", "a [", "a {", "a @", "a `", "a %", "[a]", "{a}", "a, [b], {c}: d", "a - b", "a -- b",
+	"Approve an alert for sales (#139). Use when asked to approve an alert for sales (#139), following the team's checklist and examples.",
 }
 
 func TestPlainFrontMatterWritesWhatTheEncoderWrites(t *testing.T) {
