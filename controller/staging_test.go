@@ -230,8 +230,8 @@ func TestARunKilledWhileItMakesFoldersLeavesNothingBehind(t *testing.T) {
 			// A new skill directory is the temp folder; in one that was there,
 			// its new folder ref is.
 			{"the temp folder made, nothing in it", []workspacefs.Fault{
-				{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/*"}, {Op: "MkdirAll", Path: ".agents/skills/*/.skillsync-*.tmp/*"},
-				{Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/*"}, {Op: "MkdirAll", Path: ".agents/skills/.skillsync-*.tmp/*"}}, false, false},
+				{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/*"}, {Op: "Mkdir", Path: ".agents/skills/*/.skillsync-*.tmp/*"},
+				{Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/*"}, {Op: "Mkdir", Path: ".agents/skills/.skillsync-*.tmp/*"}}, false, false},
 			{"a folder made in it, its file not yet staged", []workspacefs.Fault{
 				{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/deep/*"}, {Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/ref/deep/*"}}, false, false},
 			{"a file in it cut short", []workspacefs.Fault{

@@ -253,8 +253,10 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 			var folder *newFolder
 			var err error
 			if ahead && onlySupport || create && stagesSupport {
-				d, err = w.OpenDir(path.Dir(p))
-				if errors.Is(err, fs.ErrNotExist) {
+				if folders.stagedAbove(path.Dir(p)) == "" {
+					d, err = w.OpenDir(path.Dir(p))
+				}
+				if d == nil && (err == nil || errors.Is(err, fs.ErrNotExist)) {
 					d, folder, err = folders.stageInto(path.Dir(p))
 				}
 			}

@@ -102,23 +102,58 @@ func (f *newFolders) stageInto(dir string) (workspacefs.Dir, *newFolder, error) 
 	}
 	// Whatever fails from here keeps the folder from being put in place: it
 	// could hold an empty folder that no manifest names.
-	at := nf.temp + strings.TrimPrefix(dir, top)
-	for sub := at; sub != nf.temp && !slices.Contains(nf.made, sub); sub = path.Dir(sub) {
+	rel := strings.TrimPrefix(strings.TrimPrefix(dir, top), "/")
+	for sub := path.Join(nf.temp, rel); sub != nf.temp && !slices.Contains(nf.made, sub); sub = path.Dir(sub) {
 		nf.made = append(nf.made, sub)
 	}
-	if at != nf.temp {
-		if err := f.w.r.MkdirAll(at, 0o755); err != nil {
-			nf.err = workspacefs.Cause(err)
-			return nil, nil, nf.err
-		}
-	}
-	d, err := f.w.OpenDir(at)
+	d, err := f.openMaking(nf.temp, rel)
 	if err != nil {
 		nf.err = err
 		return nil, nil, err
 	}
 	f.opened++
 	return d, nf, nil
+}
+
+// openMaking opens the folder rel ("" for temp itself) of the temp folder
+// temp, making each folder on the way that is not there yet from the one above
+// it, not by a walk from the workspace root for each.
+func (f *newFolders) openMaking(temp, rel string) (workspacefs.Dir, error) {
+	d, err := f.w.OpenDir(temp)
+	if err != nil || rel == "" {
+		return d, err
+	}
+	for _, name := range strings.Split(rel, "/") {
+		err = d.Mkdir(name, 0o755)
+		var sub workspacefs.Dir
+		if err == nil || errors.Is(err, fs.ErrExist) {
+			sub, err = d.Sub(name)
+		}
+		d.Close()
+		if err != nil {
+			return nil, workspacefs.Cause(err)
+		}
+		d = sub
+	}
+	return d, nil
+}
+
+// stagedAbove is the folder made under a temp name that dir is or is in, or
+// "": it is not in place until every file of its skill directory is staged, so
+// dir is not there yet.
+func (f *newFolders) stagedAbove(dir string) string {
+	skill := clients.SkillDirOf(dir)
+	if skill == "" {
+		return ""
+	}
+	for at := dir; ; at = path.Dir(at) {
+		if f.byPlace[at] != nil {
+			return at
+		}
+		if at == skill || at == "." || at == "/" {
+			return ""
+		}
+	}
 }
 
 // maxHeldFolders bounds the directories of new folders one skill directory's
@@ -134,6 +169,9 @@ func (f *newFolders) firstMissing(dir string) (string, error) {
 	skill := clients.SkillDirOf(dir)
 	if skill == "" || skill != dir && !strings.HasPrefix(dir, skill+"/") {
 		return "", fs.ErrNotExist
+	}
+	if top := f.stagedAbove(dir); top != "" {
+		return top, nil
 	}
 	at := skill
 	for _, name := range strings.Split(strings.TrimPrefix(dir, skill), "/") {
