@@ -436,13 +436,17 @@ func TestAFailedFlushKeepsTheFoldersThatWereThere(t *testing.T) {
 func TestAFolderThatCannotBeOpenedKeepsItsNewFolderOut(t *testing.T) {
 	root := releaseInSync(t)
 	writeDeploy(t, root)
+	var struck atomic.Bool
 	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "Beneath", Path: ".agents/skills/deploy/.skillsync-*.tmp/deep", Err: syscall.EMFILE, Times: 1},
+		{Op: "Sub", Path: ".agents/skills/.skillsync-*.tmp/ref/deep", Err: syscall.EMFILE, Times: 1, Before: func(string) { struck.Store(true) }},
 		{Op: "Flush", Before: func(string) { runtime.Goexit() }},
 	}}
 	done := make(chan struct{})
 	go func() { defer close(done); Reconcile(Request{System: sys, Root: root}) }()
 	<-done
+	if !struck.Load() {
+		t.Fatal("the folder was never opened")
+	}
 	os.RemoveAll(filepath.Join(root, "skills/deploy"))
 	reconcileClean(t, root)
 	reconcileClean(t, root)
