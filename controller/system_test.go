@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/controller/plan"
@@ -176,6 +178,72 @@ func TestWritesShareOneFlush(t *testing.T) {
 		t.Errorf("the file that became a folder: %v", err)
 	}
 	testkit.AssertNoTempFiles(t, root)
+}
+
+// A step of many files has the disk write back what it staged while it stages
+// more, and still makes them durable by its one flush before any is put in
+// place; a step of a few files does not.
+func TestAStepOfManyFilesWritesBackAhead(t *testing.T) {
+	for _, c := range []struct {
+		capabilities int
+		ahead        bool
+	}{{3, false}, {100, true}} {
+		root := t.TempDir()
+		testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  targets: [claude-code]\n"))
+		testkit.WriteFile(t, root, "registry/things.yaml", []byte(capabilitiesFile(c.capabilities, nil)))
+		var mu sync.Mutex
+		var events []string
+		record := func(what string) func(string) {
+			return func(string) {
+				mu.Lock()
+				defer mu.Unlock()
+				if len(events) == 0 || events[len(events)-1] != what {
+					events = append(events, what)
+				}
+			}
+		}
+		var writeBacks atomic.Int32
+		staged, atFirst := 0, int32(0)
+		sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+			{Op: "WriteBack", Before: func(name string) { writeBacks.Add(1); record("write back")(name) }},
+			{Op: "WriteNew", Before: func(name string) {
+				mu.Lock()
+				if staged++; staged == 1 {
+					atFirst = writeBacks.Load()
+				}
+				later := staged > c.capabilities/2
+				mu.Unlock()
+				// The second half of the files waits (10 s at most) for a
+				// write-back since the first file.
+				for deadline := time.Now().Add(10 * time.Second); c.ahead && later && writeBacks.Load() == atFirst && time.Now().Before(deadline); {
+					time.Sleep(time.Millisecond)
+				}
+				record("stage")(name)
+			}},
+			{Op: "Flush", Before: record("flush")},
+			{Op: "RenameNoReplace", Before: record("put in place")}}}
+		if out := Reconcile(Request{System: sys, Root: root}); out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Create) != c.capabilities {
+			t.Fatalf("%d capabilities: %s", c.capabilities, summary(out))
+		}
+		// The write-backs fall among the stages (one may come before the first
+		// or after the last, as the clock ticks), all before the one flush, and
+		// nothing is put in place before it.
+		var kept []string
+		for _, e := range events {
+			if e != "write back" {
+				kept = append(kept, e)
+			}
+		}
+		if got := strings.Join(slices.Compact(kept), ", "); got != "stage, flush, put in place" {
+			t.Errorf("%d capabilities: %s, want stage, flush, put in place", c.capabilities, strings.Join(events, ", "))
+		}
+		if flushAt := slices.Index(events, "flush"); slices.Contains(events[flushAt:], "write back") {
+			t.Errorf("%d capabilities: a write-back after the flush: %s", c.capabilities, strings.Join(events, ", "))
+		}
+		if got := strings.Contains(strings.Join(events, ", "), "stage, write back, stage"); got != c.ahead {
+			t.Errorf("%d capabilities: written back while staging %v, want %v: %s", c.capabilities, got, c.ahead, strings.Join(events, ", "))
+		}
+	}
 }
 
 // A step of a few files syncs each as it writes it, and its flush syncs nothing

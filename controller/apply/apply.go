@@ -8,7 +8,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller/plan"
@@ -234,6 +236,10 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 		later: make([]bool, n), newFolder: make([]string, n)}
 	supportCreate := func(i int) bool { return changes[i].Action == plan.Create && changes[i].Supporting }
 	skills := bySkillDirectory(changes, upTo(n))
+	stopWritingBack := func() {}
+	if n > syncEachUpTo {
+		stopWritingBack = w.writeBackAhead()
+	}
 	parallel.Each(len(skills), func(k int) error {
 		folders := newFolders{w: w}
 		var inNew []stagedGroup
@@ -306,6 +312,7 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 		folders.removeLeft()
 		return nil
 	})
+	stopWritingBack()
 	if !slices.ContainsFunc(st.temps, func(t string) bool { return t != "" }) {
 		return st
 	}
@@ -328,6 +335,37 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 // nothing else wrote; for thousands of files one syncfs is twice as fast
 // (docs/performance.md, "Durability").
 const syncEachUpTo = 64
+
+// writeBackEvery is how often writeBackAhead asks the disk to write back what
+// a step staged: often enough that it keeps pace with the step, seldom enough
+// that asking with nothing written costs nothing.
+const writeBackEvery = 20 * time.Millisecond
+
+// writeBackAhead has the disk write back what a step stages while the step
+// stages more, until the function it returns is called, which waits for the
+// write-back under way: the flush that then makes every file durable before any
+// is put in place waits for the last ones only. A cold run of a thousand whole
+// skills took about 7 % less (docs/performance.md).
+func (w Workspace) writeBackAhead() (stop func()) {
+	done := make(chan struct{})
+	var writing sync.WaitGroup
+	writing.Go(func() {
+		tick := time.NewTicker(writeBackEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				w.root.WriteBack()
+			}
+		}
+	})
+	return func() {
+		close(done)
+		writing.Wait()
+	}
+}
 
 // syncingDir is a Dir whose WriteNew syncs each file it writes.
 type syncingDir struct{ workspacefs.Dir }

@@ -74,6 +74,10 @@ type Dir interface {
 	// every file written through this Dir and those opened from it since the
 	// last Flush was written with WriteNewSynced.
 	Flush() error
+	// WriteBack has the disk start on what WriteNew wrote on this filesystem
+	// so far, for a Flush that follows to wait for less. It makes nothing
+	// durable that a Flush need not still make so, and reports nothing.
+	WriteBack()
 
 	Close() error
 }

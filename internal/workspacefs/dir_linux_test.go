@@ -46,6 +46,39 @@ func TestFlushSyncsOnlyWhatWasNotSyncedAlready(t *testing.T) {
 	flush(0, "after a flush with nothing written since")
 }
 
+// A WriteBack syncs the filesystem only when a file was written unsynced, and
+// leaves it to the Flush that follows, which syncs it still.
+func TestAWriteBackLeavesTheFlushToBeMade(t *testing.T) {
+	calls := 0
+	syncfs = func(fd int) error { calls++; return unix.Syncfs(fd) }
+	t.Cleanup(func() { syncfs = unix.Syncfs })
+	r, err := OS{}.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	root, err := r.OpenDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	root.WriteBack()
+	mustDo(t, root.WriteNewSynced("a", []byte("a"), 0o644))
+	root.WriteBack()
+	if calls != 0 {
+		t.Errorf("%d syncfs with nothing written unsynced, want 0", calls)
+	}
+	mustDo(t, root.WriteNew("b", []byte("b"), 0o644))
+	root.WriteBack()
+	if calls != 1 {
+		t.Errorf("%d syncfs by a write-back after a file written unsynced, want 1", calls)
+	}
+	mustDo(t, root.Flush())
+	if calls != 2 {
+		t.Errorf("%d syncfs in all after the flush, want 2: the write-back left it to be made", calls)
+	}
+}
+
 // A Flush that fails leaves what it was to sync for the next one.
 func TestAFailedFlushKeepsWhatItWasToSync(t *testing.T) {
 	calls := 0

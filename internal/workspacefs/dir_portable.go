@@ -391,6 +391,9 @@ func (d *osDir) Filesystem(name string) (string, error) {
 // Flush has nothing left to do: WriteNew synced every file it wrote.
 func (d *osDir) Flush() error { return nil }
 
+// WriteBack has nothing to start: WriteNew synced every file it wrote.
+func (d *osDir) WriteBack() {}
+
 // sharingBackoff is how long retryWhileShared waits before each new try: a little
 // over a second in all, about as long as a virus scanner or indexer holds a file
 // it has just seen appear.

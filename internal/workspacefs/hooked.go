@@ -270,6 +270,12 @@ func (d *hookedDir) Flush() error {
 	return d.base.Flush()
 }
 
+func (d *hookedDir) WriteBack() {
+	if d.check("WriteBack", true, d.at) == nil {
+		d.base.WriteBack()
+	}
+}
+
 func pathError(op, name string, err error) error {
 	return &fs.PathError{Op: op, Path: name, Err: err}
 }
