@@ -460,8 +460,8 @@ func (d *osDir) Flush() error {
 // WriteBack is a syncfs of d's filesystem when WriteNew wrote anything there
 // since its last Flush, left counted for that Flush. The kernel has no call that
 // only starts the writeback of a whole filesystem, and sync_file_range of each
-// file as it is written made a cold run slower: it waits for each file's
-// blocks to be allocated.
+// file as it is written made a cold run slower (docs/decisions.md, "Writes are
+// synced once per run").
 func (d *osDir) WriteBack() {
 	if d.unsynced.Load() > 0 {
 		retry(func() (int, error) { return 0, syncfs(d.fd) })
