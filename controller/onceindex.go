@@ -206,27 +206,13 @@ const scanKey = "scan"
 // the plan rather than scan again. Nil when a stamp cannot stand for what was
 // read (see index.Make).
 func stampScan(req Request, in Inputs, seen *seenTargets, began time.Time) []byte {
-	if in.Registry == nil {
-		return nil
-	}
-	r, err := req.System.Open(in.Registry.Root)
-	if err != nil {
-		return nil
-	}
-	defer r.Close()
 	// Not the nearest directory above a missing target: in a fresh clone that is
 	// the workspace root, where taking the lock makes .skillsync/ and so changes
 	// its stamp. The target directory and the one above it, stamped as missing,
 	// show one made meanwhile.
-	paths, ok := scannedPaths(r, seen, false)
-	if !ok {
-		return nil
-	}
-	data, ok := index.Make(r, scanKey, index.Found{}, paths, seen.stamps(), nil, began)
-	if !ok {
-		return nil
-	}
-	return data
+	return stampFor(req, in, scanKey, seen.stamps(), began, func(r workspacefs.FS) ([]string, bool) {
+		return scannedPaths(r, seen, false)
+	})
 }
 
 // loadKey keys the stamps of the inputs a --once pass loaded (stampLoad) for
@@ -241,6 +227,23 @@ const loadKey = "load"
 // config is not among them, as Inputs.unchanged does not list it: in a fresh
 // clone taking the lock makes .skillsync/ there.
 func stampLoad(req Request, in Inputs, began time.Time) []byte {
+	return stampFor(req, in, loadKey, nil, began, func(r workspacefs.FS) ([]string, bool) {
+		r = workspacefs.LstatOnce(r)
+		files, ok := inputFiles(r, in.Registry)
+		if !ok {
+			return nil, false
+		}
+		paths := append(files, registry.Dirs(r, in.Registry)...)
+		slices.Sort(paths)
+		return slices.Compact(paths), true
+	})
+}
+
+// stampFor stamps the paths that pathsOf lists in the inputs' workspace, but
+// for those known already, as index.Make does for key; nil when there are no
+// inputs, pathsOf says false, or a stamp cannot stand for what a pass that
+// began at began read.
+func stampFor(req Request, in Inputs, key string, known map[string]workspacefs.Stamp, began time.Time, pathsOf func(workspacefs.FS) ([]string, bool)) []byte {
 	if in.Registry == nil {
 		return nil
 	}
@@ -249,14 +252,11 @@ func stampLoad(req Request, in Inputs, began time.Time) []byte {
 		return nil
 	}
 	defer r.Close()
-	lstatOnce := workspacefs.LstatOnce(r)
-	files, ok := inputFiles(lstatOnce, in.Registry)
+	paths, ok := pathsOf(r)
 	if !ok {
 		return nil
 	}
-	paths := append(files, registry.Dirs(lstatOnce, in.Registry)...)
-	slices.Sort(paths)
-	data, ok := index.Make(r, loadKey, index.Found{}, slices.Compact(paths), nil, nil, began)
+	data, ok := index.Make(r, key, index.Found{}, paths, known, nil, began)
 	if !ok {
 		return nil
 	}

@@ -11,19 +11,7 @@ import (
 // A Flush syncs the filesystem only when a file was written through the Dir, or
 // one opened from it, without a sync of its own since the last Flush.
 func TestFlushSyncsOnlyWhatWasNotSyncedAlready(t *testing.T) {
-	calls := 0
-	syncfs = func(fd int) error { calls++; return unix.Syncfs(fd) }
-	t.Cleanup(func() { syncfs = unix.Syncfs })
-	r, err := OS{}.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	root, err := r.OpenDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root, syncs := countingSyncs(t)
 	mustDo(t, root.Mkdir("sub", 0o755))
 	sub, err := root.Beneath("sub")
 	if err != nil {
@@ -32,10 +20,10 @@ func TestFlushSyncsOnlyWhatWasNotSyncedAlready(t *testing.T) {
 	defer sub.Close()
 	flush := func(want int, when string) {
 		t.Helper()
-		calls = 0
+		*syncs = 0
 		mustDo(t, root.Flush())
-		if calls != want {
-			t.Errorf("%s: %d syncfs, want %d", when, calls, want)
+		if *syncs != want {
+			t.Errorf("%s: %d syncfs, want %d", when, *syncs, want)
 		}
 	}
 	mustDo(t, sub.WriteNewSynced("a", []byte("a"), 0o644))
@@ -49,34 +37,42 @@ func TestFlushSyncsOnlyWhatWasNotSyncedAlready(t *testing.T) {
 // A WriteBack syncs the filesystem only when a file was written unsynced, and
 // leaves it to the Flush that follows, which syncs it still.
 func TestAWriteBackLeavesTheFlushToBeMade(t *testing.T) {
-	calls := 0
-	syncfs = func(fd int) error { calls++; return unix.Syncfs(fd) }
+	root, syncs := countingSyncs(t)
+	root.WriteBack()
+	mustDo(t, root.WriteNewSynced("a", []byte("a"), 0o644))
+	root.WriteBack()
+	if *syncs != 0 {
+		t.Errorf("%d syncfs with nothing written unsynced, want 0", *syncs)
+	}
+	mustDo(t, root.WriteNew("b", []byte("b"), 0o644))
+	root.WriteBack()
+	if *syncs != 1 {
+		t.Errorf("%d syncfs by a write-back after a file written unsynced, want 1", *syncs)
+	}
+	mustDo(t, root.Flush())
+	if *syncs != 2 {
+		t.Errorf("%d syncfs in all after the flush, want 2: the write-back left it to be made", *syncs)
+	}
+}
+
+// countingSyncs opens a temp directory as a Dir and counts the syncfs calls
+// made from then until the test ends.
+func countingSyncs(t *testing.T) (Dir, *int) {
+	t.Helper()
+	syncs := new(int)
+	syncfs = func(fd int) error { *syncs++; return unix.Syncfs(fd) }
 	t.Cleanup(func() { syncfs = unix.Syncfs })
 	r, err := OS{}.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	t.Cleanup(func() { r.Close() })
 	root, err := r.OpenDir(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer root.Close()
-	root.WriteBack()
-	mustDo(t, root.WriteNewSynced("a", []byte("a"), 0o644))
-	root.WriteBack()
-	if calls != 0 {
-		t.Errorf("%d syncfs with nothing written unsynced, want 0", calls)
-	}
-	mustDo(t, root.WriteNew("b", []byte("b"), 0o644))
-	root.WriteBack()
-	if calls != 1 {
-		t.Errorf("%d syncfs by a write-back after a file written unsynced, want 1", calls)
-	}
-	mustDo(t, root.Flush())
-	if calls != 2 {
-		t.Errorf("%d syncfs in all after the flush, want 2: the write-back left it to be made", calls)
-	}
+	t.Cleanup(func() { root.Close() })
+	return root, syncs
 }
 
 // A Flush that fails leaves what it was to sync for the next one.
