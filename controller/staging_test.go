@@ -436,22 +436,25 @@ func TestAFailedFlushKeepsTheFoldersThatWereThere(t *testing.T) {
 func TestAFolderThatCannotBeOpenedKeepsItsNewFolderOut(t *testing.T) {
 	root := releaseInSync(t)
 	writeDeploy(t, root)
-	var struck atomic.Bool
+	// An edit of release's checklist gives the run a file to flush.
+	testkit.WriteFile(t, root, "skills/release/checklist.md", []byte("- tag\n- push\n"))
+	var struck, flushed atomic.Bool
 	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
 		{Op: "Sub", Path: ".agents/skills/.skillsync-*.tmp/ref/deep", Err: syscall.EMFILE, Times: 1, Before: func(string) { struck.Store(true) }},
-		{Op: "Flush", Before: func(string) { runtime.Goexit() }},
+		{Op: "Flush", Before: func(string) { flushed.Store(true); runtime.Goexit() }},
 	}}
 	done := make(chan struct{})
 	go func() { defer close(done); Reconcile(Request{System: sys, Root: root}) }()
 	<-done
-	if !struck.Load() {
-		t.Fatal("the folder was never opened")
+	if !struck.Load() || !flushed.Load() {
+		t.Fatalf("the folder was opened %v, the run stopped at the flush %v; want both", struck.Load(), flushed.Load())
 	}
 	os.RemoveAll(filepath.Join(root, "skills/deploy"))
 	reconcileClean(t, root)
 	reconcileClean(t, root)
 	assertAbsent(t, root, ".agents/skills/deploy")
 	assertNoTempFolders(t, root)
+	testkit.AssertNoTempFiles(t, root)
 }
 
 // A skill directory's step holds open at most maxHeldFolders new folders until
