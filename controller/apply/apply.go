@@ -345,7 +345,7 @@ const writeBackEvery = 20 * time.Millisecond
 // stages more, until the function it returns is called, which waits for the
 // write-back under way: the flush that then makes every file durable before any
 // is put in place waits for the last ones only. A cold run of a thousand whole
-// skills took 4–15 % less (docs/decisions.md, "Writes are synced once per run").
+// skills took 5 % less (docs/decisions.md, "Writes are synced once per run").
 func (w Workspace) writeBackAhead() (stop func()) {
 	done := make(chan struct{})
 	var writing sync.WaitGroup
