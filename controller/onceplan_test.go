@@ -54,17 +54,16 @@ func TestAOnceRunKeepsItsPlanUnderTheLock(t *testing.T) {
 func TestAOnceRunScansAgainWhatChangedBeforeItsLock(t *testing.T) {
 	root := syncedThings(t)
 	edited := filepath.Join(root, ".claude/skills/things-1/SKILL.md")
-	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "OpenFile", Path: ".skillsync/lock", Times: 1, Before: func(string) {
-			data, err := os.ReadFile(edited)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			if err := os.WriteFile(edited, []byte(strings.Replace(string(data), "List things 1", "Listing things, my way", 1)), 0o644); err != nil {
-				t.Error(err)
-			}
-		}}}}
+	sys := beforeTheLock(func() {
+		data, err := os.ReadFile(edited)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if err := os.WriteFile(edited, []byte(strings.Replace(string(data), "List things 1", "Listing things, my way", 1)), 0o644); err != nil {
+			t.Error(err)
+		}
+	})
 	out := ReconcileOnce(Request{System: sys, Root: root}, time.Second)
 	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Conflict) != 1 || len(out.Applied) != 0 {
 		t.Fatalf("a file edited before the lock: %s", summary(out))
@@ -87,10 +86,9 @@ func agedEdit(t *testing.T) string {
 // loaded again, and its new content is what the run writes.
 func TestAOnceRunLoadsAgainAnInputSavedBeforeItsLock(t *testing.T) {
 	root := agedEdit(t)
-	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "OpenFile", Path: ".skillsync/lock", Times: 1, Before: func(string) {
-			testkit.WriteFile(t, root, "registry/things.yaml", []byte(capabilitiesFile(3, map[int]string{1: "List things, thrice"})))
-		}}}}
+	sys := beforeTheLock(func() {
+		testkit.WriteFile(t, root, "registry/things.yaml", []byte(capabilitiesFile(3, map[int]string{1: "List things, thrice"})))
+	})
 	out := ReconcileOnce(Request{System: sys, Root: root}, time.Second)
 	if out.Err != nil || len(out.Problems) > 0 || len(out.Applied) != 1 {
 		t.Fatalf("the run: %s", summary(out))
@@ -132,10 +130,9 @@ func TestAOnceRunScansATargetMadeBeforeItsLock(t *testing.T) {
 	testkit.WriteFile(t, root, "skillsync.yaml", []byte("apiVersion: skillsync/v1\nkind: Workspace\nspec:\n  registry: [registry/*.yaml]\n  targets: [claude-code, agents]\n"))
 	time.Sleep(250 * time.Millisecond)
 	mine := []byte("---\nname: things-0\ndescription: mine\n---\n\nMy own.\n")
-	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "OpenFile", Path: ".skillsync/lock", Times: 1, Before: func(string) {
-			testkit.WriteFile(t, root, ".agents/skills/things-0/SKILL.md", mine)
-		}}}}
+	sys := beforeTheLock(func() {
+		testkit.WriteFile(t, root, ".agents/skills/things-0/SKILL.md", mine)
+	})
 	out := ReconcileOnce(Request{System: sys, Root: root}, time.Second)
 	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Count(plan.Create) != 2 {
 		t.Fatalf("the run: %s", summary(out))
@@ -148,9 +145,7 @@ func TestAOnceRunScansATargetMadeBeforeItsLock(t *testing.T) {
 // Under the lock the inputs' stamps tell that they are as the plan loaded them:
 // a run reads a skill directory's files once.
 func TestAOnceRunReadsItsInputsOnce(t *testing.T) {
-	root := skillDirWithSideFile(t)
-	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nTag it, then ship it.\n"))
-	time.Sleep(250 * time.Millisecond)
+	root := releaseEdited(t)
 	var reads atomic.Int32
 	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
 		{Op: "ReadRegular", Path: "skills/release/*", Before: func(string) { reads.Add(1) }}}}
@@ -167,13 +162,10 @@ func TestAOnceRunReadsItsInputsOnce(t *testing.T) {
 // made and before the lock was taken (its folder's stamp stays), is loaded again:
 // the run writes what it holds now.
 func TestAOnceRunLoadsAgainASideFileEditedBeforeItsLock(t *testing.T) {
-	root := skillDirWithSideFile(t)
-	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nTag it, then ship it.\n"))
-	time.Sleep(250 * time.Millisecond)
-	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "OpenFile", Path: ".skillsync/lock", Times: 1, Before: func(string) {
-			appendTo(t, root, "skills/release/agents/openai.yaml", "  short_description: \"Ship it\"\n")
-		}}}}
+	root := releaseEdited(t)
+	sys := beforeTheLock(func() {
+		appendTo(t, root, "skills/release/agents/openai.yaml", "  short_description: \"Ship it\"\n")
+	})
 	out := ReconcileOnce(Request{System: sys, Root: root}, time.Second)
 	if out.Err != nil || len(out.Problems) > 0 || len(out.Applied) != 3 {
 		t.Fatalf("the run: %s", summary(out))
@@ -181,4 +173,21 @@ func TestAOnceRunLoadsAgainASideFileEditedBeforeItsLock(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(root, ".agents/skills/release/agents/openai.yaml")); !strings.Contains(string(data), "Ship it") {
 		t.Errorf("the run wrote what the side file held before the edit:\n%s", data)
 	}
+}
+
+// beforeTheLock is the disk, where edit runs once, as a --once run takes the
+// lock: after its plan, before it writes.
+func beforeTheLock(edit func()) *workspacefs.Faulty {
+	return &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "OpenFile", Path: ".skillsync/lock", Times: 1, Before: func(string) { edit() }}}}
+}
+
+// releaseEdited is skillDirWithSideFile with release's SKILL.md edited, old
+// enough for its stamp to stand for what a pass reads.
+func releaseEdited(t *testing.T) string {
+	t.Helper()
+	root := skillDirWithSideFile(t)
+	testkit.WriteFile(t, root, "skills/release/SKILL.md", []byte("---\nname: release\ndescription: Cut a release.\n---\n\nTag it, then ship it.\n"))
+	time.Sleep(250 * time.Millisecond)
+	return root
 }
