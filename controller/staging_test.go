@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -236,7 +237,8 @@ func TestARunKilledWhileItMakesFoldersLeavesNothingBehind(t *testing.T) {
 				{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/deep/*"}, {Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/ref/deep/*"}}, false, false},
 			{"a file in it cut short", []workspacefs.Fault{
 				{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/deep/*"}, {Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/ref/deep/*"}}, true, false},
-			{"a file beside its SKILL.md cut short", []workspacefs.Fault{{Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/.skillsync-*.tmp"}}, true, true},
+			{"a file beside its SKILL.md cut short", []workspacefs.Fault{{Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/steps.md"}}, true, true},
+			{"its SKILL.md cut short", []workspacefs.Fault{{Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/SKILL.md"}}, true, true},
 			{"the folder about to be put in place", []workspacefs.Fault{{Op: "RenameNoReplace", Path: ".agents/skills/*/ref"}, {Op: "RenameNoReplace", Path: ".agents/skills/deploy"}}, false, false},
 			{"at the flush", []workspacefs.Fault{{Op: "Flush"}}, false, false},
 		} {
@@ -290,17 +292,27 @@ func TestARunKilledWhileItMakesFoldersLeavesNothingBehind(t *testing.T) {
 	}
 }
 
-// stagedContent is the content of the supporting file of root's skills that is
-// staged under the name of the workspace path name, or nil for none.
+// stagedContent is the content of the file of root's skills that is staged at
+// the workspace path name, or nil for none: a supporting file under its staged
+// name, or any file under its own name in a new skill directory made whole
+// under a temp name (its source's content, which a generated SKILL.md begins
+// otherwise than, but which is as good a start of a file cut short).
 func stagedContent(t *testing.T, root, name string) []byte {
 	t.Helper()
+	inWhole := ""
+	if parts := strings.SplitN(name, "/", 4); len(parts) == 4 && banner.IsTempName(parts[2]) {
+		inWhole = parts[3]
+	}
 	var found []byte
 	err := filepath.WalkDir(filepath.Join(root, "skills"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() || filepath.Base(p) == "SKILL.md" {
+		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
+		rel, _ := filepath.Rel(filepath.Join(root, "skills"), p)
+		_, inSkill, _ := strings.Cut(filepath.ToSlash(rel), "/")
 		data, err := os.ReadFile(p)
-		if err == nil && banner.StagedName(data) == filepath.Base(name) {
+		staged := filepath.Base(p) != "SKILL.md" && banner.StagedName(data) == filepath.Base(name)
+		if err == nil && (inWhole != "" && inSkill == inWhole || staged) {
 			found = data
 		}
 		return err
@@ -457,11 +469,14 @@ func TestAFolderThatCannotBeOpenedKeepsItsNewFolderOut(t *testing.T) {
 	testkit.AssertNoTempFiles(t, root)
 }
 
-// A skill directory's step holds open at most maxHeldFolders new folders until
-// they are put in place; the files of further ones wait for their SKILL.md.
+// A skill directory's step holds open at most maxHeldFolders new folders in a
+// skill directory that was there until they are put in place; the files of
+// further ones wait for their SKILL.md.
 func TestManyNewFoldersWaitBeyondTheOnesHeldOpen(t *testing.T) {
 	root := releaseInSync(t)
 	body := "---\nname: deploy\ndescription: Deploy.\n---\n\n"
+	testkit.WriteFile(t, root, "skills/deploy/SKILL.md", []byte(body))
+	reconcileClean(t, root)
 	for i := range 20 {
 		body += fmt.Sprintf("See [%d](f%02d/x.md).\n", i, i)
 		testkit.WriteFile(t, root, fmt.Sprintf("skills/deploy/f%02d/x.md", i), []byte(fmt.Sprintf("x %d\n", i)))
@@ -478,6 +493,58 @@ func TestManyNewFoldersWaitBeyondTheOnesHeldOpen(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(root, fmt.Sprintf(".agents/skills/deploy/f%02d/x.md", i))); err != nil {
 			t.Errorf("not written: %v", err)
 		}
+	}
+	testkit.AssertNoTempFiles(t, root)
+	assertNoTempFolders(t, root)
+}
+
+// A new skill directory is written whole under a temp name, each file under its
+// own name, and put in place by one rename once the flush made them durable:
+// however many folders it has, no file is renamed on its own, and nothing of it
+// is in place before the flush.
+func TestANewSkillDirectoryIsPutInPlaceWhole(t *testing.T) {
+	root := releaseInSync(t)
+	body := "---\nname: deploy\ndescription: Deploy.\n---\n\n"
+	for i := range 20 {
+		body += fmt.Sprintf("See [%d](f%02d/x.md).\n", i, i)
+		testkit.WriteFile(t, root, fmt.Sprintf("skills/deploy/f%02d/x.md", i), []byte(fmt.Sprintf("x %d\n", i)))
+	}
+	testkit.WriteFile(t, root, "skills/deploy/SKILL.md", []byte(body))
+	var mu sync.Mutex
+	var flushes int
+	var renamed []string
+	note := func(op string) func(string) {
+		return func(name string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if op == "Flush" {
+				flushes++
+				return
+			}
+			renamed = append(renamed, fmt.Sprintf("%s %s after %d flushes", op, name, flushes))
+		}
+	}
+	var faults []workspacefs.Fault
+	for _, op := range []string{"Flush", "Rename", "RenameNoReplace", "Link"} {
+		faults = append(faults, workspacefs.Fault{Op: op, Before: note(op)})
+	}
+	if out := Reconcile(Request{System: &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: faults}, Root: root}); out.Err != nil || len(out.Problems) > 0 {
+		t.Fatalf("the run: %s", summary(out))
+	}
+	// Where a rename cannot refuse to replace (the portable implementation), a
+	// plain rename follows the refused one.
+	want := [][]string{{"RenameNoReplace .agents/skills/deploy after 1 flushes"},
+		{"RenameNoReplace .agents/skills/deploy after 1 flushes", "Rename .agents/skills/deploy after 1 flushes"}}
+	if !slices.ContainsFunc(want, func(w []string) bool { return slices.Equal(renamed, w) }) {
+		t.Errorf("renamed and linked:\n%s\nwant one of %q", strings.Join(renamed, "\n"), want)
+	}
+	for i := range 20 {
+		if _, err := os.Stat(filepath.Join(root, fmt.Sprintf(".agents/skills/deploy/f%02d/x.md", i))); err != nil {
+			t.Errorf("not written: %v", err)
+		}
+	}
+	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true}); out.Err != nil || len(out.Problems) > 0 {
+		t.Errorf("not in sync after the run: %s", summary(out))
 	}
 	testkit.AssertNoTempFiles(t, root)
 	assertNoTempFolders(t, root)

@@ -270,6 +270,9 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 	case banner.IsTempName(e.Name) && e.Type.IsRegular():
 		sd.findTemp(target, e, sd.path)
 		return sd
+	case banner.IsTempName(e.Name) && e.Type.IsDir():
+		sd.scanStagedSkillDir(target, e.Name)
+		return sd
 	case e.Type&fs.ModeSymlink != 0:
 		sd.noFilesIn(sd.path, sd.path+" is a symlink", false)
 		sd.links = append(sd.links, sd.path)

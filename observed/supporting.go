@@ -161,15 +161,20 @@ func inStagedFolder(rel string) bool {
 	return slices.ContainsFunc(strings.Split(rel, "/"), banner.IsTempName)
 }
 
-// InStagedFolder says the temp-named file p is in a folder of a temp name: a
-// skill directory or a folder in one (see inStagedFolder). Only skillsync
-// stages files there, so it is a leftover whatever it holds, even cut short by
-// a kill while it was written: a run that no longer wants the file could not
-// tell it by its bytes.
+// InStagedFolder says the file p is a leftover of a folder of a temp name: any
+// file in a skill directory of one, whose files are written under their own
+// names before it is renamed into place (scanStagedSkillDir), or a temp-named
+// file in a folder of one in a skill directory (see inStagedFolder). Only
+// skillsync stages files there, so it is a leftover whatever it holds, even cut
+// short by a kill while it was written: a run that no longer wants the file
+// could not tell it by its bytes.
 func InStagedFolder(p string) bool {
 	skill, dir := clients.SkillDirOf(p), path.Dir(p)
-	return skill != "" && banner.IsTempName(path.Base(p)) &&
-		(dir == skill || strings.HasPrefix(dir, skill+"/")) && inStagedFolder(strings.TrimPrefix(dir, path.Dir(skill)+"/"))
+	if skill == "" || !strings.HasPrefix(p, skill+"/") {
+		return false
+	}
+	return banner.IsTempName(path.Base(skill)) ||
+		banner.IsTempName(path.Base(p)) && inStagedFolder(strings.TrimPrefix(dir, path.Dir(skill)+"/"))
 }
 
 // file looks at the regular file name of dir, rel in the skill directory and at

@@ -240,14 +240,15 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 	if n > syncEachUpTo {
 		stopWritingBack = w.writeBackAhead()
 	}
+	wholes := make([][]*newFolder, len(skills))
 	parallel.Each(len(skills), func(k int) error {
-		folders := newFolders{w: w}
 		var inNew []stagedGroup
 		// A new skill directory that supporting files are staged in is made under
 		// a temp name too, as a new folder in one is: a kill can cut a staged
 		// file short, and only there is that one known as skillsync's by a run
-		// that no longer wants it.
+		// that no longer wants it. One whose every file is new is made whole.
 		stagesSupport := ahead && slices.ContainsFunc(skills[k], func(group []int) bool { return slices.ContainsFunc(group, supportCreate) })
+		folders := newFolders{w: w, whole: stagesSupport && allCreates(changes, skills[k])}
 		for _, group := range skills[k] {
 			create, onlySupport := false, true
 			for _, i := range group {
@@ -280,7 +281,11 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 			}
 			for _, i := range group {
 				st.errs[i] = err
-				if err == nil {
+				if err == nil && folder != nil && folder.whole {
+					st.written[i], st.errs[i] = stageAsIs(d, *changes[i])
+					folder.files = append(folder.files, i)
+					folder.record(path.Base(changes[i].Path), st.errs[i])
+				} else if err == nil {
 					st.temps[i], st.written[i], st.errs[i] = stage(d, *changes[i], !(ahead && supportCreate(i)))
 					if folder != nil {
 						st.newFolder[i] = folder.place
@@ -293,6 +298,8 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 			}
 			switch {
 			case err != nil:
+			case folder != nil && folder.whole:
+				d.Close() // put in place by its path once the flush is made
 			case folder != nil:
 				inNew = append(inNew, stagedGroup{d: d, group: group, folder: folder}) // until its folder is in place
 			default:
@@ -310,13 +317,16 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 			g.d.Close()
 		}
 		folders.removeLeft()
+		wholes[k] = folders.wholeFolders()
 		return nil
 	})
 	stopWritingBack()
-	if !slices.ContainsFunc(st.temps, func(t string) bool { return t != "" }) {
+	whole := slices.Concat(wholes...)
+	if len(whole) == 0 && !slices.ContainsFunc(st.temps, func(t string) bool { return t != "" }) {
 		return st
 	}
-	if err := w.root.Flush(); err != nil {
+	err := w.root.Flush()
+	if err != nil {
 		for i := range changes {
 			if st.temps[i] != "" {
 				st.discard(w, i)
@@ -324,7 +334,20 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 			}
 		}
 	}
+	w.putWholeInPlace(st, whole, err)
 	return st
+}
+
+// allCreates says every change of a skill directory's groups is a create.
+func allCreates(changes []*plan.Change, groups [][]int) bool {
+	for _, group := range groups {
+		for _, i := range group {
+			if changes[i].Action != plan.Create {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // syncEachUpTo is how many files a step syncs one by one as it writes them,
@@ -573,13 +596,9 @@ func (w Workspace) dirOf(p string, create bool) (workspacefs.Dir, error) {
 // staged name is taken goes under a random name if anyName, else fails with
 // errStagedNameTaken.
 func stage(d workspacefs.Dir, c plan.Change, anyName bool) (string, Content, error) {
-	data, err := c.Content()
+	data, perm, err := contentOf(c)
 	if err != nil {
 		return "", Content{}, err
-	}
-	perm := uint32(0o644)
-	if c.Executable {
-		perm = 0o755
 	}
 	sum := c.ContentSum(data)
 	var name string
@@ -589,6 +608,30 @@ func stage(d workspacefs.Dir, c plan.Change, anyName bool) (string, Content, err
 		name, err = writeTemp(d, data, perm)
 	}
 	return name, Content{Sum: sum, Size: int64(len(data))}, err
+}
+
+// stageAsIs writes a change's content under its own name in d, a folder of the
+// new skill directory made whole under a temp name (newFolder.whole), and
+// returns what it holds.
+func stageAsIs(d workspacefs.Dir, c plan.Change) (Content, error) {
+	data, perm, err := contentOf(c)
+	if err != nil {
+		return Content{}, err
+	}
+	if err := d.WriteNew(path.Base(c.Path), data, perm); err != nil {
+		return Content{}, workspacefs.Cause(err)
+	}
+	return Content{Sum: c.ContentSum(data), Size: int64(len(data))}, nil
+}
+
+// contentOf is what a change writes, and the mode of the file it writes.
+func contentOf(c plan.Change) ([]byte, uint32, error) {
+	data, err := c.Content()
+	perm := uint32(0o644)
+	if c.Executable {
+		perm = 0o755
+	}
+	return data, perm, err
 }
 
 // commit puts the staged temp file tmpName of d, the change's directory, in
@@ -744,8 +787,9 @@ func removeTemp(w Workspace, dir workspacefs.Dir, rel string) error {
 	return removeEmptyUpward(w, path.Dir(rel))
 }
 
-// removeCutShort removes a staged supporting file a kill cut short, which the
-// plan proved one by its bytes, if it still holds them.
+// removeCutShort removes a staged file a kill left, perhaps cut short, which
+// the plan proved one by its bytes or by the folder it is in, if it still holds
+// those bytes.
 func removeCutShort(w Workspace, c plan.Change) error {
 	d, err := w.OpenDir(path.Dir(c.Path))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -761,7 +805,7 @@ func removeCutShort(w Workspace, c plan.Change) error {
 		return nil
 	case err != nil:
 		return workspacefs.Cause(err)
-	case !banner.IsTempName(path.Base(c.Path)) || sha256.Sum256(data) != c.OldSum:
+	case !banner.IsTempName(path.Base(c.Path)) && !observed.InStagedFolder(c.Path) || sha256.Sum256(data) != c.OldSum:
 		return errors.New("changed since the scan; kept")
 	}
 	if err := d.Remove(path.Base(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {

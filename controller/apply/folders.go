@@ -23,7 +23,11 @@ import (
 // one rename once all are staged; from then on it holds staged files, which the
 // next run cleans up, and the folders with them.
 type newFolders struct {
-	w       Workspace
+	w Workspace
+	// whole says a new skill directory is made whole: every file of its step is
+	// written in it under its own name, and it is put in place only once they are
+	// durable (newFolder.whole).
+	whole   bool
 	byPlace map[string]*newFolder
 	order   []*newFolder
 	// opened counts the directories stageInto opened, which the caller holds
@@ -34,11 +38,20 @@ type newFolders struct {
 // newFolder is one folder made under a temp name: place and temp are workspace
 // paths, made the folders made inside temp, staged how many files were staged in
 // it, err why it is not to be put in place.
+//
+// A whole one is a new skill directory all of whose files the step creates:
+// each is written under its own name, so no rename per file puts it in place,
+// and the folder is renamed into place after the flush instead of before it
+// (putWholeInPlace). Until then it is a leftover of skillsync's by its name
+// with every file in it, which the next run cleans up; files are the indices
+// of the changes written in it.
 type newFolder struct {
 	place, temp string
 	made        []string
 	staged      int
 	err         error
+	whole       bool
+	files       []int
 }
 
 // record counts a file staged in nf (under the name temp), or takes the error
@@ -90,14 +103,14 @@ func (f *newFolders) stageInto(dir string) (workspacefs.Dir, *newFolder, error) 
 		if err != nil {
 			return nil, nil, workspacefs.Cause(err)
 		}
-		nf = &newFolder{place: top, temp: path.Join(path.Dir(top), temp)}
+		nf = &newFolder{place: top, temp: path.Join(path.Dir(top), temp), whole: f.whole && top == clients.SkillDirOf(top)}
 		if f.byPlace == nil {
 			f.byPlace = map[string]*newFolder{}
 		}
 		f.byPlace[top] = nf
 		f.order = append(f.order, nf)
 	}
-	if f.opened >= maxHeldFolders {
+	if !nf.whole && f.opened >= maxHeldFolders {
 		return nil, nil, errTooManyFolders
 	}
 	// Whatever fails from here keeps the folder from being put in place: it
@@ -111,7 +124,9 @@ func (f *newFolders) stageInto(dir string) (workspacefs.Dir, *newFolder, error) 
 		nf.err = err
 		return nil, nil, err
 	}
-	f.opened++
+	if !nf.whole {
+		f.opened++
+	}
 	return d, nf, nil
 }
 
@@ -187,51 +202,102 @@ func (f *newFolders) firstMissing(dir string) (string, error) {
 	return "", fs.ErrExist // there after all: made by someone else meanwhile
 }
 
-// putInPlace renames each folder to its place, never over anything there.
+// putInPlace renames each folder but the whole ones to its place.
 func (f *newFolders) putInPlace() {
 	for _, nf := range f.order {
-		if nf.err == nil && nf.staged == 0 {
-			nf.err = errNothingStaged
+		if !nf.whole {
+			nf.putInPlace(f.w)
 		}
-		if nf.err != nil {
-			continue
-		}
-		parent, err := f.w.OpenDir(path.Dir(nf.place))
-		if err != nil {
-			nf.err = err
-			continue
-		}
-		from, to := path.Base(nf.temp), path.Base(nf.place)
-		err = parent.RenameNoReplace(from, to)
-		if errors.Is(err, workspacefs.ErrNoReplaceUnsupported) {
-			// The window between this check and the rename is the best there
-			// is; a rename of a folder replaces at most an empty one.
-			if _, err = parent.Lstat(to); errors.Is(err, fs.ErrNotExist) {
-				err = parent.Rename(from, to)
-			} else if err == nil {
-				err = fs.ErrExist
-			}
-		}
-		nf.err = workspacefs.Cause(err)
-		parent.Close()
 	}
 }
 
-// removeLeft removes each folder that could not be put in place, emptied of its
-// staged files (stagedGroup.unstage), and those made in it.
+// putInPlace renames nf to its place, never over anything there.
+func (nf *newFolder) putInPlace(w Workspace) {
+	if nf.err == nil && nf.staged == 0 {
+		nf.err = errNothingStaged
+	}
+	if nf.err != nil {
+		return
+	}
+	parent, err := w.OpenDir(path.Dir(nf.place))
+	if err != nil {
+		nf.err = err
+		return
+	}
+	defer parent.Close()
+	from, to := path.Base(nf.temp), path.Base(nf.place)
+	err = parent.RenameNoReplace(from, to)
+	if errors.Is(err, workspacefs.ErrNoReplaceUnsupported) {
+		// The window between this check and the rename is the best there
+		// is; a rename of a folder replaces at most an empty one.
+		if _, err = parent.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+			err = parent.Rename(from, to)
+		} else if err == nil {
+			err = fs.ErrExist
+		}
+	}
+	nf.err = workspacefs.Cause(err)
+}
+
+// removeLeft removes each folder but the whole ones that could not be put in
+// place, emptied of its staged files (stagedGroup.unstage), and those made in
+// it.
 func (f *newFolders) removeLeft() {
 	for _, nf := range f.order {
+		if nf.err != nil && !nf.whole {
+			nf.removeFolders(f.w)
+		}
+	}
+}
+
+// removeFolders removes nf and the folders made in it, each once empty.
+func (nf *newFolder) removeFolders(w Workspace) {
+	made := slices.Clone(nf.made)
+	slices.SortFunc(made, func(a, b string) int { return len(b) - len(a) }) // deepest first
+	for _, p := range append(made, nf.temp) {
+		if parent, err := w.OpenDir(path.Dir(p)); err == nil {
+			parent.Rmdir(path.Base(p))
+			parent.Close()
+		}
+	}
+}
+
+// wholeFolders are the whole new folders of f (newFolder.whole).
+func (f *newFolders) wholeFolders() []*newFolder {
+	var out []*newFolder
+	for _, nf := range f.order {
+		if nf.whole {
+			out = append(out, nf)
+		}
+	}
+	return out
+}
+
+// putWholeInPlace renames each whole new skill directory into place once the
+// flush made every file in it durable (flushed is the flush's error). One that
+// cannot be put in place is removed with every file written in it, and each of
+// its changes fails: a run stopped first leaves it for the next to clean up.
+func (w Workspace) putWholeInPlace(st *staged, whole []*newFolder, flushed error) {
+	for _, nf := range whole {
+		var why error
+		switch {
+		case flushed != nil:
+			nf.err = flushed
+			why = fmt.Errorf("not put in place: %w", flushed)
+		default:
+			nf.putInPlace(w)
+			why = fmt.Errorf("its skill directory could not be put in place: %w", nf.err)
+		}
 		if nf.err == nil {
 			continue
 		}
-		made := slices.Clone(nf.made)
-		slices.SortFunc(made, func(a, b string) int { return len(b) - len(a) }) // deepest first
-		for _, p := range append(made, nf.temp) {
-			if parent, err := f.w.OpenDir(path.Dir(p)); err == nil {
-				parent.Rmdir(path.Base(p))
-				parent.Close()
+		for _, i := range nf.files {
+			w.r.Remove(path.Join(nf.temp, strings.TrimPrefix(st.changes[i].Path, nf.place+"/")))
+			if st.errs[i] == nil {
+				st.errs[i] = why
 			}
 		}
+		nf.removeFolders(w)
 	}
 }
 

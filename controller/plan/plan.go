@@ -145,8 +145,11 @@ func Files(want desired.State, have observed.State, opts Options) Plan {
 	for _, f := range have.CutShort {
 		if cutShort(f, want.Files) {
 			// Proved by its bytes, which the cleanup checks again.
-			plan.Changes = append(plan.Changes, Change{Path: f.Path, Action: Cleanup, OldSum: f.Digest, Supporting: true,
-				Reason: "left by an interrupted run, cut short"})
+			reason := "left by an interrupted run, cut short"
+			if observed.InStagedFolder(f.Path) {
+				reason = "left by an interrupted run in a folder it had not put in place yet"
+			}
+			plan.Changes = append(plan.Changes, Change{Path: f.Path, Action: Cleanup, OldSum: f.Digest, Supporting: true, Reason: reason})
 		}
 	}
 	for _, d := range have.EmptyDirs {
@@ -272,9 +275,9 @@ func sameMode(w desired.File, h observed.File) bool {
 	return !w.Supporting() || h.Executable == nil || *h.Executable == w.Executable()
 }
 
-// cutShort says the temp-named file f is a supporting file's staged copy that
-// a kill cut short: it is in a folder of a temp name, which only skillsync
-// stages in, or its name is the staged name of a file wanted in its directory
+// cutShort says the file f is a staged copy that a kill left, perhaps cut
+// short: it is in a folder of a temp name, which only skillsync stages in
+// (observed.InStagedFolder), or its name is the staged name of a file wanted in its directory
 // (banner.StagedName, the digest of the whole content) and its bytes begin that
 // content.
 func cutShort(f observed.File, files map[string]desired.File) bool {

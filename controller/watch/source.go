@@ -400,10 +400,11 @@ func (s *changeSource) rel(name string) string {
 	return filepath.ToSlash(rel)
 }
 
-// relevant drops the events of skillsync's own temp files and lock, which call
-// for no pass.
+// relevant drops the events of skillsync's own temp files and folders, and
+// what is in those (a new skill directory is written in one before it is put
+// in place), and of its lock, which call for no pass.
 func relevant(rel string) bool {
-	return !banner.IsTempName(path.Base(rel)) && rel != state.LockFile
+	return !slices.ContainsFunc(strings.Split(rel, "/"), banner.IsTempName) && rel != state.LockFile
 }
 
 // poll lists the polled directories every interval and triggers a run when an

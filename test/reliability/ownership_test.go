@@ -353,6 +353,9 @@ func (c *ownershipCase) classify(emptyDirs func(string) bool) error {
 		switch {
 		case !e.mode.IsRegular():
 			c.protect(p, e)
+		case ownInStagedSkillDir(p):
+			// A new skill directory a run wrote whole and was stopped before
+			// putting in place: the next finished run removes all it holds.
 		case ownScannedSkillFile(p) && e.size <= observed.MaxFileSize:
 			data, err := os.ReadFile(filepath.Join(c.root, filepath.FromSlash(p)))
 			if err != nil {
@@ -437,6 +440,15 @@ func ownScannedSkillFile(p string) bool {
 		}
 	}
 	return false
+}
+
+// ownInStagedSkillDir reports whether p is in a folder of skillsync's temp name
+// directly in a target directory, which docs/ownership.md says only skillsync
+// makes (a new skill directory written whole), so that every file in it, at
+// any depth and whatever it holds, is a leftover.
+func ownInStagedSkillDir(p string) bool {
+	dir := clients.SkillDirOf(p)
+	return dir != "" && dir != p && banner.IsTempName(path.Base(dir))
 }
 
 // ownSkillDir reports whether p is <target dir>/<name>.
@@ -733,10 +745,11 @@ func (c *ownershipCase) checkSettled(v controller.Verdict, now ownTree, when str
 	return after
 }
 
-// checkNoTempFiles: no temp file of skillsync's survives a finished run.
+// checkNoTempFiles: no temp file of skillsync's survives a finished run, nor
+// any file of a new skill directory a stopped run wrote under a temp name.
 func (c *ownershipCase) checkNoTempFiles(now ownTree, when string) {
 	for _, p := range ownSorted(now) {
-		if _, mine := c.protected[p]; banner.IsTempName(path.Base(p)) && !mine {
+		if _, mine := c.protected[p]; (banner.IsTempName(path.Base(p)) || ownInStagedSkillDir(p) && now[p].mode.IsRegular()) && !mine {
 			c.failf("%s: temp file %s survived a finished run", when, p)
 		}
 	}
@@ -1164,6 +1177,7 @@ func (g *ownGenerator) handPath() string {
 		// file goes, or in a folder of skillsync's temp name there.
 		return ownPick(g, []string{path.Join(td, name), path.Join(td, name), path.Join(td, g.tempName()), td, path.Dir(td),
 			path.Join(td, g.tempName(), g.tempName()), path.Join(td, g.tempName(), "ref", g.tempName()),
+			path.Join(td, g.tempName(), observed.SkillFile), path.Join(td, g.tempName(), "ref", "notes.md"),
 			path.Join(td, ".gitignore"), path.Join(td, ".gitattributes")})
 	case 7:
 		// Beside a SKILL.md skillsync wrote or will write, and in folders there,
