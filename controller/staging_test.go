@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -238,7 +239,7 @@ func TestARunKilledWhileItMakesFoldersLeavesNothingBehind(t *testing.T) {
 			{"a file in it cut short", []workspacefs.Fault{
 				{Op: "WriteNew", Path: ".agents/skills/*/.skillsync-*.tmp/deep/*"}, {Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/ref/deep/*"}}, true, false},
 			{"a file beside its SKILL.md cut short", []workspacefs.Fault{{Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/steps.md"}}, true, true},
-			{"its SKILL.md cut short", []workspacefs.Fault{{Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/SKILL.md"}}, true, true},
+			{"its SKILL.md cut short", []workspacefs.Fault{{Op: "WriteNew", Path: ".agents/skills/.skillsync-*.tmp/.skillsync-*.tmp"}}, true, true},
 			{"the folder about to be put in place", []workspacefs.Fault{{Op: "RenameNoReplace", Path: ".agents/skills/*/ref"}, {Op: "RenameNoReplace", Path: ".agents/skills/deploy"}}, false, false},
 			{"at the flush", []workspacefs.Fault{{Op: "Flush"}}, false, false},
 		} {
@@ -302,6 +303,9 @@ func stagedContent(t *testing.T, root, name string) []byte {
 	inWhole := ""
 	if parts := strings.SplitN(name, "/", 4); len(parts) == 4 && banner.IsTempName(parts[2]) {
 		inWhole = parts[3]
+		if banner.IsTempName(inWhole) {
+			inWhole = "SKILL.md" // written under a temp name until its folder is put in place
+		}
 	}
 	var found []byte
 	err := filepath.WalkDir(filepath.Join(root, "skills"), func(p string, d fs.DirEntry, err error) error {
@@ -531,10 +535,18 @@ func TestANewSkillDirectoryIsPutInPlaceWhole(t *testing.T) {
 	if out := Reconcile(Request{System: &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: faults}, Root: root}); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("the run: %s", summary(out))
 	}
+	// Its SKILL.md waits under a temp name until the folder goes in place.
 	// Where a rename cannot refuse to replace (the portable implementation), a
-	// plain rename follows the refused one.
-	want := [][]string{{"RenameNoReplace .agents/skills/deploy after 1 flushes"},
-		{"RenameNoReplace .agents/skills/deploy after 1 flushes", "Rename .agents/skills/deploy after 1 flushes"}}
+	// plain rename follows each refused one.
+	temp := regexp.MustCompile(`\.skillsync-[0-9a-f]{16}\.tmp`)
+	for i := range renamed {
+		renamed[i] = temp.ReplaceAllString(renamed[i], "TEMP")
+	}
+	want := [][]string{
+		{"RenameNoReplace .agents/skills/TEMP/SKILL.md after 1 flushes", "RenameNoReplace .agents/skills/deploy after 1 flushes"},
+		{"RenameNoReplace .agents/skills/TEMP/SKILL.md after 1 flushes", "Rename .agents/skills/TEMP/SKILL.md after 1 flushes",
+			"RenameNoReplace .agents/skills/deploy after 1 flushes", "Rename .agents/skills/deploy after 1 flushes"},
+	}
 	if !slices.ContainsFunc(want, func(w []string) bool { return slices.Equal(renamed, w) }) {
 		t.Errorf("renamed and linked:\n%s\nwant one of %q", strings.Join(renamed, "\n"), want)
 	}
@@ -548,4 +560,91 @@ func TestANewSkillDirectoryIsPutInPlaceWhole(t *testing.T) {
 	}
 	testkit.AssertNoTempFiles(t, root)
 	assertNoTempFolders(t, root)
+}
+
+// A new skill directory made whole that cannot be put in place is emptied
+// through folders opened from the root, which follow no symlink: a folder in
+// it, or the folder itself, swapped meanwhile for a link to a person's files
+// keeps those files.
+func TestAWholeFolderLeftOutRemovesNothingThroughALink(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		fault workspacefs.Fault
+		swap  func(t *testing.T, root, temp string)
+		mine  []string
+	}{
+		{"its folder ref made a link", workspacefs.Fault{Op: "RenameNoReplace", Path: ".agents/skills/deploy", Err: syscall.EEXIST},
+			func(t *testing.T, root, temp string) {
+				if err := os.Rename(filepath.Join(temp, "ref"), filepath.Join(root, "moved-ref")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink("../../../docs", filepath.Join(temp, "ref")); err != nil {
+					t.Fatal(err)
+				}
+			}, []string{"docs/x.md", "docs/deep/y.md"}},
+		{"the folder itself made a link", workspacefs.Fault{Op: "Flush", Err: syscall.EIO},
+			func(t *testing.T, root, temp string) {
+				if err := os.Rename(temp, filepath.Join(root, "moved-temp")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink("../../docs", temp); err != nil {
+					t.Fatal(err)
+				}
+			}, []string{"docs/SKILL.md", "docs/steps.md"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := releaseInSync(t)
+			writeDeploy(t, root)
+			for _, p := range c.mine {
+				testkit.WriteFile(t, root, p, []byte("mine: "+p+"\n"))
+			}
+			swapped := false
+			c.fault.Times = 1
+			c.fault.Before = func(string) {
+				temps, _ := filepath.Glob(filepath.Join(root, ".agents/skills/.skillsync-*.tmp"))
+				if len(temps) != 1 {
+					t.Fatalf("temp folders: %v", temps)
+				}
+				c.swap(t, root, temps[0])
+				swapped = true
+			}
+			out := Reconcile(Request{System: &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{c.fault}}, Root: root})
+			if !swapped || out.Err == nil {
+				t.Fatalf("the swap was made %v, the run failed %v (%s); want both", swapped, out.Err != nil, summary(out))
+			}
+			for _, p := range c.mine {
+				if data, err := os.ReadFile(filepath.Join(root, p)); err != nil || string(data) != "mine: "+p+"\n" {
+					t.Errorf("the person's %s: %q, %v", p, data, err)
+				}
+			}
+			assertAbsent(t, root, ".agents/skills/deploy")
+		})
+	}
+}
+
+// A new skill directory to be made whole is never begun in place: when its temp
+// folder cannot be opened, none of its files is written (its SKILL.md alone in
+// place would name files not there), the run says so, and the next run writes
+// it whole.
+func TestANewSkillDirectoryWhoseFolderCannotBeOpenedIsNotBegunInPlace(t *testing.T) {
+	root := releaseInSync(t)
+	writeDeploy(t, root)
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "Beneath", Path: ".agents/skills/.skillsync-*.tmp", Err: syscall.EMFILE, Times: 1},
+	}}
+	out := Reconcile(Request{System: sys, Root: root})
+	if out.Err == nil || !strings.Contains(out.Err.Error(), "too many open files") {
+		t.Fatalf("the run: %s; want it to fail naming the cause", summary(out))
+	}
+	assertAbsent(t, root, ".agents/skills/deploy")
+	assertNoTempFolders(t, root)
+	reconcileClean(t, root)
+	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true}); out.Err != nil || len(out.Problems) > 0 {
+		t.Errorf("the next run did not converge: %s", summary(out))
+	}
+	for _, p := range []string{"SKILL.md", "steps.md", "ref/x.md", "ref/deep/y.md"} {
+		if _, err := os.Stat(filepath.Join(root, ".agents/skills/deploy", p)); err != nil {
+			t.Errorf("not written by the next run: %v", err)
+		}
+	}
 }

@@ -41,7 +41,8 @@ func (sd *skillDir) walkStaged(dir workspacefs.Dir, at string, depth int, entrie
 		case e.Type.IsRegular():
 			data, err := dir.ReadRegular(e.Name, banner.MaxSupportingFileSize)
 			if err == nil {
-				sd.staged = append(sd.staged, File{Path: rel, Bytes: data, Digest: sha256.Sum256(data)})
+				// Its digest is all the cleanup needs: the folder proves it a leftover.
+				sd.staged = append(sd.staged, File{Path: rel, Digest: sha256.Sum256(data)})
 			}
 		case e.Type.IsDir():
 			sub, err := dir.Sub(e.Name)

@@ -273,6 +273,9 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 					st.later[i] = true
 				}
 				continue
+			case err != nil && folders.whole:
+				// A new skill directory to be made whole is never begun in place:
+				// its changes fail, and the next run writes it.
 			case d == nil:
 				d, err = w.dirOf(p, create)
 			}
@@ -282,9 +285,14 @@ func (w Workspace) stageAll(changes []*plan.Change, ahead bool) *staged {
 			for _, i := range group {
 				st.errs[i] = err
 				if err == nil && folder != nil && folder.whole {
-					st.written[i], st.errs[i] = stageAsIs(d, *changes[i])
+					name := path.Base(changes[i].Path)
+					if clients.IsSkillFile(changes[i].Path) {
+						name = banner.NewTempName()
+						folder.manifest = name
+					}
+					st.written[i], st.errs[i] = stageAsIs(d, *changes[i], name)
 					folder.files = append(folder.files, i)
-					folder.record(path.Base(changes[i].Path), st.errs[i])
+					folder.record(name, st.errs[i])
 				} else if err == nil {
 					st.temps[i], st.written[i], st.errs[i] = stage(d, *changes[i], !(ahead && supportCreate(i)))
 					if folder != nil {
@@ -610,15 +618,15 @@ func stage(d workspacefs.Dir, c plan.Change, anyName bool) (string, Content, err
 	return name, Content{Sum: sum, Size: int64(len(data))}, err
 }
 
-// stageAsIs writes a change's content under its own name in d, a folder of the
-// new skill directory made whole under a temp name (newFolder.whole), and
+// stageAsIs writes a change's content under the name given in d, a folder of
+// the new skill directory made whole under a temp name (newFolder.whole), and
 // returns what it holds.
-func stageAsIs(d workspacefs.Dir, c plan.Change) (Content, error) {
+func stageAsIs(d workspacefs.Dir, c plan.Change, name string) (Content, error) {
 	data, perm, err := contentOf(c)
 	if err != nil {
 		return Content{}, err
 	}
-	if err := d.WriteNew(path.Base(c.Path), data, perm); err != nil {
+	if err := d.WriteNew(name, data, perm); err != nil {
 		return Content{}, workspacefs.Cause(err)
 	}
 	return Content{Sum: c.ContentSum(data), Size: int64(len(data))}, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
+	"github.com/skillsync/skillsync/observed"
 )
 
 // newFolders are the folders one skill directory's supporting files are created
@@ -44,7 +45,9 @@ type newFolders struct {
 // and the folder is renamed into place after the flush instead of before it
 // (putWholeInPlace). Until then it is a leftover of skillsync's by its name
 // with every file in it, which the next run cleans up; files are the indices
-// of the changes written in it.
+// of the changes written in it. Its SKILL.md waits under the temp name
+// manifest until the folder is put in place, so that a client that looks into
+// a folder of a temp name finds no skill there, even one a kill left.
 type newFolder struct {
 	place, temp string
 	made        []string
@@ -52,6 +55,7 @@ type newFolder struct {
 	err         error
 	whole       bool
 	files       []int
+	manifest    string
 }
 
 // record counts a file staged in nf (under the name temp), or takes the error
@@ -86,6 +90,9 @@ func (f *newFolders) stageInto(dir string) (workspacefs.Dir, *newFolder, error) 
 		return nil, nil, err
 	}
 	nf := f.byPlace[top]
+	if nf != nil && nf.whole && nf.err != nil {
+		return nil, nil, nf.err // nothing more is written in a folder that will not be put in place
+	}
 	if nf == nil {
 		parent, err := f.w.OpenDir(path.Dir(top))
 		if errors.Is(err, fs.ErrNotExist) && top == clients.SkillDirOf(top) {
@@ -225,18 +232,22 @@ func (nf *newFolder) putInPlace(w Workspace) {
 		return
 	}
 	defer parent.Close()
-	from, to := path.Base(nf.temp), path.Base(nf.place)
-	err = parent.RenameNoReplace(from, to)
+	nf.err = renameNoReplace(parent, path.Base(nf.temp), path.Base(nf.place))
+}
+
+// renameNoReplace renames from to to in d, never over anything there.
+func renameNoReplace(d workspacefs.Dir, from, to string) error {
+	err := d.RenameNoReplace(from, to)
 	if errors.Is(err, workspacefs.ErrNoReplaceUnsupported) {
 		// The window between this check and the rename is the best there
 		// is; a rename of a folder replaces at most an empty one.
-		if _, err = parent.Lstat(to); errors.Is(err, fs.ErrNotExist) {
-			err = parent.Rename(from, to)
+		if _, err = d.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+			err = d.Rename(from, to)
 		} else if err == nil {
 			err = fs.ErrExist
 		}
 	}
-	nf.err = workspacefs.Cause(err)
+	return workspacefs.Cause(err)
 }
 
 // removeLeft removes each folder but the whole ones that could not be put in
@@ -273,10 +284,11 @@ func (f *newFolders) wholeFolders() []*newFolder {
 	return out
 }
 
-// putWholeInPlace renames each whole new skill directory into place once the
-// flush made every file in it durable (flushed is the flush's error). One that
-// cannot be put in place is removed with every file written in it, and each of
-// its changes fails: a run stopped first leaves it for the next to clean up.
+// putWholeInPlace renames each whole new skill directory into place, its
+// SKILL.md first within it, once the flush made every file in it durable
+// (flushed is the flush's error). One that cannot be put in place is removed
+// with every file written in it, and each of its changes fails: a run stopped
+// first leaves it for the next to clean up.
 func (w Workspace) putWholeInPlace(st *staged, whole []*newFolder, flushed error) {
 	for _, nf := range whole {
 		var why error
@@ -285,19 +297,50 @@ func (w Workspace) putWholeInPlace(st *staged, whole []*newFolder, flushed error
 			nf.err = flushed
 			why = fmt.Errorf("not put in place: %w", flushed)
 		default:
+			if nf.err == nil && nf.manifest != "" {
+				nf.err = renameWithin(w, nf.temp, nf.manifest, observed.SkillFile)
+			}
 			nf.putInPlace(w)
 			why = fmt.Errorf("its skill directory could not be put in place: %w", nf.err)
 		}
 		if nf.err == nil {
 			continue
 		}
+		nf.removeWritten(w, st)
 		for _, i := range nf.files {
-			w.r.Remove(path.Join(nf.temp, strings.TrimPrefix(st.changes[i].Path, nf.place+"/")))
 			if st.errs[i] == nil {
 				st.errs[i] = why
 			}
 		}
 		nf.removeFolders(w)
+	}
+}
+
+// renameWithin renames from to to in the folder dir, never over anything there.
+func renameWithin(w Workspace, dir, from, to string) error {
+	d, err := w.OpenDir(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return renameNoReplace(d, from, to)
+}
+
+// removeWritten removes the files written in the whole folder nf, each through
+// its folder opened afresh from the root, which follows no symlink: a folder
+// someone swapped for a link to their own files meanwhile keeps them.
+func (nf *newFolder) removeWritten(w Workspace, st *staged) {
+	for _, i := range nf.files {
+		p := path.Join(nf.temp, strings.TrimPrefix(st.changes[i].Path, nf.place+"/"))
+		d, err := w.OpenDir(path.Dir(p))
+		if err != nil {
+			continue
+		}
+		d.Remove(path.Base(p))
+		if path.Dir(p) == nf.temp && nf.manifest != "" {
+			d.Remove(nf.manifest)
+		}
+		d.Close()
 	}
 }
 
