@@ -26,8 +26,8 @@ import (
 type newFolders struct {
 	w Workspace
 	// whole says a new skill directory is made whole: every file of its step is
-	// written in it under its own name, and it is put in place only once they are
-	// durable (newFolder.whole).
+	// written in it under its own name (its SKILL.md under a temp name until
+	// then), and it is put in place only once they are durable (newFolder.whole).
 	whole   bool
 	byPlace map[string]*newFolder
 	order   []*newFolder
@@ -41,9 +41,9 @@ type newFolders struct {
 // it, err why it is not to be put in place.
 //
 // A whole one is a new skill directory all of whose files the step creates:
-// each is written under its own name, so no rename per file puts it in place,
-// and the folder is renamed into place after the flush instead of before it
-// (putWholeInPlace). Until then it is a leftover of skillsync's by its name
+// each but its SKILL.md is written under its own name, so no rename per file
+// puts it in place, and the folder is renamed into place after the flush
+// instead of before it (putWholeInPlace). Until then it is a leftover of skillsync's by its name
 // with every file in it, which the next run cleans up; files are the indices
 // of the changes written in it. Its SKILL.md waits under the temp name
 // manifest until the folder is put in place, so that a client that looks into

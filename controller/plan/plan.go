@@ -277,9 +277,9 @@ func sameMode(w desired.File, h observed.File) bool {
 
 // cutShort says the file f is a staged copy that a kill left, perhaps cut
 // short: it is in a folder of a temp name, which only skillsync stages in
-// (observed.InStagedFolder), or its name is the staged name of a file wanted in its directory
-// (banner.StagedName, the digest of the whole content) and its bytes begin that
-// content.
+// (observed.InStagedFolder), or its name is the staged name of a file wanted
+// in its directory (banner.StagedName, the digest of the whole content) and its
+// bytes begin that content.
 func cutShort(f observed.File, files map[string]desired.File) bool {
 	if observed.InStagedFolder(f.Path) {
 		return true
