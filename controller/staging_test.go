@@ -478,14 +478,9 @@ func TestAFolderThatCannotBeOpenedKeepsItsNewFolderOut(t *testing.T) {
 // further ones wait for their SKILL.md.
 func TestManyNewFoldersWaitBeyondTheOnesHeldOpen(t *testing.T) {
 	root := releaseInSync(t)
-	body := "---\nname: deploy\ndescription: Deploy.\n---\n\n"
-	testkit.WriteFile(t, root, "skills/deploy/SKILL.md", []byte(body))
+	testkit.WriteFile(t, root, "skills/deploy/SKILL.md", []byte("---\nname: deploy\ndescription: Deploy.\n---\n\n"))
 	reconcileClean(t, root)
-	for i := range 20 {
-		body += fmt.Sprintf("See [%d](f%02d/x.md).\n", i, i)
-		testkit.WriteFile(t, root, fmt.Sprintf("skills/deploy/f%02d/x.md", i), []byte(fmt.Sprintf("x %d\n", i)))
-	}
-	testkit.WriteFile(t, root, "skills/deploy/SKILL.md", []byte(body))
+	writeDeployInFolders(t, root)
 	var flushes atomic.Int32
 	if out := Reconcile(Request{System: countFlushes(&flushes), Root: root}); out.Err != nil || len(out.Problems) > 0 {
 		t.Fatalf("the run: %s", summary(out))
@@ -493,11 +488,7 @@ func TestManyNewFoldersWaitBeyondTheOnesHeldOpen(t *testing.T) {
 	if got := flushes.Load(); got != 2 {
 		t.Errorf("%d flushes, want 2 (the folders beyond those held open staged after their SKILL.md)", got)
 	}
-	for i := range 20 {
-		if _, err := os.Stat(filepath.Join(root, fmt.Sprintf(".agents/skills/deploy/f%02d/x.md", i))); err != nil {
-			t.Errorf("not written: %v", err)
-		}
-	}
+	assertDeployInFolders(t, root)
 	testkit.AssertNoTempFiles(t, root)
 	assertNoTempFolders(t, root)
 }
@@ -508,12 +499,7 @@ func TestManyNewFoldersWaitBeyondTheOnesHeldOpen(t *testing.T) {
 // is in place before the flush.
 func TestANewSkillDirectoryIsPutInPlaceWhole(t *testing.T) {
 	root := releaseInSync(t)
-	body := "---\nname: deploy\ndescription: Deploy.\n---\n\n"
-	for i := range 20 {
-		body += fmt.Sprintf("See [%d](f%02d/x.md).\n", i, i)
-		testkit.WriteFile(t, root, fmt.Sprintf("skills/deploy/f%02d/x.md", i), []byte(fmt.Sprintf("x %d\n", i)))
-	}
-	testkit.WriteFile(t, root, "skills/deploy/SKILL.md", []byte(body))
+	writeDeployInFolders(t, root)
 	var mu sync.Mutex
 	var flushes int
 	var renamed []string
@@ -550,11 +536,7 @@ func TestANewSkillDirectoryIsPutInPlaceWhole(t *testing.T) {
 	if !slices.ContainsFunc(want, func(w []string) bool { return slices.Equal(renamed, w) }) {
 		t.Errorf("renamed and linked:\n%s\nwant one of %q", strings.Join(renamed, "\n"), want)
 	}
-	for i := range 20 {
-		if _, err := os.Stat(filepath.Join(root, fmt.Sprintf(".agents/skills/deploy/f%02d/x.md", i))); err != nil {
-			t.Errorf("not written: %v", err)
-		}
-	}
+	assertDeployInFolders(t, root)
 	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true}); out.Err != nil || len(out.Problems) > 0 {
 		t.Errorf("not in sync after the run: %s", summary(out))
 	}
@@ -647,4 +629,43 @@ func TestANewSkillDirectoryWhoseFolderCannotBeOpenedIsNotBegunInPlace(t *testing
 			t.Errorf("not written by the next run: %v", err)
 		}
 	}
+}
+
+// writeDeployInFolders gives the skill deploy a file in each of 20 folders,
+// more than a step holds open at once, and a SKILL.md that links them.
+func writeDeployInFolders(t *testing.T, root string) {
+	t.Helper()
+	body := "---\nname: deploy\ndescription: Deploy.\n---\n\n"
+	for i := range 20 {
+		body += fmt.Sprintf("See [%d](f%02d/x.md).\n", i, i)
+		testkit.WriteFile(t, root, fmt.Sprintf("skills/deploy/f%02d/x.md", i), []byte(fmt.Sprintf("x %d\n", i)))
+	}
+	testkit.WriteFile(t, root, "skills/deploy/SKILL.md", []byte(body))
+}
+
+// assertDeployInFolders checks that every file writeDeployInFolders gave deploy
+// was written into .agents/skills.
+func assertDeployInFolders(t *testing.T, root string) {
+	t.Helper()
+	for i := range 20 {
+		if _, err := os.Stat(filepath.Join(root, fmt.Sprintf(".agents/skills/deploy/f%02d/x.md", i))); err != nil {
+			t.Errorf("not written: %v", err)
+		}
+	}
+}
+
+// A flush that fails leaves nothing of a new skill directory made whole: its
+// folder is emptied, its SKILL.md still under a temp name among the rest, and
+// removed at once, and the run says the skill was not put in place.
+func TestAFailedFlushLeavesNoWholeFolderBehind(t *testing.T) {
+	root := releaseInSync(t)
+	writeDeploy(t, root)
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{{Op: "Flush", Err: syscall.EIO, Times: 1}}}
+	out := Reconcile(Request{System: sys, Root: root})
+	if out.Err == nil || !strings.Contains(out.Err.Error(), "not put in place") {
+		t.Fatalf("the run: %s; want it to say the skill was not put in place", summary(out))
+	}
+	assertAbsent(t, root, ".agents/skills/deploy")
+	assertNoTempFolders(t, root)
+	testkit.AssertNoTempFiles(t, root)
 }

@@ -337,8 +337,8 @@ func (nf *newFolder) removeWritten(w Workspace, st *staged) {
 			continue
 		}
 		d.Remove(path.Base(p))
-		if path.Dir(p) == nf.temp && nf.manifest != "" {
-			d.Remove(nf.manifest)
+		if clients.IsSkillFile(st.changes[i].Path) {
+			d.Remove(nf.manifest) // still under its temp name unless renamed
 		}
 		d.Close()
 	}
