@@ -9,5 +9,5 @@
 //
 // It imports, of this module: clients, controller/apply, controller/index,
 // controller/plan, controller/state, desired, desired/registry, internal/gitfiles,
-// internal/workspacefs, observed.
+// internal/parallel, internal/workspacefs, observed.
 package controller

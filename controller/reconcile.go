@@ -16,6 +16,7 @@ import (
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/gitfiles"
+	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -237,7 +238,8 @@ func Reconcile(req Request) Outcome { return reconcile(pass{Request: req}, nil) 
 
 // reconcile is Reconcile with the inputs already loaded, when loaded is not nil.
 // It plans one target directory at a time (its desired files built while it is
-// scanned), so a workspace of thousands of skills is never held in memory whole.
+// scanned, the next ones scanned meanwhile), so a workspace of thousands of
+// skills is never held in memory whole.
 func reconcile(req pass, loaded *Inputs) Outcome {
 	return reconcileKeeping(req, loaded, nil)
 }
@@ -246,17 +248,20 @@ func reconcile(req pass, loaded *Inputs) Outcome {
 // the plan with the desired and observed states it was made from.
 func reconcileKeeping(req pass, loaded *Inputs, keep func(targetPart)) Outcome {
 	targets := targetsByDir()
-	// The first scan does not depend on the inputs: it runs while they load.
-	firstScan := scanAsync(req.System, req.Root, clients.Dir(targets[0]))
+	// The scans do not depend on the inputs: they run while the inputs load.
+	scans := scanTargets(req.System, req.Root, targets)
+	defer scans.Close()
 	in, out, ok := loadFor(req, loaded)
 	if !ok {
 		return out
 	}
-	targeted, err := planTargets(req, in, targets, firstScan, nil, keep)
+	targeted, err := planTargets(req, in, targets, scans, nil, keep)
 	if err == nil && len(targeted.taken) > 0 {
 		// Rare: a person's file holds a skill's name. Plan again, the skill
 		// withheld from every target.
-		targeted, err = planTargets(req, in, targets, nil, targeted.taken, keep)
+		rescans := scanTargets(req.System, req.Root, targets)
+		defer rescans.Close()
+		targeted, err = planTargets(req, in, targets, rescans, targeted.taken, keep)
 	}
 	if err != nil {
 		// A plan of some targets is no plan: report none.
@@ -368,20 +373,15 @@ type targetPart struct {
 	plan   plan.Plan
 }
 
-// planTargets plans each target in turn, its desired files built while it is
-// scanned (first, when not nil, is the scan of targets[0] already under way), the
-// skills in taken withheld from all; keep, when not nil, is handed each target's
-// part.
-func planTargets(req pass, in Inputs, targets []string, first <-chan scanResult, taken desired.Taken, keep func(targetPart)) (targetsPlan, error) {
+// planTargets plans each target in turn, from its scan in scans and its desired
+// files built while the scan may still run, the skills in taken withheld from
+// all; keep, when not nil, is handed each target's part.
+func planTargets(req pass, in Inputs, targets []string, scans *parallel.Ahead[scanResult], taken desired.Taken, keep func(targetPart)) (targetsPlan, error) {
 	tp := targetsPlan{taken: desired.Taken{}}
 	for i, target := range targets {
-		scanned := first
-		if i > 0 || first == nil {
-			scanned = scanAsync(req.System, req.Root, clients.Dir(target))
-		}
 		want := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, target).WithholdTaken(taken)
 		want = want.WithGitFiles(in.Git, target, want.GitLinesByEntry(clients.Dir(target)))
-		scan := <-scanned
+		scan := scans.Take(i)
 		if scan.err != nil {
 			return targetsPlan{}, scan.err
 		}
@@ -528,14 +528,19 @@ type scanResult struct {
 	err   error
 }
 
-// scanAsync scans one target directory of the workspace at root in the background.
-func scanAsync(sys workspacefs.System, root, dir string) <-chan scanResult {
-	scanned := make(chan scanResult, 1)
-	go func() {
-		st, err := scanRoot(sys, root, dir)
-		scanned <- scanResult{st, err}
-	}()
-	return scanned
+// scansAhead is how many target directories are scanned ahead of the one being
+// planned: two keep the scans of a workspace's few busy targets under the load
+// of its inputs, and the next one under the planning of the last, while holding
+// the observed state of at most three targets, not of the whole workspace.
+const scansAhead = 2
+
+// scanTargets scans the directories of targets of the workspace at root in order,
+// in the background, scansAhead ahead of the one taken last.
+func scanTargets(sys workspacefs.System, root string, targets []string) *parallel.Ahead[scanResult] {
+	return parallel.StartAhead(len(targets), scansAhead, 1, func(i int) scanResult {
+		st, err := scanRoot(sys, root, clients.Dir(targets[i]))
+		return scanResult{st, err}
+	})
 }
 
 // scanRoot scans dir of the workspace at root the way the loader finds it: through

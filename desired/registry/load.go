@@ -251,11 +251,11 @@ func (l *loader) load() *Registry {
 	}
 	reg.Files = files
 	l.presize(reg, files)
-	var ahead *readAhead
+	var ahead *parallel.Ahead[readFile]
 	if l.cache == nil && len(files) > 1 {
 		// Without a cache every file is parsed: the next ones while this one decodes.
 		ahead = startReadAhead(l.r, files)
-		defer ahead.close()
+		defer ahead.Close()
 	}
 	for i, file := range files {
 		if d, ok := l.cache.unchanged(file); trusted && !changed[file] && ok {
@@ -265,7 +265,7 @@ func (l *loader) load() *Registry {
 			continue
 		}
 		if ahead != nil {
-			l.loadRead(reg, file, ahead.take(i))
+			l.loadRead(reg, file, ahead.Take(i))
 			continue
 		}
 		l.loadFile(reg, file)

@@ -1,0 +1,61 @@
+package parallel
+
+import "sync/atomic"
+
+// Ahead computes f(0), f(1), … on workers goroutines of its own, at most depth
+// results ahead of the one taken last: work that waits on the disk or on a core
+// overlaps the work that consumes it, while no more than depth results are held
+// at once.
+type Ahead[T any] struct {
+	results []chan T
+	room    chan struct{}
+	stop    chan struct{}
+}
+
+// StartAhead starts computing f(i) for 0..n-1; depth and workers are at least 1.
+func StartAhead[T any](n, depth, workers int, f func(i int) T) *Ahead[T] {
+	a := &Ahead[T]{results: make([]chan T, n), room: make(chan struct{}, max(depth, 1)), stop: make(chan struct{})}
+	for i := range a.results {
+		a.results[i] = make(chan T, 1)
+	}
+	var next atomic.Int64
+	for range min(max(workers, 1), n) {
+		go func() {
+			for {
+				// A closed stop wins over free room, which select alone would
+				// pick half the time.
+				select {
+				case <-a.stop:
+					return
+				default:
+				}
+				// Room is taken before an index, so the results that hold room
+				// are always the lowest ones not yet taken: Take never waits on
+				// one that waits for room.
+				select {
+				case a.room <- struct{}{}:
+				case <-a.stop:
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					<-a.room
+					return
+				}
+				a.results[i] <- f(i)
+			}
+		}()
+	}
+	return a
+}
+
+// Take waits for f(i); results are taken in order, each once, and none after
+// Close.
+func (a *Ahead[T]) Take(i int) T {
+	v := <-a.results[i]
+	<-a.room
+	return v
+}
+
+// Close stops computing results not yet begun; those under way finish.
+func (a *Ahead[T]) Close() { close(a.stop) }

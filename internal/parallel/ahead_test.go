@@ -1,0 +1,86 @@
+package parallel
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+)
+
+func TestAheadGivesEveryResultInOrderAndHoldsAtMostDepth(t *testing.T) {
+	const n, depth = 50, 2
+	var computed, taken atomic.Int64
+	var overDepth atomic.Bool
+	a := StartAhead(n, depth, 1, func(i int) int {
+		// taken counts a result only once Take returned it, so the one
+		// taken last may still be counted as ahead.
+		if computed.Add(1)-taken.Load() > depth+1 {
+			overDepth.Store(true)
+		}
+		return i * i
+	})
+	defer a.Close()
+	for i := range n {
+		if v := a.Take(i); v != i*i {
+			t.Fatalf("Take(%d) = %d, want %d", i, v, i*i)
+		}
+		taken.Add(1)
+	}
+	if overDepth.Load() {
+		t.Fatalf("more than %d results were computed ahead of the ones taken", depth)
+	}
+	if c := computed.Load(); c != n {
+		t.Fatalf("f ran %d times, want %d", c, n)
+	}
+}
+
+func TestAheadClosedBeginsNothingMore(t *testing.T) {
+	var computed atomic.Int64
+	begun, release := make(chan struct{}), make(chan struct{})
+	a := StartAhead(100, 2, 1, func(i int) int {
+		computed.Add(1)
+		if i == 0 {
+			close(begun)
+			<-release
+		}
+		return i
+	})
+	<-begun
+	a.Close()
+	close(release)
+	if v := a.Take(0); v != 0 {
+		t.Fatalf("Take(0) = %d", v)
+	}
+	// Room was free for f(1) all along: stop, closed first, must win.
+	for range 10000 {
+		runtime.Gosched()
+	}
+	if c := computed.Load(); c != 1 {
+		t.Fatalf("f ran %d times, want once: it went on after Close", c)
+	}
+}
+
+func TestAheadWithWorkersGivesEveryResultInOrderAndHoldsAtMostDepth(t *testing.T) {
+	const n, depth, workers = 200, 3, 4
+	var computed, taken atomic.Int64
+	var overDepth atomic.Bool
+	a := StartAhead(n, depth, workers, func(i int) int {
+		if computed.Add(1)-taken.Load() > depth+1 {
+			overDepth.Store(true)
+		}
+		runtime.Gosched()
+		return i + 7
+	})
+	defer a.Close()
+	for i := range n {
+		if v := a.Take(i); v != i+7 {
+			t.Fatalf("Take(%d) = %d, want %d", i, v, i+7)
+		}
+		taken.Add(1)
+	}
+	if overDepth.Load() {
+		t.Fatalf("more than %d results were computed ahead of the ones taken", depth)
+	}
+	if c := computed.Load(); c != n {
+		t.Fatalf("f ran %d times, want %d", c, n)
+	}
+}
