@@ -26,6 +26,7 @@ func incrementalCases(t *testing.T) int { return property.Cases(t, "INCREMENTAL_
 // A watcher's pass, through the caches it keeps and fed with the events real
 // inotify delivers, plans exactly what a pass from scratch plans, after every
 // step of a random sequence: registry files edited, broken, renamed and deleted,
+// a document of one added, removed, swapped with another or split by a stray ---,
 // the profile switched, the config changed, generated files edited by hand,
 // deleted or renamed, skill directories removed, renamed to another case,
 // replaced by files or symlinks, temp files and empty directories left, a

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillsync/skillsync/internal/testkit/documents"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -28,7 +29,9 @@ func cacheCases(t *testing.T) int {
 
 // A load through a cache kept from load to load gives what a load without one
 // gives, after every edit of a random sequence: files written, rewritten with the
-// same bytes, broken, renamed and deleted, bodyFiles changed, the config changed.
+// same bytes, broken, renamed and deleted, one document of a file changed, added,
+// removed, swapped with another or split by a stray ---, bodyFiles changed, the
+// config changed.
 func TestCacheProperty(t *testing.T) {
 	cacheAgrees(t, &Cache{}, false)
 }
@@ -127,7 +130,7 @@ func edit(rng *rand.Rand, root string, write func(rel, content string), changed 
 		written(rel, content)
 		changed(rel, false)
 	}
-	switch rng.IntN(10) {
+	switch rng.IntN(12) {
 	case 0:
 		os.Remove(filepath.Join(root, file))
 		changed(file, true)
@@ -162,6 +165,13 @@ func edit(rng *rand.Rand, root string, write func(rel, content string), changed 
 		data, _ := os.ReadFile(filepath.Join(root, file))
 		write(file, "# moved\n"+string(data))
 		return "move the documents of " + file + " down"
+	case 7, 8:
+		// The others kept: a document added, removed, two swapped, or one split
+		// by a stray ---.
+		data, _ := os.ReadFile(filepath.Join(root, file))
+		content, how := documents.Edit(rng, string(data), func() string { return document1(rng) })
+		write(file, content)
+		return how + " of " + file + " " + strconv.Quote(content)
 	}
 	var docs []string
 	for range 1 + rng.IntN(3) {

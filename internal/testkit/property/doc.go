@@ -4,5 +4,5 @@
 // deletes a skill, and inputs saved long ago. Only tests import it.
 //
 // It imports, of this module: internal/banner, internal/testkit,
-// test/bench/workspacegen.
+// internal/testkit/documents, test/bench/workspacegen.
 package property

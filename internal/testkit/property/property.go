@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/testkit/documents"
 )
 
 // ProbeEvery is how many random steps a property test takes between two that
@@ -63,7 +64,7 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 	file := pick("registry/intents.yaml", "registry/journal.yaml", "registry/extra.yaml")
 	target := pick(".claude/skills", ".agents/skills", ".qwen/skills")
 	skill := pick("intent", "note", "weekly-report", "extra", "find-intent")
-	switch rng.IntN(27) {
+	switch rng.IntN(28) {
 	case 0, 1, 2:
 		applied, err := apply()
 		return fmt.Sprintf("apply (%d applied, err %v)", applied, err)
@@ -209,6 +210,20 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 		return "directory " + rel
 	case 25:
 		return skillDirStep(rng, root, target, write, pick)
+	case 26:
+		// The other documents kept: one added, one removed, two swapped, or one
+		// split by a stray ---.
+		data, err := os.ReadFile(at(file))
+		if err != nil {
+			return "no " + file
+		}
+		content, how := documents.Edit(rng, string(data), func() string {
+			alias := pick("note", "intent", "extra", "weekly-report", "other")
+			return "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: added." + alias + "}\nspec:\n  title: Added\n  effect: read\n" +
+				"  input: {type: object, properties: {text: {type: string}}, required: [text]}\n  mcp: {tool: added}\n  skill: {alias: " + alias + ", argument: text}\n"
+		})
+		write(file, content)
+		return how + " of " + file
 	}
 	applied, err := apply()
 	return fmt.Sprintf("apply (%d applied, err %v)", applied, err)
