@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,5 +231,38 @@ func TestCRLFAndByteOrderMark(t *testing.T) {
 	_, crlfErr := Load(workspacefs.OS{}, workspace(t, map[string]string{ConfigName: windows(yamlOnlyConfig), "registry/c.yaml": windows(broken)}))
 	if lfErr == nil || crlfErr == nil || !strings.Contains(lfErr.Error(), "registry/c.yaml:6:") || crlfErr.Error() != lfErr.Error() {
 		t.Errorf("errors differ:\n  LF:   %v\n  CRLF: %v", lfErr, crlfErr)
+	}
+}
+
+// Capabilities that share an input schema are each judged by their own
+// argument, at their own place, though the schema is decoded once.
+func TestCapabilitiesSharingAnInputAreJudgedByTheirOwnArgument(t *testing.T) {
+	capability := func(name, argument string) string {
+		return "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: notes." + name + "}\nspec:\n  title: Notes\n  effect: read\n" +
+			"  input: {type: object, properties: {text: {type: string}, count: {type: integer}}}\n  mcp: {tool: " + name + "}\n" +
+			"  skill: {alias: " + name + ", argument: " + argument + "}\n"
+	}
+	root := workspace(t, map[string]string{
+		ConfigName: yamlOnlyConfig,
+		"registry/c.yaml": strings.Join([]string{
+			capability("first", "text"), capability("second", "txt"), capability("third", "count"), capability("fourth", "text"), capability("fifth", "txt"),
+		}, "---\n"),
+	})
+	_, err := Load(workspacefs.OS{}, root)
+	var problems Problems
+	if !errors.As(err, &problems) {
+		t.Fatalf("err = %v, want the problems of three arguments", err)
+	}
+	var got []string
+	for _, p := range problems {
+		got = append(got, fmt.Sprintf("%d: %s (%s)", p.Pos.Line, p.Message, p.Hint))
+	}
+	want := []string{
+		`19: argument "txt" is not a property of input (did you mean "text"?)`,
+		`29: argument "count" has type integer, not string (typed text can only fill a property of type string)`,
+		`49: argument "txt" is not a property of input (did you mean "text"?)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

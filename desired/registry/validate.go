@@ -155,6 +155,9 @@ type validator struct {
 	announced map[string]bool
 	// schemaErrors holds what checkSchema found, by the schema's JSON text.
 	schemaErrors map[string][]schemaError
+	// argumentInputs holds what argumentInput decoded, by the schema's JSON
+	// text and the argument.
+	argumentInputs map[string]argumentInput
 	// checks holds what this load and earlier ones, under the same context,
 	// found of each document's own checks.
 	checks memoPass
@@ -416,23 +419,20 @@ func (v *validator) argument(c Capability) {
 		v.add(pos, "the argument's name is written into the skill as `name` and <name>; rename the property", "argument %q holds a backquote, < or >", arg)
 		return
 	}
-	input, _ := jsonMembers(c.Spec.Input)
-	properties, _ := jsonMembers(input["properties"])
-	raw, declared := properties[arg]
-	property, isSchema := jsonMembers(raw)
-	switch typ := jsonValue(property["type"]); {
-	case !declared:
+	in := v.argumentInput(c.Spec.Input, arg)
+	switch typ := in.typ; {
+	case !in.declared:
 		fallback := "declare it under spec.input.properties"
 		if recorded {
 			fallback = "name a string property of the tool's input"
 		}
-		v.add(pos, suggest(arg, slices.Sorted(maps.Keys(properties)), fallback), "argument %q is not a property of input", arg)
-	case !isSchema:
+		v.add(pos, suggest(arg, in.properties, fallback), "argument %q is not a property of input", arg)
+	case !in.isSchema:
 		v.add(pos, "write the property as a schema, like "+arg+": {type: string}", "argument %q is a property of input that is no schema", arg)
 	case typ != "string":
 		v.add(pos, "typed text can only fill a property of type string", "argument %q has type %v, not string", arg, typ)
 	}
-	requiredValue := jsonValue(input["required"])
+	requiredValue := in.required
 	required, isList := requiredValue.([]any)
 	if requiredValue != nil && !isList {
 		v.add(d.at("spec", "input", "required"), "write required as a list of property names", "input.required is not a list")
@@ -447,6 +447,41 @@ func (v *validator) argument(c Capability) {
 		}
 		v.add(v.skillAt(c, "argument", "spec", "input", "required"), hint, "input requires %v, which the skill cannot supply", r)
 	}
+}
+
+// argumentInput is what the argument check reads of an input schema for one
+// argument: whether the schema declares it as a property, whether that property
+// is a schema, its type, the sorted names of the properties it declares when it
+// does not, and the schema's required list, decoded.
+type argumentInput struct {
+	declared, isSchema bool
+	typ                any
+	properties         []string
+	required           any
+}
+
+// argumentInput decodes what the argument check reads of input once for each
+// distinct schema text and argument, as checkSchemas checks each distinct
+// schema once: the capabilities of a server or a catalog often share their
+// input schemas, and this decoding was two thirds of the CPU validation took.
+func (v *validator) argumentInput(input json.RawMessage, arg string) argumentInput {
+	key := string(input) + "\x00" + arg
+	if in, ok := v.argumentInputs[key]; ok {
+		return in
+	}
+	members, _ := jsonMembers(input)
+	properties, _ := jsonMembers(members["properties"])
+	raw, declared := properties[arg]
+	property, isSchema := jsonMembers(raw)
+	in := argumentInput{declared: declared, isSchema: isSchema, typ: jsonValue(property["type"]), required: jsonValue(members["required"])}
+	if !declared {
+		in.properties = slices.Sorted(maps.Keys(properties))
+	}
+	if v.argumentInputs == nil {
+		v.argumentInputs = map[string]argumentInput{}
+	}
+	v.argumentInputs[key] = in
+	return in
 }
 
 // jsonMembers is the JSON object raw by its exact keys (encoding/json would match
