@@ -529,9 +529,10 @@ type scanResult struct {
 }
 
 // scansAhead is how many target directories are scanned ahead of the one being
-// planned: two keep the scans of a workspace's few busy targets under the load
-// of its inputs, and the next one under the planning of the last, while holding
-// the observed state of at most three targets, not of the whole workspace.
+// planned: the first two directories (in the order of their names, whether they
+// hold anything or not) are scanned while the inputs load, and each next one
+// while the one before is planned, holding the observed state of at most three
+// targets, not of the whole workspace.
 const scansAhead = 2
 
 // scanTargets scans the directories of targets of the workspace at root in order,

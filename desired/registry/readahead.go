@@ -29,8 +29,8 @@ func (f readFile) parse(file string) (*source, []document, Problems) {
 	return parseSource(file, f.data)
 }
 
-// startReadAhead reads and parses files in order on a goroutine of its own, at
-// most parseAhead files ahead of the one taken last.
+// startReadAhead reads and parses files on parseAhead goroutines, at most
+// parseAhead files ahead of the one taken last.
 func startReadAhead(r workspacefs.FS, files []string) *parallel.Ahead[readFile] {
 	return parallel.StartAhead(len(files), parseAhead, parseAhead, func(i int) readFile {
 		f := readFile{}

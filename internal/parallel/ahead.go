@@ -22,8 +22,9 @@ func StartAhead[T any](n, depth, workers int, f func(i int) T) *Ahead[T] {
 	for range min(max(workers, 1), n) {
 		go func() {
 			for {
-				// A closed stop wins over free room, which select alone would
-				// pick half the time.
+				// After Close, a worker coming round for its next index stops even
+				// with room free, which select alone would take half the time; one
+				// already past this check may still begin one more f.
 				select {
 				case <-a.stop:
 					return
@@ -57,5 +58,6 @@ func (a *Ahead[T]) Take(i int) T {
 	return v
 }
 
-// Close stops computing results not yet begun; those under way finish.
+// Close stops computing results not yet begun, but for one a worker may have
+// been about to begin; those under way finish.
 func (a *Ahead[T]) Close() { close(a.stop) }

@@ -84,3 +84,40 @@ func TestAheadWithWorkersGivesEveryResultInOrderAndHoldsAtMostDepth(t *testing.T
 		t.Fatalf("f ran %d times, want %d", c, n)
 	}
 }
+
+// Untaken, exactly depth results are computed, however many workers wait.
+func TestAheadComputesExactlyDepthBeforeAnyTake(t *testing.T) {
+	const n, depth = 10, 3
+	var computed atomic.Int64
+	started := make(chan struct{}, n)
+	a := StartAhead(n, depth, 4, func(i int) int {
+		computed.Add(1)
+		started <- struct{}{}
+		return i
+	})
+	defer a.Close()
+	for range depth {
+		<-started
+	}
+	for range 10000 {
+		runtime.Gosched()
+	}
+	if c := computed.Load(); c != depth {
+		t.Fatalf("f ran %d times with nothing taken, want %d", c, depth)
+	}
+}
+
+// With more workers than room, each must take room before an index: one that
+// held an index without room would leave Take waiting for ever (the test then
+// hangs until go test's timeout).
+func TestAheadWithMoreWorkersThanRoomNeverStalls(t *testing.T) {
+	for range 20000 {
+		a := StartAhead(4, 1, 3, func(i int) int { return i })
+		for i := range 4 {
+			if v := a.Take(i); v != i {
+				t.Fatalf("Take(%d) = %d", i, v)
+			}
+		}
+		a.Close()
+	}
+}
