@@ -1,6 +1,9 @@
 package parallel
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Ahead computes f(0), f(1), … on workers goroutines of its own, at most depth
 // results ahead of the one taken last: work that waits on the disk or on a core
@@ -10,6 +13,7 @@ type Ahead[T any] struct {
 	results []chan T
 	room    chan struct{}
 	stop    chan struct{}
+	workers sync.WaitGroup
 }
 
 // StartAhead starts computing f(i) for 0..n-1; depth and workers are at least 1.
@@ -20,7 +24,7 @@ func StartAhead[T any](n, depth, workers int, f func(i int) T) *Ahead[T] {
 	}
 	var next atomic.Int64
 	for range min(max(workers, 1), n) {
-		go func() {
+		a.workers.Go(func() {
 			for {
 				// After Close, a worker coming round for its next index stops even
 				// with room free, which select alone would take half the time; one
@@ -45,7 +49,7 @@ func StartAhead[T any](n, depth, workers int, f func(i int) T) *Ahead[T] {
 				}
 				a.results[i] <- f(i)
 			}
-		}()
+		})
 	}
 	return a
 }
@@ -59,5 +63,10 @@ func (a *Ahead[T]) Take(i int) T {
 }
 
 // Close stops computing results not yet begun, but for one a worker may have
-// been about to begin; those under way finish.
-func (a *Ahead[T]) Close() { close(a.stop) }
+// been about to begin, and waits for those under way: nothing f does outlasts
+// the caller's use of it (a scan holding a directory open would keep it from
+// being removed on Windows).
+func (a *Ahead[T]) Close() {
+	close(a.stop)
+	a.workers.Wait()
+}

@@ -33,32 +33,6 @@ func TestAheadGivesEveryResultInOrderAndHoldsAtMostDepth(t *testing.T) {
 	}
 }
 
-func TestAheadClosedBeginsNothingMore(t *testing.T) {
-	var computed atomic.Int64
-	begun, release := make(chan struct{}), make(chan struct{})
-	a := StartAhead(100, 2, 1, func(i int) int {
-		computed.Add(1)
-		if i == 0 {
-			close(begun)
-			<-release
-		}
-		return i
-	})
-	<-begun
-	a.Close()
-	close(release)
-	if v := a.Take(0); v != 0 {
-		t.Fatalf("Take(0) = %d", v)
-	}
-	// Room was free for f(1) all along: stop, closed first, must win.
-	for range 10000 {
-		runtime.Gosched()
-	}
-	if c := computed.Load(); c != 1 {
-		t.Fatalf("f ran %d times, want once: it went on after Close", c)
-	}
-}
-
 func TestAheadWithWorkersGivesEveryResultInOrderAndHoldsAtMostDepth(t *testing.T) {
 	const n, depth, workers = 200, 3, 4
 	var computed, taken atomic.Int64
@@ -119,5 +93,47 @@ func TestAheadWithMoreWorkersThanRoomNeverStalls(t *testing.T) {
 			}
 		}
 		a.Close()
+	}
+}
+
+// Close returns only once the f under way has returned, and nothing more
+// begins after it, though room was free for f(1) all along.
+func TestAheadCloseWaitsForWhatIsUnderWay(t *testing.T) {
+	begun, release := make(chan struct{}), make(chan struct{})
+	var finished atomic.Bool
+	var computed atomic.Int64
+	a := StartAhead(100, 2, 1, func(i int) int {
+		computed.Add(1)
+		if i == 0 {
+			close(begun)
+			<-release
+			finished.Store(true)
+		}
+		return i
+	})
+	<-begun
+	closed := make(chan struct{})
+	go func() {
+		a.Close()
+		close(closed)
+	}()
+	for range 10000 {
+		runtime.Gosched()
+	}
+	select {
+	case <-closed:
+		t.Fatal("Close returned while f(0) was still running")
+	default:
+	}
+	close(release)
+	<-closed
+	if !finished.Load() {
+		t.Fatal("Close returned before f(0) did")
+	}
+	if c := computed.Load(); c != 1 {
+		t.Fatalf("f ran %d times, want once: it went on after Close", c)
+	}
+	if v := a.Take(0); v != 0 {
+		t.Fatalf("Take(0) = %d", v)
 	}
 }
