@@ -6,56 +6,34 @@ import (
 	"testing"
 )
 
+// Every result comes in order, once, and no more than depth are computed ahead
+// of the ones taken, with one worker or several.
 func TestAheadGivesEveryResultInOrderAndHoldsAtMostDepth(t *testing.T) {
-	const n, depth = 50, 2
-	var computed, taken atomic.Int64
-	var overDepth atomic.Bool
-	a := StartAhead(n, depth, 1, func(i int) int {
-		// taken counts a result only once Take returned it, so the one
-		// taken last may still be counted as ahead.
-		if computed.Add(1)-taken.Load() > depth+1 {
-			overDepth.Store(true)
+	for _, c := range []struct{ n, depth, workers int64 }{{50, 2, 1}, {200, 3, 4}} {
+		var computed, taken atomic.Int64
+		var overDepth atomic.Bool
+		a := StartAhead(int(c.n), int(c.depth), int(c.workers), func(i int) int {
+			// taken counts a result only once Take returned it, so the one
+			// taken last may still be counted as ahead.
+			if computed.Add(1)-taken.Load() > c.depth+1 {
+				overDepth.Store(true)
+			}
+			runtime.Gosched()
+			return i*i + 7
+		})
+		for i := range int(c.n) {
+			if v := a.Take(i); v != i*i+7 {
+				t.Fatalf("%d workers: Take(%d) = %d, want %d", c.workers, i, v, i*i+7)
+			}
+			taken.Add(1)
 		}
-		return i * i
-	})
-	defer a.Close()
-	for i := range n {
-		if v := a.Take(i); v != i*i {
-			t.Fatalf("Take(%d) = %d, want %d", i, v, i*i)
+		a.Close()
+		if overDepth.Load() {
+			t.Fatalf("%d workers: more than %d results were computed ahead of the ones taken", c.workers, c.depth)
 		}
-		taken.Add(1)
-	}
-	if overDepth.Load() {
-		t.Fatalf("more than %d results were computed ahead of the ones taken", depth)
-	}
-	if c := computed.Load(); c != n {
-		t.Fatalf("f ran %d times, want %d", c, n)
-	}
-}
-
-func TestAheadWithWorkersGivesEveryResultInOrderAndHoldsAtMostDepth(t *testing.T) {
-	const n, depth, workers = 200, 3, 4
-	var computed, taken atomic.Int64
-	var overDepth atomic.Bool
-	a := StartAhead(n, depth, workers, func(i int) int {
-		if computed.Add(1)-taken.Load() > depth+1 {
-			overDepth.Store(true)
+		if got := computed.Load(); got != c.n {
+			t.Fatalf("%d workers: f ran %d times, want %d", c.workers, got, c.n)
 		}
-		runtime.Gosched()
-		return i + 7
-	})
-	defer a.Close()
-	for i := range n {
-		if v := a.Take(i); v != i+7 {
-			t.Fatalf("Take(%d) = %d, want %d", i, v, i+7)
-		}
-		taken.Add(1)
-	}
-	if overDepth.Load() {
-		t.Fatalf("more than %d results were computed ahead of the ones taken", depth)
-	}
-	if c := computed.Load(); c != n {
-		t.Fatalf("f ran %d times, want %d", c, n)
 	}
 }
 

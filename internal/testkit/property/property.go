@@ -98,8 +98,7 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 		return "rename " + file + " " + to
 	case 9:
 		alias := pick("note", "intent", "extra", "weekly-report", "other")
-		write("registry/extra.yaml", "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: extra.cap}\nspec:\n  title: Extra\n  effect: read\n"+
-			"  input: {type: object, properties: {text: {type: string}}, required: [text]}\n  mcp: {tool: extra}\n  skill: {alias: "+alias+", argument: text}\n")
+		write("registry/extra.yaml", capability("extra.cap", "Extra", "extra", alias))
 		return "extra as " + alias
 	case 10:
 		profile := pick("cli", "web-shell", "cli", "web-shell", "undeclared")
@@ -219,14 +218,21 @@ func RandomStep(t testing.TB, rng *rand.Rand, root, outside string, apply func()
 		}
 		content, how := documents.Edit(rng, string(data), func() string {
 			alias := pick("note", "intent", "extra", "weekly-report", "other")
-			return "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: added." + alias + "}\nspec:\n  title: Added\n  effect: read\n" +
-				"  input: {type: object, properties: {text: {type: string}}, required: [text]}\n  mcp: {tool: added}\n  skill: {alias: " + alias + ", argument: text}\n"
+			return capability("added."+alias, "Added", "added", alias)
 		})
 		write(file, content)
 		return how + " of " + file
 	}
 	applied, err := apply()
 	return fmt.Sprintf("apply (%d applied, err %v)", applied, err)
+}
+
+// capability is a registry document declaring the capability id, titled title,
+// reached through the MCP tool tool, with a skill of the alias that takes one
+// text argument.
+func capability(id, title, tool, alias string) string {
+	return "apiVersion: skillsync/v1\nkind: Capability\nmetadata: {name: " + id + "}\nspec:\n  title: " + title + "\n  effect: read\n" +
+		"  input: {type: object, properties: {text: {type: string}}, required: [text]}\n  mcp: {tool: " + tool + "}\n  skill: {alias: " + alias + ", argument: text}\n"
 }
 
 // skillDirStep changes a whole skill directory, kit, declared by
