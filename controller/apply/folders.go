@@ -43,9 +43,9 @@ type newFolders struct {
 // A whole one is a new skill directory all of whose files the step creates:
 // each but its SKILL.md is written under its own name, so no rename per file
 // puts it in place, and the folder is renamed into place after the flush
-// instead of before it (putWholeInPlace). Until then it is a leftover of skillsync's by its name
-// with every file in it, which the next run cleans up; files are the indices
-// of the changes written in it. Its SKILL.md waits under the temp name
+// instead of before it (putWholeInPlace). Until then it is a leftover of
+// skillsync's by its name with every file in it, which the next run cleans up;
+// files are the indices of the changes written in it. Its SKILL.md waits under the temp name
 // manifest until the folder is put in place, so that a client that looks into
 // a folder of a temp name finds no skill there, even one a kill left.
 type newFolder struct {
