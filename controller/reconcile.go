@@ -16,7 +16,6 @@ import (
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/gitfiles"
-	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -376,7 +375,7 @@ type targetPart struct {
 // planTargets plans each target in turn, from its scan in scans and its desired
 // files built while the scan may still run, the skills in taken withheld from
 // all; keep, when not nil, is handed each target's part.
-func planTargets(req pass, in Inputs, targets []string, scans *parallel.Ahead[scanResult], taken desired.Taken, keep func(targetPart)) (targetsPlan, error) {
+func planTargets(req pass, in Inputs, targets []string, scans *targetScans, taken desired.Taken, keep func(targetPart)) (targetsPlan, error) {
 	tp := targetsPlan{taken: desired.Taken{}}
 	for i, target := range targets {
 		want := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, target).WithholdTaken(taken)
@@ -521,37 +520,6 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		out.Err = &UnsettledError{Deletes: len(out.Deferred), Why: out.SettleWhy, Settle: req.Settle, Err: out.Err}
 	}
 	return out
-}
-
-type scanResult struct {
-	state observed.State
-	err   error
-}
-
-// scansAhead is how many target directories are scanned ahead of the one being
-// planned: the first two directories (in the order of their names, whether they
-// hold anything or not) are scanned while the inputs load, and each next one
-// while the one before is planned, holding the observed state of at most three
-// targets, not of the whole workspace.
-const scansAhead = 2
-
-// scanTargets scans the directories of targets of the workspace at root in order,
-// in the background, scansAhead ahead of the one taken last.
-func scanTargets(sys workspacefs.System, root string, targets []string) *parallel.Ahead[scanResult] {
-	return parallel.StartAhead(len(targets), scansAhead, 1, func(i int) scanResult {
-		st, err := scanRoot(sys, root, clients.Dir(targets[i]))
-		return scanResult{st, err}
-	})
-}
-
-// scanRoot scans dir of the workspace at root the way the loader finds it: through
-// its real path, so the two agree on what Root is.
-func scanRoot(sys workspacefs.System, root, dir string) (observed.State, error) {
-	real, err := workspacefs.RealPath(root)
-	if err != nil {
-		return observed.State{}, err
-	}
-	return observed.Scan(sys, real, []string{dir})
 }
 
 // targetsByDir is every known target, enabled or not (so that files generated for a
