@@ -11,6 +11,7 @@ import (
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired"
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/parallel"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -124,14 +125,19 @@ func Files(want desired.State, have observed.State, opts Options) Plan {
 		// would copy every change several times over.
 		plan.Changes = make([]Change, 0, len(paths))
 	}
-	for _, p := range paths {
+	sums := wantedSums(paths, want.Files, have.Files)
+	for i, p := range paths {
 		w, wanted := want.Files[p]
 		h, present := have.Files[p]
 		if dir, reason := blockedBy(have.Blocked, p); reason != "" && wanted {
 			plan.Changes = append(plan.Changes, Change{Path: p, Action: Conflict, Owner: w.Owner, Reason: reason, Obstruction: have.Obstructed[dir]})
 			continue
 		}
-		c, ok := decide(w, wanted, h, present, opts)
+		var sum wantSum
+		if sums != nil {
+			sum = sums[i]
+		}
+		c, ok := decide(w, wanted, h, present, sum, opts)
 		switch {
 		case ok && c.Action == None:
 			plan.InSync = append(plan.InSync, c.Path)
@@ -224,7 +230,42 @@ func (plan *Plan) Add(part Plan) {
 	plan.InSync = append(plan.InSync, part.InSync...)
 }
 
-func decide(w desired.File, wanted bool, h observed.File, present bool, opts Options) (Change, bool) {
+// wantSum is the digest of a desired file's content when wantedSums computed it.
+type wantSum struct {
+	sum   [32]byte
+	known bool
+}
+
+func (s wantSum) of(w desired.File) [32]byte {
+	if s.known {
+		return s.sum
+	}
+	return w.Sum()
+}
+
+// wantedSums renders and hashes, on every core, the content wanted at each of
+// paths where a file skillsync wrote is on disk, which decide compares with it:
+// most of the CPU that planning a workspace in sync takes. decide computes any
+// other it needs itself.
+func wantedSums(paths []string, want map[string]desired.File, have map[string]observed.File) []wantSum {
+	if len(have) == 0 {
+		return nil
+	}
+	sums := make([]wantSum, len(paths))
+	parallel.Each(len(paths), func(i int) error {
+		w, wanted := want[paths[i]]
+		h, present := have[paths[i]]
+		if wanted && present && h.Ownership == observed.Owned {
+			sums[i] = wantSum{w.Sum(), true}
+		}
+		return nil
+	})
+	return sums
+}
+
+// decide is the change at the path of w and h, with sum the digest of w's
+// content when known.
+func decide(w desired.File, wanted bool, h observed.File, present bool, sum wantSum, opts Options) (Change, bool) {
 	c := Change{Path: w.Path, Owner: w.Owner, New: w.Bytes, Supporting: w.Supporting(), Executable: w.Executable()}
 	if present {
 		c.Path, c.Old, c.OldSum = h.Path, h.Bytes, h.Sum()
@@ -237,7 +278,7 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 		c.Action = Create
 	case h.Ownership == observed.Unowned && w.Optional:
 		return Change{}, false
-	case h.Ownership == observed.Unowned && wanted && opts.Force && w.Supporting() && h.Bytes != nil && h.Sum() == w.Sum() && sameMode(w, h):
+	case h.Ownership == observed.Unowned && wanted && opts.Force && w.Supporting() && h.Bytes != nil && h.Sum() == sum.of(w) && sameMode(w, h):
 		// Named by a SKILL.md a person edited, which --force restores, and
 		// already as wanted: nothing of anyone's changes by taking it as written.
 		c.Action = None
@@ -245,7 +286,7 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 		c.Action, c.Reason, c.Obstruction = Conflict, h.Reason+"; kept", h.Obstruction
 	case h.Ownership == observed.Unowned:
 		return Change{}, false
-	case h.Ownership == observed.Modified && h.Supporting && wanted && h.Sum() == w.Sum() && sameMode(w, h):
+	case h.Ownership == observed.Modified && h.Supporting && wanted && h.Sum() == sum.of(w) && sameMode(w, h):
 		// Put in place before the SKILL.md naming it, by a run that stopped there.
 		c.Action = None
 	case h.Ownership == observed.Modified && !opts.Force && wanted:
@@ -258,7 +299,7 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, opts Opt
 		c.Action, c.Reason = Delete, "orphan: its declaration is gone or withheld"
 	case h.Ownership == observed.Modified:
 		c.Action, c.Reason, c.Override = Update, "edited by hand; restored", ForceRestored
-	case h.Sum() == w.Sum() && sameMode(w, h):
+	case h.Sum() == sum.of(w) && sameMode(w, h):
 		c.Action = None
 	default:
 		c.Action = Update
