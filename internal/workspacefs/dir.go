@@ -115,8 +115,9 @@ type Entry struct {
 
 // readAll reads through read to the end into a buffer sized for size bytes (a
 // reader of a whole file keeps no spare capacity), and past limit bytes fails with
-// ErrTooLarge. One read usually does it: a byte more than size is asked for, to
-// see the end.
+// ErrTooLarge. One read usually does it: a byte more than size is asked for, and
+// a read that stops short at size is the end; a file that grew since it was
+// measured is read on to its end.
 func readAll(read func([]byte) (int, error), size, limit int64) ([]byte, error) {
 	data := make([]byte, 0, min(max(size, 0), limit)+1)
 	for {
@@ -126,11 +127,19 @@ func readAll(read func([]byte) (int, error), size, limit int64) ([]byte, error) 
 		if len(data) == cap(data) {
 			data = slices.Grow(data, len(data)) // the file grew since it was measured
 		}
-		n, err := read(data[len(data):min(int64(cap(data)), limit+1)])
+		buf := data[len(data):min(int64(cap(data)), limit+1)]
+		n, err := read(buf)
 		if n > 0 {
 			data = data[:len(data)+n]
 		}
 		if err == io.EOF || (err == nil && n == 0) {
+			return slices.Clip(data), nil
+		}
+		if err == nil && n == len(data) && n < len(buf) && int64(n) == size {
+			// A first read that stops short where the file's measured size ends
+			// is at its end: asking again only to hear so is a system call per
+			// file. A reader that gives less than it is asked for, a little at a
+			// time, is read to the end it reports.
 			return slices.Clip(data), nil
 		}
 		if err != nil {

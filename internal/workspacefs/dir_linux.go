@@ -29,6 +29,9 @@ type osDir struct {
 	// unsynced counts the files WriteNew wrote through this Dir, and those
 	// opened from it, since the last Flush.
 	unsynced *atomic.Int64
+	// listed says Entries has read the directory through fd, which a next
+	// listing rewinds; a descriptor just opened is at the start already.
+	listed bool
 }
 
 const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
@@ -90,9 +93,12 @@ func (d *osDir) Close() error {
 func (d *osDir) Entries() ([]Entry, error) {
 	var out []Entry
 	buf := make([]byte, 8<<10)
-	if _, err := unix.Seek(d.fd, 0, 0); err != nil {
-		return nil, d.fail("readdir", ".", err)
+	if d.listed {
+		if _, err := unix.Seek(d.fd, 0, 0); err != nil {
+			return nil, d.fail("readdir", ".", err)
+		}
 	}
+	d.listed = true
 	for {
 		n, err := retry(func() (int, error) { return unix.Getdents(d.fd, buf) })
 		if err != nil {
