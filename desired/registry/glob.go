@@ -23,22 +23,41 @@ func (l *loader) glob(pattern string, pos Position) []string {
 		l.add(*p)
 		return nil
 	}
-	current := []string{"."}
+	current := []globbed{{rel: ".", real: l.root}}
 	segments := strings.Split(clean, "/")
 	for i, seg := range segments {
 		last := i == len(segments)-1
-		var next []string
+		var next []globbed
 		for _, dir := range current {
 			for _, cand := range l.expand(dir, seg, pattern, pos) {
-				if l.match(cand, pattern, pos, last, !strings.ContainsAny(seg, `*?[\`)) {
-					next = append(next, cand)
+				if real, ok := l.match(cand, pattern, pos, last, !strings.ContainsAny(seg, `*?[\`)); ok {
+					next = append(next, globbed{rel: cand.rel, real: real})
 				}
 			}
 		}
 		current = next
 	}
-	sort.Strings(current)
-	return current
+	matches := make([]string, len(current))
+	for i, m := range current {
+		matches[i] = m.rel
+	}
+	sort.Strings(matches)
+	return matches
+}
+
+// globbed is a path a glob matched so far, and where it really is: every symlink
+// on it resolved.
+type globbed struct {
+	rel, real string
+}
+
+// candidate is a path a segment of a glob may match. typed says its type is
+// known from the listing of the directory it is in, real (parent's, with the
+// name) where no symlink is on the way to it.
+type candidate struct {
+	rel, real string
+	typ       fs.FileMode
+	typed     bool
 }
 
 func (l *loader) resolvePattern(pattern string, pos Position) (string, *Problem) {
@@ -58,25 +77,25 @@ func (l *loader) resolvePattern(pattern string, pos Position) (string, *Problem)
 
 // expand lists the entries of dir that seg matches; a segment without pattern
 // characters is taken as written.
-func (l *loader) expand(dir, seg, pattern string, pos Position) []string {
+func (l *loader) expand(dir globbed, seg, pattern string, pos Position) []candidate {
 	if !strings.ContainsAny(seg, `*?[\`) {
-		return []string{path.Join(dir, seg)}
+		return []candidate{{rel: path.Join(dir.rel, seg)}}
 	}
-	entries, err := l.r.ReadDir(dir)
+	entries, err := l.r.ReadDir(dir.rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
-	case err != nil && l.failed(dir, err):
+	case err != nil && l.failed(dir.rel, err):
 		return nil
 	case err != nil:
-		l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q cannot list %s: %v", pattern, dir, workspacefs.Cause(err)),
+		l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q cannot list %s: %v", pattern, dir.rel, workspacefs.Cause(err)),
 			Hint: "make the directory readable, or narrow the glob so it does not reach it"})
 		return nil
 	}
-	var out []string
+	var out []candidate
 	for _, e := range entries {
 		if MatchSegment(seg, e.Name()) {
-			out = append(out, path.Join(dir, e.Name()))
+			out = append(out, candidate{rel: path.Join(dir.rel, e.Name()), real: filepath.Join(dir.real, e.Name()), typ: e.Type(), typed: true})
 		}
 	}
 	return out
@@ -114,47 +133,78 @@ func MatchPattern(pattern, rel string) (whole, onTheWay bool) {
 	return len(parts) == len(segs), len(parts) < len(segs)
 }
 
-// match tells whether rel, which matched a segment of pattern, goes on: a directory
-// for a segment before the last, a readable regular file for the last. Anything else
-// the last segment matched is a problem; before the last, only what cannot be told
-// from a directory is. literal says the segment named rel without a pattern.
-func (l *loader) match(rel, pattern string, pos Position, last, literal bool) bool {
+// match tells whether cand, which matched a segment of pattern, goes on: a
+// directory for a segment before the last, a readable regular file for the last,
+// and where it really is. Anything else the last segment matched is a problem;
+// before the last, only what cannot be told from a directory is. literal says the
+// segment named it without a pattern.
+func (l *loader) match(cand candidate, pattern string, pos Position, last, literal bool) (string, bool) {
+	rel := cand.rel
+	if cand.typed && (cand.typ == 0 || cand.typ == fs.ModeDir) {
+		// Listed as a plain file or directory (no symlink, and on Windows no
+		// junction, which is a directory of another type too) in a directory
+		// resolved already: it is where its directory is, and what the listing
+		// says. A thousand registry files are then not each resolved from the
+		// root of the filesystem and stat-ed again.
+		if out := l.outputDir(cand.real); out != "" {
+			if last || literal {
+				l.add(outputMatch(pattern, rel, out, pos))
+			}
+			return "", false
+		}
+		if !last {
+			return cand.real, cand.typ.IsDir()
+		}
+		if cand.typ.IsRegular() {
+			return cand.real, true
+		}
+		l.add(notRegular(pattern, rel, cand.typ, pos))
+		return "", false
+	}
 	real, err := l.r.EvalSymlinks(rel)
 	if err != nil {
-		return l.unresolved(rel, pattern, pos, err)
+		return "", l.unresolved(rel, pattern, pos, err)
 	}
 	if !l.inside(real) {
 		l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, which leads outside the workspace", pattern, rel),
 			Hint: "registry files and directories must be inside the workspace, symlinks included"})
-		return false
+		return "", false
 	}
 	if out := l.outputDir(real); out != "" {
 		// A directory a pattern matched on the way is passed over: a glob like
 		// .*/*.yaml must not turn invalid the moment skillsync creates .skillsync/.
 		// A file there, or a directory the glob names, is an error.
 		if last || literal {
-			l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, inside %s, where skillsync writes", pattern, rel, out),
-				Hint: "keep the registry out of the skill directories and " + StateDir + "/"})
+			l.add(outputMatch(pattern, rel, out, pos))
 		}
-		return false
+		return "", false
 	}
 	// real is inside the root and has no symlink left on it.
 	resolved, err := filepath.Rel(l.root, real)
 	if err != nil {
-		return l.unresolved(rel, pattern, pos, err)
+		return "", l.unresolved(rel, pattern, pos, err)
 	}
 	info, err := l.r.Stat(filepath.ToSlash(resolved))
 	switch {
 	case err != nil:
-		return l.unresolved(rel, pattern, pos, err)
+		return "", l.unresolved(rel, pattern, pos, err)
 	case !last:
-		return info.IsDir()
+		return real, info.IsDir()
 	case info.Mode().IsRegular():
-		return true
+		return real, true
 	}
-	l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, which is %s, not a regular file", pattern, rel, kindOf(info.Mode())),
-		Hint: "a registry glob matches YAML or JSON files only; move it away or narrow the glob"})
-	return false
+	l.add(notRegular(pattern, rel, info.Mode(), pos))
+	return "", false
+}
+
+func outputMatch(pattern, rel, out string, pos Position) Problem {
+	return Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, inside %s, where skillsync writes", pattern, rel, out),
+		Hint: "keep the registry out of the skill directories and " + StateDir + "/"}
+}
+
+func notRegular(pattern, rel string, mode fs.FileMode, pos Position) Problem {
+	return Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, which is %s, not a regular file", pattern, rel, kindOf(mode)),
+		Hint: "a registry glob matches YAML or JSON files only; move it away or narrow the glob"}
 }
 
 // unresolved judges a match whose path cannot be followed: nothing there is no
