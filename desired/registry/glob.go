@@ -51,9 +51,9 @@ type globbed struct {
 	rel, real string
 }
 
-// candidate is a path a segment of a glob may match. typed says its type is
-// known from the listing of the directory it is in, real (parent's, with the
-// name) where no symlink is on the way to it.
+// candidate is a path a segment of a glob may match. typed says typ is known from
+// the listing of its directory, and real is then that directory's real path
+// joined with its name: where it is, unless it is a link.
 type candidate struct {
 	rel, real string
 	typ       fs.FileMode
