@@ -139,72 +139,55 @@ func MatchPattern(pattern, rel string) (whole, onTheWay bool) {
 // before the last, only what cannot be told from a directory is. literal says the
 // segment named it without a pattern.
 func (l *loader) match(cand candidate, pattern string, pos Position, last, literal bool) (string, bool) {
-	rel := cand.rel
-	if cand.typed && (cand.typ == 0 || cand.typ == fs.ModeDir) {
-		// Listed as a plain file or directory (no symlink, and on Windows no
-		// junction, which is a directory of another type too) in a directory
-		// resolved already: it is where its directory is, and what the listing
-		// says. A thousand registry files are then not each resolved from the
-		// root of the filesystem and stat-ed again.
-		if out := l.outputDir(cand.real); out != "" {
-			if last || literal {
-				l.add(outputMatch(pattern, rel, out, pos))
-			}
+	rel, real, mode := cand.rel, cand.real, cand.typ
+	// Listed as a plain file or directory (no symlink, and on Windows no
+	// junction, which is a directory of another type too) in a directory resolved
+	// already, it is where its directory is, and what the listing says: a
+	// thousand registry files are not each resolved from the root of the
+	// filesystem and stat-ed again. Anything else is.
+	listed := cand.typed && (mode == 0 || mode == fs.ModeDir)
+	if !listed {
+		var err error
+		if real, err = l.r.EvalSymlinks(rel); err != nil {
+			return "", l.unresolved(rel, pattern, pos, err)
+		}
+		if !l.inside(real) {
+			l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, which leads outside the workspace", pattern, rel),
+				Hint: "registry files and directories must be inside the workspace, symlinks included"})
 			return "", false
 		}
-		if !last {
-			return cand.real, cand.typ.IsDir()
-		}
-		if cand.typ.IsRegular() {
-			return cand.real, true
-		}
-		l.add(notRegular(pattern, rel, cand.typ, pos))
-		return "", false
-	}
-	real, err := l.r.EvalSymlinks(rel)
-	if err != nil {
-		return "", l.unresolved(rel, pattern, pos, err)
-	}
-	if !l.inside(real) {
-		l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, which leads outside the workspace", pattern, rel),
-			Hint: "registry files and directories must be inside the workspace, symlinks included"})
-		return "", false
 	}
 	if out := l.outputDir(real); out != "" {
 		// A directory a pattern matched on the way is passed over: a glob like
 		// .*/*.yaml must not turn invalid the moment skillsync creates .skillsync/.
 		// A file there, or a directory the glob names, is an error.
 		if last || literal {
-			l.add(outputMatch(pattern, rel, out, pos))
+			l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, inside %s, where skillsync writes", pattern, rel, out),
+				Hint: "keep the registry out of the skill directories and " + StateDir + "/"})
 		}
 		return "", false
 	}
-	// real is inside the root and has no symlink left on it.
-	resolved, err := filepath.Rel(l.root, real)
-	if err != nil {
-		return "", l.unresolved(rel, pattern, pos, err)
+	if !listed {
+		// real is inside the root and has no symlink left on it.
+		resolved, err := filepath.Rel(l.root, real)
+		if err != nil {
+			return "", l.unresolved(rel, pattern, pos, err)
+		}
+		info, err := l.r.Stat(filepath.ToSlash(resolved))
+		if err != nil {
+			return "", l.unresolved(rel, pattern, pos, err)
+		}
+		mode = info.Mode()
 	}
-	info, err := l.r.Stat(filepath.ToSlash(resolved))
 	switch {
-	case err != nil:
-		return "", l.unresolved(rel, pattern, pos, err)
 	case !last:
-		return real, info.IsDir()
-	case info.Mode().IsRegular():
+		return real, mode.IsDir()
+	case mode.IsRegular():
 		return real, true
 	}
-	l.add(notRegular(pattern, rel, info.Mode(), pos))
+	l.add(Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, which is %s, not a regular file", pattern, rel, kindOf(mode)),
+		Hint: "a registry glob matches YAML or JSON files only; move it away or narrow the glob"})
 	return "", false
-}
-
-func outputMatch(pattern, rel, out string, pos Position) Problem {
-	return Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, inside %s, where skillsync writes", pattern, rel, out),
-		Hint: "keep the registry out of the skill directories and " + StateDir + "/"}
-}
-
-func notRegular(pattern, rel string, mode fs.FileMode, pos Position) Problem {
-	return Problem{Pos: pos, Message: fmt.Sprintf("registry glob %q matches %s, which is %s, not a regular file", pattern, rel, kindOf(mode)),
-		Hint: "a registry glob matches YAML or JSON files only; move it away or narrow the glob"}
 }
 
 // unresolved judges a match whose path cannot be followed: nothing there is no
