@@ -86,12 +86,17 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 	// Each step finishes before the next starts; within one, every change has a
 	// path of its own, so they run a few at a time.
 	o := orderOf(pl)
-	// A cold run records a change per file; grown as it fills, the record was
-	// copied several times over and held twice at its largest.
-	done := make([]Applied, 0, len(pl.Changes))
+	// A cold run records a change per file. The record is made at its full size,
+	// so that it is not copied as it grows, and only when the first change is
+	// recorded, so that it is not held empty beside the staged writes of the
+	// largest step.
+	var done []Applied
 	var failed []Applied
 	notDone := map[string]bool{} // skill directories whose supporting files did not all change
 	record := func(c *plan.Change, err error, written Content) {
+		if done == nil {
+			done = make([]Applied, 0, len(pl.Changes))
+		}
 		a := Applied{Change: c, Err: err, Written: written}
 		var kept *keptError
 		if errors.As(a.Err, &kept) {
