@@ -319,7 +319,8 @@ func SkillDirOf(p string) string {
 	for _, t := range Targets {
 		if rest, ok := strings.CutPrefix(p, t.Dir+"/"); ok && rest != "" {
 			name, _, _ := strings.Cut(rest, "/")
-			return t.Dir + "/" + name
+			// A prefix of p, which a large plan asks for every path: no copy.
+			return p[:len(t.Dir)+1+len(name)]
 		}
 	}
 	return ""

@@ -54,3 +54,27 @@ func TestReservedByFollowsTheEnabledTargets(t *testing.T) {
 		}
 	}
 }
+
+// The skill directory of a path is the path cut after the skill's name, and
+// taking it copies nothing: a plan of a large workspace asks for it at every
+// path it plans and applies.
+func TestSkillDirOfIsAPrefixOfThePath(t *testing.T) {
+	for p, want := range map[string]string{
+		".claude/skills/release/SKILL.md":       ".claude/skills/release",
+		".claude/skills/release/scripts/run.sh": ".claude/skills/release",
+		".claude/skills/release":                ".claude/skills/release",
+		".agents/skills/x/y/z":                  ".agents/skills/x",
+		".claude/skills/":                       "",
+		".claude/skills":                        "",
+		".claude/skillsx/release/SKILL.md":      "",
+		"docs/release/SKILL.md":                 "",
+	} {
+		if got := SkillDirOf(p); got != want {
+			t.Errorf("SkillDirOf(%q) = %q, want %q", p, got, want)
+		}
+	}
+	p := ".qwen/skills/release/scripts/run.sh"
+	if allocs := testing.AllocsPerRun(100, func() { _ = SkillDirOf(p) }); allocs != 0 {
+		t.Errorf("SkillDirOf allocates %v times a call, want none", allocs)
+	}
+}
