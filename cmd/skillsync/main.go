@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/initgc"
 	"github.com/skillsync/skillsync/internal/printable"
 	"github.com/spf13/cobra"
 )
@@ -44,6 +45,10 @@ func (e *exitError) Error() string {
 	}
 	return e.err.Error()
 }
+
+// The main package is initialized after every package it imports, in the tests
+// too: the collector is held off until then.
+func init() { initgc.Done() }
 
 func main() {
 	limitMemory()
