@@ -319,7 +319,7 @@ func SkillDirOf(p string) string {
 	for _, t := range Targets {
 		if rest, ok := strings.CutPrefix(p, t.Dir+"/"); ok && rest != "" {
 			name, _, _ := strings.Cut(rest, "/")
-			// A prefix of p, which a large plan asks for every path: no copy.
+			// Cut from p rather than built: a plan asks for it at every path.
 			return p[:len(t.Dir)+1+len(name)]
 		}
 	}

@@ -7,8 +7,8 @@
 // It imports, of this module: authoring/adopt, authoring/forget, authoring/snapshot,
 // authoring/starter, authoring/update, clients, controller, controller/apply,
 // controller/plan, controller/state, controller/watch, desired,
-// desired/registry, desired/sbom, internal/gitfiles, internal/initgc, internal/printable, internal/sarif,
-// internal/workspacefs, observed, serve,
+// desired/registry, desired/sbom, internal/gitfiles, internal/initgc,
+// internal/printable, internal/sarif, internal/workspacefs, observed, serve,
 // sources/archive, sources/git, sources/mcp, sources/mcp/skillserver, sources/oci,
 // sources/signing, sources/wellknown.
 package main
