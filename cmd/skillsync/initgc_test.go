@@ -1,22 +1,45 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/testkit"
 )
 
-// The collector is held off while the packages initialize and runs again once
-// they are, at the pace the environment sets.
-func TestTheCollectorRunsOnceThePackagesAreInitialized(t *testing.T) {
-	if os.Getenv("GOGC") == "off" {
-		t.Skip("GOGC=off turns the collector off for the whole run")
+// paceProbe, in the environment of the tests' own binary, has TestPaceProbe
+// print the collector's pace as the packages' initialization left it.
+const paceProbe = "SKILLSYNC_TEST_PACE_PROBE"
+
+func TestPaceProbe(t *testing.T) {
+	if os.Getenv(paceProbe) == "" {
+		t.Skip("run by TestTheCollectorRunsAtThePaceGOGCSets")
 	}
-	if growth := gcPercent(); growth < 0 {
-		t.Errorf("after the packages initialized, GOGC is %d: the collector is still off", growth)
+	fmt.Printf("pace after init: %d\n", gcPercent())
+}
+
+// The collector is held off while the packages initialize and runs again once
+// they are, at the pace GOGC in the environment gives it, off included.
+func TestTheCollectorRunsAtThePaceGOGCSets(t *testing.T) {
+	for value, want := range map[string]int{"": 100, "off": -1, "0": 0, "50": 50, "-5": -1, "abc": 100} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPaceProbe$", "-test.count=1")
+		cmd.Env = append(os.Environ(), paceProbe+"=1", "GOGC="+value)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("GOGC=%q: %v\n%s", value, err, out)
+		}
+		_, after, found := strings.Cut(string(out), "pace after init: ")
+		got, convErr := strconv.Atoi(strings.TrimSpace(strings.SplitN(after, "\n", 2)[0]))
+		if !found || convErr != nil {
+			t.Fatalf("GOGC=%q: the probe printed no pace:\n%s", value, out)
+		}
+		if got != want {
+			t.Errorf("GOGC=%q: after the packages initialized, the pace is %d, want %d", value, got, want)
+		}
 	}
 }
 
@@ -25,7 +48,7 @@ func TestTheCollectorRunsOnceThePackagesAreInitialized(t *testing.T) {
 // on only after them.
 func TestNoCollectionRunsWhileThePackagesInitialize(t *testing.T) {
 	cmd := exec.Command(testkit.Binary(t), "version")
-	cmd.Env = append(os.Environ(), "GOGC=", "GODEBUG=gctrace=1,inittrace=1")
+	cmd.Env = append(os.Environ(), "GOGC=", "GOMEMLIMIT=off", "GODEBUG=gctrace=1,inittrace=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -88,8 +88,8 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 	o := orderOf(pl)
 	// A cold run records a change per file. The record is made at its full size,
 	// so that it is not copied as it grows, and only when the first change is
-	// recorded, so that it is not held empty beside the staged writes of the
-	// largest step.
+	// recorded, so that a run without leftovers to clean up does not hold it
+	// empty beside the staged writes of the largest step.
 	var done []Applied
 	var failed []Applied
 	notDone := map[string]bool{} // skill directories whose supporting files did not all change
