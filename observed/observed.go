@@ -257,7 +257,26 @@ type skillDir struct {
 	empty     bool
 	// emptySubdirs are side-file directories with nothing in them.
 	emptySubdirs []string
-	err          error
+	// listed are the side-file directories scanSideFiles opened and listed,
+	// open until the skill directory is scanned, so the walk for supporting
+	// files does not open and list them again.
+	listed []listedDir
+	err    error
+}
+
+// listedDir is a directory of a skill directory, opened and listed.
+type listedDir struct {
+	rel     string // in the skill directory
+	dir     workspacefs.Dir
+	entries []workspacefs.Entry
+}
+
+// closeListed closes the directories in listed.
+func (sd *skillDir) closeListed() {
+	for _, l := range sd.listed {
+		l.dir.Close()
+	}
+	sd.listed = nil
 }
 
 // scanSkillDir reads one entry of the target directory dir, opened as target.
@@ -285,6 +304,7 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 	var entries []workspacefs.Entry
 	if err == nil {
 		defer skill.Close()
+		defer sd.closeListed()
 		entries, err = skill.Entries()
 	}
 	if err != nil {
@@ -421,13 +441,16 @@ func (sd *skillDir) scanSideFiles(skill workspacefs.Dir, sub string) {
 	}
 	var entries []workspacefs.Entry
 	if err == nil {
-		defer d.Close()
 		entries, err = d.Entries()
+		if err != nil {
+			d.Close()
+		}
 	}
 	if err != nil {
 		sd.err = fmt.Errorf("read %s: %w", path.Join(sd.path, sub), workspacefs.Cause(err))
 		return
 	}
+	sd.listed = append(sd.listed, listedDir{rel: sub, dir: d, entries: entries})
 	sd.stamps = append(sd.stamps, Stamped{path.Join(sd.path, sub), stamp})
 	if len(entries) == 0 {
 		sd.emptySubdirs = append(sd.emptySubdirs, path.Join(sd.path, sub))

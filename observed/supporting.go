@@ -126,6 +126,10 @@ func (w *supportWalk) temp(dir workspacefs.Dir, name, at string) {
 
 // descend walks the folder name of dir, rel in the skill directory.
 func (w *supportWalk) descend(dir workspacefs.Dir, name, rel string, depth int) {
+	if l, ok := w.sd.listedAt(rel); ok {
+		w.walk(l.dir, rel, l.entries, depth+1)
+		return
+	}
 	sub, err := dir.Sub(name)
 	var entries []workspacefs.Entry
 	if err == nil {
@@ -140,6 +144,17 @@ func (w *supportWalk) descend(dir workspacefs.Dir, name, rel string, depth int) 
 		w.sd.emptySubdirs = append(w.sd.emptySubdirs, path.Join(w.sd.path, rel))
 	}
 	w.walk(sub, rel, entries, depth+1)
+}
+
+// listedAt is the directory rel of the skill directory when scanSideFiles
+// listed it.
+func (sd *skillDir) listedAt(rel string) (listedDir, bool) {
+	for _, l := range sd.listed {
+		if l.rel == rel {
+			return l, true
+		}
+	}
+	return listedDir{}, false
 }
 
 // madeFor says the folder rel is on the way to a file the manifest names: one

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/banner"
@@ -93,5 +94,38 @@ func TestScanTrustsNoManifestOfAnEditedSkillFile(t *testing.T) {
 	}
 	if f := st.Files[dir+"/notes.md"]; f.Ownership != Unowned || f.Supporting || f.Bytes == nil {
 		t.Errorf("a file an edited manifest names is a person's, read for --force to compare: %+v", f)
+	}
+}
+
+func TestASideFileDirectoryIsListedOnce(t *testing.T) {
+	root := t.TempDir()
+	dir := ".agents/skills/s"
+	testkit.WriteFile(t, root, dir+"/SKILL.md", withManifest(t, dir+"/SKILL.md", map[string]string{"agents/notes.md": "named\n"}))
+	testkit.WriteFile(t, root, dir+"/agents/notes.md", []byte("named\n"))
+	testkit.WriteFile(t, root, dir+"/agents/mine.md", []byte("a person's\n"))
+	testkit.WriteFile(t, root, dir+"/agents/openai.yaml", []byte("a person's side file\n"))
+	var mu sync.Mutex
+	listed := map[string]int{}
+	count := func(name string) {
+		mu.Lock()
+		defer mu.Unlock()
+		listed[name]++
+	}
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{{Op: "Entries", Before: count}}}
+	st, err := Scan(sys, root, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := listed[dir+"/agents"]; n != 1 {
+		t.Errorf("%s/agents was listed %d times, want once", dir, n)
+	}
+	want := map[string]Ownership{dir + "/agents/notes.md": Owned, dir + "/agents/mine.md": Unowned, dir + "/agents/openai.yaml": Unowned}
+	for p, o := range want {
+		if got, ok := st.Files[p]; !ok || got.Ownership != o {
+			t.Errorf("%s: %v (present %v), want %v", p, got.Ownership, ok, o)
+		}
+	}
+	if f := st.Files[dir+"/agents/notes.md"]; !f.Supporting {
+		t.Errorf("a file the manifest names in the side-file directory is a supporting file: %+v", f)
 	}
 }
