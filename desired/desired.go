@@ -25,9 +25,6 @@ type File struct {
 	Target string
 	Skill  string
 	Owner  string // capability/<id>, skill/<name>, or target/<name> (GitOwner)
-	// Optional files are written only where no person's file is: a person's file
-	// at the path stays, and is no conflict (the target's git files).
-	Optional bool
 	// Bytes, when set, is the content itself (states built by hand, in tests).
 	// Build does not set it: a file is rendered only when it is compared with one
 	// on disk (Sum) or written (Content), so a large registry's output is never
@@ -37,11 +34,14 @@ type File struct {
 	// side is the content of a side file a client reads beside SKILL.md, or of a
 	// git file; empty for a SKILL.md.
 	side string
-	// gitIgnored says git is to ignore the file (see BuildTargetInGit).
-	gitIgnored bool
 	// support is the file of a skill directory this is a copy of; nil for
 	// anything else.
 	support *registry.SupportFile
+	// Optional files are written only where no person's file is: a person's file
+	// at the path stays, and is no conflict (the target's git files).
+	Optional bool
+	// gitIgnored says git is to ignore the file (see BuildTargetInGit).
+	gitIgnored bool
 }
 
 // Supporting says the file is one of a skill directory's files beside its

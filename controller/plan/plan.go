@@ -35,12 +35,6 @@ type Change struct {
 	Action Action
 	Owner  string
 	Reason string
-	// Obstruction marks a conflict with something that is no file at all (a
-	// directory named SKILL.md): a failure to report, not a person's file to keep.
-	Obstruction bool
-	// Override says what Options.Force would do, or did, with a generated file a
-	// person edited, for the caller to say how to ask for it.
-	Override Override
 	// OldSum is the SHA-256 of what the plan expects on disk, re-checked before any
 	// write or delete; Old is those bytes when the scan kept them.
 	OldSum [32]byte
@@ -48,6 +42,12 @@ type Change struct {
 	// New is what it writes, when already rendered; Content renders it otherwise.
 	New  []byte
 	want *desired.File // set for creates and updates
+	// Override says what Options.Force would do, or did, with a generated file a
+	// person edited, for the caller to say how to ask for it.
+	Override Override
+	// Obstruction marks a conflict with something that is no file at all (a
+	// directory named SKILL.md): a failure to report, not a person's file to keep.
+	Obstruction bool
 	// Supporting marks a file of a skill directory beside its SKILL.md, which
 	// that SKILL.md's manifest names; Executable says it is written executable.
 	Supporting, Executable bool
@@ -77,7 +77,7 @@ func (c Change) ContentSum(data []byte) [32]byte {
 }
 
 // Override is what Options.Force makes of a generated file a person edited.
-type Override int
+type Override uint8
 
 const (
 	NotOverridden Override = iota // not a file a person edited
