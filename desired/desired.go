@@ -69,7 +69,7 @@ func (o origin) name() string {
 
 func (o origin) owner() string {
 	if o.capability != nil {
-		return registry.CapabilityOwner(o.capability.ID)
+		return o.capability.Owner()
 	}
 	return registry.SkillOwner(o.workflow.Name)
 }

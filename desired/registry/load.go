@@ -426,7 +426,7 @@ func (l *loader) addDocument(reg *Registry, doc document, file string, fromSourc
 		var d Object[CapabilitySpec]
 		l.decode(reg, doc, &d)
 		l.checkHeader(doc, d.APIVersion, d.Kind, "")
-		reg.Capabilities = append(reg.Capabilities, Capability{ID: d.Metadata.Name, Spec: d.Spec, doc: doc})
+		reg.Capabilities = append(reg.Capabilities, Capability{ID: d.Metadata.Name, Spec: d.Spec, doc: doc, owner: CapabilityOwner(d.Metadata.Name)})
 	case "Skill":
 		var d Object[SkillSpec]
 		l.decode(reg, doc, &d)

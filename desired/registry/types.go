@@ -382,6 +382,9 @@ type Capability struct {
 	ID   string
 	Spec CapabilitySpec
 	doc  document
+	// owner is CapabilityOwner(ID), made once: every file of the capability's
+	// skill, in every target, carries it.
+	owner string
 	// source is 1 + the index of the source that brought it; 0 for the
 	// workspace's own.
 	source int
@@ -528,6 +531,14 @@ func (r *Registry) ProfileNames() []string {
 // CapabilityOwner is how a generated file's banner, and every message, name the
 // capability the file comes from.
 func CapabilityOwner(id string) string { return "capability/" + id }
+
+// Owner is CapabilityOwner(c.ID).
+func (c *Capability) Owner() string {
+	if c.owner != "" {
+		return c.owner
+	}
+	return CapabilityOwner(c.ID)
+}
 
 // SkillOwner is how they name a workflow skill.
 func SkillOwner(name string) string { return "skill/" + name }

@@ -123,7 +123,7 @@ func (cl claim) owner() string {
 	if cl.skill != nil {
 		return SkillOwner(cl.skill.Name)
 	}
-	return CapabilityOwner(cl.capability.ID)
+	return cl.capability.Owner()
 }
 
 func (v *validator) claimAt(cl claim) place {
