@@ -458,13 +458,13 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		}
 		return out
 	}
+	if req.Check {
+		// A check writes nothing (it runs on a system that refuses writes), so it
+		// makes no index: it reads one a --once pass left.
+		return reconcile(pass{Request: req}, nil)
+	}
 	began := time.Now()
 	var seen seenTargets
-	if req.Check {
-		out := reconcileKeeping(pass{Request: req}, nil, seen.keep)
-		writeIndex(req, out, &seen, began)
-		return out
-	}
 	deadline := time.Now().Add(wait)
 	run := pass{Request: req, history: &settling{}}
 	planOnly := run

@@ -16,6 +16,7 @@ import (
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/testkit/property"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -31,6 +32,29 @@ func TestCheckAsksToWriteNothing(t *testing.T) {
 	}
 	if got := sys.Attempts(); len(got) != 0 {
 		t.Errorf("a --check pass tried to write: %q", got)
+	}
+	if !maps.Equal(before, testkit.Tree(t, root)) {
+		t.Error("a --check pass changed the workspace")
+	}
+}
+
+// A --check pass that finds nothing to do asks to write nothing either: not even
+// the index a --once pass would leave, which the read-only system it runs on
+// could never keep, so it does not make one.
+func TestACheckInSyncAsksToWriteNothing(t *testing.T) {
+	root := testkit.ExampleWorkspace(t)
+	if out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, time.Second); out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	property.Backdate(t, root)
+	before := testkit.Tree(t, root)
+	sys := workspacefs.NewReadOnly(workspacefs.OS{})
+	out := ReconcileOnce(Request{System: sys, Root: root, Check: true}, 0)
+	if out.Err != nil || len(out.Problems) > 0 || out.Plan.Pending() != 0 || len(out.Plan.InSync) == 0 {
+		t.Fatalf("check: err %v, problems %v, %d pending, %d in sync", out.Err, out.Problems, out.Plan.Pending(), len(out.Plan.InSync))
+	}
+	if got := sys.Attempts(); len(got) != 0 {
+		t.Errorf("a --check pass in sync tried to write: %q", got)
 	}
 	if !maps.Equal(before, testkit.Tree(t, root)) {
 		t.Error("a --check pass changed the workspace")
