@@ -25,8 +25,9 @@ import (
 // and the next one-shot pass answers from it when its binary and request are the
 // same and every stamp is as it was.
 
-// seenTargets are the entries and files a pass's scan found in each target, and
-// the symlinks it met there.
+// seenTargets are the entries a pass's scan found in each target, what it read
+// there with the stamps it took, the files it found without reading them, and
+// the symlinks it met.
 type seenTargets struct {
 	entries, files, links []string
 	read                  []observed.Stamped
@@ -35,8 +36,17 @@ type seenTargets struct {
 func (s *seenTargets) keep(p targetPart) {
 	s.entries = append(s.entries, p.have.Entries...)
 	s.links = append(s.links, p.have.Links()...)
+	read := make(map[string]bool, len(p.have.Read))
+	for _, r := range p.have.Read {
+		read[r.Path] = true
+	}
+	// Most files were read and are among read already, in the order of their
+	// paths: sorting them again, in the map's order, took a quarter of the time
+	// the index spends listing its paths.
 	for f := range p.have.Files {
-		s.files = append(s.files, f)
+		if !read[f] {
+			s.files = append(s.files, f)
+		}
 	}
 	s.read = append(s.read, p.have.Read...)
 }
