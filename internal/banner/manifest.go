@@ -163,6 +163,14 @@ func AppendOrigin(dst []byte, origin string) []byte {
 // oneLine is s with every rune that is not graphic, and every byte that is
 // not UTF-8, escaped as Go writes it in a string literal.
 func oneLine(s string) string {
+	if printableASCII(s) {
+		return s // every file's origin is written twice, and most are plain paths
+	}
+	return escapeLine(s)
+}
+
+// escapeLine is oneLine for any s.
+func escapeLine(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -177,6 +185,17 @@ func oneLine(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// printableASCII says s holds only printable ASCII and no backslash: what
+// oneLine leaves as it is.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e || s[i] == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // Origin is what the file's banner says its content came from; empty when it

@@ -112,3 +112,23 @@ func TestTheOriginLineFollowsTheManifestInsideTheDigest(t *testing.T) {
 		}
 	}
 }
+
+// A plain origin is written as it is, without a copy; anything else as
+// escapeLine writes it.
+func TestAPlainOriginIsWrittenWithoutACopy(t *testing.T) {
+	for b := 0; b < 256; b++ {
+		s := "skills/a" + string([]byte{byte(b)}) + "b.yaml"
+		if got, want := oneLine(s), escapeLine(s); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", s, got, want)
+		}
+	}
+	for _, s := range []string{"café", "a\u2028b", `a\b`, ""} {
+		if got, want := oneLine(s), escapeLine(s); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", s, got, want)
+		}
+	}
+	plain := "registry file registry/caps-0012.yaml"
+	if n := testing.AllocsPerRun(100, func() { _ = oneLine(plain) }); n != 0 {
+		t.Errorf("oneLine of a plain origin allocates %v times, want none", n)
+	}
+}
