@@ -56,8 +56,21 @@ var (
 var (
 	unsafeToolChar     = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 	unsafeToolCharRuns = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
-	providerSafeName   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 )
+
+// safeToolName says name holds only letters, digits, _ and -, which the
+// clients keep, and begins with a letter when letterFirst: a check every
+// rendered skill of such a client makes, so no regular expression runs for it.
+func safeToolName(name string, letterFirst bool) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 && letterFirst || !('0' <= c && c <= '9' || c == '_' || c == '-')) {
+			return false
+		}
+	}
+	return !letterFirst || name != ""
+}
 
 // Of is the name the model sees for name, the name the client's pattern gives.
 func (n MCPNaming) Of(name string) string {
@@ -69,7 +82,7 @@ func (n MCPNaming) Of(name string) string {
 
 func qwenToolName(name string) string {
 	const most = 63
-	if len(name) <= most && providerSafeName.MatchString(name) {
+	if len(name) <= most && safeToolName(name, true) {
 		return name
 	}
 	sanitized := unsafeToolChar.ReplaceAllString(name, "_")
@@ -86,10 +99,10 @@ func qwenToolName(name string) string {
 
 func clineToolName(name string) string {
 	const most, hashLen = 64, 8
-	sanitized := unsafeToolCharRuns.ReplaceAllString(name, "_")
-	if sanitized == name && len(name) <= most {
+	if len(name) <= most && safeToolName(name, false) {
 		return name
 	}
+	sanitized := unsafeToolCharRuns.ReplaceAllString(name, "_")
 	sum := sha1.Sum([]byte(name))
 	keep := sanitized[:min(len(sanitized), most-1-hashLen)]
 	if keep == "" {

@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -75,6 +76,28 @@ func TestFillToolPatternReplacesAsAReplacerWould(t *testing.T) {
 		want := strings.NewReplacer("<server>", c.server, "<tool>", c.tool).Replace(c.pattern)
 		if got := fillToolPattern(c.pattern, c.server, c.tool); got != want {
 			t.Errorf("fillToolPattern(%q, %q, %q) = %q, want %q", c.pattern, c.server, c.tool, got, want)
+		}
+	}
+}
+
+// safeToolName says what the clients' own patterns say: Qwen Code's
+// ^[A-Za-z][A-Za-z0-9_-]*$, and Cline's name without a character outside
+// [A-Za-z0-9_-].
+func TestSafeToolNameIsTheClientsPattern(t *testing.T) {
+	letterFirst := regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	unsafe := regexp.MustCompile(`[^A-Za-z0-9_-]`)
+	names := []string{"", "tickets_create", "Tickets-2", "2tickets", "_x", "-x", "a.b", "ü", "a b"}
+	for a := 0; a < 256; a++ {
+		for _, b := range []byte{'a', '0', '_', '-', '.', 0x80} {
+			names = append(names, string([]byte{byte(a)}), string([]byte{byte(a), b}), string([]byte{b, byte(a)}))
+		}
+	}
+	for _, n := range names {
+		if got, want := safeToolName(n, true), letterFirst.MatchString(n); got != want {
+			t.Errorf("safeToolName(%q, true) = %v, want %v", n, got, want)
+		}
+		if got, want := safeToolName(n, false), !unsafe.MatchString(n); got != want {
+			t.Errorf("safeToolName(%q, false) = %v, want %v", n, got, want)
 		}
 	}
 }
