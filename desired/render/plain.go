@@ -65,6 +65,9 @@ func isPlainSafe(s string) bool {
 // yaml11Word says a YAML 1.1 reader takes s, written plain, for a boolean or
 // null rather than the string.
 func yaml11Word(s string) bool {
+	if len(s) > len("false") {
+		return false // a description, not a word: no lower-case copy of it
+	}
 	switch strings.ToLower(s) {
 	case "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~":
 		return true

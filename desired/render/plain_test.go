@@ -58,3 +58,22 @@ func FuzzPlainFrontMatter(f *testing.F) {
 		}
 	})
 }
+
+// The words a YAML 1.1 reader takes for a boolean or null, in any case, and
+// nothing longer; a description is told apart without a lower-case copy.
+func TestYAML11WordsAndNothingLonger(t *testing.T) {
+	for _, w := range []string{"y", "N", "yes", "No", "ON", "off", "True", "FALSE", "null", "~"} {
+		if !yaml11Word(w) {
+			t.Errorf("yaml11Word(%q) = false, want true", w)
+		}
+	}
+	for _, s := range []string{"", "ye", "nope", "falsey", "Yes please", "null and void"} {
+		if yaml11Word(s) {
+			t.Errorf("yaml11Word(%q) = true, want false", s)
+		}
+	}
+	long := "Create a Ticket in the Sales queue"
+	if n := testing.AllocsPerRun(100, func() { _ = yaml11Word(long) }); n != 0 {
+		t.Errorf("yaml11Word of a description allocates %v times, want none", n)
+	}
+}
