@@ -23,6 +23,9 @@ type Dir interface {
 	Beneath(rel string) (Dir, error)
 	// Entries lists the directory, sorted by name.
 	Entries() ([]Entry, error)
+	// EntriesStamped is Entries that also gives the directory's stamp, taken
+	// from the directory it lists, before listing it.
+	EntriesStamped() ([]Entry, Stamp, error)
 	// Lstat reports the type of name without following a symlink.
 	Lstat(name string) (fs.FileMode, error)
 	// Executable reports whether the file name, not followed if a symlink, has

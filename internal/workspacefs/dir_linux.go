@@ -89,6 +89,19 @@ func (d *osDir) Close() error {
 	return unix.Close(d.fd)
 }
 
+// EntriesStamped lists d, stamped first by one fstat of the directory it lists.
+func (d *osDir) EntriesStamped() ([]Entry, Stamp, error) {
+	var st unix.Stat_t
+	if _, err := retry(func() (int, error) { return 0, unix.Fstat(d.fd, &st) }); err != nil {
+		return nil, Stamp{}, d.fail("stat", ".", err)
+	}
+	entries, err := d.Entries()
+	if err != nil {
+		return nil, Stamp{}, err
+	}
+	return entries, stampOfStat(&st), nil
+}
+
 // Entries lists d, sorted by name.
 func (d *osDir) Entries() ([]Entry, error) {
 	var out []Entry

@@ -107,6 +107,19 @@ func (d *osDir) Close() error {
 	return d.root.Close()
 }
 
+// EntriesStamped lists d, stamped first.
+func (d *osDir) EntriesStamped() ([]Entry, Stamp, error) {
+	info, err := d.root.Lstat(".")
+	if err != nil {
+		return nil, Stamp{}, d.fail("lstat", ".", Cause(err))
+	}
+	entries, err := d.Entries()
+	if err != nil {
+		return nil, Stamp{}, err
+	}
+	return entries, stampOf(info), nil
+}
+
 // Entries lists d, sorted by name.
 func (d *osDir) Entries() ([]Entry, error) {
 	f, err := d.root.Open(".")

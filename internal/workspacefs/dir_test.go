@@ -127,6 +127,37 @@ func TestEntriesSortedWithTypes(t *testing.T) {
 	}
 }
 
+// EntriesStamped lists what Entries lists, with the stamp its parent gives the
+// directory by name, taken before the listing: an entry added after it changes
+// the directory's stamp from the one returned.
+func TestEntriesStampedStampsTheDirectoryItLists(t *testing.T) {
+	path, d := openTestDir(t)
+	mustDo(t, os.Mkdir(filepath.Join(path, "skill"), 0o755))
+	mustWrite(t, filepath.Join(path, "skill", "SKILL.md"), "x")
+	skill, err := d.Sub("skill")
+	mustDo(t, err)
+	defer skill.Close()
+	entries, stamp, err := skill.EntriesStamped()
+	mustDo(t, err)
+	if want := []Entry{{"SKILL.md", 0}}; !slices.Equal(entries, want) {
+		t.Errorf("EntriesStamped lists %v, want %v", entries, want)
+	}
+	byName, err := d.Stamp("skill")
+	mustDo(t, err)
+	if !stamp.Valid || stamp != byName {
+		t.Errorf("EntriesStamped stamps %+v, the parent %+v", stamp, byName)
+	}
+	// Far enough apart for a filesystem that keeps whole seconds.
+	later := time.Now().Add(2 * time.Second)
+	mustWrite(t, filepath.Join(path, "skill", "notes.md"), "y")
+	mustDo(t, os.Chtimes(filepath.Join(path, "skill"), later, later))
+	_, again, err := skill.EntriesStamped()
+	mustDo(t, err)
+	if again == stamp {
+		t.Error("an entry added left the directory's stamp as it was")
+	}
+}
+
 func TestEntriesSpanningManyBuffers(t *testing.T) {
 	path, d := openTestDir(t)
 	var want []string

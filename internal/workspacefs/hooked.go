@@ -144,6 +144,14 @@ func (d *hookedDir) Entries() ([]Entry, error) {
 	return d.base.Entries()
 }
 
+// EntriesStamped is checked as an Entries: it is one.
+func (d *hookedDir) EntriesStamped() ([]Entry, Stamp, error) {
+	if err := d.check("Entries", false, d.at); err != nil {
+		return nil, Stamp{}, pathError("readdir", d.at, err)
+	}
+	return d.base.EntriesStamped()
+}
+
 func (d *hookedDir) Lstat(name string) (fs.FileMode, error) {
 	if err := d.check("Lstat", false, d.rel(name)); err != nil {
 		return 0, pathError("lstat", d.rel(name), err)
