@@ -119,9 +119,9 @@ type State struct {
 	// a wanted file there that begins with its bytes, or if it is in a folder of
 	// a temp name (InStagedFolder).
 	CutShort []File
-	// Read holds every file the scan read and every side-file directory it
-	// listed, with the stamp of what it read there, taken before reading it: an
-	// index of the pass need not stamp them again.
+	// Read holds every file the scan read and every skill or side-file
+	// directory it listed, with the stamp of what it read there, taken before
+	// reading it: an index of the pass need not stamp them again.
 	Read  []Stamped
 	links []string // every symlink met, to check for escapes
 }
@@ -302,15 +302,17 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skill
 	}
 	skill, err := target.Sub(e.Name)
 	var entries []workspacefs.Entry
+	var stamp workspacefs.Stamp
 	if err == nil {
 		defer skill.Close()
 		defer sd.closeListed()
-		entries, err = skill.Entries()
+		entries, stamp, err = skill.EntriesStamped()
 	}
 	if err != nil {
 		sd.err = fmt.Errorf("read %s: %w", sd.path, workspacefs.Cause(err))
 		return sd
 	}
+	sd.stamps = append(sd.stamps, Stamped{sd.path, stamp})
 	sd.empty = len(entries) == 0
 	for _, e2 := range entries {
 		rel := path.Join(sd.path, e2.Name)
@@ -434,14 +436,11 @@ var sideFiles = func() map[string][]string {
 // owned or not like a SKILL.md, and what an interrupted write left there is found
 // as in the skill directory. Anything else there is a person's and is left out.
 func (sd *skillDir) scanSideFiles(skill workspacefs.Dir, sub string) {
-	stamp, err := skill.Stamp(sub)
-	var d workspacefs.Dir
-	if err == nil {
-		d, err = skill.Sub(sub)
-	}
+	d, err := skill.Sub(sub)
 	var entries []workspacefs.Entry
+	var stamp workspacefs.Stamp
 	if err == nil {
-		entries, err = d.Entries()
+		entries, stamp, err = d.EntriesStamped()
 		if err != nil {
 			d.Close()
 		}

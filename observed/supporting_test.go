@@ -129,3 +129,35 @@ func TestASideFileDirectoryIsListedOnce(t *testing.T) {
 		t.Errorf("a file the manifest names in the side-file directory is a supporting file: %+v", f)
 	}
 }
+
+// The scan stamps every skill directory it lists, from the directory it opened,
+// before listing it, as it stamps what it reads: an index of the pass need not
+// stamp them again.
+func TestTheScanStampsTheSkillDirectoriesItLists(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFile(t, root, ".claude/skills/a/SKILL.md", []byte("a person's\n"))
+	testkit.WriteFile(t, root, ".agents/skills/b/agents/openai.yaml", []byte("a person's\n"))
+	st, err := Scan(workspacefs.OS{}, root, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := workspacefs.OS{}.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	stamped := map[string]workspacefs.Stamp{}
+	for _, s := range st.Read {
+		stamped[s.Path] = s.Stamp
+	}
+	for _, dir := range []string{".claude/skills/a", ".agents/skills/b", ".agents/skills/b/agents"} {
+		info, err := r.Lstat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := workspacefs.StampOf(info)
+		if got, ok := stamped[dir]; !ok || got != want {
+			t.Errorf("%s: stamped %v (%+v), want %+v", dir, ok, got, want)
+		}
+	}
+}
