@@ -151,9 +151,7 @@ func indexedPaths(r workspacefs.FS, reg *registry.Registry, seen *seenTargets) (
 	if !ok {
 		return nil, false
 	}
-	paths = append(paths, scanned...)
-	slices.Sort(paths)
-	return slices.Compact(paths), true
+	return sortedUnion(paths, scanned), true
 }
 
 // inputFiles are the files a pass that planned reg read, or looked for, to load
@@ -187,9 +185,9 @@ func scannedPaths(r workspacefs.FS, seen *seenTargets, nearest bool) ([]string, 
 			paths = append(paths, d)
 		}
 	}
-	paths = append(paths, seen.entries...)
-	for _, r := range seen.read {
-		paths = append(paths, r.Path)
+	read := make([]string, len(seen.read))
+	for i, r := range seen.read {
+		read[i] = r.Path
 	}
 	paths = append(paths, seen.files...)
 	realRoot, err := r.EvalSymlinks(".")
@@ -203,8 +201,31 @@ func scannedPaths(r workspacefs.FS, seen *seenTargets, nearest bool) ([]string, 
 		}
 		paths = append(paths, way...)
 	}
-	slices.Sort(paths)
-	return slices.Compact(paths), true
+	return sortedUnion(paths, seen.entries, read), true
+}
+
+// sortedUnion is the union of lists in order, each sorted first unless it is:
+// most of an index's paths come in long sorted runs (the entries and what the
+// scan read, target by target, in the order of their paths), which a merge
+// takes in one pass where sorting them all together took most of the time
+// listing them.
+func sortedUnion(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		if !slices.IsSorted(l) {
+			l = slices.Sorted(slices.Values(l))
+		}
+		merged := make([]string, 0, len(out)+len(l))
+		for len(out) > 0 && len(l) > 0 {
+			if l[0] < out[0] {
+				merged, l = append(merged, l[0]), l[1:]
+			} else {
+				merged, out = append(merged, out[0]), out[1:]
+			}
+		}
+		out = append(append(merged, out...), l...)
+	}
+	return slices.Compact(out)
 }
 
 // scanKey keys the stamps of what a --once pass scanned (stampScan) for the pass
