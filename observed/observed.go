@@ -280,8 +280,10 @@ func (sd *skillDir) closeListed() {
 }
 
 // scanSkillDir reads one entry of the target directory dir, opened as target.
-func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) skillDir {
-	sd := skillDir{path: path.Join(dir, e.Name)}
+// The result is named so that the directories it kept open are closed, and
+// dropped, in what it returns.
+func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) (sd skillDir) {
+	sd = skillDir{path: path.Join(dir, e.Name)}
 	switch {
 	case slices.Contains(gitfiles.Names, e.Name):
 		sd.readTargetFile(target, e)

@@ -3,6 +3,7 @@ package observed
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -159,5 +160,29 @@ func TestTheScanStampsTheSkillDirectoriesItLists(t *testing.T) {
 		if got, ok := stamped[dir]; !ok || got != want {
 			t.Errorf("%s: stamped %v (%+v), want %+v", dir, ok, got, want)
 		}
+	}
+}
+
+// A skill directory's scan closes the side-file directories it kept open for
+// the walk, and keeps nothing of them in what it returns.
+func TestAScannedSkillDirectoryHoldsNoListedDirectory(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteFile(t, root, ".agents/skills/b/agents/openai.yaml", []byte("a person's\n"))
+	r, err := workspacefs.OS{}.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	target, err := r.OpenDir(".agents/skills")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	sd := scanSkillDir(target, ".agents/skills", workspacefs.Entry{Name: "b", Type: fs.ModeDir})
+	if sd.err != nil {
+		t.Fatal(sd.err)
+	}
+	if len(sd.listed) != 0 {
+		t.Errorf("the scan of b returned %d listed directories, want none", len(sd.listed))
 	}
 }
