@@ -176,7 +176,8 @@ func (b *bench) measure(w workspaces) []result {
 
 	add("cold reconcile --once", "skillsync", "write", each(w.cold, once))
 	add("no-op reconcile --once", "skillsync", "read", same(w.noop, once))
-	// A fresh clone's first one-shot run: in sync, no index yet.
+	// A fresh clone's second one-shot run: in sync, the record of the sources
+	// written by the first, no index yet.
 	add("first no-op reconcile --once (no index yet)", "skillsync", "read", func(int) run {
 		return run{dir: w.noop, argv: once, setup: func() error {
 			err := os.Remove(filepath.Join(w.noop, filepath.FromSlash(state.IndexFile)))
