@@ -164,7 +164,7 @@ func ownersOf(reg *registry.Registry, name string) []string {
 	var owners []string
 	for _, c := range reg.Capabilities {
 		if c.Spec.Skill != nil && c.Spec.Skill.Alias == name {
-			owners = append(owners, registry.CapabilityOwner(c.ID))
+			owners = append(owners, c.Owner())
 		}
 	}
 	for _, s := range reg.Skills {

@@ -118,7 +118,7 @@ func dropped(file string, before []byte, reg *Registry) map[string]bool {
 	declared := map[string]bool{}
 	for _, c := range reg.Capabilities {
 		if c.Spec.Skill != nil {
-			declared[CapabilityOwner(c.ID)] = true
+			declared[c.Owner()] = true
 		}
 	}
 	for _, s := range reg.Skills {

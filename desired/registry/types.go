@@ -698,7 +698,7 @@ func (s Skill) nameAt() place {
 // of its skill: a capability's alias, a workflow skill's name.
 func (r *Registry) NameAt(owner string) (Position, bool) {
 	for _, c := range r.Capabilities {
-		if CapabilityOwner(c.ID) == owner && c.Spec.Skill != nil {
+		if c.Owner() == owner && c.Spec.Skill != nil {
 			return c.doc.at("spec", "skill", "alias").Position(), true
 		}
 	}
