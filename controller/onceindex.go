@@ -41,8 +41,8 @@ func (s *seenTargets) keep(p targetPart) {
 		read[r.Path] = true
 	}
 	// Most files were read and are among read already, in the order of their
-	// paths: sorting them again, in the map's order, took a quarter of the time
-	// the index spends listing its paths.
+	// paths: listed again here, from the map in no order, they would have to
+	// be sorted again.
 	for f := range p.have.Files {
 		if !read[f] {
 			s.files = append(s.files, f)
@@ -207,7 +207,7 @@ func scannedPaths(r workspacefs.FS, seen *seenTargets, nearest bool) ([]string, 
 // sortedUnion is the union of lists in order, each sorted first unless it is:
 // most of an index's paths come in long sorted runs (the entries and what the
 // scan read, target by target, in the order of their paths), which a merge
-// takes in one pass where sorting them all together took most of the time
+// takes in one pass, where sorting them all together is most of the time
 // listing them.
 func sortedUnion(lists ...[]string) []string {
 	var out []string
