@@ -16,11 +16,11 @@ type scanResult struct {
 }
 
 // scansAhead is how many target directories are scanned ahead of the one being
-// planned: the first two that exist (in the order of their names) are scanned
-// while the inputs load, and each next one while those before it are planned,
-// holding the observed state of at most three targets, not of the whole
-// workspace.
-const scansAhead = 2
+// planned: the first three that exist (in the order of their names) are scanned
+// while the inputs load, the three a workspace usually has, and each next one
+// while those before it are planned, holding the observed state of at most four
+// targets, not of the whole workspace.
+const scansAhead = 3
 
 // targetScans are the scans of the target directories of a workspace, taken in
 // order. A directory that exists is scanned in the background, scansAhead ahead;
