@@ -288,9 +288,10 @@ func TargetEntry(rel string) (dir, name string, whole bool) {
 func ReservedBy(name string, enabled []string) []string {
 	var out []string
 	for _, c := range All {
-		reads := slices.ContainsFunc(c.Targets(), func(t string) bool { return slices.Contains(enabled, t) })
+		// Every skill name of a registry is asked about, and hardly any is taken:
+		// the targets a client reads are listed only for one that is.
 		taken := c.Reserved[name] || slices.ContainsFunc(c.ReservedWith, func(s string) bool { return strings.Contains(name, s) })
-		if reads && taken {
+		if taken && slices.ContainsFunc(c.Targets(), func(t string) bool { return slices.Contains(enabled, t) }) {
 			out = append(out, c.Name)
 		}
 	}
