@@ -60,13 +60,18 @@ func (d dialect) keys(s Skill) []field {
 // read as the character and no client substitutes (OpenCode and Kilo know no
 // other escape).
 func (d dialect) escape(s string) string {
-	if d.Substitutes == nil || !strings.ContainsAny(s, "$!") {
+	if d.Substitutes == nil || !strings.ContainsAny(s, substituteStarts) {
 		return s
 	}
 	return d.Substitutes.ReplaceAllStringFunc(s, func(m string) string {
 		return entity(m[0]) + m[1:]
 	})
 }
+
+// substituteStarts are the characters anything a reader replaces or runs begins
+// with (a test checks every client's pattern): text without them holds nothing
+// to escape or refuse, which spares the pattern's search for most text.
+const substituteStarts = "$!"
 
 func entity(c byte) string {
 	switch c {
@@ -83,7 +88,7 @@ func entity(c byte) string {
 // character for character, such as a command line, cannot hold it.
 func Unrepresentable(target, text string) string {
 	d, ok := dialectOf(target)
-	if !ok || d.Substitutes == nil {
+	if !ok || d.Substitutes == nil || !strings.ContainsAny(text, substituteStarts) {
 		return ""
 	}
 	return d.Substitutes.FindString(text)
