@@ -51,7 +51,7 @@ func FuzzParseAndValidate(f *testing.F) {
 				continue
 			}
 			name := c.Spec.Skill.Alias
-			if seen[name] || !skillNamePattern.MatchString(name) || len(name) > MaxNameLength || strings.Contains(name, "mcp") {
+			if seen[name] || !isSkillName(name) || len(name) > MaxNameLength || strings.Contains(name, "mcp") {
 				t.Fatalf("validation passed a bad or duplicate name %q", name)
 			}
 			seen[name] = true

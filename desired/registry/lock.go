@@ -228,7 +228,7 @@ func ParseLock(file string, data []byte) (Lock, Problems) {
 	for i, s := range l.Sources {
 		at := docs[0].at("sources", fmt.Sprint(i))
 		switch {
-		case !skillNamePattern.MatchString(s.Name):
+		case !isSkillName(s.Name):
 			ps = append(ps, Problem{Pos: at.Position(), Message: fmt.Sprintf("source name %q is not a name skillsync.yaml can declare", s.Name), Hint: `run "skillsync update" to write the lock again`})
 		case seen[s.Name]:
 			ps = append(ps, Problem{Pos: at.Position(), Message: fmt.Sprintf("source %s is locked twice", s.Name), Hint: `run "skillsync update" to write the lock again`})
@@ -255,7 +255,7 @@ func ParseLock(file string, data []byte) (Lock, Problems) {
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(s.Skills)) {
-			if _, ok := parseDigest(s.Skills[name]); !ok || !skillNamePattern.MatchString(name) {
+			if _, ok := parseDigest(s.Skills[name]); !ok || !isSkillName(name) {
 				ps = append(ps, Problem{Pos: docs[0].at("sources", fmt.Sprint(i), "skills", name).Position(), Message: fmt.Sprintf("skill %q of source %s is locked to %q, not a skill name and a sha256: digest", name, s.Name, s.Skills[name]),
 					Hint: `run "skillsync update" to write the lock again`})
 			}

@@ -28,13 +28,13 @@ func (r *Registry) SnapshotPath(src MCPSource) (string, bool) {
 }
 
 // ValidCapabilityID says id can name a capability.
-func ValidCapabilityID(id string) bool { return capabilityIDPattern.MatchString(id) }
+func ValidCapabilityID(id string) bool { return isCapabilityID(id) }
 
 // ValidMCPName says name can name an MCP server.
-func ValidMCPName(name string) bool { return mcpNamePattern.MatchString(name) }
+func ValidMCPName(name string) bool { return isMCPName(name) }
 
 // ValidMCPToolName says name is one the MCP specification allows a tool.
-func ValidMCPToolName(name string) bool { return mcpToolNamePattern.MatchString(name) }
+func ValidMCPToolName(name string) bool { return isMCPToolName(name) }
 
 // mcpToolNameRule says what MCPToolNamePattern allows.
 const mcpToolNameRule = "MCP tool names are 1 to 128 letters, digits, _, - and ."

@@ -66,7 +66,7 @@ type SourceOrigin struct {
 
 // ValidSkillName tells whether name is one a skill can have.
 func ValidSkillName(name string) bool {
-	return len(name) <= MaxNameLength && skillNamePattern.MatchString(name)
+	return len(name) <= MaxNameLength && isSkillName(name)
 }
 
 // TakesDocument tells whether the file p of src (a path from the root of its
@@ -252,7 +252,7 @@ func (l *loader) checkSources(reg *Registry) bool {
 			ok = false
 		}
 		switch {
-		case !skillNamePattern.MatchString(src.Name):
+		case !isSkillName(src.Name):
 			bad(at("name"), fmt.Sprintf("source name %q is not a valid name", src.Name), "use "+skillNameRequirements)
 		case names[src.Name]:
 			bad(at("name"), fmt.Sprintf("source %s is declared twice", src.Name), "give each source a name of its own")
@@ -299,7 +299,7 @@ func (l *loader) checkSources(reg *Registry) bool {
 		seen := map[string]bool{}
 		for _, name := range src.Include {
 			switch {
-			case !skillNamePattern.MatchString(name):
+			case !isSkillName(name):
 				bad(at("include"), fmt.Sprintf("include of source %s names %q, not a valid skill name", src.Name, name), "use "+skillNameRequirements)
 			case seen[name]:
 				bad(at("include"), fmt.Sprintf("include of source %s names %s twice", src.Name, name), "name each skill once")
@@ -505,7 +505,7 @@ func SourceSkills(src RemoteSource, files []SourceFile) (map[string][32]byte, Pr
 				Hint: "check include against the repository, or its path"})
 			continue
 		}
-		if !skillNamePattern.MatchString(name) {
+		if !isSkillName(name) {
 			problems = append(problems, Problem{Pos: Position{File: at}, Message: fmt.Sprintf("the skill directory %s is not named as a skill can be", name),
 				Hint: "use " + skillNameRequirements + "; leave it out with include"})
 			continue

@@ -54,7 +54,7 @@ func DerivedAlias(tool string) string {
 // namespace), leaving aside the names that are reserved or taken, which depend
 // on the rest of the workspace.
 func ValidAlias(name string) bool {
-	return len(name) <= MaxNameLength && skillNamePattern.MatchString(name)
+	return len(name) <= MaxNameLength && isSkillName(name)
 }
 
 // SkillArgument is the property of an input schema (JSON text) that a skill's

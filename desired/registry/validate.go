@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +25,7 @@ const (
 
 // The patterns of names. They read alike as Go regular expressions and as the
 // ECMA-262 ones of JSON Schema, so the generated schemas (schema/) carry them as
-// they are.
+// they are; names.go matches them.
 const (
 	SkillNamePattern    = `^[a-z0-9]+(-[a-z0-9]+)*$`
 	CapabilityIDPattern = `^[A-Za-z0-9]+([._-][A-Za-z0-9]+)*$`
@@ -37,11 +36,6 @@ const (
 )
 
 var (
-	skillNamePattern      = regexp.MustCompile(SkillNamePattern)
-	capabilityIDPattern   = regexp.MustCompile(CapabilityIDPattern)
-	dottedNamePattern     = regexp.MustCompile(DottedNamePattern)
-	mcpNamePattern        = regexp.MustCompile(MCPNamePattern)
-	mcpToolNamePattern    = regexp.MustCompile(MCPToolNamePattern)
 	effects               = []string{EffectRead, EffectWrite, EffectDestructive}
 	skillNameRequirements = "lowercase letters, digits and single hyphens, at most 64 characters, like intent or propose-intent"
 )
@@ -244,7 +238,7 @@ func (v *validator) workspace() {
 			}
 		}
 	}
-	if ws := v.reg.Config.Spec.MCP; ws != nil && ws.Server != "" && !mcpNamePattern.MatchString(ws.Server) {
+	if ws := v.reg.Config.Spec.MCP; ws != nil && ws.Server != "" && !isMCPName(ws.Server) {
 		v.add(cfg.at("spec", "mcp", "server"), "use letters, digits, _ and -", "MCP server name %q is not valid", ws.Server)
 	}
 	switch u := v.reg.Config.Spec.UnguardedClients; u {
@@ -283,7 +277,7 @@ func (v *validator) profiles() {
 		switch {
 		case p.Name == "":
 			v.add(pos, "give the profile a name under metadata.name", "profile has no name")
-		case !skillNamePattern.MatchString(p.Name) || len(p.Name) > MaxNameLength:
+		case !isSkillName(p.Name) || len(p.Name) > MaxNameLength:
 			v.add(pos, "use "+skillNameRequirements, "profile name %q is not valid", p.Name)
 		}
 		if first, dup := seen[p.Name]; dup && p.Name != "" {
@@ -291,7 +285,7 @@ func (v *validator) profiles() {
 		}
 		seen[p.Name] = pos
 		for i, c := range p.Spec.Capabilities {
-			if !dottedNamePattern.MatchString(c) {
+			if !isDottedName(c) {
 				v.add(itemAt(p.doc, i, "spec", "capabilities"), "client capabilities are dotted names like markdown.codeBlock.echarts-fulldata", "profile capability %q is not a dotted name", c)
 			}
 			v.announced[c] = true
@@ -329,7 +323,7 @@ func (v *validator) checkCapability(c Capability) checked {
 	switch {
 	case c.ID == "":
 		v.add(d.at("metadata"), "set metadata.name to the capability id, like intents.propose", "capability has no id")
-	case !capabilityIDPattern.MatchString(c.ID):
+	case !isCapabilityID(c.ID):
 		v.add(d.at("metadata", "name"), "ids are letters and digits separated by single dots, hyphens or underscores", "capability id %q is not valid", c.ID)
 	default:
 		ch.claimID = true
@@ -357,10 +351,10 @@ func (v *validator) checkCapability(c Capability) checked {
 	if spec.MCP != nil {
 		if spec.MCP.Tool == "" {
 			v.add(d.at("spec", "mcp"), "name the tool, like {tool: intents_propose}", "mcp has no tool")
-		} else if !mcpToolNamePattern.MatchString(spec.MCP.Tool) {
+		} else if !isMCPToolName(spec.MCP.Tool) {
 			v.add(d.at("spec", "mcp", "tool"), mcpToolNameRule, "MCP tool name %q is not valid", spec.MCP.Tool)
 		}
-		if spec.MCP.Server != "" && !mcpNamePattern.MatchString(spec.MCP.Server) {
+		if spec.MCP.Server != "" && !isMCPName(spec.MCP.Server) {
 			v.add(d.at("spec", "mcp", "server"), "MCP server names use letters, digits, _ and -", "MCP server name %q is not valid", spec.MCP.Server)
 		}
 		if c.MCPServer(v.reg.Config) == "" {
@@ -630,7 +624,7 @@ func (v *validator) checkName(name string, pos place, what string) bool {
 	case len(name) > MaxNameLength:
 		v.add(pos, fmt.Sprintf("shorten it to %d characters", MaxNameLength), "%s %q is %d characters long", what, name, len(name))
 		return false
-	case !skillNamePattern.MatchString(name):
+	case !isSkillName(name):
 		v.add(pos, "use "+skillNameRequirements, "%s %q is not a valid skill name", what, name)
 		return false
 	}
@@ -688,7 +682,7 @@ func (v *validator) required(d document, names []string, keys ...string) {
 	for i, c := range names {
 		pos := itemAt(d, i, keys...)
 		switch {
-		case !dottedNamePattern.MatchString(c):
+		case !isDottedName(c):
 			v.add(pos, "client capabilities are dotted names like markdown.codeBlock.echarts-fulldata", "required capability %q is not a dotted name", c)
 		case !v.announced[c]:
 			v.add(pos, suggest(c, sortedKeys(v.announced), "declare a Profile that announces it"), "required capability %q is announced by no profile", c)

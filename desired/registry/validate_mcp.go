@@ -23,7 +23,7 @@ func (v *validator) mcpSources() {
 		switch {
 		case src.Name == "":
 			v.add(at(), "name the server as your clients do (its key under mcpServers in .mcp.json)", "MCP source %d has no name", i+1)
-		case !mcpNamePattern.MatchString(src.Name):
+		case !isMCPName(src.Name):
 			v.add(at("name"), "use letters, digits, _ and -", "MCP server name %q is not valid", src.Name)
 		case names[src.Name]:
 			v.add(at("name"), "list each server once", "MCP source %q is listed twice", src.Name)
@@ -77,7 +77,7 @@ func (v *validator) skillSelectors(src MCPSource, at func(j int, key string) pla
 		switch _, err := path.Match(sk.Tool, ""); {
 		case pattern && err != nil:
 			v.add(at(j, "tool"), "use *, ? and [ ] as in shell patterns", "tool pattern %q is not valid", sk.Tool)
-		case !pattern && !mcpToolNamePattern.MatchString(sk.Tool):
+		case !pattern && !isMCPToolName(sk.Tool):
 			v.add(at(j, "tool"), "name a tool of the server ("+mcpToolNameRule+"), or match names with *, ? and [ ]", "tool %q is not a valid MCP tool name", sk.Tool)
 		case !pattern && named[sk.Tool]:
 			v.add(at(j, "tool"), "give each tool one selector", "tool %q has a selector already", sk.Tool)
@@ -91,7 +91,7 @@ func (v *validator) skillSelectors(src MCPSource, at func(j int, key string) pla
 				"alias %q is given for the pattern %q, which can match more than one tool", sk.Alias, sk.Tool)
 		case sk.Alias != "" && !ValidAlias(sk.Alias):
 			v.add(at(j, "alias"), "use lowercase letters, digits and single hyphens, at most 64 characters", "alias %q is not a valid skill name", sk.Alias)
-		case sk.Alias == "" && !pattern && mcpToolNamePattern.MatchString(sk.Tool) && !ValidAlias(DerivedAlias(sk.Tool)):
+		case sk.Alias == "" && !pattern && isMCPToolName(sk.Tool) && !ValidAlias(DerivedAlias(sk.Tool)):
 			v.add(at(j, "tool"), "give the selector an alias: lowercase letters, digits and single hyphens, at most 64 characters",
 				"the alias the tool %q would take, %q, is not a valid skill name", sk.Tool, DerivedAlias(sk.Tool))
 		}
