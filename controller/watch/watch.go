@@ -176,10 +176,14 @@ func (w *watchLoop) stopTimers() {
 // level; a key is left out rather than logged empty.
 func LogApplied(log *slog.Logger, out controller.Outcome, level slog.Level) {
 	ctx := context.Background()
+	// The attributes of a record are made before the handler can refuse it: a
+	// cold run's thousands of changes are not turned into records nobody logs.
+	quiet := !log.Enabled(ctx, level)
 	for _, a := range out.Applied {
 		switch {
 		case a.Err != nil:
 			log.Error("change failed", "action", string(a.Action), "path", a.Path, "err", a.Err)
+		case quiet:
 		case a.Undone:
 			log.Log(ctx, level, "housekeeping left undone", "action", string(a.Action), "path", a.Path, "kept", a.Kept)
 		case a.Kept != "":
