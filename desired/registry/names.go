@@ -1,8 +1,9 @@
 package registry
 
 // The patterns of names are matched by hand: every capability's id, tool and
-// alias is matched on each load, and a regular expression took half of what
-// checking a capability costs. A test holds each function to its pattern.
+// alias is matched on each load, where compiled regular expressions cost as much
+// as the rest of a capability's checks. A test holds each function to its
+// pattern.
 
 // isSkillName matches SkillNamePattern.
 func isSkillName(s string) bool { return separatedWords(s, isLowerOrDigit, "-") }
