@@ -16,8 +16,8 @@ type scanResult struct {
 }
 
 // scansAhead is how many target directories are scanned ahead of the one being
-// planned: the first three that exist (in the order of their names) are scanned
-// while the inputs load, the three a workspace usually has, and each next one
+// planned: the first three that exist (in the order of their names), as many as
+// a workspace usually has, are scanned while the inputs load, and each next one
 // while those before it are planned, holding the observed state of at most four
 // targets, not of the whole workspace.
 const scansAhead = 3

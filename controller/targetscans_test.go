@@ -21,8 +21,9 @@ func targetIndex(t *testing.T, targets []string, dir string) int {
 }
 
 // The known target directories a workspace does not have sit between the ones
-// it has; they hold no place ahead, so the third directory it has is scanned as
-// soon as the first is taken, not once every missing one before it is.
+// it has; they hold no place ahead, so the third directory it has is scanned
+// ahead of its turn, by the time the first is taken, not once every missing one
+// before it is.
 func TestAMissingTargetDirectoryHoldsNoPlaceAhead(t *testing.T) {
 	root := t.TempDir()
 	for _, dir := range []string{".agents/skills", ".claude/skills", ".qwen/skills"} {
