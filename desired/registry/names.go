@@ -1,5 +1,7 @@
 package registry
 
+import "strings"
+
 // The patterns of names are matched by hand: every capability's id, tool and
 // alias is matched on each load, where compiled regular expressions cost as much
 // as the rest of a capability's checks. A test holds each function to its
@@ -15,7 +17,7 @@ func isCapabilityID(s string) bool { return separatedWords(s, isLetterOrDigit, "
 // each beginning with a letter or digit, two or more of them joined by dots.
 func isDottedName(s string) bool {
 	words := 0
-	for word := range splitBytes(s, '.') {
+	for word := range strings.SplitSeq(s, ".") {
 		if word == "" || !isLetterOrDigit(word[0]) || !allBytes(word, isNameByte) {
 			return false
 		}
@@ -43,30 +45,13 @@ func separatedWords(s string, word func(byte) bool, seps string) bool {
 		switch b := s[i]; {
 		case word(b):
 			afterWord = true
-		case afterWord && isOneOf(b, seps):
+		case afterWord && strings.IndexByte(seps, b) >= 0:
 			afterWord = false
 		default:
 			return false
 		}
 	}
 	return afterWord
-}
-
-// splitBytes yields the parts of s between the bytes sep, as strings.Split
-// would list them.
-func splitBytes(s string, sep byte) func(yield func(string) bool) {
-	return func(yield func(string) bool) {
-		start := 0
-		for i := 0; i < len(s); i++ {
-			if s[i] == sep {
-				if !yield(s[start:i]) {
-					return
-				}
-				start = i + 1
-			}
-		}
-		yield(s[start:])
-	}
 }
 
 func allBytes(s string, ok func(byte) bool) bool {
@@ -76,15 +61,6 @@ func allBytes(s string, ok func(byte) bool) bool {
 		}
 	}
 	return true
-}
-
-func isOneOf(b byte, set string) bool {
-	for i := 0; i < len(set); i++ {
-		if set[i] == b {
-			return true
-		}
-	}
-	return false
 }
 
 func isLowerOrDigit(b byte) bool { return 'a' <= b && b <= 'z' || '0' <= b && b <= '9' }
