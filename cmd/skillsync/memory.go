@@ -51,8 +51,12 @@ var limited, paced atomic.Bool
 
 // limitMemory sets the soft memory limit of a one-shot command unless GOMEMLIMIT
 // does, and, unless GOGC sets the collector's pace too, its pace, and has the
-// collector follow the live heap; stop ends that.
+// collector follow the live heap; stop ends that. It turns the heap profile off.
 func limitMemory() (stop func()) {
+	// Nothing here reads a heap profile, but gRPC links runtime/pprof, so the
+	// runtime would record the stack of an allocation every 512 KiB, in a table
+	// of 1.4 MB (docs/performance.md).
+	runtime.MemProfileRate = 0
 	limited.Store(false)
 	paced.Store(false)
 	roomy.Store(&oneShot)

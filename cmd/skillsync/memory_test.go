@@ -11,12 +11,25 @@ import (
 
 // keepPace restores the collector's limit and pace when the test ends.
 func keepPace(t *testing.T) {
-	limit, growth := debug.SetMemoryLimit(-1), debug.SetGCPercent(-1)
+	limit, growth, sampled := debug.SetMemoryLimit(-1), debug.SetGCPercent(-1), runtime.MemProfileRate
 	debug.SetGCPercent(growth)
 	t.Cleanup(func() {
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(growth)
+		runtime.MemProfileRate = sampled
 	})
+}
+
+// Nothing reads a heap profile, so a command has the runtime record none,
+// whatever the environment sets for the collector.
+func TestACommandRecordsNoHeapProfile(t *testing.T) {
+	keepPace(t)
+	runtime.MemProfileRate = 512 << 10
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	limitMemory()()
+	if runtime.MemProfileRate != 0 {
+		t.Errorf("the runtime records an allocation every %d bytes for a heap profile", runtime.MemProfileRate)
+	}
 }
 
 func TestMemoryLimitIsSetUnlessGOMEMLIMITIs(t *testing.T) {
