@@ -31,7 +31,10 @@ type workspaces struct {
 	n                         int
 	master                    string // in sync; the floors read and copy its tree
 	cold, copyTo, copySynced  []string
+	atomicTo                  []string // an empty directory per run of the atomic copy
+	coldChecked               string   // a copy of the sources only, which --check reads
 	noop, edit, remove, dirty string
+	firstNoop                 string // in sync; its index is removed before each run
 	rulesyncCold, rulerCold   []string
 	rulesyncNoop, rulerNoop   string
 }
@@ -59,8 +62,12 @@ func (b *bench) prepare(n int) workspaces {
 	for i := range w.copyTo {
 		w.copySynced = append(w.copySynced, w.copyTo[i]+"-synced")
 		check(os.MkdirAll(w.copySynced[i], 0o755))
+		w.atomicTo = append(w.atomicTo, w.copyTo[i]+"-atomic")
+		check(os.MkdirAll(w.atomicTo[i], 0o755))
 	}
+	w.coldChecked = b.copyOf(w.cold[0], dir, "cold-checked", 0)
 	w.noop = b.copyOf(w.master, dir, "noop", 0)
+	w.firstNoop = b.copyOf(w.master, dir, "first-noop", 0)
 	w.edit = b.copyOf(w.master, dir, "edit", 0)
 	w.remove = b.copyOf(w.master, dir, "remove", 0)
 	w.dirty = b.copyOf(w.master, dir, "dirty", 0)
@@ -163,30 +170,47 @@ func (b *bench) measure(w workspaces) []result {
 		rs = append(rs, result{n: n, scenario: scenario, tool: tool, floor: floor, series: measureSeries(warmup, b.runs, next)})
 	}
 
-	add("write floor: cp -r of the generated tree", "floor", "write", func(i int) run {
-		return run{dir: w.copyTo[i], argv: writeFloorArgv(w.master)}
-	})
-	// skillsync makes its writes durable and cp -r does not: this row is cp -r
-	// followed by one syncfs of the filesystem, what the cold run is also held to.
-	add("cp -r of the generated tree, then sync -f (syncfs)", "baseline", "write", func(i int) run {
-		return run{dir: w.copySynced[i], argv: []string{"sh", "-c", strings.Join(writeFloorArgv(w.master), " ") + " && sync -f ."}}
-	})
-	add("read floor: find -exec cat of the generated tree", "floor", "read",
-		same(w.master, []string{"sh", "-c", "find " + strings.Join(generatedTree, " ") + " -type f -exec cat {} + >/dev/null"}))
-
-	add("cold reconcile --once", "skillsync", "write", each(w.cold, once))
-	add("no-op reconcile --once", "skillsync", "read", same(w.noop, once))
-	// A fresh clone's second one-shot run: in sync, the record of the sources
-	// written by the first, no index yet.
-	add("first no-op reconcile --once (no index yet)", "skillsync", "read", func(int) run {
-		return run{dir: w.noop, argv: once, setup: func() error {
-			err := os.Remove(filepath.Join(w.noop, filepath.FromSlash(state.IndexFile)))
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}}
-	})
+	self, err := os.Executable()
+	check(err)
+	rs = append(rs, b.inTurn(n, "",
+		timedInTurn{scenario: "write floor: cp -r of the generated tree", tool: "floor", floor: "write", next: func(i int) run {
+			return run{dir: w.copyTo[i], argv: writeFloorArgv(w.master)}
+		}},
+		// skillsync makes its writes durable and cp -r does not: this row is cp -r
+		// followed by one syncfs of the filesystem, what the cold run is also held to.
+		timedInTurn{scenario: "cp -r of the generated tree, then sync -f (syncfs)", tool: "baseline", floor: "write", next: func(i int) run {
+			return run{dir: w.copySynced[i], argv: []string{"sh", "-c", strings.Join(writeFloorArgv(w.master), " ") + " && sync -f ."}}
+		}},
+		// Not a floor: what any tool that never leaves a torn file in a client's
+		// directory pays for writing each file beside its place and renaming it in.
+		timedInTurn{scenario: "atomic copy of the generated tree, a few skill directories at a time: each file written beside its place and renamed into it, then syncfs", tool: "baseline", floor: "write", next: func(i int) run {
+			return run{dir: w.atomicTo[i], argv: []string{self, atomicCopyTreeFlag, w.master}}
+		}},
+		// What a cold run does before its first write, and writes nothing: every
+		// input read and checked, every target scanned and planned. It exits 1, the
+		// plan not empty.
+		timedInTurn{scenario: "reconcile --check of a workspace with nothing generated yet", tool: "skillsync", floor: "write", next: func(int) run {
+			return run{dir: w.coldChecked, argv: []string{b.bin, "reconcile", "--check"}, okRC: []int{1}}
+		}},
+		timedInTurn{scenario: "cold reconcile --once", tool: "skillsync", floor: "write", next: func(i int) run { return run{dir: w.cold[i], argv: once} }},
+	)...)
+	rs = append(rs, b.inTurn(n, "",
+		timedInTurn{scenario: "read floor: find -exec cat of the generated tree", tool: "floor", floor: "read", next: func(int) run {
+			return run{dir: w.master, argv: []string{"sh", "-c", "find " + strings.Join(generatedTree, " ") + " -type f -exec cat {} + >/dev/null"}}
+		}},
+		timedInTurn{scenario: "no-op reconcile --once", tool: "skillsync", floor: "read", next: func(int) run { return run{dir: w.noop, argv: once} }},
+		// A fresh clone's second one-shot run: in sync, the record of the sources
+		// written by the first, no index yet.
+		timedInTurn{scenario: "first no-op reconcile --once (no index yet)", tool: "skillsync", floor: "read", next: func(int) run {
+			return run{dir: w.firstNoop, argv: once, setup: func() error {
+				err := os.Remove(filepath.Join(w.firstNoop, filepath.FromSlash(state.IndexFile)))
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}}
+		}},
+	)...)
 	add("one capability edited, reconcile --once", "skillsync", "read", func(i int) run {
 		return run{dir: w.edit, argv: once, setup: func() error {
 			return workspacegen.Write(w.edit, n, map[int]string{mid: fmt.Sprintf("Edited title %d", i)}, nil)

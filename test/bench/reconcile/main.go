@@ -17,7 +17,13 @@ import (
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == atomicCopyFlag {
-		check(atomicCopy(os.Args[2]))
+		check(atomicCopy(templateCopies(os.Args[2])))
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == atomicCopyTreeFlag {
+		copies, err := treeCopies(os.Args[2])
+		check(err)
+		check(atomicCopy(copies))
 		return
 	}
 	sizes := flag.String("sizes", "100,1000,10000", "numbers of capabilities; empty for none")

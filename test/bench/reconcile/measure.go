@@ -191,3 +191,46 @@ func changed(before, after map[string]fileState) int {
 	}
 	return n
 }
+
+// timedInTurn is one scenario of a group timed in turn.
+type timedInTurn struct {
+	scenario, tool, floor string
+	next                  func(int) run
+	series
+}
+
+// measureInTurn runs warmup+runs rounds; in each, one invocation of every
+// scenario of ts, in order. The warm-up rounds are not timed.
+func measureInTurn(warmup, runs int, ts []timedInTurn) []timedInTurn {
+	for i := 0; i < warmup+runs; i++ {
+		for k := range ts {
+			t := &ts[k]
+			if t.failed != "" {
+				continue
+			}
+			x := measureSeries(0, 1, func(int) run { return t.next(i) })
+			if x.failed != "" {
+				t.failed = x.failed
+				continue
+			}
+			if i >= warmup {
+				t.samples = append(t.samples, x.samples...)
+			}
+		}
+	}
+	return ts
+}
+
+// inTurn times ts in turn, run by run, not one whole series after another: on
+// a shared disk whose speed drifts over minutes, a slow patch then slows the
+// floors and the runs compared with them alike. label begins each progress line.
+func (b *bench) inTurn(n int, label string, ts ...timedInTurn) []result {
+	for _, t := range ts {
+		fmt.Fprintf(os.Stderr, "  %sin turn, %s: %s\n", label, t.tool, t.scenario)
+	}
+	var rs []result
+	for _, s := range measureInTurn(warmup, b.runs, ts) {
+		rs = append(rs, result{n: n, scenario: s.scenario, tool: s.tool, floor: s.floor, series: s.series})
+	}
+	return rs
+}

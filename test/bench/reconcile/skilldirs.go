@@ -73,18 +73,7 @@ func (b *bench) measureSkillDirs(w skillDirWorkspaces) []result {
 		fmt.Fprintf(os.Stderr, "  whole skills, %s: %s\n", tool, scenario)
 		rs = append(rs, result{n: n, scenario: scenario, tool: tool, floor: floor, series: measureSeries(warmup, b.runs, next)})
 	}
-	// The floors and the runs compared with them are timed in turn, run by run,
-	// not one whole series after another: on a shared disk whose speed drifts
-	// over minutes, a slow patch then slows both alike.
-	inTurn := func(ts ...timedInTurn) {
-		for _, t := range ts {
-			fmt.Fprintf(os.Stderr, "  whole skills, in turn, %s: %s\n", t.tool, t.scenario)
-		}
-		for _, s := range measureInTurn(warmup, b.runs, ts) {
-			rs = append(rs, result{n: n, scenario: s.scenario, tool: s.tool, floor: s.floor, series: s.series})
-		}
-	}
-	inTurn(
+	rs = append(rs, b.inTurn(n, "whole skills, ",
 		timedInTurn{scenario: "write floor: cp -r of the skill tree into the 3 target directories", tool: "floor", floor: "write", next: func(i int) run {
 			return run{dir: w.cpTo[i], argv: skillTreeCopyArgv(w.template, false)}
 		}},
@@ -98,13 +87,13 @@ func (b *bench) measureSkillDirs(w skillDirWorkspaces) []result {
 			return run{dir: w.atomicTo[i], argv: []string{self, atomicCopyFlag, w.template}}
 		}},
 		timedInTurn{scenario: "cold reconcile --once", tool: "skillsync", floor: "write", next: func(i int) run { return run{dir: w.cold[i], argv: once} }},
-	)
-	inTurn(
+	)...)
+	rs = append(rs, b.inTurn(n, "whole skills, ",
 		timedInTurn{scenario: "read floor: find -exec cat of the generated tree", tool: "floor", floor: "read", next: func(int) run {
 			return run{dir: w.master, argv: []string{"sh", "-c", "find " + strings.Join(generatedTree, " ") + " -type f -exec cat {} + >/dev/null"}}
 		}},
 		timedInTurn{scenario: "no-op reconcile --once", tool: "skillsync", floor: "read", next: func(int) run { return run{dir: w.noop, argv: once} }},
-	)
+	)...)
 	add("one supporting file edited, reconcile --once", "skillsync", "read", func(i int) run {
 		return run{dir: w.edit, argv: once, setup: func() error {
 			return workspacegen.WriteSkillDirFile(w.edit, mid, workspacegen.SupportingFile, workspacegen.SupportingText(mid, fmt.Sprintf("Edited, run %d", i)))
@@ -116,35 +105,6 @@ func (b *bench) measureSkillDirs(w skillDirWorkspaces) []result {
 		}}
 	})
 	return rs
-}
-
-// timedInTurn is one scenario of a group timed in turn.
-type timedInTurn struct {
-	scenario, tool, floor string
-	next                  func(int) run
-	series
-}
-
-// measureInTurn runs warmup+runs rounds; in each, one invocation of every
-// scenario of ts, in order. The warm-up rounds are not timed.
-func measureInTurn(warmup, runs int, ts []timedInTurn) []timedInTurn {
-	for i := 0; i < warmup+runs; i++ {
-		for k := range ts {
-			t := &ts[k]
-			if t.failed != "" {
-				continue
-			}
-			x := measureSeries(0, 1, func(int) run { return t.next(i) })
-			if x.failed != "" {
-				t.failed = x.failed
-				continue
-			}
-			if i >= warmup {
-				t.samples = append(t.samples, x.samples...)
-			}
-		}
-	}
-	return ts
 }
 
 // renderSkillDirs is the section of the report on whole skill directories.
@@ -202,13 +162,21 @@ func renderSkillDirs(results []result, sizes string, runs int) string {
 
 // pairedRatio is the median over rounds of a's run over b's, for two series timed
 // in turn: samples are kept in the order of the rounds.
-func pairedRatio(a, b series) string {
-	if len(a.samples) == 0 || len(a.samples) != len(b.samples) {
+func pairedRatio(a, b series) string { return pairedSumRatio(a, series{}, b) }
+
+// pairedSumRatio is the median over rounds of a's and b's runs together over
+// c's, for series timed in turn; b may have no samples, for a's alone.
+func pairedSumRatio(a, b, c series) string {
+	if len(a.samples) == 0 || len(a.samples) != len(c.samples) || len(b.samples) != 0 && len(b.samples) != len(a.samples) {
 		return "–"
 	}
 	var rs []float64
 	for i := range a.samples {
-		rs = append(rs, float64(a.samples[i].wall)/float64(b.samples[i].wall))
+		sum := a.samples[i].wall
+		if len(b.samples) > 0 {
+			sum += b.samples[i].wall
+		}
+		rs = append(rs, float64(sum)/float64(c.samples[i].wall))
 	}
 	slices.Sort(rs)
 	return fmt.Sprintf("%.2f", rs[len(rs)/2])

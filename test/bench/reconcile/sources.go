@@ -51,30 +51,21 @@ func (b *bench) prepareSource(w *sourceWorkspaces, dir, config string) {
 
 // measureSource runs every series of one source of one size.
 func (b *bench) measureSource(w sourceWorkspaces) []result {
-	var rs []result
-	inTurn := func(ts ...timedInTurn) {
-		for _, t := range ts {
-			fmt.Fprintf(os.Stderr, "  %s source, in turn, %s: %s\n", w.kind, t.tool, t.scenario)
-		}
-		for _, s := range measureInTurn(warmup, b.runs, ts) {
-			rs = append(rs, result{n: w.n, scenario: s.scenario, tool: s.tool, floor: s.floor, series: s.series})
-		}
-	}
-	inTurn(
+	rs := b.inTurn(w.n, w.kind+" source, ",
 		timedInTurn{scenario: w.fetchScenario, tool: "floor", floor: "write", next: w.fetch},
 		timedInTurn{scenario: "update --yes, cache empty: resolve, fetch, read and digest every skill, write the lock", tool: "skillsync", floor: "write", next: func(i int) run {
 			return run{dir: w.cold[i], argv: []string{b.bin, "update", "--yes"}, env: append([]string{"XDG_CACHE_HOME=" + w.caches[i]}, w.env...)}
 		}},
 	)
 	once := []string{b.bin, "reconcile", "--once"}
-	inTurn(
+	rs = append(rs, b.inTurn(w.n, w.kind+" source, ",
 		timedInTurn{scenario: "no-op reconcile --once, the skills the workspace's own", tool: "skillsync", floor: "read", next: func(int) run {
 			return run{dir: w.withoutSource, argv: once}
 		}},
 		timedInTurn{scenario: "no-op reconcile --once, the skills from the source, cache warm", tool: "skillsync", floor: "read", next: func(int) run {
 			return run{dir: w.withSource, argv: once, env: append([]string{"XDG_CACHE_HOME=" + w.warmCache}, w.env...)}
 		}},
-	)
+	)...)
 	return rs
 }
 
