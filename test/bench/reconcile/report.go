@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -189,4 +190,26 @@ func machine() string {
 	fs, _ := exec.Command("sh", "-c", "df -T \"${TMPDIR:-/tmp}\" | awk 'NR==2 {print $2}'").Output()
 	return fmt.Sprintf("Machine: %s, %d CPUs, %s, %s filesystem for the workspaces; %s; %s.\n",
 		cpu, runtime.NumCPU(), strings.TrimSpace(string(kernel)), strings.TrimSpace(string(fs)), runtime.Version(), time.Now().UTC().Format("2006-01-02"))
+}
+
+// pairedRatio is the median over rounds of a's run over b's, for two series timed
+// in turn: samples are kept in the order of the rounds.
+func pairedRatio(a, b series) string { return pairedSumRatio(a, series{}, b) }
+
+// pairedSumRatio is the median over rounds of a's and b's runs together over
+// c's, for series timed in turn; b may have no samples, for a's alone.
+func pairedSumRatio(a, b, c series) string {
+	if len(a.samples) == 0 || len(a.samples) != len(c.samples) || len(b.samples) != 0 && len(b.samples) != len(a.samples) {
+		return "–"
+	}
+	var rs []float64
+	for i := range a.samples {
+		sum := a.samples[i].wall
+		if len(b.samples) > 0 {
+			sum += b.samples[i].wall
+		}
+		rs = append(rs, float64(sum)/float64(c.samples[i].wall))
+	}
+	slices.Sort(rs)
+	return fmt.Sprintf("%.2f", rs[len(rs)/2])
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/skillsync/skillsync/test/bench/workspacegen"
@@ -158,26 +157,4 @@ func renderSkillDirs(results []result, sizes string, runs int) string {
 		}
 	}
 	return b.String()
-}
-
-// pairedRatio is the median over rounds of a's run over b's, for two series timed
-// in turn: samples are kept in the order of the rounds.
-func pairedRatio(a, b series) string { return pairedSumRatio(a, series{}, b) }
-
-// pairedSumRatio is the median over rounds of a's and b's runs together over
-// c's, for series timed in turn; b may have no samples, for a's alone.
-func pairedSumRatio(a, b, c series) string {
-	if len(a.samples) == 0 || len(a.samples) != len(c.samples) || len(b.samples) != 0 && len(b.samples) != len(a.samples) {
-		return "–"
-	}
-	var rs []float64
-	for i := range a.samples {
-		sum := a.samples[i].wall
-		if len(b.samples) > 0 {
-			sum += b.samples[i].wall
-		}
-		rs = append(rs, float64(sum)/float64(c.samples[i].wall))
-	}
-	slices.Sort(rs)
-	return fmt.Sprintf("%.2f", rs[len(rs)/2])
 }
