@@ -333,6 +333,10 @@ func validationCases() []validationCase {
 			want: problem{testFile + ":7", "unknown field spec.colour", "known fields here: cli, description, effect, input, mcp, skill, title"}},
 		{name: "unknown field in metadata", files: reg(skillDoc("metadata: {name: test-skill}", "metadata: {name: test-skill, labels: {a: b}}")),
 			want: problem{testFile + ":3", "unknown field metadata.labels", "known fields here: name"}},
+		// Files saved with a byte order mark each, joined into one: the parser takes
+		// the mark of the second as part of its first key.
+		{name: "byte order mark before a later document", files: reg(skillDoc() + "---\n" + capabilityDoc("apiVersion: skillsync/v1", "\ufeffapiVersion: skillsync/v1")),
+			want: problem{testFile + ":11", `unknown field "\ufeffapiVersion"`, "remove the byte order mark (U+FEFF) before it"}},
 		{name: "effect is a list", files: reg(capabilityDoc("effect: write", "effect: [read]")),
 			want: problem{testFile + ":6", "spec.effect: expected a string, got a list", ""}},
 		{name: "disableModelInvocation is a string", files: reg(skillDoc("disableModelInvocation: false", `disableModelInvocation: "yes"`)),

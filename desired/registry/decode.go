@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -172,7 +174,13 @@ func (d *strictDecoder) structValue(n *yaml.Node, v reflect.Value, field string)
 		seen[key.Value] = key
 		index, known := fields[key.Value]
 		if !known {
-			d.fail(key, "known fields here: "+strings.Join(sortedKeys(fields), ", "), "unknown field %s", name)
+			hint := "known fields here: " + strings.Join(sortedKeys(fields), ", ")
+			if strings.HasPrefix(key.Value, "\ufeff") {
+				// What files saved with one leave at the start of a later document
+				// when they are joined: YAML allows it there, the parser does not.
+				hint = "remove the byte order mark (U+FEFF) before it; only the first bytes of a file may hold one"
+			}
+			d.fail(key, hint, "unknown field %s", join(field, visible(key.Value)))
 			continue
 		}
 		d.value(val, v.Field(index), name)
@@ -229,6 +237,16 @@ func describe(n *yaml.Node) string {
 		return "a list"
 	}
 	return fmt.Sprintf("%s %q", strings.TrimPrefix(n.Tag, "!!"), n.Value)
+}
+
+// visible is key as written, or quoted with its escapes when it holds a code
+// point that shows as nothing, so that a message never names a field that
+// looks like a known one.
+func visible(key string) string {
+	if strings.ContainsFunc(key, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(key)
+	}
+	return key
 }
 
 func join(parent, key string) string {
