@@ -180,7 +180,7 @@ func (d *strictDecoder) structValue(n *yaml.Node, v reflect.Value, field string)
 				// when they are joined: YAML allows it there, the parser does not.
 				hint = "remove the byte order mark (U+FEFF) before it; only the first bytes of a file may hold one"
 			}
-			d.fail(key, hint, "unknown field %s", join(field, visible(key.Value)))
+			d.fail(key, hint, "unknown field %s", name)
 			continue
 		}
 		d.value(val, v.Field(index), name)
@@ -197,7 +197,7 @@ func (d *strictDecoder) checkDuplicates(n *yaml.Node) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key := n.Content[i]
 			if first, dup := seen[key.Value]; dup {
-				d.fail(key, fmt.Sprintf("first defined at line %d", first.Line), "duplicate key %s", key.Value)
+				d.fail(key, fmt.Sprintf("first defined at line %d", first.Line), "duplicate key %s", visible(key.Value))
 			}
 			seen[key.Value] = key
 			d.checkDuplicates(n.Content[i+1])
@@ -249,11 +249,12 @@ func visible(key string) string {
 	return key
 }
 
+// join is the dotted name of key under parent, as messages name a field.
 func join(parent, key string) string {
 	if parent == "" {
-		return key
+		return visible(key)
 	}
-	return parent + "." + key
+	return parent + "." + visible(key)
 }
 
 func orTop(field string) string {
