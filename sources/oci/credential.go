@@ -3,6 +3,7 @@ package oci
 import (
 	"context"
 	"fmt"
+	"mime"
 	"net"
 	"net/http"
 
@@ -33,10 +34,26 @@ type guard struct {
 }
 
 func (g guard) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Header.Get("Authorization") != "" && !sameSite(g.registry, req.URL.Hostname()) {
+	if mayCarryCredential(req) && !sameSite(g.registry, req.URL.Hostname()) {
+		if req.Body != nil {
+			req.Body.Close()
+		}
 		return nil, fmt.Errorf("the registry %s asks for its credential to be sent to %s, which is not its own site; refused", g.registry, req.URL.Hostname())
 	}
 	return g.base.RoundTrip(req)
+}
+
+// mayCarryCredential tells whether req can hold a credential: in its
+// Authorization header, or in a form, where an OAuth2 token request posts a
+// refresh token (what docker login stores as an identity token) or a user's
+// password (RFC 6749). A blob's bytes, or a redirect to a download site, hold
+// none.
+func mayCarryCredential(req *http.Request) bool {
+	if req.Header.Get("Authorization") != "" {
+		return true
+	}
+	media, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	return req.Body != nil && req.Body != http.NoBody && (media == "application/x-www-form-urlencoded" || media == "multipart/form-data")
 }
 
 // sameSite tells whether host is registry, or shares its registrable domain

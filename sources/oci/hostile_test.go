@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -22,8 +23,14 @@ import (
 )
 
 func dockerConfig(t *testing.T, host, auth string) {
+	dockerConfigEntry(t, host, "auth", auth)
+}
+
+// dockerConfigEntry stores value as field (auth, identitytoken) of the Docker
+// configuration's entry for host.
+func dockerConfigEntry(t *testing.T, host, field, value string) {
 	dir := t.TempDir()
-	config := `{"auths": {"` + host + `": {"auth": "` + auth + `"}}}`
+	config := `{"auths": {"` + host + `": {"` + field + `": "` + value + `"}}}`
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +60,8 @@ func newTokenService(t *testing.T, realm func(srv *httptest.Server) string) *tok
 	ts.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/token") {
 			ts.mu.Lock()
-			ts.given = append(ts.given, r.Host+" "+r.Header.Get("Authorization"))
+			body, _ := io.ReadAll(r.Body)
+			ts.given = append(ts.given, r.Host+" "+r.Header.Get("Authorization")+" "+string(body))
 			ts.mu.Unlock()
 			w.Write([]byte(`{"token": "t"}`))
 			return
@@ -84,6 +92,16 @@ func TestTheCredentialGoesToNoOtherSite(t *testing.T) {
 	if len(elsewhere.given) > 0 {
 		t.Errorf("the token service elsewhere was sent %q", elsewhere.given)
 	}
+	// An identity token (what docker login stores for registries that use
+	// OAuth2) goes in the body of a token request, not in a header.
+	dockerConfigEntry(t, host, "identitytoken", "IDENTITY-TOKEN")
+	_, err = NewReader(Cache{Dir: t.TempDir(), Client: dial}).Resolve(registry.RemoteSource{Name: "x", OCI: host + "/acme/skills:1"})
+	if err == nil || !strings.Contains(err.Error(), "which is not its own site; refused") {
+		t.Errorf("an identity token, a realm on another site = %v", err)
+	}
+	if len(elsewhere.given) > 0 {
+		t.Errorf("the token service elsewhere was sent %q", elsewhere.given)
+	}
 
 	// A realm on the registry's own host gets it.
 	own := newTokenService(t, func(srv *httptest.Server) string { return srv.URL + "/token" })
@@ -92,6 +110,11 @@ func TestTheCredentialGoesToNoOtherSite(t *testing.T) {
 	NewReader(Cache{Dir: t.TempDir()}).Resolve(registry.RemoteSource{Name: "x", OCI: host + "/acme/skills:1"})
 	if len(own.given) == 0 || !strings.Contains(own.given[0], "Basic "+base64.StdEncoding.EncodeToString([]byte("robot:s3cret"))) {
 		t.Errorf("the registry's own token service was sent %q", own.given)
+	}
+	dockerConfigEntry(t, host, "identitytoken", "IDENTITY-TOKEN")
+	NewReader(Cache{Dir: t.TempDir()}).Resolve(registry.RemoteSource{Name: "x", OCI: host + "/acme/skills:1"})
+	if last := own.given[len(own.given)-1]; !strings.Contains(last, "refresh_token=IDENTITY-TOKEN") {
+		t.Errorf("the registry's own token service was sent %q for an identity token", last)
 	}
 
 	for _, tc := range []struct {
