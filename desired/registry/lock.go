@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"maps"
 	"slices"
 	"strings"
@@ -243,7 +242,7 @@ func ParseLock(file string, data []byte) (Lock, Problems) {
 		}
 		seen[s.Name] = true
 		for _, p := range slices.Sorted(maps.Keys(s.Documents)) {
-			if _, ok := parseDigest(s.Documents[p]); !ok || !fs.ValidPath(p) || strings.Contains(p, "\\") || !s.takesDocument(p) {
+			if _, ok := parseDigest(s.Documents[p]); !ok || !ValidSourcePath(p) || !s.takesDocument(p) {
 				ps = append(ps, Problem{Pos: docs[0].at("sources", fmt.Sprint(i), "documents", p).Position(), Message: fmt.Sprintf("document %q of source %s is locked to %q, not a file its registry patterns take and a sha256: digest", p, s.Name, s.Documents[p]),
 					Hint: `run "skillsync update" to write the lock again`})
 			}

@@ -3,7 +3,10 @@ package registry
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/skillsync/skillsync/internal/printable"
 )
 
 // Position is a place in an input file, relative to the workspace root.
@@ -14,13 +17,19 @@ type Position struct {
 }
 
 func (p Position) String() string {
+	file := p.File
+	if strings.ContainsFunc(file, func(r rune) bool { return r == '\t' || r == '\n' || printable.Unsafe(r) }) {
+		// A file named with a line break would print as two lines, the second
+		// of which could pass for another message.
+		file = strconv.Quote(file)
+	}
 	switch {
 	case p.Line == 0:
-		return p.File
+		return file
 	case p.Column == 0:
-		return fmt.Sprintf("%s:%d", p.File, p.Line)
+		return fmt.Sprintf("%s:%d", file, p.Line)
 	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+	return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Column)
 }
 
 // Problem is one thing wrong with the inputs: what, where, and what to do about it.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillsync/skillsync/internal/printable"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -67,6 +68,16 @@ type SourceOrigin struct {
 // ValidSkillName tells whether name is one a skill can have.
 func ValidSkillName(name string) bool {
 	return len(name) <= MaxNameLength && isSkillName(name)
+}
+
+// ValidSourcePath tells whether p can name a file of a source: a path inside it
+// (fs.ValidPath) without a backslash, and without a tab, a line break or any
+// other rune that acts on a terminal rather than shows (printable.Unsafe), so
+// that a name a source gives prints as the one line it reads as.
+func ValidSourcePath(p string) bool {
+	return p != "." && fs.ValidPath(p) && !strings.ContainsFunc(p, func(r rune) bool {
+		return r == '\\' || r == '\t' || r == '\n' || printable.Unsafe(r)
+	})
 }
 
 // TakesDocument tells whether the file p of src (a path from the root of its

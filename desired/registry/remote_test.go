@@ -364,3 +364,46 @@ func TestNamesOneInTwoUnicodeFormsAreRefused(t *testing.T) {
 		t.Errorf("two cases of one name = %v", ps)
 	}
 }
+
+func TestASourcesPathPrintsAsItself(t *testing.T) {
+	for p, want := range map[string]bool{
+		"registry/caps.yaml":      true,
+		"skills/deploy/run.sh":    true,
+		"skills/café/notes.md":    true,
+		".":                       false,
+		"":                        false,
+		"../evil":                 false,
+		"a//b":                    false,
+		"/etc/passwd":             false,
+		`a\b`:                     false,
+		"a\n  - removed all.yaml": false,
+		"a\r.yaml":                false,
+		"a\tb":                    false,
+		"a\x1b[2J.yaml":           false,
+		"a\u0085.yaml":            false,
+		"a\u2028.yaml":            false,
+		"evil\u202egnp.yaml":      false,
+		"\xff.yaml":               false,
+	} {
+		if got := ValidSourcePath(p); got != want {
+			t.Errorf("ValidSourcePath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+func TestAPositionInAFileNamedWithALineBreakPrintsOnOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		pos  Position
+		want string
+	}{
+		{Position{File: "registry/caps.yaml", Line: 3, Column: 5}, "registry/caps.yaml:3:5"},
+		{Position{File: "skills/café/a b.md"}, "skills/café/a b.md"},
+		{Position{File: "skills/deploy/a\n  - removed everything.md"}, `"skills/deploy/a\n  - removed everything.md"`},
+		{Position{File: "a\x1b[31m.yaml", Line: 2}, `"a\x1b[31m.yaml":2`},
+		{Position{File: "a\u202e.yaml", Line: 2, Column: 1}, `"a\u202e.yaml":2:1`},
+	} {
+		if got := tc.pos.String(); got != tc.want {
+			t.Errorf("%#v prints %s, want %s", tc.pos, got, tc.want)
+		}
+	}
+}

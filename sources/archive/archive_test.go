@@ -85,6 +85,8 @@ func TestUnpackRefusesWhatCouldEscapeOrFillTheDisk(t *testing.T) {
 		{"absolute", makeTarGz(t, archived{name: "/etc/evil", body: "x"}), "no path inside"},
 		{"deep parent", zipOf(t, archived{name: "a/../../evil", body: "x"}), "no path inside"},
 		{"backslash", zipOf(t, archived{name: "a\\..\\evil", body: "x"}), "no path inside"},
+		{"a line break", makeTarGz(t, archived{name: "a\n  - removed everything.md", body: "x"}), `"a\n  - removed everything.md", which is no path inside`},
+		{"an escape", zipOf(t, archived{name: "a\x1b[2J.md", body: "x"}), "no path inside"},
 		{"twice", makeTarGz(t, archived{name: "a", body: "x"}, archived{name: "./a", body: "y"}), "twice"},
 		{"too many", makeTarGz(t, many...), "more than 1000 files"},
 		{"bomb, tar", makeTarGz(t, bomb), "larger than"},

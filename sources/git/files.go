@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os/exec"
 	"path"
 	"strconv"
@@ -126,8 +125,8 @@ func readListing(listing []byte, dir string, take, document func(string) bool, l
 		if !isDocument && (!take(top) || (!nested && e.typ != "tree")) {
 			continue
 		}
-		if !fs.ValidPath(e.name) || strings.Contains(e.name, "\\") {
-			return nil, nil, fmt.Errorf("%s is not a path inside %s", printable.String(e.name), orRoot(dir))
+		if !registry.ValidSourcePath(e.name) {
+			return nil, nil, fmt.Errorf("%q is not a path inside %s that prints as itself", e.name, orRoot(dir))
 		}
 		if len(files) >= limits.Files {
 			return nil, nil, fmt.Errorf("the skill directories of %s hold more than %d files and folders", orRoot(dir), limits.Files)

@@ -231,9 +231,10 @@ func TestFilesReadsTheSkillDirectoriesWithinLimits(t *testing.T) {
 	}
 	lots := u.Commit(t, "many", many)
 	sub := u.Commit(t, "sub", map[string]string{"s/a/SKILL.md": "a", "s/a/vendor": "@" + link})
+	forged := u.Commit(t, "forged", map[string]string{"s/a/SKILL.md": "a", "s/a/x\n  - removed everything.md": "x"})
 	c := newCache(t, u)
 	ctx := context.Background()
-	for _, commit := range []string{link, big, lots, sub} {
+	for _, commit := range []string{link, big, lots, sub, forged} {
 		if err := c.Fetch(ctx, u.URL, commit); err != nil {
 			t.Fatal(err)
 		}
@@ -245,6 +246,7 @@ func TestFilesReadsTheSkillDirectoriesWithinLimits(t *testing.T) {
 		{"file too large", big, "s", "s/a/big.bin is larger than 1024 bytes"},
 		{"too many files", lots, "s", "the skill directories of s hold more than 20 files and folders"},
 		{"no such folder", link, "nowhere", "has no folder nowhere"},
+		{"a name that prints as two lines", forged, "s", `"a/x\n  - removed everything.md" is not a path inside s`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := c.Files(ctx, u.URL, tc.commit, tc.dir, nil, nil, small)

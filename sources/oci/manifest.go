@@ -3,8 +3,6 @@ package oci
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
-	"strings"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -74,7 +72,7 @@ func readManifest(data []byte) (contents, error) {
 		into, limit := c.skills, int64(archive.MaxSize)
 		switch {
 		case d.MediaType == DocumentMediaType:
-			if !fs.ValidPath(name) || name == "." || strings.Contains(name, "\\") {
+			if !registry.ValidSourcePath(name) {
 				return contents{}, fmt.Errorf("layer %s is titled %q, which is no path of a file", d.Digest, name)
 			}
 			into, limit = c.documents, maxDocumentSize
