@@ -255,8 +255,10 @@ type skillDir struct {
 	links     []string
 	temps     []string
 	empty     bool
-	// emptySubdirs are side-file directories with nothing in them.
-	emptySubdirs []string
+	// emptySubdirs are folders of the skill directory with nothing in them
+	// that skillsync made, and emptySideDirs the side files' folders with
+	// nothing in them, skillsync's unless a person wrote the SKILL.md.
+	emptySubdirs, emptySideDirs []string
 	// listed are the side-file directories scanSideFiles opened and listed,
 	// open until the skill directory is scanned, so the walk for supporting
 	// files does not open and list them again.
@@ -341,10 +343,23 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) (sd s
 			sd.read(skill, e2.Name, rel)
 		}
 	}
+	if !sd.holdsPersonsSkill() {
+		// A run killed between deleting a side file and its folder leaves the
+		// folder empty; in a skill a person wrote, skillsync wrote neither.
+		sd.emptySubdirs = append(sd.emptySubdirs, sd.emptySideDirs...)
+	}
 	if sd.err == nil {
 		sd.scanSupporting(skill, entries)
 	}
 	return sd
+}
+
+// holdsPersonsSkill says the skill directory's SKILL.md is not skillsync's: a
+// person's own, or a link or a folder by that name. A generated one that git
+// converted is skillsync's still.
+func (sd *skillDir) holdsPersonsSkill() bool {
+	skillFile := path.Join(sd.path, SkillFile)
+	return slices.ContainsFunc(sd.files, func(f File) bool { return f.Path == skillFile && f.Ownership == Unowned && !f.Converted })
 }
 
 // readTargetFile reads the entry e of a target directory that is no skill
@@ -454,7 +469,7 @@ func (sd *skillDir) scanSideFiles(skill workspacefs.Dir, sub string) {
 	sd.listed = append(sd.listed, listedDir{rel: sub, dir: d, entries: entries})
 	sd.stamps = append(sd.stamps, Stamped{path.Join(sd.path, sub), stamp})
 	if len(entries) == 0 {
-		sd.emptySubdirs = append(sd.emptySubdirs, path.Join(sd.path, sub))
+		sd.emptySideDirs = append(sd.emptySideDirs, path.Join(sd.path, sub))
 	}
 	for _, e := range entries {
 		sd.findTemp(d, e, path.Join(sd.path, sub, e.Name))

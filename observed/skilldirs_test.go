@@ -108,3 +108,29 @@ func describe(st State, dir string, names []string) string {
 	}
 	return b.String()
 }
+
+// An empty agents/ folder is what a run killed between deleting a side file and
+// its folder leaves in a skill directory of skillsync's; in a skill a person
+// wrote, it is the person's, and is no folder to clean up.
+func TestAnEmptySideFileFolderIsCleanedOnlyWhereSkillsyncWroteTheSkill(t *testing.T) {
+	root := t.TempDir()
+	dir := ".agents/skills"
+	owned := dir + "/owned/SKILL.md"
+	testkit.WriteFile(t, root, owned, stamp(t, owned))
+	edited := dir + "/edited/SKILL.md"
+	testkit.WriteFile(t, root, edited, append(stamp(t, edited), "more\n"...))
+	testkit.WriteFile(t, root, dir+"/mine/SKILL.md", []byte("---\nname: mine\ndescription: mine\n---\nMine.\n"))
+	for _, d := range []string{"owned/agents", "edited/agents", "mine/agents", "mine/references", "gone/agents"} {
+		if err := os.MkdirAll(filepath.Join(root, dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := Scan(workspacefs.OS{}, root, []string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{dir + "/edited/agents", dir + "/gone/agents", dir + "/owned/agents"}
+	if !slices.Equal(st.EmptyDirs, want) {
+		t.Errorf("empty folders to clean = %v, want %v: mine/agents is in a skill a person wrote", st.EmptyDirs, want)
+	}
+}
