@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -31,7 +32,16 @@ type Cache struct {
 	Offline bool
 	// Env is added to git's environment.
 	Env []string
+	// MaxFetch bounds what one fetch may add to the cache, in bytes; 0 is
+	// DefaultMaxFetch.
+	MaxFetch int64
 }
+
+// DefaultMaxFetch is what one fetch may add to the cache: a commit arrives
+// whole, its tree compressed, whatever of it a source reads, so that a hostile
+// or mistaken repository cannot fill the disk before a limit of its files
+// (Limits) refuses it.
+const DefaultMaxFetch = 1 << 30
 
 // ErrOffline is what an operation that needs the network returns offline.
 var ErrOffline = errors.New("offline")
@@ -133,16 +143,84 @@ func (c Cache) Fetch(ctx context.Context, remote, commit string) error {
 	if _, err := c.git(ctx, "", "init", "--quiet", "--bare", repo); err != nil {
 		return fmt.Errorf("make the cache repository of %s: %w", registry.RedactRemote(remote), err)
 	}
-	// No automatic gc: the commits are kept under refs of their own.
-	if _, err := c.git(ctx, repo, "config", "gc.auto", "0"); err != nil {
-		return fmt.Errorf("configure the cache repository of %s: %w", registry.RedactRemote(remote), err)
+	// No automatic gc: the commits are kept under refs of their own. A fetch
+	// keeps what it brings as one pack, whose size bounded tells what it added.
+	for _, setting := range [][2]string{{"gc.auto", "0"}, {"fetch.unpackLimit", "1"}} {
+		if _, err := c.git(ctx, repo, "config", setting[0], setting[1]); err != nil {
+			return fmt.Errorf("configure the cache repository of %s: %w", registry.RedactRemote(remote), err)
+		}
 	}
-	_, err = c.git(ctx, repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth", "1", "--",
+	return c.fetchBounded(ctx, repo, remote, commit)
+}
+
+// errFetchTooLarge is the cause of a fetch stopped for its size.
+var errFetchTooLarge = errors.New("too large")
+
+// fetchBounded fetches commit of remote into repo, which the caller holds the
+// lock of, stopping a fetch whose pack grows past the bound; a fetch stopped,
+// or one that added more than the bound all the same (too fast to be seen
+// growing), takes the repository with it: what else it held is fetched again
+// when needed.
+func (c Cache) fetchBounded(ctx context.Context, repo, remote, commit string) error {
+	limit := c.MaxFetch
+	if limit <= 0 {
+		limit = DefaultMaxFetch
+	}
+	cache, err := (workspacefs.OS{}).Open(c.Dir)
+	if err != nil {
+		return fmt.Errorf("open the cache directory: %w", err)
+	}
+	defer cache.Close()
+	packs := path.Join(filepath.Base(repo), "objects", "pack")
+	before := packsSize(cache, packs, "")
+	fetching, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-fetching.Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+				if packsSize(cache, packs, "tmp_pack_") > limit {
+					stop(errFetchTooLarge)
+					return
+				}
+			}
+		}
+	}()
+	_, err = c.git(fetching, repo, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth", "1", "--",
 		remote, "+"+commit+":refs/skillsync/"+commit)
+	stop(nil)
+	<-done
+	tooLarge := errors.Is(context.Cause(fetching), errFetchTooLarge) || err == nil && packsSize(cache, packs, "")-before > limit
+	if tooLarge {
+		if rmErr := removeTree(cache, filepath.Base(repo)); rmErr != nil {
+			return fmt.Errorf("fetch commit %s of %s: it passed %d bytes, and the cache repository %s could not be removed: %w", commit, registry.RedactRemote(remote), limit, repo, rmErr)
+		}
+		return fmt.Errorf("fetch commit %s of %s: it passed %d bytes, at most what one fetch may add to the cache; nothing of it is kept", commit, registry.RedactRemote(remote), limit)
+	}
 	if err != nil {
 		return fmt.Errorf("fetch commit %s of %s: %w", commit, registry.RedactRemote(remote), err)
 	}
 	return nil
+}
+
+// packsSize is the size of the files in the pack directory packs of cache
+// whose names begin with prefix.
+func packsSize(cache workspacefs.FS, packs, prefix string) int64 {
+	entries, _ := cache.ReadDir(packs)
+	var total int64
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			total += info.Size()
+		}
+	}
+	return total
 }
 
 // lockRepo takes the lock of remote's repository in the cache, waiting for
@@ -257,4 +335,24 @@ func (c Cache) Tags(ctx context.Context, remote string) ([]string, error) {
 		}
 	}
 	return tags, nil
+}
+
+// removeTree removes the directory name of cache and everything in it,
+// following no symlink.
+func removeTree(cache workspacefs.FS, name string) error {
+	entries, err := cache.ReadDir(name)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			err = removeTree(cache, path.Join(name, e.Name()))
+		} else {
+			err = cache.Remove(path.Join(name, e.Name()))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return cache.Remove(name)
 }

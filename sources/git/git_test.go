@@ -3,7 +3,9 @@ package git
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -291,5 +293,36 @@ func TestFilesReadsTheSkillDirectoriesWithinLimits(t *testing.T) {
 	files, err := c.Files(ctx, u.URL, big, "s", nil, nil, Limits{Files: 20, Bytes: 4096, FileSize: 4096})
 	if err != nil || len(files) != 3 {
 		t.Errorf("Files of a skill beside a folder too large = %d files, %v; want a, its SKILL.md and big.bin", len(files), err)
+	}
+}
+
+// A commit arrives whole, whatever of it a source reads: one whose fetch adds
+// more than the bound to the cache leaves nothing of it there.
+func TestAFetchPastItsBoundKeepsNothing(t *testing.T) {
+	u := gitremote.New(t)
+	small := u.Commit(t, "small", map[string]string{"s/a/SKILL.md": "a"})
+	// Bytes no compression shrinks.
+	noise := make([]byte, 3<<20)
+	rand.NewChaCha8([32]byte{1}).Read(noise)
+	big := u.Commit(t, "big", map[string]string{"s/a/SKILL.md": "a", "elsewhere/noise.bin": string(noise)})
+	c := newCache(t, u)
+	c.MaxFetch = 1 << 20
+	ctx := context.Background()
+	if err := c.Fetch(ctx, u.URL, small); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Fetch(ctx, u.URL, big)
+	if err == nil || !strings.Contains(err.Error(), "it passed 1048576 bytes, at most what one fetch may add to the cache; nothing of it is kept") {
+		t.Fatalf("a fetch of 3 MiB under a bound of 1 MiB = %v", err)
+	}
+	if _, err := os.Stat(c.repo(u.URL)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the cache repository is still there after a fetch past the bound: %v", err)
+	}
+	// What the removed repository held is fetched again when needed.
+	if err := c.Fetch(ctx, u.URL, small); err != nil {
+		t.Fatal(err)
+	}
+	if files, err := c.Files(ctx, u.URL, small, "s", nil, nil, DefaultLimits); err != nil || len(files) != 2 {
+		t.Errorf("Files of the small commit fetched again = %v, %v", files, err)
 	}
 }
