@@ -5,5 +5,5 @@
 // registry, never a skill.
 //
 // It imports, of this module: clients, controller/apply, desired/registry,
-// internal/workspacefs, observed, sources/mcp.
+// internal/printable, internal/workspacefs, observed, sources/mcp.
 package starter

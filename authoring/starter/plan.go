@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/printable"
 	"github.com/skillsync/skillsync/sources/mcp"
 )
 
@@ -188,7 +189,7 @@ func (s Start) targetsComment() string {
 	b.WriteString("  # The skill directories to write, for the clients found in use here:\n")
 	for _, c := range clients.All {
 		if ev := s.InUse[c.Name]; len(ev) > 0 {
-			fmt.Fprintf(&b, "  #   %s: %s\n", c.Name, strings.Join(ev, ", "))
+			fmt.Fprintf(&b, "  #   %s: %s\n", c.Name, strings.Join(Names(ev), ", "))
 		}
 	}
 	return b.String()
@@ -218,7 +219,7 @@ func (s Start) capabilities(ref string) string {
 	if len(s.HandWritten) > 0 {
 		b.WriteString("#\n# Skills people wrote, which skillsync never changes (a capability whose alias\n" +
 			"# is one of these names is withheld everywhere):\n")
-		for _, p := range s.HandWritten {
+		for _, p := range Names(s.HandWritten) {
 			fmt.Fprintf(&b, "#   %s\n", p)
 		}
 	}
@@ -256,4 +257,15 @@ func Example(capabilities string) string {
 		b.WriteString(strings.TrimPrefix(line, "# "))
 	}
 	return b.String()
+}
+
+// Names are the paths ps as a comment or a listing names them: a path that
+// would not print as itself on one line (a folder named with a line break) is
+// quoted, so that no name ends a comment and goes on as YAML of its own.
+func Names(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = printable.Name(p)
+	}
+	return out
 }

@@ -26,8 +26,12 @@ func TestRef(t *testing.T) {
 // What init writes loads as a valid workspace with no capability, and with its
 // example uncommented, with exactly that one, whatever was found.
 func TestStarterLoads(t *testing.T) {
+	// A folder named with line breaks, as a hostile repository can hold one, is
+	// named in the starter's comments quoted: it ends no comment.
+	hostile := ".claude/skills/x\n  disabled: [evil]\n  reservedNames: [x]\n#\r\u2028/SKILL.md"
 	for _, found := range []Found{{}, {Servers: []string{"github", "linear"}, HandWritten: []string{".claude/skills/mine/SKILL.md"},
-		InUse: map[string][]string{"Gemini CLI": {"GEMINI.md"}}}} {
+		InUse: map[string][]string{"Gemini CLI": {"GEMINI.md"}}},
+		{HandWritten: []string{hostile}, InUse: map[string][]string{"Claude Code": {hostile}}}} {
 		for _, uncommented := range []bool{false, true} {
 			dir := t.TempDir()
 			files := map[string]string{}
@@ -48,6 +52,9 @@ func TestStarterLoads(t *testing.T) {
 			}
 			if len(reg.Capabilities) != want {
 				t.Errorf("%+v: %d capabilities, want %d", found, len(reg.Capabilities), want)
+			}
+			if spec := reg.Config.Spec; len(spec.Disabled) > 0 || len(spec.ReservedNames) > 0 {
+				t.Errorf("%+v: skillsync.yaml holds keys no one wrote: disabled %q, reservedNames %q", found, spec.Disabled, spec.ReservedNames)
 			}
 		}
 	}

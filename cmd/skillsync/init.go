@@ -15,6 +15,7 @@ import (
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/printable"
 	"github.com/skillsync/skillsync/sources/mcp"
 )
 
@@ -124,7 +125,7 @@ func printFound(w io.Writer, s starter.Start) {
 		var rows [][]string
 		for _, c := range clients.All {
 			if found := s.InUse[c.Name]; len(found) > 0 {
-				rows = append(rows, []string{"  " + c.Name, strings.Join(found, ", ")})
+				rows = append(rows, []string{"  " + c.Name, strings.Join(starter.Names(found), ", ")})
 			}
 		}
 		writeTable(w, rows)
@@ -160,11 +161,11 @@ func printFound(w io.Writer, s starter.Start) {
 		fmt.Fprintln(w, ")")
 	}
 	if len(s.HandWritten) > 0 {
-		fmt.Fprintf(w, "skills people wrote (never changed by skillsync): %s\n", strings.Join(s.HandWritten, ", "))
+		fmt.Fprintf(w, "skills people wrote (never changed by skillsync): %s\n", strings.Join(starter.Names(s.HandWritten), ", "))
 	}
 	for _, u := range s.Unseen {
 		fmt.Fprintf(w, "note: %s does not reach %s, in use here; skillsync adopt %s writes it to every target\n",
-			u.Path, strings.Join(u.Clients, ", "), path.Dir(u.Path))
+			printable.Name(u.Path), strings.Join(u.Clients, ", "), printable.Name(path.Dir(u.Path)))
 	}
 }
 

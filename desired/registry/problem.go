@@ -3,7 +3,6 @@ package registry
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/skillsync/skillsync/internal/printable"
@@ -17,12 +16,7 @@ type Position struct {
 }
 
 func (p Position) String() string {
-	file := p.File
-	if strings.ContainsFunc(file, func(r rune) bool { return r == '\t' || r == '\n' || printable.Unsafe(r) }) {
-		// A file named with a line break would print as two lines, the second
-		// of which could pass for another message.
-		file = strconv.Quote(file)
-	}
+	file := printable.Name(p.File)
 	switch {
 	case p.Line == 0:
 		return file

@@ -71,13 +71,10 @@ func ValidSkillName(name string) bool {
 }
 
 // ValidSourcePath tells whether p can name a file of a source: a path inside it
-// (fs.ValidPath) without a backslash, and without a tab, a line break or any
-// other rune that acts on a terminal rather than shows (printable.Unsafe), so
-// that a name a source gives prints as the one line it reads as.
+// (fs.ValidPath) without a backslash that prints as itself on one line
+// (printable.OneLine).
 func ValidSourcePath(p string) bool {
-	return p != "." && fs.ValidPath(p) && !strings.ContainsFunc(p, func(r rune) bool {
-		return r == '\\' || r == '\t' || r == '\n' || printable.Unsafe(r)
-	})
+	return p != "." && fs.ValidPath(p) && !strings.Contains(p, "\\") && printable.OneLine(p)
 }
 
 // TakesDocument tells whether the file p of src (a path from the root of its

@@ -3,6 +3,8 @@ package printable
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -88,4 +90,21 @@ func String(s string) string {
 		return s
 	}
 	return string(appendEscaped(nil, []byte(s)))
+}
+
+// OneLine tells whether s prints as itself on one line: valid UTF-8 without a
+// tab, a line break or another unsafe rune. A name that does not would print as
+// something else, or as more than one line, the next of which could pass for
+// another line of output.
+func OneLine(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return r == '\t' || r == '\n' || Unsafe(r) })
+}
+
+// Name is s as a message, a listing or a comment names it: s itself when it
+// prints as itself on one line (OneLine), else quoted, with Go's escapes.
+func Name(s string) string {
+	if OneLine(s) {
+		return s
+	}
+	return strconv.Quote(s)
 }

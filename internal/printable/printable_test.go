@@ -57,3 +57,21 @@ func TestWriterReportsWhatWasGiven(t *testing.T) {
 		t.Fatalf("wrote %q", buf.String())
 	}
 }
+
+func TestANameThatWouldNotPrintAsOneLineIsQuoted(t *testing.T) {
+	for s, want := range map[string]string{
+		"registry/caps.yaml":    "registry/caps.yaml",
+		"skills/café/a b.md":    "skills/café/a b.md",
+		"a\n  disabled: [evil]": `"a\n  disabled: [evil]"`,
+		"a\tb":                  `"a\tb"`,
+		"a\rb":                  `"a\rb"`,
+		"a\x1b[2J":              `"a\x1b[2J"`,
+		"a\u2028b":              `"a\u2028b"`,
+		"evil\u202egnp.md":      `"evil\u202egnp.md"`,
+		"\xff.md":               `"\xff.md"`,
+	} {
+		if got := Name(s); got != want {
+			t.Errorf("Name(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
