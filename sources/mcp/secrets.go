@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // MinSecret is the length below which a configured value is no credential:
@@ -66,12 +67,31 @@ func (s Server) at(keys ...string) string {
 	return ConfigFile + " (mcpServers." + s.Name + "." + strings.Join(keys, ".") + ")"
 }
 
+// add adds s, and each word of its value that is a credential alone: the
+// token of a value like "Bearer <token>", which a server may echo without the
+// scheme before it.
 func (ss *secrets) add(s secret) {
-	if len(s.value) < MinSecret || slices.ContainsFunc(*ss, func(o secret) bool { return o.value == s.value }) {
-		return
+	for _, value := range append([]string{s.value}, credentialWords(s.value)...) {
+		if len(value) < MinSecret || slices.ContainsFunc(*ss, func(o secret) bool { return o.value == value }) {
+			continue
+		}
+		*ss = append(*ss, secret{name: s.name, value: value, at: s.at})
 	}
-	*ss = append(*ss, s)
 	slices.SortStableFunc(*ss, func(a, b secret) int { return len(b.value) - len(a.value) })
+}
+
+// credentialWords are the words of a value of more than one, but a first word
+// of letters alone: an authentication scheme (Bearer, Basic, Negotiate), which
+// names the kind of credential and is none.
+func credentialWords(v string) []string {
+	words := strings.Fields(v)
+	if len(words) < 2 {
+		return nil
+	}
+	if !strings.ContainsFunc(words[0], func(r rune) bool { return !unicode.IsLetter(r) }) {
+		words = words[1:]
+	}
+	return words
 }
 
 // redact replaces each secret in text with a placeholder naming it.
@@ -135,18 +155,49 @@ func (ss secrets) echoed(l Listing) error {
 	return nil
 }
 
-// find is the first secret in v, as JSON; nil when there is none.
+// find is the first secret in v, as JSON, or in a string of it with its runs
+// of white space made one space, as the snapshot writes a title or a
+// description (a secret split across lines is whole again there); nil when
+// there is none.
 func (ss secrets) find(v any) *secret {
 	if len(ss) == 0 {
 		return nil
 	}
 	data, _ := json.Marshal(v) // what came as JSON goes back as JSON
+	texts := []string{string(data)}
+	var decoded any
+	if json.Unmarshal(data, &decoded) == nil {
+		eachString(decoded, func(s string) {
+			if folded := strings.Join(strings.Fields(s), " "); folded != s {
+				texts = append(texts, folded)
+			}
+		})
+	}
 	for i, s := range ss {
-		if strings.Contains(string(data), s.value) || strings.Contains(string(data), jsonText(s.value)) {
-			return &ss[i]
+		for _, text := range texts {
+			if strings.Contains(text, s.value) || strings.Contains(text, jsonText(s.value)) {
+				return &ss[i]
+			}
 		}
 	}
 	return nil
+}
+
+// eachString calls f with every string of v, decoded JSON: values and keys.
+func eachString(v any, f func(string)) {
+	switch v := v.(type) {
+	case string:
+		f(v)
+	case []any:
+		for _, item := range v {
+			eachString(item, f)
+		}
+	case map[string]any:
+		for k, item := range v {
+			f(k)
+			eachString(item, f)
+		}
+	}
 }
 
 // jsonText is v as it is written inside a JSON string.

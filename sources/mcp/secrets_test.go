@@ -56,3 +56,43 @@ func TestStderrTail(t *testing.T) {
 		t.Errorf("a cut line is kept: %q", lines)
 	}
 }
+
+// A variable may hold a whole header value, scheme and all: its token is a
+// secret alone too, and so is the value whole again where the snapshot makes
+// the white space in a description one space.
+func TestTheTokenOfAWholeHeaderValueIsASecretAlone(t *testing.T) {
+	s := Server{Name: "tracker", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"Authorization": "${TRACKER_AUTH}"}}
+	lookup := func(k string) (string, bool) { return "Bearer s3cr3t-T0KEN-abcdef", k == "TRACKER_AUTH" }
+	transport, err := s.Transport(lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, description := range []string{"your token is s3cr3t-T0KEN-abcdef", "You are:\nBearer\n\ns3cr3t-T0KEN-abcdef"} {
+		var echoErr *EchoError
+		if err := transport.secrets.echoed(Listing{Tools: []*mcp.Tool{{Name: "whoami", Description: description}}}); !errors.As(err, &echoErr) || echoErr.Var != "${TRACKER_AUTH}" {
+			t.Errorf("a description %q = %v, want the secret found", description, err)
+		}
+	}
+	if got := transport.secrets.redact("token s3cr3t-T0KEN-abcdef is expired"); got != "token [redacted ${TRACKER_AUTH}] is expired" {
+		t.Errorf("redact: %q", got)
+	}
+	// Words too short to be a secret alone are one where the snapshot joins them.
+	s.Headers["X-Key"] = "${KEY_WORDS}"
+	words := func(k string) (string, bool) {
+		if k == "KEY_WORDS" {
+			return "abcd efgh ijkl", true
+		}
+		return lookup(k)
+	}
+	if transport, err = s.Transport(words); err != nil {
+		t.Fatal(err)
+	}
+	var echoErr *EchoError
+	if err := transport.secrets.echoed(Listing{Tools: []*mcp.Tool{{Name: "key", Description: "key: abcd\nefgh \t ijkl"}}}); !errors.As(err, &echoErr) || echoErr.Var != "${KEY_WORDS}" {
+		t.Errorf("a secret split across lines = %v, want it found", err)
+	}
+	// The scheme alone is no secret: a description may name it.
+	if err := transport.secrets.echoed(Listing{Tools: []*mcp.Tool{{Name: "auth", Description: "Send a Bearer token."}}}); err != nil {
+		t.Errorf("a description naming the scheme = %v", err)
+	}
+}
