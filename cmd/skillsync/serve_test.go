@@ -184,6 +184,18 @@ func TestServeConformsToTheSkillsExtension(t *testing.T) {
 			t.Errorf("%s of an unknown skill: %v; want error -32602 (invalid params)", method, missing)
 		}
 	}
+	// A URI with a control character or an invisible code point is not found
+	// either, named in valid JSON, and the server goes on answering.
+	for _, uri := range []string{"skill://weekly-report/SKILL.md\x00", "skill://nothing/\a", "skill://nothing/\U000E0041"} {
+		for _, method := range []string{"resources/read", "skills/get"} {
+			missing := p.call(method, map[string]any{"uri": uri})
+			e, _ := missing["error"].(map[string]any)
+			if data, _ := e["data"].(map[string]any); e["code"] != float64(-32602) || method == "resources/read" && data["uri"] != uri {
+				t.Errorf("%s of %q: %v; want error -32602 (invalid params) naming it", method, uri, missing)
+			}
+		}
+		p.call("ping", map[string]any{})
+	}
 	if got := string(p.read("skill://weekly-report/SKILL.md")); !strings.Contains(got, "Weekly report for a team") {
 		t.Fatalf("weekly-report's SKILL.md:\n%s", got)
 	}

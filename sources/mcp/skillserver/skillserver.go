@@ -98,8 +98,30 @@ func Capabilities() *mcp.ServerCapabilities {
 // Publish serves cat from server, which was made with Capabilities.
 func Publish(server *mcp.Server, cat Catalog) *Publisher {
 	p := &Publisher{server: server}
+	server.AddReceivingMiddleware(namedInJSON)
 	p.Set(cat)
 	return p
+}
+
+// notFound is the error of a read of a URI nothing is served at, the URI in
+// its data as JSON writes it.
+func notFound(uri string) error {
+	data, _ := json.Marshal(map[string]string{"uri": uri})
+	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: data}
+}
+
+// namedInJSON answers a read of a URI that the SDK's own not-found error
+// (mcp.ResourceNotFoundError) cannot name, before the SDK looks it up: that
+// error writes the URI with Go's escapes, which a control character or an
+// invisible code point turns into invalid JSON, and an answer that cannot be
+// written ends the session, and over stdio the server. No such URI is served.
+func namedInJSON(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if read, ok := req.(*mcp.ReadResourceRequest); ok && read.Params != nil && !json.Valid(fmt.Appendf(nil, `{"uri":%q}`, read.Params.URI)) {
+			return nil, notFound(read.Params.URI)
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // Set publishes cat in place of what was published.
@@ -151,7 +173,7 @@ func (p *Publisher) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.
 	content, ok := p.cat.Files[req.Params.URI]
 	p.mu.Unlock()
 	if !ok {
-		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		return nil, notFound(req.Params.URI)
 	}
 	contents := &mcp.ResourceContents{URI: req.Params.URI, MIMEType: mimeType(req.Params.URI, content)}
 	if contents.MIMEType == "application/octet-stream" {
