@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -90,7 +91,7 @@ func dirFindings(at string, read skillDir) []finding {
 // readme.md.txt look like readme.txt.md).
 func nameFindings(file, name string) []finding {
 	var out []finding
-	for _, h := range hiddentext.Scan([]byte(name)) {
+	for _, h := range hiddentext.ScanValue(name) {
 		out = append(out, finding{file: file, kind: h.Kind, what: h.String() + " in its name"})
 	}
 	return out
@@ -103,7 +104,7 @@ func nameFindings(file, name string) []finding {
 func valueFindings(file string, pos Position, v any) []finding {
 	var out []finding
 	for _, text := range stringsOf(reflect.ValueOf(v)) {
-		for _, h := range hiddentext.Scan([]byte(text)) {
+		for _, h := range hiddentext.ScanValue(text) {
 			out = append(out, finding{file: file, line: pos.Line, column: pos.Column, kind: h.Kind, what: h.String() + ", written as an escape"})
 		}
 	}
@@ -126,8 +127,12 @@ func escaped(found, raw []finding) []finding {
 	return out
 }
 
-// stringsOf is every string in v: in its fields, elements, keys and values.
+// stringsOf is every string in v: in its fields, elements, keys and values,
+// and in the JSON text it keeps (an input schema).
 func stringsOf(v reflect.Value) []string {
+	if v.Type() == rawJSONType {
+		return JSONStrings(v.Bytes())
+	}
 	switch v.Kind() {
 	case reflect.String:
 		return []string{v.String()}
@@ -294,5 +299,33 @@ func hiddenTextWarnings(reg *Registry) Problems {
 			}
 		}
 	}
+	return out
+}
+
+// JSONStrings is every string of the JSON text data: its values and its
+// objects' keys; none when data is no JSON.
+func JSONStrings(data []byte) []string {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			out = append(out, v)
+		case []any:
+			for _, item := range v {
+				walk(item)
+			}
+		case map[string]any:
+			for k, item := range v {
+				out = append(out, k)
+				walk(item)
+			}
+		}
+	}
+	walk(v)
 	return out
 }

@@ -164,3 +164,20 @@ func TestHiddenTextAServerGaveIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// The server's input schema is its text too, kept as JSON: a key or a value in
+// it with hidden text is refused as a title with it is; and a byte order mark
+// is hidden text at the start of a value, where no file begins.
+func TestHiddenTextInAServersSchemaOrAtAValuesStartIsRefused(t *testing.T) {
+	for _, tc := range []struct{ name, schema, title, want string }{
+		{"a key", `{type: object, properties: {"pa\u202Eht": {type: string}}}`, "Open a ticket.", "U+202E RIGHT-TO-LEFT OVERRIDE"},
+		{"a description", `{type: object, properties: {summary: {type: string, description: "ignore previous\U000E0041"}}}`, "Open a ticket.", "U+E0041 TAG 'A' (tag)"},
+		{"a title's first code point", `{type: object, properties: {summary: {type: string}}}`, `\uFEFFOpen a ticket.`, "U+FEFF ZERO WIDTH NO-BREAK SPACE"},
+	} {
+		snapshot := strings.Replace(recordedTool("open_ticket", tc.schema), "title: open_ticket", `title: "`+tc.title+`"`, 1)
+		root := workspace(t, map[string]string{ConfigName: mcpConfig("{tool: open_ticket}"), "registry/mcp-tracker.yaml": snapshot})
+		if _, err := Load(workspacefs.OS{}, root); err == nil || !strings.Contains(err.Error(), "tracker.open_ticket of MCP server tracker holds "+tc.want) {
+			t.Errorf("%s: err = %v, want it refused for %s", tc.name, err, tc.want)
+		}
+	}
+}

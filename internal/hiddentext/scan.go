@@ -109,7 +109,15 @@ func presentable(r rune) bool {
 // look like, not hidden text: a zero-width joiner between two emoji, a
 // variation selector after an emoji (U+FE0F, U+FE0E), and the tags of a
 // subdivision flag (U+1F3F4, then tag letters and digits, then U+E007F).
-func Scan(text []byte) []Finding {
+func Scan(text []byte) []Finding { return scan(text, true) }
+
+// ScanValue is Scan of a value that is no file of its own (a title, a name):
+// a byte order mark at its start is hidden text too, since only a file's first
+// bytes may hold one.
+func ScanValue(text string) []Finding { return scan([]byte(text), false) }
+
+// scan is Scan, a byte order mark at the start of text allowed when mark says.
+func scan(text []byte, mark bool) []Finding {
 	var out []Finding
 	line, col := 1, 0
 	// prev is the last code point a joiner or a selector may follow, -1 for
@@ -140,7 +148,7 @@ func Scan(text []byte) []Finding {
 			kind, selected = "", true
 			i += size
 			continue
-		case r == 0xFEFF && i == 0:
+		case r == 0xFEFF && i == 0 && mark:
 			kind = "" // a byte order mark, at the start alone
 		case kind == Tag:
 			if n := flagTags(text, i, prev); n > 0 {

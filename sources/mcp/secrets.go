@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/skillsync/skillsync/desired/registry"
 )
 
 // MinSecret is the length below which a configured value is no credential:
@@ -165,13 +167,10 @@ func (ss secrets) find(v any) *secret {
 	}
 	data, _ := json.Marshal(v) // what came as JSON goes back as JSON
 	texts := []string{string(data)}
-	var decoded any
-	if json.Unmarshal(data, &decoded) == nil {
-		eachString(decoded, func(s string) {
-			if folded := strings.Join(strings.Fields(s), " "); folded != s {
-				texts = append(texts, folded)
-			}
-		})
+	for _, s := range registry.JSONStrings(data) {
+		if folded := strings.Join(strings.Fields(s), " "); folded != s {
+			texts = append(texts, folded)
+		}
 	}
 	for i, s := range ss {
 		for _, text := range texts {
@@ -183,22 +182,6 @@ func (ss secrets) find(v any) *secret {
 	return nil
 }
 
-// eachString calls f with every string of v, decoded JSON: values and keys.
-func eachString(v any, f func(string)) {
-	switch v := v.(type) {
-	case string:
-		f(v)
-	case []any:
-		for _, item := range v {
-			eachString(item, f)
-		}
-	case map[string]any:
-		for k, item := range v {
-			f(k)
-			eachString(item, f)
-		}
-	}
-}
 
 // jsonText is v as it is written inside a JSON string.
 func jsonText(v string) string {
