@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -33,18 +34,28 @@ func Apply(sys workspacefs.System, root, config string, files []apply.NewFile, r
 			return err
 		}
 	}
-	if err := w.CreateAll(files); err != nil {
+	// A skill directory is adopted whole, as it is: one there already would
+	// add what else it holds to the skill.
+	for _, f := range files {
+		if dir := path.Dir(f.Path); path.Base(f.Path) == desired.SkillFile {
+			if _, err := w.FS().Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("%s %w", dir, apply.ErrExists)
+			}
+		}
+	}
+	created, err := w.CreateAll(files)
+	if err != nil {
 		return err
 	}
 	in, err := controller.LoadInputs(controller.Request{System: sys, Root: root, ConfigFile: config})
 	if err != nil {
-		w.Uncreate(files)
+		created.Undo()
 		return fmt.Errorf("the registry does not load with the adopted skills, so nothing was adopted: %w", err)
 	}
 	want := desired.Build(in.Registry, in.Profile)
 	for _, sk := range replaces {
 		if !wantsAll(want, sk) {
-			w.Uncreate(files)
+			created.Undo()
 			return fmt.Errorf("the registry would not write %s back at %s (the name is disabled, its target is not enabled, or the profile withholds it: see skillsync explain %s), so nothing was adopted",
 				sk.Name, sk.Path, sk.Name)
 		}

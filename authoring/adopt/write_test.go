@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"crypto/sha256"
 	"maps"
 	"os"
 	"path/filepath"
@@ -101,6 +102,73 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 				t.Errorf("err %v, want it to say %q", err, c.says)
 			}
 			if !maps.Equal(before, testkit.Tree(t, root)) {
+				t.Error("the workspace changed")
+			}
+		})
+	}
+}
+
+// wholeAdoption is what adopt would write for review-pr of root with a
+// supporting file: the skill directory whole, beside its document.
+func wholeAdoption(t *testing.T, root string) ([]apply.NewFile, []Skill) {
+	t.Helper()
+	files, skills := adoption(t, root)
+	script := []byte("#!/bin/sh\necho review\n")
+	testkit.WriteFile(t, root, ".claude/skills/review-pr/scripts/run.sh", script)
+	skills[0].Files = []registry.SupportFile{{Path: "scripts/run.sh", Data: script, Sum: sha256.Sum256(script)}}
+	planned, err := Files([]string{"registry/*.yaml"}, skills, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = nil
+	for _, f := range planned {
+		files = append(files, apply.NewFile(f))
+	}
+	return files, skills
+}
+
+// A skill directory is adopted whole or not at all: a refusal takes the
+// folders adopt made with the files, and a folder there already, which would
+// add what it holds to the skill, is refused.
+func TestAdoptingASkillDirectoryLeavesNoFolderBehind(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, root string)
+		says  string
+	}{
+		{"the name is disabled, so it would not be written back", func(t *testing.T, root string) {
+			config := filepath.Join(root, "skillsync.yaml")
+			data, err := os.ReadFile(config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testkit.WriteFile(t, root, "skillsync.yaml", []byte(strings.Replace(string(data), "disabled: []", "disabled: [review-pr]", 1)))
+		}, "would not write review-pr back"},
+		{"the skill directory is there already", func(t *testing.T, root string) {
+			testkit.WriteFile(t, root, "registry/skills/review-pr/private.txt", []byte("a person's notes\n"))
+		}, "registry/skills/review-pr already exists"},
+		{"an empty skill directory is there already", func(t *testing.T, root string) {
+			if err := os.MkdirAll(filepath.Join(root, "registry/skills/review-pr"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "registry/skills/review-pr already exists"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := testkit.ExampleWorkspace(t)
+			files, skills := wholeAdoption(t, root)
+			c.setup(t, root)
+			before := testkit.Tree(t, root)
+			err := Apply(workspacefs.OS{}, root, registry.ConfigName, files, skills)
+			if err == nil || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("err %v, want it to say %q", err, c.says)
+			}
+			after := testkit.Tree(t, root)
+			for p := range after {
+				if _, ok := before[p]; !ok {
+					t.Errorf("left behind: %s", p)
+				}
+			}
+			if !maps.Equal(before, after) {
 				t.Error("the workspace changed")
 			}
 		})

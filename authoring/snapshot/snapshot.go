@@ -29,7 +29,7 @@ func Write(sys workspacefs.System, root, rel string, content []byte, force bool)
 	data, err := w.FS().ReadRegular(rel, observed.MaxFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		err := w.CreateAll([]apply.NewFile{{Path: rel, Content: content}})
+		_, err := w.CreateAll([]apply.NewFile{{Path: rel, Content: content}})
 		return nil, err == nil, err
 	case err != nil:
 		return nil, false, fmt.Errorf("%s: %w", rel, workspacefs.Cause(err))

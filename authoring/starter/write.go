@@ -17,5 +17,6 @@ func Init(sys workspacefs.System, dir string, files []apply.NewFile) error {
 		return err
 	}
 	defer w.Close()
-	return w.CreateAll(files)
+	_, err = w.CreateAll(files)
+	return err
 }

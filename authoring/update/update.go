@@ -214,7 +214,8 @@ func writeLock(sys workspacefs.System, root, rel string, old []byte, lock regist
 	defer w.Close()
 	content := registry.FormatLock(lock)
 	if old == nil {
-		return w.CreateAll([]apply.NewFile{{Path: rel, Content: content}})
+		_, err := w.CreateAll([]apply.NewFile{{Path: rel, Content: content}})
+		return err
 	}
 	// The lock carries no banner: it is the team's, committed, and update is
 	// asked to move it, as forget is asked to edit skillsync.yaml.

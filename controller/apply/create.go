@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
+	"strings"
 
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/internal/workspacefs"
@@ -22,18 +24,39 @@ type NewFile struct {
 	Executable bool
 }
 
+// Created is what CreateAll created: the files, and the directories it made
+// for them, deepest first.
+type Created struct {
+	w     Workspace
+	files []NewFile
+	dirs  []string
+}
+
+// Undo removes what was created, as long as it is as created: each file that
+// still holds what was written, then each directory made for them that is
+// empty, so that a command refused after creating leaves the workspace as it
+// was.
+func (c Created) Undo() {
+	c.w.Uncreate(c.files)
+	for _, dir := range c.dirs {
+		removeIfEmpty(c.w, dir)
+	}
+}
+
 // CreateAll creates every one of files, or, when one is there already or cannot
-// be written, none: those it created are removed again.
-func (w Workspace) CreateAll(files []NewFile) error {
+// be written, none: those it created, and the directories it made for them,
+// are removed again.
+func (w Workspace) CreateAll(files []NewFile) (Created, error) {
 	for _, f := range files {
 		_, err := w.r.Lstat(f.Path)
 		if err == nil {
-			return fmt.Errorf("%s %w", f.Path, ErrExists)
+			return Created{}, fmt.Errorf("%s %w", f.Path, ErrExists)
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s: %w", f.Path, workspacefs.Cause(err))
+			return Created{}, fmt.Errorf("%s: %w", f.Path, workspacefs.Cause(err))
 		}
 	}
+	created := Created{w: w, files: files, dirs: w.missingDirs(files)}
 	var creates []*plan.Change
 	for _, f := range files {
 		creates = append(creates, &plan.Change{Path: f.Path, Action: plan.Create, New: f.Content, Executable: f.Executable})
@@ -41,11 +64,29 @@ func (w Workspace) CreateAll(files []NewFile) error {
 	errs, _ := w.WriteAll(creates)
 	for i, err := range errs {
 		if err != nil {
-			w.Uncreate(files)
-			return fmt.Errorf("write %s: %w", creates[i].Path, workspacefs.Cause(err))
+			created.Undo()
+			return Created{}, fmt.Errorf("write %s: %w", creates[i].Path, workspacefs.Cause(err))
 		}
 	}
-	return nil
+	return created, nil
+}
+
+// missingDirs are the directories files are in, and those above them, that
+// are not there yet, deepest first.
+func (w Workspace) missingDirs(files []NewFile) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range files {
+		for dir := path.Dir(f.Path); dir != "." && !seen[dir]; dir = path.Dir(dir) {
+			seen[dir] = true
+			if _, err := w.r.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			out = append(out, dir)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
+	return out
 }
 
 // Uncreate removes each of files that still holds exactly what was created.
