@@ -68,8 +68,9 @@ func Artifacts(skills []archive.SkillDir) (map[string][]byte, error) {
 // Publish writes the site of skills into dir (made if missing): the index and
 // each artifact, every file written whole under a temporary name and renamed
 // into place. An index already there is replaced only if skillsync published
-// it, and an artifact only if that index named it: a file of the site that
-// skillsync did not write is kept, and is an error. It returns the paths
+// it, and an artifact only if that index named it and it still holds what the
+// index records: a file of the site that skillsync did not write, or that
+// someone edited since, is kept, and is an error. It returns the paths
 // written, relative to dir.
 func Publish(sys workspacefs.System, dir string, skills []archive.SkillDir) ([]string, error) {
 	files, err := Artifacts(skills)
@@ -90,10 +91,18 @@ func Publish(sys workspacefs.System, dir string, skills []archive.SkillDir) ([]s
 	}
 	paths := slices.Sorted(maps.Keys(files))
 	for _, p := range paths {
-		if _, err := root.Lstat(p); err == nil && !ours[p] {
-			return nil, fmt.Errorf("%s is there and skillsync did not publish it; kept, and nothing was written (publish into another directory, or remove it)", p)
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		digest, published := ours[p]
+		_, err := root.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
 			return nil, fmt.Errorf("%s: %w", p, workspacefs.Cause(err))
+		case !published:
+			return nil, fmt.Errorf("%s is there and skillsync did not publish it; kept, and nothing was written (publish into another directory, or remove it)", p)
+		case digest != "":
+			if data, err := root.ReadRegular(p, archive.MaxSize); err != nil || blobs.Digest(data) != digest {
+				return nil, fmt.Errorf("%s was edited since skillsync published it (it is not what its index records); kept, and nothing was written (publish into another directory, or put back or remove it)", p)
+			}
 		}
 	}
 	// The artifacts first, the index last: a site read midway names nothing
@@ -116,12 +125,12 @@ func Publish(sys workspacefs.System, dir string, skills []archive.SkillDir) ([]s
 }
 
 // publishedBefore are the paths the index skillsync published in root names,
-// the index among them; none when there is no index, and an error when the
-// index there is not skillsync's.
-func publishedBefore(root workspacefs.FS) (map[string]bool, error) {
+// each with the digest it records (none for the index itself); none when
+// there is no index, and an error when the index there is not skillsync's.
+func publishedBefore(root workspacefs.FS) (map[string]string, error) {
 	data, err := root.ReadRegular(IndexPath, maxIndexSize)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]bool{}, nil
+		return map[string]string{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", IndexPath, workspacefs.Cause(err))
@@ -130,10 +139,10 @@ func publishedBefore(root workspacefs.FS) (map[string]bool, error) {
 	if json.Unmarshal(data, &ix) != nil || ix.Generator != generator {
 		return nil, fmt.Errorf("%s is there and skillsync did not publish it; kept, and nothing was written (publish into another directory, or remove it)", IndexPath)
 	}
-	ours := map[string]bool{IndexPath: true}
+	ours := map[string]string{IndexPath: ""}
 	for _, e := range ix.Skills {
 		if !strings.Contains(e.URL, "://") && !strings.HasPrefix(e.URL, "/") {
-			ours[path.Join(path.Dir(IndexPath), e.URL)] = true
+			ours[path.Join(path.Dir(IndexPath), e.URL)] = e.Digest
 		}
 	}
 	return ours, nil

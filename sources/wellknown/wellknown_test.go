@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -208,6 +209,18 @@ func TestPublishKeepsWhatItDidNotWrite(t *testing.T) {
 	files, err := archive.Unpack(mustRead(t, theirs))
 	if err != nil || len(files) != 2 || string(files[1].Data) != "#!/bin/sh\necho v2\n" || !files[1].Executable {
 		t.Errorf("the archive published again = %+v, %v", files, err)
+	}
+	// An artifact someone edited since is kept, whatever the index says.
+	published := mustRead(t, theirs)
+	if err := os.WriteFile(theirs, append(slices.Clone(published), "edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	skills[0].Files[0].Data = []byte("#!/bin/sh\necho v3\n")
+	if _, err := Publish(workspacefs.OS{}, dir, skills); err == nil || !strings.Contains(err.Error(), "deploy.tar.gz was edited since skillsync published it") {
+		t.Errorf("Publish over an artifact edited since = %v", err)
+	}
+	if data := mustRead(t, theirs); string(data) != string(published)+"edited\n" {
+		t.Error("the edited artifact was changed")
 	}
 }
 
