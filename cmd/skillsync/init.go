@@ -88,18 +88,19 @@ func newInitCommand(g *globals) *cobra.Command {
 // config directory.
 func initUser(g *globals, dryRun bool) error {
 	start := starter.UserPlan(starter.Ref(readBuildInfo().Version))
-	dir := filepath.Join(g.userRoot, filepath.FromSlash(path.Dir(g.userConfig)))
 	if dryRun {
 		for _, f := range start {
 			fmt.Fprintf(g.stdout, "would create ~/%s:\n%s\n", path.Join(path.Dir(g.userConfig), f.Path), f.Content)
 		}
 		return nil
 	}
+	// Created from the home directory, as every other command reads them: a
+	// config directory that leads out of it by a symlink is refused here too.
 	var files []apply.NewFile
 	for _, f := range start {
-		files = append(files, apply.NewFile{Path: f.Path, Content: []byte(f.Content)})
+		files = append(files, apply.NewFile{Path: path.Join(path.Dir(g.userConfig), f.Path), Content: []byte(f.Content)})
 	}
-	err := starter.Init(g.sys, dir, files)
+	err := starter.Init(g.sys, g.userRoot, files)
 	if errors.Is(err, apply.ErrExists) {
 		return &exitError{exitInvalid, err}
 	}
