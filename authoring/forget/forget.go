@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/controller/apply"
@@ -77,13 +78,20 @@ func Apply(sys workspacefs.System, root string, files []File, configFile string,
 	}
 	errs, _ := w.WriteAll(updates)
 	var failed []error
+	var done []string
 	for i, err := range errs {
 		if err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", updates[i].Path, workspacefs.Cause(err)))
+		} else {
+			done = append(done, updates[i].Path)
 		}
 	}
 	if failed != nil {
-		return fmt.Errorf("%w; skillsync.yaml was not changed", errors.Join(failed...))
+		yours := ""
+		if len(done) > 0 {
+			yours = fmt.Sprintf("; %s %s yours already, without the banner", strings.Join(done, ", "), map[bool]string{true: "is", false: "are"}[len(done) == 1])
+		}
+		return fmt.Errorf("%w%s; %s was not changed (run forget again once every file can be written)", errors.Join(failed...), yours, configFile)
 	}
 	if config == nil {
 		return nil

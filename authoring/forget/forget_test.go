@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/banner"
@@ -57,8 +58,20 @@ func TestApplyChangesNothingOfAFileChangedSinceItWasRead(t *testing.T) {
 	}
 	changed := append(data, "edited\n"...)
 	write(p, changed)
-	if err := Apply(workspacefs.OS{}, root, []File{f}, "skillsync.yaml", sha256.Sum256(config), edited); err == nil {
+	// Another copy is handed over all the same; the error says so.
+	const q = ".agents/skills/note/SKILL.md"
+	other := generated(t, "capability/journal.note", q)
+	write(q, other)
+	g, _ := HandOver(q, other, []string{"capability/journal.note"})
+	err = Apply(workspacefs.OS{}, root, []File{f, g}, "skillsync.yaml", sha256.Sum256(config), edited)
+	if err == nil {
 		t.Fatal("Apply handed over a file changed since it was read")
+	}
+	if !strings.Contains(err.Error(), q+" is yours already, without the banner; skillsync.yaml was not changed") {
+		t.Errorf("the error does not say what was handed over: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, q)); string(got) != string(g.Yours) {
+		t.Errorf("%s was not handed over:\n%s", q, got)
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, p)); string(got) != string(changed) {
 		t.Errorf("the changed file was rewritten:\n%s", got)
