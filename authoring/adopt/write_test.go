@@ -79,12 +79,7 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 			testkit.WriteFile(t, root, files[0].Path, []byte("# mine\n"))
 		}, "already exists"},
 		{"the name is disabled, so it would not be written back", func(t *testing.T, root string, _ []apply.NewFile) {
-			config := filepath.Join(root, "skillsync.yaml")
-			data, err := os.ReadFile(config)
-			if err != nil {
-				t.Fatal(err)
-			}
-			testkit.WriteFile(t, root, "skillsync.yaml", []byte(strings.Replace(string(data), "disabled: []", "disabled: [review-pr]", 1)))
+			disable(t, root, "review-pr")
 		}, "would not write review-pr back"},
 		{"the registry does not load with it", func(t *testing.T, root string, files []apply.NewFile) {
 			// A capability already has the alias review-pr.
@@ -112,7 +107,7 @@ func TestAdoptChangesNothingWhenItCannot(t *testing.T) {
 // supporting file: the skill directory whole, beside its document.
 func wholeAdoption(t *testing.T, root string) ([]apply.NewFile, []Skill) {
 	t.Helper()
-	files, skills := adoption(t, root)
+	_, skills := adoption(t, root)
 	script := []byte("#!/bin/sh\necho review\n")
 	testkit.WriteFile(t, root, ".claude/skills/review-pr/scripts/run.sh", script)
 	skills[0].Files = []registry.SupportFile{{Path: "scripts/run.sh", Data: script, Sum: sha256.Sum256(script)}}
@@ -120,7 +115,7 @@ func wholeAdoption(t *testing.T, root string) ([]apply.NewFile, []Skill) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files = nil
+	var files []apply.NewFile
 	for _, f := range planned {
 		files = append(files, apply.NewFile(f))
 	}
@@ -137,12 +132,7 @@ func TestAdoptingASkillDirectoryLeavesNoFolderBehind(t *testing.T) {
 		says  string
 	}{
 		{"the name is disabled, so it would not be written back", func(t *testing.T, root string) {
-			config := filepath.Join(root, "skillsync.yaml")
-			data, err := os.ReadFile(config)
-			if err != nil {
-				t.Fatal(err)
-			}
-			testkit.WriteFile(t, root, "skillsync.yaml", []byte(strings.Replace(string(data), "disabled: []", "disabled: [review-pr]", 1)))
+			disable(t, root, "review-pr")
 		}, "would not write review-pr back"},
 		{"the skill directory is there already", func(t *testing.T, root string) {
 			testkit.WriteFile(t, root, "registry/skills/review-pr/private.txt", []byte("a person's notes\n"))
@@ -173,4 +163,14 @@ func TestAdoptingASkillDirectoryLeavesNoFolderBehind(t *testing.T) {
 			}
 		})
 	}
+}
+
+// disable lists name in spec.disabled of root's skillsync.yaml.
+func disable(t *testing.T, root, name string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "skillsync.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WriteFile(t, root, "skillsync.yaml", []byte(strings.Replace(string(data), "disabled: []", "disabled: ["+name+"]", 1)))
 }

@@ -182,7 +182,6 @@ func (ss secrets) find(v any) *secret {
 	return nil
 }
 
-
 // jsonText is v as it is written inside a JSON string.
 func jsonText(v string) string {
 	data, _ := json.Marshal(v)

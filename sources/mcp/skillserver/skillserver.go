@@ -107,7 +107,7 @@ func Publish(server *mcp.Server, cat Catalog) *Publisher {
 // its data as JSON writes it.
 func notFound(uri string) error {
 	data, _ := json.Marshal(map[string]string{"uri": uri})
-	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: data}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found", Data: data}
 }
 
 // namedInJSON answers a read of a URI that the SDK's own not-found error
