@@ -88,8 +88,12 @@ func Apply(sys workspacefs.System, root string, files []File, configFile string,
 	}
 	if failed != nil {
 		yours := ""
-		if len(done) > 0 {
-			yours = fmt.Sprintf("; %s %s yours already, without the banner", strings.Join(done, ", "), map[bool]string{true: "is", false: "are"}[len(done) == 1])
+		switch len(done) {
+		case 0:
+		case 1:
+			yours = fmt.Sprintf("; %s is yours already, without the banner", done[0])
+		default:
+			yours = fmt.Sprintf("; %s are yours already, without the banner", strings.Join(done, ", "))
 		}
 		return fmt.Errorf("%w%s; %s was not changed (run forget again once every file can be written)", errors.Join(failed...), yours, configFile)
 	}
