@@ -310,9 +310,21 @@ func stampsHold(req Request, in Inputs, stamps []byte, key string) bool {
 }
 
 // indexKey digests what a pass's outcome depends on beside the files: the binary
-// that made it, the request, and where the workspace really is (realRoot), which
-// decides where an absolute symlink in it leads.
+// that made it, the request, the organisation's policy the sources are read
+// under (outside the workspace, so no stamp of it is taken), and where the
+// workspace really is (realRoot), which decides where an absolute symlink in it
+// leads. A policy that cannot be read gives no key: the pass runs.
 func indexKey(req Request, realRoot string) (string, bool) {
+	var policy [32]byte
+	if pr, ok := req.Sources.(registry.PolicedReader); ok {
+		p, err := pr.Policy()
+		if err != nil {
+			return "", false
+		}
+		if p != nil {
+			policy = p.Sum()
+		}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return "", false
@@ -331,6 +343,6 @@ func indexKey(req Request, realRoot string) (string, bool) {
 		return "", false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%+v\x00%q\x00%q\x00%v\x00%v\x00%q\x00%q", index.Version, stamp, req.ProfileFlag, req.ProfileEnv, req.Force, req.AllowEmpty, realRoot, req.Config())
+	fmt.Fprintf(h, "%s\x00%+v\x00%q\x00%q\x00%v\x00%v\x00%q\x00%q\x00%x", index.Version, stamp, req.ProfileFlag, req.ProfileEnv, req.Force, req.AllowEmpty, realRoot, req.Config(), policy)
 	return hex.EncodeToString(h.Sum(nil)), true
 }

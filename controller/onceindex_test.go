@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/state"
+	"github.com/skillsync/skillsync/desired/registry"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/testkit/property"
@@ -366,5 +367,51 @@ func TestTheIndexSeesASkillDirectorysSideFileEdited(t *testing.T) {
 	indexAgrees(t, req, "the side file edited in place")
 	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root, Check: true}); out.Plan.Count(plan.Update) != 1 {
 		t.Fatalf("a pass from scratch does not see the edit either: %s", summary(out))
+	}
+}
+
+// policed reads no source, under the organisation's policy it holds.
+type policed struct {
+	policy *registry.Policy
+	err    error
+}
+
+func (p policed) ReadSource(registry.RemoteSource, registry.LockedSource) ([]registry.SourceFile, error) {
+	return nil, nil
+}
+func (p policed) Policy() (*registry.Policy, error) { return p.policy, p.err }
+
+// The organisation's policy decides what a workspace may take and lies outside
+// it: the index answers only under the policy it was made under.
+func TestTheIndexAnswersOnlyUnderItsPolicy(t *testing.T) {
+	policy := func(sources string) *registry.Policy {
+		p, ps := registry.ParsePolicy("policy.yaml", []byte("apiVersion: skillsync/v1\nkind: Policy\nspec:\n  sources: ["+sources+"]\n"), nil)
+		if len(ps) > 0 {
+			t.Fatal(ps)
+		}
+		return &p
+	}
+	root := testkit.ExampleWorkspace(t)
+	req := Request{System: workspacefs.OS{}, Root: root, Sources: policed{policy: policy("github.com/acme")}}
+	if out := ReconcileOnce(req, time.Second); out.Err != nil || len(out.Problems) > 0 {
+		t.Fatal(out.Err, out.Problems)
+	}
+	if !indexAsOf(t, req, later()) {
+		t.Fatal("no index written for a pass that found nothing to do")
+	}
+	if _, ok := fromIndex(req); !ok {
+		t.Fatal("the index does not answer under the policy it was made under")
+	}
+	for name, sources := range map[string]registry.SourceReader{
+		"another policy":                policed{policy: policy("github.com/other")},
+		"no policy":                     policed{},
+		"a policy that cannot be read":  policed{err: os.ErrPermission},
+		"a reader that knows no policy": nil,
+	} {
+		other := req
+		other.Sources = sources
+		if _, ok := fromIndex(other); ok {
+			t.Errorf("the index answered under %s", name)
+		}
 	}
 }

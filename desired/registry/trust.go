@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"net"
 	"net/netip"
@@ -80,11 +81,33 @@ type Policy struct {
 	File string `json:"-"`
 	// signers are Spec.Signers, their files read.
 	signers []boundRule
+	// sum digests what the policy was read from: its file and its signers'.
+	sum [32]byte
 }
+
+// Sum is the digest of what the policy was read from, its file and the files
+// its signers name: a pass that answers from what an earlier one found holds
+// only while the policy does.
+func (p *Policy) Sum() [32]byte { return p.sum }
 
 // ParsePolicy reads an organisation's policy file, file naming it; read reads
 // the files its signers name, relative to the policy's folder.
 func ParsePolicy(file string, data []byte, read func(name string) ([]byte, error)) (Policy, Problems) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%q\x00%d\x00", file, len(data))
+	h.Write(data)
+	p, ps := parsePolicy(file, data, func(name string) ([]byte, error) {
+		data, err := read(name)
+		fmt.Fprintf(h, "%q\x00%d\x00%v\x00", name, len(data), err)
+		h.Write(data)
+		return data, err
+	})
+	h.Sum(p.sum[:0])
+	return p, ps
+}
+
+// parsePolicy is ParsePolicy but for the digest of what it reads.
+func parsePolicy(file string, data []byte, read func(name string) ([]byte, error)) (Policy, Problems) {
 	var p Policy
 	_, docs, ps := parseSource(file, data)
 	if len(ps) > 0 {
