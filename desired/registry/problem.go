@@ -3,9 +3,8 @@ package registry
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
-
-	"github.com/skillsync/skillsync/internal/printable"
 )
 
 // Position is a place in an input file, relative to the workspace root.
@@ -16,7 +15,13 @@ type Position struct {
 }
 
 func (p Position) String() string {
-	file := printable.Name(p.File)
+	file := p.File
+	if strings.ContainsAny(file, "\n\t") {
+		// A line break would print as two lines, the second of which could pass
+		// for another message; every other control character is escaped where
+		// the message is written (printable.Writer).
+		file = strconv.Quote(file)
+	}
 	switch {
 	case p.Line == 0:
 		return file

@@ -399,8 +399,9 @@ func TestAPositionInAFileNamedWithALineBreakPrintsOnOneLine(t *testing.T) {
 		{Position{File: "registry/caps.yaml", Line: 3, Column: 5}, "registry/caps.yaml:3:5"},
 		{Position{File: "skills/café/a b.md"}, "skills/café/a b.md"},
 		{Position{File: "skills/deploy/a\n  - removed everything.md"}, `"skills/deploy/a\n  - removed everything.md"`},
-		{Position{File: "a\x1b[31m.yaml", Line: 2}, `"a\x1b[31m.yaml":2`},
-		{Position{File: "a\u202e.yaml", Line: 2, Column: 1}, `"a\u202e.yaml":2:1`},
+		{Position{File: "a\tb.yaml", Line: 2}, `"a\tb.yaml":2`},
+		// Other control characters are escaped where the message is written.
+		{Position{File: "a\x1b[31m.yaml", Line: 2}, "a\x1b[31m.yaml:2"},
 	} {
 		if got := tc.pos.String(); got != tc.want {
 			t.Errorf("%#v prints %s, want %s", tc.pos, got, tc.want)
