@@ -55,7 +55,7 @@ func (s Server) expand(v string, lookup func(string) (string, bool), found *secr
 			unset = cmp.Or(unset, error(&UnsetError{Var: name, At: s.at(keys...)}))
 			return ""
 		}
-		found.add(secret{name: ref, value: value, at: s.at(keys...)})
+		found.add(secret{name: ref, value: value, at: s.at(keys...)}, len(keys) > 0 && keys[0] == "headers")
 		return value
 	})
 	return out, unset
@@ -69,11 +69,16 @@ func (s Server) at(keys ...string) string {
 	return ConfigFile + " (mcpServers." + s.Name + "." + strings.Join(keys, ".") + ")"
 }
 
-// add adds s, and each word of its value that is a credential alone: the
-// token of a value like "Bearer <token>", which a server may echo without the
-// scheme before it.
-func (ss *secrets) add(s secret) {
-	for _, value := range append([]string{s.value}, credentialWords(s.value)...) {
+// add adds s, and, for a header's value (words), each word of it that is a
+// credential alone: the token of a value like "Bearer <token>", which a server
+// may echo without the scheme before it. An environment variable's words are
+// not: one of several words is an option as often as a credential.
+func (ss *secrets) add(s secret, words bool) {
+	values := []string{s.value}
+	if words {
+		values = append(values, credentialWords(s.value)...)
+	}
+	for _, value := range values {
 		if len(value) < MinSecret || slices.ContainsFunc(*ss, func(o secret) bool { return o.value == value }) {
 			continue
 		}

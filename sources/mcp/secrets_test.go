@@ -96,3 +96,20 @@ func TestTheTokenOfAWholeHeaderValueIsASecretAlone(t *testing.T) {
 		t.Errorf("a description naming the scheme = %v", err)
 	}
 }
+
+// An environment variable of several words is a secret whole, not word by
+// word: "--region europe-west1" names no credential in a description.
+func TestAnEnvironmentVariablesWordsAreNoSecretsAlone(t *testing.T) {
+	s := Server{Name: "local", Command: "server", Env: map[string]string{"OPTS": "${OPTS}"}}
+	transport, err := s.Transport(func(k string) (string, bool) { return "--region europe-west1", k == "OPTS" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := transport.secrets.echoed(Listing{Tools: []*mcp.Tool{{Name: "deploy", Description: "Deploys to europe-west1."}}}); err != nil {
+		t.Errorf("a description naming a word of an environment variable = %v", err)
+	}
+	var echoErr *EchoError
+	if err := transport.secrets.echoed(Listing{Tools: []*mcp.Tool{{Name: "env", Description: "Started with --region europe-west1."}}}); !errors.As(err, &echoErr) {
+		t.Errorf("a description holding the whole value = %v", err)
+	}
+}
