@@ -196,7 +196,14 @@ func (c Cache) fetchBounded(ctx context.Context, repo, remote, commit string) er
 	<-done
 	tooLarge := errors.Is(context.Cause(fetching), errFetchTooLarge) || err == nil && packsSize(cache, packs, "")-before > limit
 	if tooLarge {
-		if rmErr := removeTree(cache, filepath.Base(repo)); rmErr != nil {
+		// git's own children (index-pack) may write for a moment after git is
+		// stopped, until they read that it is gone.
+		rmErr := removeTree(cache, filepath.Base(repo))
+		for wait := 0; rmErr != nil && wait < 20; wait++ {
+			time.Sleep(50 * time.Millisecond)
+			rmErr = removeTree(cache, filepath.Base(repo))
+		}
+		if rmErr != nil {
 			return fmt.Errorf("fetch commit %s of %s: it passed %d bytes, and the cache repository %s could not be removed: %w", commit, registry.RedactRemote(remote), limit, repo, rmErr)
 		}
 		return fmt.Errorf("fetch commit %s of %s: it passed %d bytes, at most what one fetch may add to the cache; nothing of it is kept", commit, registry.RedactRemote(remote), limit)
