@@ -75,7 +75,10 @@ func serveHTTP(ctx context.Context, log *slog.Logger, addr, bearer string, skill
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
+	// No read or write timeout: a client's stream of notifications stays open
+	// as long as it listens. A connection that stays open doing nothing
+	// between requests is let go.
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
 	go func() {
 		<-ctx.Done()
 		srv.Close()

@@ -110,7 +110,7 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 		if err != nil {
 			return &exitError{exitFailure, fmt.Errorf("--health-addr: %w", err)}
 		}
-		srv := &http.Server{Handler: tracker.Handler(), ReadHeaderTimeout: 5 * time.Second}
+		srv := healthServer(tracker, ln.Addr().String())
 		go srv.Serve(ln)
 		defer srv.Close()
 		log.Info("serving health endpoints", "addr", ln.Addr().String())
@@ -129,4 +129,17 @@ func runWatch(g *globals, req controller.Request, w watchFlags) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// healthServer serves tracker's endpoints on addr. Its answers are small and
+// quick: a client that reads or writes slowly is let go, and so is a
+// connection that stays open doing nothing. On loopback it answers only
+// requests for this machine, as serve does (loopbackHostOnly).
+func healthServer(tracker *watch.Tracker, addr string) *http.Server {
+	handler := tracker.Handler()
+	if loopback(addr) {
+		handler = loopbackHostOnly(handler)
+	}
+	return &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute}
 }

@@ -206,34 +206,42 @@ func (t *Tracker) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		t.mu.Lock()
-		defer t.mu.Unlock()
 		stuck := !t.running.IsZero() && time.Since(t.running) > t.stuckLimit()
-		t.write(w, t.alive && !stuck, "alive", t.last)
+		ok, body := t.answer(t.alive && !stuck, "alive", t.last)
+		t.mu.Unlock()
+		write(w, ok, body)
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		stale := t.checkRoot()
 		t.mu.Lock()
-		defer t.mu.Unlock()
+		ok, body := t.answer(t.ready(), "ready", t.last)
 		if stale != nil {
-			t.write(w, false, "ready", stale)
-			return
+			ok, body = t.answer(false, "ready", stale)
 		}
-		t.write(w, t.ready(), "ready", t.last)
+		t.mu.Unlock()
+		write(w, ok, body)
 	})
 	mux.Handle("GET /metrics", t.metricsOf().handler())
 	return mux
 }
 
-// write answers ok (the field named field) with last, the report of the run the
-// answer stands on; t.mu is held.
-func (t *Tracker) write(w http.ResponseWriter, ok bool, field string, last *Report) {
-	w.Header().Set("Content-Type", "application/json")
-	if !ok {
-		w.WriteHeader(http.StatusServiceUnavailable)
-	}
+// answer is ok (the field named field) with last, the report of the run the
+// answer stands on, as JSON; t.mu is held. It is written once the lock is let
+// go: a client that reads slowly must not hold up the runs that take it.
+func (t *Tracker) answer(ok bool, field string, last *Report) (bool, []byte) {
 	body := map[string]any{field: ok, "lastRun": last, "watch": t.watch}
 	if failing := t.failingSources(); len(failing) > 0 {
 		body["mcpSources"] = failing
 	}
-	json.NewEncoder(w).Encode(body)
+	data, _ := json.Marshal(body)
+	return ok, append(data, '\n')
+}
+
+// write sends an answer: 200 when ok, else 503.
+func write(w http.ResponseWriter, ok bool, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	if !ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	w.Write(body)
 }

@@ -3,6 +3,7 @@ package watch
 import (
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -85,5 +86,44 @@ func TestSourceFailureMakesItUnready(t *testing.T) {
 	tr.SetSource("tracker", nil)
 	if !tr.Ready() {
 		t.Error("not ready once the source answers again")
+	}
+}
+
+// A client that asks and never reads holds its answer in the network, not the
+// tracker: the runs go on, and so do other clients' answers.
+func TestASlowReaderHoldsUpNoRun(t *testing.T) {
+	tr := &Tracker{}
+	tr.setAlive(true)
+	// An answer far larger than the socket buffers, as thousands of invalid
+	// inputs make one.
+	tr.Record(Report{Result: Invalid, Error: strings.Repeat("registry/caps.yaml:1:1: a problem. ", 1<<19)})
+	srv := httptest.NewServer(tr.Handler())
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.(*net.TCPConn).SetReadBuffer(1024)
+	if _, err := conn.Write([]byte("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	// The handler has started to write when the first bytes arrive.
+	if _, err := conn.Read(make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	recorded := make(chan struct{})
+	go func() {
+		tr.runStarted(time.Now())
+		tr.Record(Report{Result: Converged})
+		close(recorded)
+	}()
+	select {
+	case <-recorded:
+	case <-time.After(time.Minute):
+		t.Fatal("a run could not record its report while a client read its answer slowly")
+	}
+	if code, _ := get(t, tr, "/readyz"); code != http.StatusOK {
+		t.Errorf("/readyz after the run: %d", code)
 	}
 }
