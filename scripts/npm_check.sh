@@ -175,6 +175,13 @@ refused() {
 echo "Object.defineProperty(process, 'arch', { value: 'mips' });" >"$work/pretend-mips.js"
 refused "there is no skillsync binary on npm for $(node -p process.platform) mips" \
   node --require "$work/pretend-mips.js" node_modules/.bin/skillsync version
-rm -rf "$project/node_modules/@skillsync/$host_dir"
+# A platform package above the project (another version, or anyone's of that
+# name) is not run in place of the one npm installs beside the launcher.
+mkdir -p "$work/node_modules/@skillsync"
+mv "$project/node_modules/@skillsync/$host_dir" "$work/node_modules/@skillsync/$host_dir"
+refused "is not the one npm installs" $npx --no skillsync version
+sed -i "s/\"version\": \"$version\"/\"version\": \"0.0.1\"/" "$work/node_modules/@skillsync/$host_dir/package.json"
+refused "version 0.0.1" $npx --no skillsync version
+rm -rf "$work/node_modules"
 refused "npm install $host_name@$version" $npx --no skillsync version
 echo "npm check: passed"
