@@ -36,7 +36,7 @@ func (u *unpacked) add(name string, f registry.SourceFile) error {
 	if clean == "" || clean == "." {
 		return nil
 	}
-	if !registry.ValidSourcePath(clean) || strings.Contains(name, "\\") || strings.HasPrefix(name, "/") {
+	if !registry.ValidSourcePath(clean) {
 		return fmt.Errorf("the archive holds %q, which is no path inside the skill directory", name)
 	}
 	if u.root != "" {
