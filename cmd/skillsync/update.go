@@ -122,7 +122,11 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 			if err != nil {
 				return err
 			}
-			if len(reg.Config.Spec.Sources) == 0 {
+			lockFile := reg.InConfigDir(registry.LockName)
+			old, lock, err := update.ReadLock(g.readOnly(), reg.Root, lockFile)
+			if len(reg.Config.Spec.Sources) == 0 && len(args) == 0 && (old == nil || err == nil && len(lock.Sources) == 0) {
+				// A lock that pins sources no longer declared is written anew,
+				// pinning none, as when one source of several is dropped.
 				fmt.Fprintf(g.stdout, "%s declares no sources; nothing to update\n", reg.ConfigFile)
 				return nil
 			}
@@ -132,8 +136,6 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 			if err := g.checkTrust(reg); err != nil {
 				return err
 			}
-			lockFile := reg.InConfigDir(registry.LockName)
-			old, lock, err := update.ReadLock(g.readOnly(), reg.Root, lockFile)
 			var problems registry.Problems
 			switch {
 			case errors.As(err, &problems) && len(args) > 0:

@@ -108,6 +108,7 @@ func sourceAt(src RemoteSource, rel string) string {
 func (l *loader) lockedSources(reg *Registry) {
 	specs := reg.Config.Spec.Sources
 	if len(specs) == 0 {
+		l.lockOfNoSources(reg)
 		return
 	}
 	// The lock is an input even when the sources are not read: a watcher
@@ -147,6 +148,38 @@ func (l *loader) lockedSources(reg *Registry) {
 		return
 	}
 	l.readLocked(reg, lock)
+}
+
+// lockOfNoSources checks a skillsync.lock beside a skillsync.yaml that
+// declares no source: an input as any lock is, and, when the sources are read,
+// like any lock it may pin only sources declared, so one left from sources
+// since removed is a problem, as it is when one source of several is removed.
+func (l *loader) lockOfNoSources(reg *Registry) {
+	if l.lock != nil {
+		return
+	}
+	lockFile := reg.InConfigDir(LockName)
+	data, err := l.r.ReadFile(lockFile, maxInputSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || err != nil && l.failed(lockFile, err):
+		return
+	case err != nil && l.sources != nil:
+		l.add(Problem{Pos: Position{File: lockFile}, Message: "cannot read the lock: " + workspacefs.Cause(err).Error(), Hint: "it is a readable regular file beside " + reg.ConfigFile})
+		return
+	case err != nil:
+		return
+	}
+	reg.lockFile = lockFile
+	reg.Sources[lockFile] = SourceOf(data)
+	if l.sources == nil {
+		return
+	}
+	lock, ps := ParseLock(lockFile, data)
+	l.add(ps...)
+	for _, locked := range lock.Sources {
+		l.add(Problem{Pos: Position{File: lockFile}, Message: fmt.Sprintf("the lock names source %s, which %s no longer declares", locked.Name, reg.ConfigFile),
+			Hint: `run "skillsync update" to write the lock again`})
+	}
 }
 
 // readLocked adds the skills and registry documents of every source as the
