@@ -199,7 +199,7 @@ func (w *supportWalk) file(dir workspacefs.Dir, name, rel, at string) {
 	entry, named := w.named[rel]
 	_, byEdited := w.claimed[rel]
 	if !named && !byEdited {
-		w.unnamed(dir, name, at)
+		sd.files = append(sd.files, File{Path: at, Reason: "no manifest of skillsync's in " + path.Join(sd.path, SkillFile) + " names it"})
 		return
 	}
 	data, stamp, err := dir.ReadStamped(name, banner.MaxSupportingFileSize)
@@ -238,31 +238,5 @@ func (w *supportWalk) file(dir workspacefs.Dir, name, rel, at string) {
 	} else {
 		f.Ownership = Modified
 	}
-	sd.files = append(sd.files, f)
-}
-
-// unnamed adds the regular file name of dir, at in the workspace, which no
-// manifest names: a person's. It is read, where it can be, so that the plan can
-// tell one that holds exactly what skillsync would write there, which a run put
-// in place before the SKILL.md naming it and stopped; one it cannot read stays
-// a person's all the same.
-func (w *supportWalk) unnamed(dir workspacefs.Dir, name, at string) {
-	sd := w.sd
-	f := File{Path: at, Reason: "no manifest of skillsync's in " + path.Join(sd.path, SkillFile) + " names it"}
-	data, stamp, err := dir.ReadStamped(name, banner.MaxSupportingFileSize)
-	if err != nil {
-		sd.files = append(sd.files, f)
-		return
-	}
-	var exec bool
-	if workspacefs.ExecutableBits {
-		if exec, err = dir.Executable(name); err != nil {
-			sd.files = append(sd.files, f)
-			return
-		}
-		f.Executable = &exec
-	}
-	sd.stamps = append(sd.stamps, Stamped{at, stamp})
-	f.Bytes, f.Digest = data, sha256.Sum256(data)
 	sd.files = append(sd.files, f)
 }

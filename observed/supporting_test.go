@@ -37,23 +37,6 @@ func withManifest(t *testing.T, path string, files map[string]string) []byte {
 	return out
 }
 
-// A file no manifest names is read so that the plan can compare it with what
-// the skill wants there; one that cannot be read is a person's all the same,
-// and the scan goes on.
-func TestAPersonsFileTooLargeToReadFailsNoScan(t *testing.T) {
-	root := t.TempDir()
-	dir := ".agents/skills/s"
-	testkit.WriteFile(t, root, dir+"/SKILL.md", withManifest(t, dir+"/SKILL.md", nil))
-	testkit.WriteFile(t, root, dir+"/big.bin", make([]byte, banner.MaxSupportingFileSize+1))
-	st, err := Scan(workspacefs.OS{}, root, []string{".agents/skills"})
-	if err != nil {
-		t.Fatalf("a person's file too large to read failed the scan: %v", err)
-	}
-	if f, ok := st.Files[dir+"/big.bin"]; !ok || f.Ownership != Unowned || f.Bytes != nil || f.Digest != ([32]byte{}) {
-		t.Errorf("a person's file too large to read: %+v (present %v), want unowned and unread", f, ok)
-	}
-}
-
 func TestScanTellsSupportingFilesFromAPersons(t *testing.T) {
 	root := t.TempDir()
 	dir := ".agents/skills/s"
@@ -86,9 +69,8 @@ func TestScanTellsSupportingFilesFromAPersons(t *testing.T) {
 	if f := st.Files[dir+"/scripts/run.sh"]; !f.Supporting || f.Owner != "skill/s" {
 		t.Errorf("a named file is a supporting file of its skill: %+v", f)
 	}
-	if f := st.Files[dir+"/mine.md"]; f.Supporting || f.Owner != "" || string(f.Bytes) != "a person's\n" || f.Digest != sha256.Sum256(f.Bytes) {
-		// Read, so that the plan can tell one that holds what skillsync wants there.
-		t.Errorf("a file no manifest names is a person's, read with its digest: %+v", f)
+	if f := st.Files[dir+"/mine.md"]; f.Supporting || f.Bytes != nil {
+		t.Errorf("a file no manifest names is a person's, and not read: %+v", f)
 	}
 	if len(st.TempFiles) != 1 || st.TempFiles[0] != dir+"/scripts/"+banner.StagedName(staged) {
 		t.Errorf("leftovers = %v, want only the staged file whose name its content gives", st.TempFiles)

@@ -130,15 +130,17 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 	removeAll(o.cleanups)
 	// The writes are staged and made durable at once, then put in place step by
 	// step; a step whose skill directory failed before it discards its own. A
-	// supporting file's create is staged ahead only where a kill leaves a
-	// leftover known by its name: in a directory that exists or that its
-	// SKILL.md is staged into, under its own staged name. The others, and those
-	// of a skill directory whose supporting deletes can make room for them (a
-	// file that becomes a folder), wait, and are staged then, with a second
-	// flush, still before their SKILL.md.
-	writes, manifests := o.ready(o.writes, notDone), o.ready(o.manifests, notDone)
-	creates, waiting := o.split(o.ready(o.supportCreates, notDone), deleting)
-	first := slices.Concat(writes, manifests, creates)
+	// supporting file's create is staged ahead only where that leaves nothing
+	// behind that no manifest explains: in a directory that exists or that its
+	// SKILL.md is staged into, under its own staged name. The others wait for
+	// their SKILL.md, and for the deletes that can make room for them (a file
+	// that becomes a folder), and are staged then, with a second flush.
+	writes, manifests, creates := o.ready(o.writes, notDone), o.ready(o.manifests, notDone), o.ready(o.supportCreates, notDone)
+	createsWait := deleting && len(o.supportDeletes) > 0
+	first := slices.Concat(writes, manifests)
+	if !createsWait {
+		first = append(first, creates...)
+	}
 	st := w.stageAll(first, true)
 	commitStep := func(st *staged, from, to int) {
 		var todo []int
@@ -160,17 +162,23 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 	if deleting {
 		removeAll(o.supportDeletes)
 	}
-	commitStep(st, len(writes)+len(manifests), len(st.changes))
-	for i := len(writes) + len(manifests); i < len(st.changes); i++ {
-		if st.later[i] {
-			waiting = append(waiting, st.changes[i])
-		}
-	}
-	if waiting = o.ready(waiting, notDone); len(waiting) > 0 {
-		later := w.stageAll(waiting, false)
-		commitStep(later, 0, len(later.changes))
-	}
 	commitStep(st, len(writes), len(writes)+len(manifests))
+	if createsWait {
+		creates = o.ready(creates, notDone)
+	} else {
+		commitStep(st, len(writes)+len(manifests), len(st.changes))
+		creates = nil
+		for i := len(writes) + len(manifests); i < len(st.changes); i++ {
+			if st.later[i] {
+				creates = append(creates, st.changes[i])
+			}
+		}
+		creates = o.ready(creates, notDone)
+	}
+	if len(creates) > 0 {
+		st = w.stageAll(creates, false)
+		commitStep(st, 0, len(st.changes))
+	}
 	if deleting {
 		removeAll(o.ready(o.deletes, notDone))
 	}

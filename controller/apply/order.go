@@ -16,11 +16,9 @@ import (
 //     such);
 //  2. a supporting file's delete before the SKILL.md that no longer names it
 //     (stopped between, the manifest names a file that is gone);
-//  3. a supporting file's create before the SKILL.md naming it, by a rename
-//     that replaces nothing (stopped between, a file no manifest names holds
-//     what the skill wants there, which the plan takes as such); a SKILL.md
-//     naming a path first would claim a person's file put there meanwhile;
-//  4. the SKILL.md, once every one of those in its directory is done;
+//  3. the SKILL.md, once every one of those in its directory is done;
+//  4. a supporting file's create after the SKILL.md naming it (stopped between,
+//     the manifest names a file still to write);
 //  5. any other delete, a SKILL.md's after its supporting files'.
 //
 // Anything else has no order to keep and goes with the updates.
@@ -54,28 +52,6 @@ func orderOf(pl plan.Plan) order {
 		}
 	}
 	return o
-}
-
-// split parts the supporting files' creates of todo into those that may be
-// staged ahead of every step and those that wait for the supporting deletes of
-// their skill directory, which can make room for them (a file that becomes a
-// folder), when deleting says the deletes are made in this run.
-func (o order) split(todo []*plan.Change, deleting bool) (ahead, waiting []*plan.Change) {
-	if !deleting || len(o.supportDeletes) == 0 {
-		return todo, nil
-	}
-	deletesIn := map[string]bool{}
-	for _, c := range o.supportDeletes {
-		deletesIn[skillDirOf(c.Path)] = true
-	}
-	for _, c := range todo {
-		if deletesIn[skillDirOf(c.Path)] {
-			waiting = append(waiting, c)
-		} else {
-			ahead = append(ahead, c)
-		}
-	}
-	return ahead, waiting
 }
 
 // ready are the changes of todo whose skill directory is not among those whose

@@ -6,7 +6,7 @@ import (
 	"github.com/skillsync/skillsync/controller/plan"
 )
 
-func TestOrderPutsAManifestAfterItsFilesChanges(t *testing.T) {
+func TestOrderPutsAManifestBetweenItsFilesUpdatesAndCreates(t *testing.T) {
 	d := ".agents/skills/s/"
 	pl := plan.Plan{Changes: []plan.Change{
 		{Path: d + "SKILL.md", Action: plan.Update},
@@ -49,23 +49,5 @@ func TestOrderPutsAManifestAfterItsFilesChanges(t *testing.T) {
 	}
 	if ready := o.ready(o.manifests, map[string]bool{".agents/skills/s": true}); len(ready) != 0 {
 		t.Errorf("a manifest whose files did not all change was ready: %v", paths(ready))
-	}
-}
-
-// Only the creates of a skill directory that deletes a supporting file wait for
-// the deletes (a file that becomes a folder); every other is staged ahead.
-func TestOnlyCreatesBesideADeleteWaitForIt(t *testing.T) {
-	pl := plan.Plan{Changes: []plan.Change{
-		{Path: ".agents/skills/a/gone.md", Action: plan.Delete, Supporting: true},
-		{Path: ".agents/skills/a/gone.md/new.md", Action: plan.Create, Supporting: true},
-		{Path: ".agents/skills/b/new.md", Action: plan.Create, Supporting: true},
-	}}
-	o := orderOf(pl)
-	ahead, waiting := o.split(o.supportCreates, true)
-	if len(ahead) != 1 || ahead[0].Path != ".agents/skills/b/new.md" || len(waiting) != 1 || waiting[0].Path != ".agents/skills/a/gone.md/new.md" {
-		t.Errorf("deleting: ahead %v, waiting %v", ahead, waiting)
-	}
-	if ahead, waiting := o.split(o.supportCreates, false); len(ahead) != 2 || len(waiting) != 0 {
-		t.Errorf("deletes held back: ahead %v, waiting %v; want every create ahead", ahead, waiting)
 	}
 }

@@ -278,11 +278,9 @@ func decide(w desired.File, wanted bool, h observed.File, present bool, sum want
 		c.Action = Create
 	case h.Ownership == observed.Unowned && w.Optional:
 		return Change{}, false
-	case h.Ownership == observed.Unowned && wanted && w.Supporting() && h.Bytes != nil && h.Sum() == sum.of(w) && sameMode(w, h):
-		// Already as wanted, though no intact manifest names it: put in place
-		// before the SKILL.md naming it, by a run that stopped there, or named by
-		// a SKILL.md a person edited. Nothing of anyone's changes by taking it as
-		// written.
+	case h.Ownership == observed.Unowned && wanted && opts.Force && w.Supporting() && h.Bytes != nil && h.Sum() == sum.of(w) && sameMode(w, h):
+		// Named by a SKILL.md a person edited, which --force restores, and
+		// already as wanted: nothing of anyone's changes by taking it as written.
 		c.Action = None
 	case h.Ownership == observed.Unowned && wanted:
 		c.Action, c.Reason, c.Obstruction = Conflict, h.Reason+"; kept", h.Obstruction

@@ -2,20 +2,17 @@
 
 package reliability
 
-// The crash suite's plan deletes supporting files, so the creates of a skill
-// directory that deletes one wait there for the deletes
-// (controller/apply/order.go), and a kill lands in its few new folders and new
-// skill directories seldom. This series kills runs whose plans delete nothing: half the skills are
+// The crash suite's plan deletes supporting files, so every create of one waits
+// there for its SKILL.md (controller/apply/order.go) and nothing is staged
+// ahead. This series kills runs whose plans delete nothing: half the skills are
 // new, written whole, and half gain a folder of files they did not have. Both
 // stage every file ahead of its SKILL.md, each new folder and new skill
 // directory under a temp name renamed into place once its files are staged
 // (controller/apply/folders.go).
 // After each kill two things must hold: the next run converges to what an
 // uninterrupted run writes and leaves no temp file or folder; and, on a copy of
-// the killed tree, a run that no longer wants the skills leaves nothing of them
-// but the files the kill caught in place ahead of the SKILL.md that was to name
-// them, and their folders: no manifest names those, so to that run they are a
-// person's (crashAhead).
+// the killed tree, a run that no longer wants the skills leaves nothing of them:
+// no file and no folder a person could take for theirs.
 //
 // Verified by a deliberate mutation, at 75b9942 plus this suite: staging the
 // supporting files ahead under random temp names (writeTemp) instead of the
@@ -41,10 +38,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillsync/skillsync/clients"
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/testkit"
-	"github.com/skillsync/skillsync/observed"
 	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
@@ -203,11 +198,6 @@ func crashKillNewFolders(bin, ws, other string, delay time.Duration, want crashT
 		}
 		return nil
 	})
-	killed, err := crashReadTree(ws)
-	if err != nil {
-		return []string{err.Error()}, staged
-	}
-	ahead, aheadDirs := crashAhead(killed, want)
 	if err := os.CopyFS(other, os.DirFS(ws)); err != nil {
 		return []string{err.Error()}, staged
 	}
@@ -237,42 +227,15 @@ func crashKillNewFolders(bin, ws, other string, delay time.Duration, want crashT
 		return append(problems, err.Error()), staged
 	}
 	for p := range got.files {
-		if !ahead[p] || !got.same(p, killed, p) {
-			problems = append(problems, fmt.Sprintf("%s: left by a run that wants no skill", p))
-		}
+		problems = append(problems, fmt.Sprintf("%s: left by a run that wants no skill", p))
 	}
 	for d := range got.dirs {
-		if !aheadDirs[d] && !slices.Contains(crashTargets, d) && !slices.Contains(crashTargets, strings.TrimSuffix(d, "/skills")) {
+		if !slices.Contains(crashTargets, d) && !slices.Contains(crashTargets, strings.TrimSuffix(d, "/skills")) {
 			problems = append(problems, fmt.Sprintf("%s/: folder left by a run that wants no skill", d))
 		}
 	}
 	sort.Strings(problems)
 	return problems, staged
-}
-
-// crashAhead finds, in the tree a kill left, the supporting files put in place
-// ahead of the SKILL.md that is to name them: a file of a skill directory with
-// exactly the bytes and mode the new tree wants there, which no manifest on disk
-// names. A run that wants the skill takes such a file as written; one that no
-// longer wants it cannot tell it from a person's and leaves it, with the folders
-// it is in (docs/ownership.md). dirs are those folders, the skill directory
-// included.
-func crashAhead(got, want crashTree) (files, dirs map[string]bool) {
-	files, dirs = map[string]bool{}, map[string]bool{}
-	for p := range got.files {
-		skill := clients.SkillDirOf(p)
-		if skill == "" || p == skill+"/SKILL.md" || banner.IsTempName(path.Base(p)) || observed.InStagedFolder(p) || !got.same(p, want, p) {
-			continue
-		}
-		if _, named := crashManifest(got.files[skill+"/SKILL.md"])[strings.TrimPrefix(p, skill+"/")]; named {
-			continue
-		}
-		files[p] = true
-		for d := path.Dir(p); d != path.Dir(skill); d = path.Dir(d) {
-			dirs[d] = true
-		}
-	}
-	return files, dirs
 }
 
 // crashTempFolders lists the folders of a temp name under ws's targets.

@@ -55,7 +55,6 @@ import (
 
 	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/testkit"
-	"github.com/skillsync/skillsync/observed"
 	"github.com/skillsync/skillsync/test/bench/workspacegen"
 )
 
@@ -330,12 +329,6 @@ func crashStart(bin, ws, watchDir string, marks []string, k crashKill) crashResu
 func crashCheckKilled(got, old, want crashTree) (problems []string, moved int) {
 	for p, data := range got.files {
 		base, dir := path.Base(p), path.Dir(p)
-		if observed.InStagedFolder(p) {
-			// Staged in a folder of a temp name: a leftover whatever it holds,
-			// even cut short (docs/ownership.md), which the next run removes with
-			// its folder; crashCheckConverged sees that it does.
-			continue
-		}
 		if banner.IsTempName(base) {
 			if !beginsANewFile(want, dir, data) {
 				problems = append(problems, fmt.Sprintf("%s: temp file (%d bytes) is not a beginning of a new file in %s", p, len(data), dir))
@@ -700,30 +693,29 @@ func TestCrashSafety(t *testing.T) {
 
 	// How long loading and planning take, and then applying, with as many runs at
 	// once as the series has: the medians of 2 rounds; and where in the apply phase
-	// the whole skills' steps 2 and 3 are, as shares of it (see crashWholeSteps).
+	// the whole skills' steps 2 to 4 are, as shares of it (see crashWholeSteps).
 	var (
 		mu            sync.Mutex
 		before, apply []time.Duration
-		step2, step3  []float64
+		step2, step4  []float64
 	)
 	timed := func(ws string) error {
 		res := crashStart(bin, ws, watchIn(ws), marksIn(ws), crashKill{delay: -1})
 		if res.err != nil || res.apply == 0 || res.marks[0] == 0 || res.marks[1] == 0 {
 			return fmt.Errorf("timed run: apply phase seen after %v, the whole skills' steps after %v, error %v\n%s", res.apply, res.marks, res.err, res.out)
 		}
-		// A skill directory's supporting deletes are done before its creates
-		// that wait for them start (order.go), so the order can be checked
-		// without a kill. Both marks are
+		// Every supporting delete is done before any supporting create starts
+		// (order.go), so the order can be checked without a kill. Both marks are
 		// polled in one pass, the deletes' first, so a tie reads in order.
 		if res.marks[1] < res.marks[0] {
-			return fmt.Errorf("timed run: the whole skills' supporting creates (step 3, %s) began %v before their supporting deletes (step 2, %s)",
+			return fmt.Errorf("timed run: the whole skills' supporting creates (step 4, %s) began %v before their supporting deletes (step 2, %s)",
 				crashWholeSteps[1], (res.marks[0] - res.marks[1]).Round(time.Microsecond), crashWholeSteps[0])
 		}
 		mu.Lock()
 		before = append(before, res.apply)
 		apply = append(apply, res.end-res.apply)
 		step2 = append(step2, float64(res.marks[0]-res.apply)/float64(res.end-res.apply))
-		step3 = append(step3, float64(res.marks[1]-res.apply)/float64(res.end-res.apply))
+		step4 = append(step4, float64(res.marks[1]-res.apply)/float64(res.end-res.apply))
 		mu.Unlock()
 		return nil
 	}
@@ -744,11 +736,11 @@ func TestCrashSafety(t *testing.T) {
 	// The whole skills' window: from their supporting deletes to their creates,
 	// and as long again as the deletes and SKILL.md writes took, for the creates
 	// themselves to go through.
-	wholeFrom, wholeTo := medianShare(step2), medianShare(step3)
+	wholeFrom, wholeTo := medianShare(step2), medianShare(step4)
 	wholeTo = min(wholeTo+max(wholeTo-wholeFrom, 0.02), 1)
 	t.Logf("plan: %d creates, %d updates, %d deletes (%d files in the old state, %d in the new), of which supporting files of "+
 		"whole skills %d, %d and %d; the first %d copies prepared in %v in %s; "+
-		"a run loads and plans for %v, then applies for %v (the apply phase starts with a change to %s; the whole skills' steps 2 and 3 are %.0f%%-%.0f%% into it)",
+		"a run loads and plans for %v, then applies for %v (the apply phase starts with a change to %s; the whole skills' steps 2 to 4 are %.0f%%-%.0f%% into it)",
 		creates, updates, deletes, len(old.files), len(want.files), wholeCreates, wholeUpdates, wholeDeletes, refs+wave, prepared.Round(time.Millisecond), where,
 		pre.Round(time.Millisecond), median(apply).Round(time.Millisecond), watch, 100*wholeFrom, 100*wholeTo)
 
@@ -912,7 +904,7 @@ func TestCrashSafety(t *testing.T) {
 		for _, c := range []struct {
 			seen  int
 			kills *int
-		}{{moment.split, &whole.split}, {moment.ahead, &whole.ahead}, {moment.gone, &whole.gone}, {moment.unnamed, &whole.unnamed}, {moment.torn, &whole.torn}} {
+		}{{moment.split, &whole.split}, {moment.ahead, &whole.ahead}, {moment.gone, &whole.gone}, {moment.pending, &whole.pending}, {moment.torn, &whole.torn}} {
 			if c.seen > 0 {
 				*c.kills++
 			}
@@ -957,8 +949,8 @@ func TestCrashSafety(t *testing.T) {
 		series.Round(time.Millisecond), (kills+wave-1)/wave, untouched, midway, complete, finished, temps, emptyDirs)
 	t.Logf("share of the plan done at the kill, by tenths: %v; last apply time used %v", deciles, median(apply[max(len(apply)-9, 0):]).Round(time.Millisecond))
 	t.Logf("whole skills: %d kills caught a skill directory with some of its changes made and some not; %d with supporting files "+
-		"updated ahead of the SKILL.md naming them, %d with supporting files deleted that the SKILL.md still named, %d with a SKILL.md "+
-		"not yet naming new files in place, %d with a supporting file's temp file cut short", whole.split, whole.ahead, whole.gone, whole.unnamed, whole.torn)
+		"updated ahead of the SKILL.md naming them, %d with supporting files deleted that the SKILL.md still named, %d with a new SKILL.md "+
+		"naming files not written yet, %d with a supporting file's temp file cut short", whole.split, whole.ahead, whole.gone, whole.pending, whole.torn)
 
 	start := time.Now()
 	remove(firstCopies[:refs])

@@ -36,9 +36,9 @@ const (
 	// by hand, kept until --force.
 	ownSupportModified
 	// ownSupportClaimed: only a SKILL.md edited by hand names it. A person's, as
-	// ownSupportPerson is; either may be taken for written where it holds
-	// exactly what the skill wants (docs/ownership.md), which changes nothing of
-	// it.
+	// ownSupportPerson is; but --force, restoring that SKILL.md, may take it for
+	// written where it holds exactly what the skill wants (docs/ownership.md),
+	// which changes nothing of it.
 	ownSupportClaimed
 )
 
@@ -195,10 +195,10 @@ func (c *ownershipCase) checkManifestWritten(now ownTree, dir string, named map[
 		if !mine || e.mode.IsDir() {
 			continue
 		}
-		// A file no intact manifest named (a person's, or one a run put in place
-		// before its SKILL.md and stopped) is taken as written where it holds
-		// exactly what the skill wants: nothing of anyone's changes by that.
-		if now[q].mode.IsRegular() && fmt.Sprintf("%x", now[q].sum) == m.digest &&
+		// Restoring a SKILL.md a person edited, --force takes a file only its
+		// edited manifest named as written where it holds exactly what the skill
+		// wants: nothing of anyone's changes by that.
+		if forced && c.claimed[q] && now[q].mode.IsRegular() && fmt.Sprintf("%x", now[q].sum) == m.digest &&
 			(now[q].mode&0o100 != 0) == m.exec && c.g.wantExec[q] == m.exec {
 			continue
 		}

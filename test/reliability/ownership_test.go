@@ -306,8 +306,10 @@ type ownershipCase struct {
 	protected map[string]ownEntry
 	modified  map[string]ownEntry
 	// emptyDirs are the protected directories that were empty when first seen:
-	// a person's though nothing is in them.
+	// a person's though nothing is in them. claimed are the protected files only
+	// a SKILL.md edited by hand names.
 	emptyDirs  map[string]bool
+	claimed    map[string]bool
 	violations []string
 }
 
@@ -317,7 +319,7 @@ func newOwnershipCase(root string, g *ownGenerator, ops []ownOp) (*ownershipCase
 		return nil, err
 	}
 	c := &ownershipCase{root: root, g: g, broken: g.broken, ops: ops, start: start,
-		protected: map[string]ownEntry{}, modified: map[string]ownEntry{}, emptyDirs: map[string]bool{}}
+		protected: map[string]ownEntry{}, modified: map[string]ownEntry{}, emptyDirs: map[string]bool{}, claimed: map[string]bool{}}
 	c.edits = make([]bool, len(ops))
 	for i := 1; i < len(ops); i++ {
 		c.edits[i] = g.chance(2)
@@ -376,6 +378,9 @@ func (c *ownershipCase) classify(emptyDirs func(string) bool) error {
 			case ownSupportOwned:
 			case ownSupportModified:
 				c.modified[p] = e
+			case ownSupportClaimed:
+				c.protect(p, e)
+				c.claimed[p] = true
 			default:
 				c.protect(p, e)
 			}
@@ -568,7 +573,7 @@ func (c *ownershipCase) edit(prev ownTree) (ownTree, error) {
 	}
 	oldEmpty := c.emptyDirs
 	c.start, c.broken = after, c.g.broken
-	c.protected, c.modified, c.emptyDirs = map[string]ownEntry{}, map[string]ownEntry{}, map[string]bool{}
+	c.protected, c.modified, c.emptyDirs, c.claimed = map[string]ownEntry{}, map[string]ownEntry{}, map[string]bool{}, map[string]bool{}
 	err = c.classify(func(p string) bool {
 		_, existed := prev[p]
 		return !existed || oldEmpty[p] && !touched[p]
