@@ -92,8 +92,13 @@ func notADirectory(p, dir string, have observed.State, removed map[string]bool) 
 
 // emptied says the plan removes everything in the folder dir: every file the
 // scan found in it, and every folder in it is on the way to one (a folder of
-// someone's, even empty, stays, and so does dir).
+// someone's, even empty, stays, and so does dir), or dir itself, empty, which
+// a manifest named a file in (what a run stopped between deleting that file and
+// its folder leaves).
 func emptied(dir string, have observed.State, removed map[string]bool) bool {
+	if removed[dir] {
+		return true
+	}
 	var gone []string
 	for p := range have.Files {
 		if strings.HasPrefix(p, dir+"/") {
