@@ -125,8 +125,9 @@ not written, 2 invalid input, 4 any other failure (a source that cannot be reach
 			lockFile := reg.InConfigDir(registry.LockName)
 			old, lock, err := update.ReadLock(g.readOnly(), reg.Root, lockFile)
 			if len(reg.Config.Spec.Sources) == 0 && len(args) == 0 && (old == nil || err == nil && len(lock.Sources) == 0) {
-				// A lock that pins sources no longer declared is written anew,
-				// pinning none, as when one source of several is dropped.
+				// With no source declared there is work only for a lock that
+				// pins some, or cannot be read: it is written anew, pinning
+				// none, as when one source of several is dropped.
 				fmt.Fprintf(g.stdout, "%s declares no sources; nothing to update\n", reg.ConfigFile)
 				return nil
 			}
