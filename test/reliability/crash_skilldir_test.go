@@ -122,7 +122,7 @@ func crashBig() []byte {
 //	1  an exec script and a binary asset change, a reference is replaced by
 //	   another, and tool gains its execute bit (a change of mode alone)
 //	2  loses two folders whole (data/ with two files, sub/ with one) and a file,
-//	   gains a binary and a script
+//	   gains a binary and a script; sub becomes a file and notes.txt a folder
 //	3  removed whole
 //	4  gains a script and a file two folders deep; tool loses its execute bit;
 //	   skill 4 alone also gains an 8 MiB asset (crashBig)
@@ -130,11 +130,7 @@ func crashBig() []byte {
 //	6  had no supporting file, gains two
 //	7  loses every supporting file, keeps its SKILL.md
 //
-// and k >= crashWholeSkills are created whole. Left out: a supporting file
-// replaced by a folder of its name, or a folder by a file. The plan refuses both
-// even without a kill ("<file> is not a directory; kept", "<folder> is a
-// directory; kept"), though what is in the way is skillsync's own and the same
-// plan deletes it first; with those fixed they belong in kind 2.
+// and k >= crashWholeSkills are created whole.
 func crashWholeFiles(k int, newState bool) map[string]crashSrcFile {
 	kind, version := k%8, 0
 	if newState {
@@ -196,6 +192,8 @@ func crashWholeFiles(k int, newState bool) map[string]crashSrcFile {
 		delete(files, "sub/x.md")
 		files["assets/icon.bin"] = crashSrcFile{data: crashBinary(k+1000, 0)}
 		files["scripts/new.sh"] = script("echo new %03d\n", k)
+		files["sub"] = text("sub of %03d, a file now\n", k)
+		files["notes.txt/inner.md"] = text("inner of %03d, in a folder now\n", k)
 	case 4:
 		files["scripts/extra.sh"] = script("echo extra %03d\n", k)
 		files["references/more/deep.md"] = text("deep %03d\n", k)
