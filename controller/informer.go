@@ -318,6 +318,12 @@ func (inf *Informer) Reconcile(r Request) Outcome {
 		out.Err = err
 		return out
 	}
+	unwritten, err := state.ReadUnwritten(req.System, req.Root)
+	if err != nil {
+		inf.PutBack(dirty)
+		out.Err = err
+		return out
+	}
 	files := declaredIn(in.Registry, last.files)
 	touched := touchedNames(last.targets, changedNames(last.files, files), dirty)
 	if len(touched) > 0 && in.Git.Mode != "" {
@@ -345,6 +351,7 @@ func (inf *Informer) Reconcile(r Request) Outcome {
 			out.Err = err
 			return out
 		}
+		have = have.NotWrittenYet(unwritten)
 		if len(have.Blocked) > 0 {
 			return inf.full(req, &in)
 		}
@@ -368,7 +375,10 @@ func (inf *Informer) Reconcile(r Request) Outcome {
 		tc.replace(touched, p)
 	}
 	last.files = files
-	out = conclude(req, out, last.plan())
+	targeted := last.plan()
+	// Only a full pass sees every listed path, so only it shortens the list.
+	targeted.unwritten = unwritten
+	out = conclude(req, out, targeted)
 	out.Scope = scope
 	inf.settle(last, out)
 	return out

@@ -155,6 +155,8 @@ type Outcome struct {
 	// indexed says the outcome is the one state.IndexFile recorded: nothing
 	// was read but the stamps.
 	indexed bool
+	// unwritten are the paths state.UnwrittenFile keeps listing after the pass.
+	unwritten map[string]bool
 }
 
 // LoadInputs reads and validates the registry and resolves the active profile. Any
@@ -254,13 +256,18 @@ func reconcileKeeping(req pass, loaded *Inputs, keep func(targetPart)) Outcome {
 	if !ok {
 		return out
 	}
-	targeted, err := planTargets(req, in, targets, scans, nil, keep)
+	unwritten, err := state.ReadUnwritten(req.System, req.Root)
+	if err != nil {
+		out.Err = err
+		return out
+	}
+	targeted, err := planTargets(req, in, targets, scans, nil, keep, unwritten)
 	if err == nil && len(targeted.taken) > 0 {
 		// Rare: a person's file holds a skill's name. Plan again, the skill
 		// withheld from every target.
 		rescans := scanTargets(req.System, req.Root, targets)
 		defer rescans.Close()
-		targeted, err = planTargets(req, in, targets, rescans, targeted.taken, keep)
+		targeted, err = planTargets(req, in, targets, rescans, targeted.taken, keep, unwritten)
 	}
 	if err != nil {
 		// A plan of some targets is no plan: report none.
@@ -302,6 +309,7 @@ func loadFor(req pass, loaded *Inputs) (in Inputs, out Outcome, ok bool) {
 func conclude(req pass, out Outcome, targeted targetsPlan) Outcome {
 	in := out.Inputs
 	out.Plan, out.Withheld, out.HandWritten = targeted.plan, targeted.withheld, targeted.handWritten
+	out.unwritten = targeted.unwritten
 	wanted, escapes := targeted.wanted, targeted.escapes
 	desired.SortWithheld(out.Withheld)
 	out.Plan = out.Plan.Judged(wanted, escapes, req.Options)
@@ -327,9 +335,18 @@ func applyPlan(req pass, out Outcome) Outcome {
 		settleAt, why = req.settleAt(in)
 	}
 	deferred := false
-	out.Applied, out.Err = apply.ApplyGated(req.System, in.Registry.Root, out.Plan, func() bool {
+	out.Applied, out.Err = apply.ApplyJournaled(req.System, in.Registry.Root, out.Plan, func() bool {
 		deferred = !mayDelete(in, settleAt)
 		return !deferred
+	}, func(paths []string) error {
+		next := maps.Clone(out.unwritten)
+		if next == nil {
+			next = map[string]bool{}
+		}
+		for _, p := range paths {
+			next[p] = true
+		}
+		return state.WriteUnwritten(req.System, in.Registry.Root, next)
 	})
 	if deferred {
 		if !in.unchanged() {
@@ -362,6 +379,9 @@ type targetsPlan struct {
 	taken desired.Taken
 	// handWritten are every SKILL.md a person wrote, in path order.
 	handWritten []string
+	// unwritten are the paths of state.UnwrittenFile still to keep: those whose
+	// file skillsync has not been seen to put in place.
+	unwritten map[string]bool
 }
 
 // targetPart is one target's part of a plan, with what it was made from.
@@ -375,8 +395,8 @@ type targetPart struct {
 // planTargets plans each target in turn, from its scan in scans and its desired
 // files built while the scan may still run, the skills in taken withheld from
 // all; keep, when not nil, is handed each target's part.
-func planTargets(req pass, in Inputs, targets []string, scans *targetScans, taken desired.Taken, keep func(targetPart)) (targetsPlan, error) {
-	tp := targetsPlan{taken: desired.Taken{}}
+func planTargets(req pass, in Inputs, targets []string, scans *targetScans, taken desired.Taken, keep func(targetPart), unwritten map[string]bool) (targetsPlan, error) {
+	tp := targetsPlan{taken: desired.Taken{}, unwritten: map[string]bool{}}
 	for i, target := range targets {
 		want := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, target).WithholdTaken(taken)
 		want = want.WithGitFiles(in.Git, target, want.GitLinesByEntry(clients.Dir(target)))
@@ -384,18 +404,37 @@ func planTargets(req pass, in Inputs, targets []string, scans *targetScans, take
 		if scan.err != nil {
 			return targetsPlan{}, scan.err
 		}
-		findTaken(want, scan.state, tp.taken)
-		tp.handWritten = append(tp.handWritten, scan.state.HandWrittenSkills()...)
-		part := plan.Files(want, scan.state, req.Options)
+		have := scan.state.NotWrittenYet(unwritten)
+		keepUnwritten(tp.unwritten, unwritten, clients.Dir(target), have)
+		findTaken(want, have, tp.taken)
+		tp.handWritten = append(tp.handWritten, have.HandWrittenSkills()...)
+		part := plan.Files(want, have, req.Options)
 		if keep != nil {
-			keep(targetPart{target: target, want: want, have: scan.state, plan: part})
+			keep(targetPart{target: target, want: want, have: have, plan: part})
 		}
 		tp.plan.Add(part)
 		tp.withheld = append(tp.withheld, want.Withheld...)
 		tp.wanted += len(want.Files)
-		tp.escapes = append(tp.escapes, scan.state.Escapes...)
+		tp.escapes = append(tp.escapes, have.Escapes...)
 	}
 	return tp, nil
+}
+
+// keepUnwritten adds to kept the paths of unwritten in the target directory dir
+// that have to stay listed: all but those where have holds skillsync's own file
+// (put in place since) or no SKILL.md at all (nothing names the path).
+func keepUnwritten(kept, unwritten map[string]bool, dir string, have observed.State) {
+	for p := range unwritten {
+		if !strings.HasPrefix(p, dir+"/") {
+			continue
+		}
+		f, present := have.Files[p]
+		_, named := have.Files[clients.SkillDirOf(p)+"/"+desired.SkillFile]
+		if present && f.Ownership == observed.Owned || !present && !named {
+			continue
+		}
+		kept[p] = true
+	}
 }
 
 // findTaken adds to taken every SKILL.md of want where a skill a person wrote is

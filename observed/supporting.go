@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -239,4 +240,26 @@ func (w *supportWalk) file(dir workspacefs.Dir, name, rel, at string) {
 		f.Ownership = Modified
 	}
 	sd.files = append(sd.files, f)
+}
+
+// NotWrittenYet is st with every supporting file at a path of unwritten whose
+// content is not the digest its manifest names taken for a person's: skillsync
+// named the path in a SKILL.md before it put its own file there
+// (state.UnwrittenFile), so a file there that is not skillsync's content is one a
+// person put there meanwhile, not an edit of skillsync's.
+func (st State) NotWrittenYet(unwritten map[string]bool) State {
+	changed := false
+	for p := range unwritten {
+		f, ok := st.Files[p]
+		if !ok || !f.Supporting || f.Ownership != Modified {
+			continue
+		}
+		if !changed {
+			st.Files, changed = maps.Clone(st.Files), true
+		}
+		f.Ownership, f.Supporting, f.Owner = Unowned, false, ""
+		f.Reason = "its SKILL.md named it before skillsync put its file there, so this one is not skillsync's"
+		st.Files[p] = f
+	}
+	return st
 }

@@ -186,3 +186,24 @@ func TestAScannedSkillDirectoryHoldsNoListedDirectory(t *testing.T) {
 		t.Errorf("the scan of b returned %d listed directories, want none", len(sd.listed))
 	}
 }
+
+// A listed path's supporting file that is not the content named is a person's;
+// skillsync's own content there stays skillsync's, and the state scanned is
+// not changed.
+func TestNotWrittenYetTakesOnlyOtherContentForAPersons(t *testing.T) {
+	st := State{Files: map[string]File{
+		"d/edited.md": {Path: "d/edited.md", Ownership: Modified, Supporting: true, Owner: "skill/s"},
+		"d/placed.md": {Path: "d/placed.md", Ownership: Owned, Supporting: true, Owner: "skill/s"},
+		"d/other.md":  {Path: "d/other.md", Ownership: Modified, Supporting: true, Owner: "skill/s"},
+	}}
+	got := st.NotWrittenYet(map[string]bool{"d/edited.md": true, "d/placed.md": true})
+	if f := got.Files["d/edited.md"]; f.Ownership != Unowned || f.Supporting || f.Reason == "" {
+		t.Errorf("listed, other content: %+v, want a person's", f)
+	}
+	if got.Files["d/placed.md"].Ownership != Owned || got.Files["d/other.md"].Ownership != Modified {
+		t.Errorf("unlisted or skillsync's content changed: %+v", got.Files)
+	}
+	if st.Files["d/edited.md"].Ownership != Modified {
+		t.Error("the state scanned was changed in place")
+	}
+}

@@ -75,6 +75,15 @@ func Apply(sys workspacefs.System, root string, pl plan.Plan) ([]Applied, error)
 // once before anything is written, says so; otherwise they are left undone, and
 // so is every change of a skill directory with a supporting file to delete.
 func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete func() bool) ([]Applied, error) {
+	return ApplyJournaled(sys, root, pl, mayDelete, nil)
+}
+
+// ApplyJournaled is ApplyGated that has unwritten, when not nil, record the
+// supporting files whose SKILL.md names them before they are in place: called
+// before any such SKILL.md is put in place with the files still to be, and once
+// the plan is carried out with those that are not in place after all. A
+// SKILL.md whose files cannot be recorded so is not put in place.
+func ApplyJournaled(sys workspacefs.System, root string, pl plan.Plan, mayDelete func() bool, unwritten func(paths []string) error) ([]Applied, error) {
 	if pl.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, pl.Refused)
 	}
@@ -162,6 +171,21 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 	if deleting {
 		removeAll(o.supportDeletes)
 	}
+	var pending []*plan.Change
+	if unwritten != nil {
+		pending = notPlacedYet(o.ready(o.supportCreates, notDone), st)
+		if err := unwritten(pathsOf(pending)); err != nil && len(pending) > 0 {
+			waits := map[string]bool{}
+			for _, c := range pending {
+				waits[skillDirOf(c.Path)] = true
+			}
+			for _, c := range manifests {
+				if waits[skillDirOf(c.Path)] && !notDone[skillDirOf(c.Path)] {
+					record(c, fmt.Errorf("not put in place: its new files could not be recorded: %w", err), Content{})
+				}
+			}
+		}
+	}
 	commitStep(st, len(writes), len(writes)+len(manifests))
 	if createsWait {
 		creates = o.ready(creates, notDone)
@@ -182,10 +206,59 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 	if deleting {
 		removeAll(o.ready(o.deletes, notDone))
 	}
+	if unwritten != nil {
+		// A list that cannot be shortened keeps paths whose files are in place
+		// now, which only makes a later edit of one of those count as a
+		// person's file: the safe side.
+		unwritten(pathsOf(notPlaced(pending, done)))
+	}
 	if len(failed) > 0 {
 		return done, &ApplyError{Failed: failed}
 	}
 	return done, nil
+}
+
+// notPlacedYet are the creates of todo that a step has still to put in place:
+// all but those staged into a new skill directory already put in place whole.
+func notPlacedYet(todo []*plan.Change, st *staged) []*plan.Change {
+	placed := map[*plan.Change]bool{}
+	for i, c := range st.changes {
+		if c.Action == plan.Create && c.Supporting && st.temps[i] == "" && st.errs[i] == nil && !st.later[i] {
+			placed[c] = true
+		}
+	}
+	var out []*plan.Change
+	for _, c := range todo {
+		if !placed[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// notPlaced are the changes of pending that done does not record as made.
+func notPlaced(pending []*plan.Change, done []Applied) []*plan.Change {
+	made := map[*plan.Change]bool{}
+	for _, a := range done {
+		if a.Err == nil && a.Kept == "" {
+			made[a.Change] = true
+		}
+	}
+	var out []*plan.Change
+	for _, c := range pending {
+		if !made[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func pathsOf(changes []*plan.Change) []string {
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.Path
+	}
+	return out
 }
 
 func removeOne(w Workspace, c plan.Change) error {

@@ -1,0 +1,95 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// UnwrittenFile lists, a workspace-relative path a line, the supporting files
+// a SKILL.md skillsync put in place names before skillsync put them there. Only
+// the manifest proves a supporting file skillsync's; a file that a person puts
+// at such a path meanwhile (a run stopped between the two, or the moment
+// between them) would otherwise read as skillsync's edited by hand.
+const UnwrittenFile = Dir + "/unwritten"
+
+// maxUnwritten bounds what ReadUnwritten reads.
+const maxUnwritten = 64 << 20
+
+// ReadUnwritten reads UnwrittenFile; none is an empty set.
+func ReadUnwritten(sys workspacefs.System, root string) (map[string]bool, error) {
+	r, err := sys.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := r.ReadFile(UnwrittenFile, maxUnwritten)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return map[string]bool{}, nil
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", UnwrittenFile, workspacefs.Cause(err))
+	}
+	paths := map[string]bool{}
+	for line := range strings.Lines(string(data)) {
+		if p := strings.TrimSuffix(line, "\n"); p != "" {
+			paths[p] = true
+		}
+	}
+	return paths, nil
+}
+
+// WriteUnwritten makes UnwrittenFile list paths, durably before it returns (a
+// SKILL.md put in place next must not be found ahead of it after a power
+// loss), or removes it when paths is empty. A list as it is is not written
+// again.
+func WriteUnwritten(sys workspacefs.System, root string, paths map[string]bool) error {
+	r, err := sys.Open(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	now, err := ReadUnwritten(sys, root)
+	if err != nil {
+		return err
+	}
+	if maps.Equal(now, paths) {
+		return nil
+	}
+	if len(paths) == 0 {
+		if err := r.Remove(UnwrittenFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", UnwrittenFile, workspacefs.Cause(err))
+		}
+		return nil
+	}
+	if err := Make(r); err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		b.WriteString(p)
+		b.WriteByte('\n')
+	}
+	d, err := r.OpenDir(Dir)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", UnwrittenFile, workspacefs.Cause(err))
+	}
+	defer d.Close()
+	tmp := banner.NewTempName()
+	err = d.WriteNewSynced(tmp, []byte(b.String()), 0o644)
+	if err == nil {
+		err = d.Rename(tmp, path.Base(UnwrittenFile))
+	}
+	if err != nil {
+		d.Remove(tmp)
+		return fmt.Errorf("write %s: %w", UnwrittenFile, workspacefs.Cause(err))
+	}
+	return nil
+}
