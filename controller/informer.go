@@ -377,7 +377,7 @@ func (inf *Informer) Reconcile(r Request) Outcome {
 	last.files = files
 	targeted := last.plan()
 	// Only a full pass sees every listed path, so only it shortens the list.
-	targeted.unwritten = unwritten
+	targeted.unwritten, targeted.listed = unwritten, len(unwritten)
 	out = conclude(req, out, targeted)
 	out.Scope = scope
 	inf.settle(last, out)

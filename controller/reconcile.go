@@ -155,9 +155,15 @@ type Outcome struct {
 	// indexed says the outcome is the one state.IndexFile recorded: nothing
 	// was read but the stamps.
 	indexed bool
-	// unwritten are the paths state.UnwrittenFile keeps listing after the pass.
+	// unwritten are the paths state.UnwrittenFile keeps listing after the pass,
+	// of the listed it held.
 	unwritten map[string]bool
+	listed    int
 }
+
+// shortensList says the pass takes paths off state.UnwrittenFile: work for a
+// pass that finds nothing else to do.
+func (out Outcome) shortensList() bool { return out.listed > len(out.unwritten) }
 
 // LoadInputs reads and validates the registry and resolves the active profile. Any
 // problem with the inputs comes back as registry.Problems. The files they make are
@@ -309,7 +315,7 @@ func loadFor(req pass, loaded *Inputs) (in Inputs, out Outcome, ok bool) {
 func conclude(req pass, out Outcome, targeted targetsPlan) Outcome {
 	in := out.Inputs
 	out.Plan, out.Withheld, out.HandWritten = targeted.plan, targeted.withheld, targeted.handWritten
-	out.unwritten = targeted.unwritten
+	out.unwritten, out.listed = targeted.unwritten, targeted.listed
 	wanted, escapes := targeted.wanted, targeted.escapes
 	desired.SortWithheld(out.Withheld)
 	out.Plan = out.Plan.Judged(wanted, escapes, req.Options)
@@ -338,12 +344,15 @@ func applyPlan(req pass, out Outcome) Outcome {
 	out.Applied, out.Err = apply.ApplyJournaled(req.System, in.Registry.Root, out.Plan, func() bool {
 		deferred = !mayDelete(in, settleAt)
 		return !deferred
-	}, func(paths []string) error {
+	}, func(add, remove []string) error {
 		next := maps.Clone(out.unwritten)
 		if next == nil {
 			next = map[string]bool{}
 		}
-		for _, p := range paths {
+		for _, p := range remove {
+			delete(next, p)
+		}
+		for _, p := range add {
 			next[p] = true
 		}
 		return state.WriteUnwritten(req.System, in.Registry.Root, next)
@@ -379,9 +388,11 @@ type targetsPlan struct {
 	taken desired.Taken
 	// handWritten are every SKILL.md a person wrote, in path order.
 	handWritten []string
-	// unwritten are the paths of state.UnwrittenFile still to keep: those whose
-	// file skillsync has not been seen to put in place.
+	// unwritten are the paths of state.UnwrittenFile still to keep, of the
+	// listed it held: those whose file skillsync has not been seen to put in
+	// place.
 	unwritten map[string]bool
+	listed    int
 }
 
 // targetPart is one target's part of a plan, with what it was made from.
@@ -396,7 +407,7 @@ type targetPart struct {
 // files built while the scan may still run, the skills in taken withheld from
 // all; keep, when not nil, is handed each target's part.
 func planTargets(req pass, in Inputs, targets []string, scans *targetScans, taken desired.Taken, keep func(targetPart), unwritten map[string]bool) (targetsPlan, error) {
-	tp := targetsPlan{taken: desired.Taken{}, unwritten: map[string]bool{}}
+	tp := targetsPlan{taken: desired.Taken{}, unwritten: map[string]bool{}, listed: len(unwritten)}
 	for i, target := range targets {
 		want := desired.BuildTargetInGit(in.Registry, in.Profile, in.Git, target).WithholdTaken(taken)
 		want = want.WithGitFiles(in.Git, target, want.GitLinesByEntry(clients.Dir(target)))
@@ -514,7 +525,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		seen = seenTargets{}
 		passBegan = time.Now()
 		out = reconcileKeeping(planOnly, nil, seen.keep)
-		if len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || (out.Plan.Pending() == 0 && !out.recordStale()) {
+		if len(out.Problems) > 0 || out.Err != nil || out.Plan.Refused != "" || (out.Plan.Pending() == 0 && !out.recordStale() && !out.shortensList()) {
 			writeIndex(req, out, &seen, began)
 			return out
 		}

@@ -104,6 +104,14 @@ func TestAStoppedCreateIsWrittenByTheNextRun(t *testing.T) {
 	if err != nil || !listed[releaseNotes] {
 		t.Fatalf("after the stopped run %s lists %v (%v), want notes.md", state.UnwrittenFile, listed, err)
 	}
+	// The run that puts the file in place takes it off the list: a run that
+	// finds nothing to do does not get to.
+	if out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, 0); out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	if listed, _ := state.ReadUnwritten(workspacefs.OS{}, root); len(listed) != 0 {
+		t.Errorf("after the run that wrote notes.md %s still lists %v", state.UnwrittenFile, listed)
+	}
 	assertConverges(t, root)
 	if got, err := os.ReadFile(filepath.Join(root, releaseNotes)); err != nil || string(got) != "the skill's notes\n" {
 		t.Errorf("notes.md: %q %v", got, err)
@@ -171,5 +179,29 @@ func TestAListedPathStaysUntilItsFileIsSkillsyncs(t *testing.T) {
 	want := map[string]bool{dir + "/a/mine.md": true, dir + "/a/absent.md": true}
 	if !maps.Equal(kept, want) {
 		t.Errorf("kept %v, want %v", kept, want)
+	}
+}
+
+// A run killed after it put the file in place and before it took the path off
+// the list leaves it listed; the next one-shot run, with nothing else to do,
+// takes it off, so an edit of that file later is one of skillsync's, which
+// --force restores.
+func TestARunWithNothingElseToDoShortensTheList(t *testing.T) {
+	root := gainsNotes(t)
+	reconcileClean(t, root)
+	if err := state.WriteUnwritten(workspacefs.OS{}, root, map[string]bool{releaseNotes: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root}, 0)
+	if out.Err != nil || len(out.Plan.Changes) != 0 {
+		t.Fatalf("run: %v %+v", out.Err, out.Plan.Changes)
+	}
+	if listed, _ := state.ReadUnwritten(workspacefs.OS{}, root); len(listed) != 0 {
+		t.Fatalf("%s still lists %v", state.UnwrittenFile, listed)
+	}
+	testkit.WriteFile(t, root, releaseNotes, []byte("edited by hand\n"))
+	out = Reconcile(Request{System: workspacefs.OS{}, Root: root, Options: plan.Options{Force: true}})
+	if c, ok := changeAt(out.Plan, releaseNotes); !ok || c.Action != plan.Update {
+		t.Errorf("--force on skillsync's file edited by hand: %+v, want it restored", c)
 	}
 }

@@ -80,10 +80,11 @@ func ApplyGated(sys workspacefs.System, root string, pl plan.Plan, mayDelete fun
 
 // ApplyJournaled is ApplyGated that has unwritten, when not nil, record the
 // supporting files whose SKILL.md names them before they are in place: called
-// before any such SKILL.md is put in place with the files still to be, and once
-// the plan is carried out with those that are not in place after all. A
-// SKILL.md whose files cannot be recorded so is not put in place.
-func ApplyJournaled(sys workspacefs.System, root string, pl plan.Plan, mayDelete func() bool, unwritten func(paths []string) error) ([]Applied, error) {
+// before any such SKILL.md is put in place with the files still to be (add),
+// and once the plan is carried out with those that are not in place after all
+// (add) and every supporting file it put in place (remove). A SKILL.md whose
+// files cannot be recorded so is not put in place.
+func ApplyJournaled(sys workspacefs.System, root string, pl plan.Plan, mayDelete func() bool, unwritten func(add, remove []string) error) ([]Applied, error) {
 	if pl.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, pl.Refused)
 	}
@@ -174,7 +175,7 @@ func ApplyJournaled(sys workspacefs.System, root string, pl plan.Plan, mayDelete
 	var pending []*plan.Change
 	if unwritten != nil {
 		pending = notPlacedYet(o.ready(o.supportCreates, notDone), st)
-		if err := unwritten(pathsOf(pending)); err != nil && len(pending) > 0 {
+		if err := unwritten(pathsOf(pending), nil); err != nil && len(pending) > 0 {
 			waits := map[string]bool{}
 			for _, c := range pending {
 				waits[skillDirOf(c.Path)] = true
@@ -210,7 +211,7 @@ func ApplyJournaled(sys workspacefs.System, root string, pl plan.Plan, mayDelete
 		// A list that cannot be shortened keeps paths whose files are in place
 		// now, which only makes a later edit of one of those count as a
 		// person's file: the safe side.
-		unwritten(pathsOf(notPlaced(pending, done)))
+		unwritten(pathsOf(notPlaced(pending, done)), supportingPlaced(done))
 	}
 	if len(failed) > 0 {
 		return done, &ApplyError{Failed: failed}
@@ -248,6 +249,17 @@ func notPlaced(pending []*plan.Change, done []Applied) []*plan.Change {
 	for _, c := range pending {
 		if !made[c] {
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// supportingPlaced are the paths of the supporting files done puts in place.
+func supportingPlaced(done []Applied) []string {
+	var out []string
+	for _, a := range done {
+		if a.Err == nil && a.Kept == "" && a.Change.Supporting && (a.Change.Action == plan.Create || a.Change.Action == plan.Update) {
+			out = append(out, a.Change.Path)
 		}
 	}
 	return out

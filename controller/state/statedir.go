@@ -76,15 +76,16 @@ func ensureIgnored(r workspacefs.FS) error {
 
 // replaceFile writes a state file atomically.
 func replaceFile(r workspacefs.FS, rel string, data []byte) error {
-	return replaceFileWith(r, rel, func(w io.Writer) error {
+	return replaceFileWith(r, rel, false, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
 }
 
 // replaceFileWith writes a state file atomically, as write produces it: a large
-// one is written as it is made, not built in memory first.
-func replaceFileWith(r workspacefs.FS, rel string, write func(io.Writer) error) error {
+// one is written as it is made, not built in memory first. synced makes its
+// content durable before it is renamed into place.
+func replaceFileWith(r workspacefs.FS, rel string, synced bool, write func(io.Writer) error) error {
 	d, err := r.OpenDir(path.Dir(rel))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, workspacefs.Cause(err))
@@ -96,7 +97,14 @@ func replaceFileWith(r workspacefs.FS, rel string, write func(io.Writer) error) 
 		return fmt.Errorf("write %s: %w", rel, workspacefs.Cause(err))
 	}
 	buffered := bufio.NewWriter(f)
-	err = errors.Join(write(buffered), buffered.Flush(), f.Close())
+	err = write(buffered)
+	if err == nil {
+		err = buffered.Flush()
+	}
+	if err == nil && synced {
+		err = f.Sync()
+	}
+	err = errors.Join(err, f.Close())
 	if err == nil {
 		err = d.Rename(tmp, path.Base(rel))
 	}

@@ -3,13 +3,12 @@ package state
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
-	"path"
 	"slices"
 	"strings"
 
-	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -46,10 +45,10 @@ func ReadUnwritten(sys workspacefs.System, root string) (map[string]bool, error)
 	return paths, nil
 }
 
-// WriteUnwritten makes UnwrittenFile list paths, durably before it returns (a
-// SKILL.md put in place next must not be found ahead of it after a power
-// loss), or removes it when paths is empty. A list as it is is not written
-// again.
+// WriteUnwritten makes UnwrittenFile list paths, its content synced before it
+// is renamed into place, ahead of the SKILL.md renamed next (journaling
+// filesystems keep renames in order, which the steps of a run rely on too), or
+// removes it when paths is empty. A list as it is is not written again.
 func WriteUnwritten(sys workspacefs.System, root string, paths map[string]bool) error {
 	r, err := sys.Open(root)
 	if err != nil {
@@ -72,24 +71,12 @@ func WriteUnwritten(sys workspacefs.System, root string, paths map[string]bool) 
 	if err := Make(r); err != nil {
 		return err
 	}
-	var b strings.Builder
-	for _, p := range slices.Sorted(maps.Keys(paths)) {
-		b.WriteString(p)
-		b.WriteByte('\n')
-	}
-	d, err := r.OpenDir(Dir)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", UnwrittenFile, workspacefs.Cause(err))
-	}
-	defer d.Close()
-	tmp := banner.NewTempName()
-	err = d.WriteNewSynced(tmp, []byte(b.String()), 0o644)
-	if err == nil {
-		err = d.Rename(tmp, path.Base(UnwrittenFile))
-	}
-	if err != nil {
-		d.Remove(tmp)
-		return fmt.Errorf("write %s: %w", UnwrittenFile, workspacefs.Cause(err))
-	}
-	return nil
+	return replaceFileWith(r, UnwrittenFile, true, func(w io.Writer) error {
+		for _, p := range slices.Sorted(maps.Keys(paths)) {
+			if _, err := io.WriteString(w, p+"\n"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
