@@ -53,19 +53,10 @@ func TestAPersonsEmptyFolderWhereTheSkillWantsAFileStays(t *testing.T) {
 	}
 	testkit.WriteFile(t, root, "skills/release/refs", []byte("a file\n"))
 	out := Reconcile(Request{System: workspacefs.OS{}, Root: root})
-	if c, ok := conflictAt(out.Plan, ".agents/skills/release/refs"); !ok {
+	if c, ok := changeAt(out.Plan, ".agents/skills/release/refs"); !ok || c.Action != plan.Conflict {
 		t.Errorf("a person's empty folder where the skill wants a file: %+v, want a conflict", c)
 	}
 	if info, err := os.Stat(filepath.Join(root, ".agents/skills/release/refs")); err != nil || !info.IsDir() {
 		t.Errorf("the person's folder is gone: %v", err)
 	}
-}
-
-func conflictAt(p plan.Plan, path string) (plan.Change, bool) {
-	for _, c := range p.Changes {
-		if c.Path == path {
-			return c, c.Action == plan.Conflict
-		}
-	}
-	return plan.Change{}, false
 }

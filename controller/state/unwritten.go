@@ -29,6 +29,10 @@ func ReadUnwritten(sys workspacefs.System, root string) (map[string]bool, error)
 		return nil, err
 	}
 	defer r.Close()
+	return readUnwritten(r)
+}
+
+func readUnwritten(r workspacefs.FS) (map[string]bool, error) {
 	data, err := r.ReadFile(UnwrittenFile, maxUnwritten)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -55,7 +59,7 @@ func WriteUnwritten(sys workspacefs.System, root string, paths map[string]bool) 
 		return err
 	}
 	defer r.Close()
-	now, err := ReadUnwritten(sys, root)
+	now, err := readUnwritten(r)
 	if err != nil {
 		return err
 	}
