@@ -205,3 +205,23 @@ func TestARunWithNothingElseToDoShortensTheList(t *testing.T) {
 		t.Errorf("--force on skillsync's file edited by hand: %+v, want it restored", c)
 	}
 }
+
+// A list that cannot be read stops the pass before anything is written: what it
+// would say about a file decides whether that file is a person's.
+func TestAListThatCannotBeReadWritesNothing(t *testing.T) {
+	root := gainsNotes(t)
+	if err := os.MkdirAll(filepath.Join(root, state.UnwrittenFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(root, releaseSkill))
+	out := Reconcile(Request{System: workspacefs.OS{}, Root: root})
+	if out.Err == nil || !strings.Contains(out.Err.Error(), "read "+state.UnwrittenFile) {
+		t.Fatalf("err = %v, want one naming %s", out.Err, state.UnwrittenFile)
+	}
+	if after, _ := os.ReadFile(filepath.Join(root, releaseSkill)); string(after) != string(before) {
+		t.Error("the SKILL.md was written")
+	}
+	if _, err := os.Lstat(filepath.Join(root, releaseNotes)); err == nil {
+		t.Error("notes.md was written")
+	}
+}
