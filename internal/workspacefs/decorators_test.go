@@ -27,6 +27,7 @@ func everyWrite(t *testing.T, f FS) map[string]error {
 		"Link":            d.Link("file", "linked"),
 		"Rename":          d.Rename("file", "renamed"),
 		"RenameNoReplace": d.RenameNoReplace("file", "renamed2"),
+		"Exchange":        d.Exchange("file", "sub"),
 		"Dir.Remove":      d.Remove("file"),
 		"Rmdir":           d.Rmdir("file"),
 		"Flush":           d.Flush(),
@@ -59,8 +60,8 @@ func TestReadOnlyRefusesEveryWriteAndRecordsIt(t *testing.T) {
 	mustDo(t, err)
 	defer f.Close()
 	errs := everyWrite(t, f)
-	if len(errs) != 12 {
-		t.Errorf("%d writes tried, want 12", len(errs))
+	if len(errs) != 13 {
+		t.Errorf("%d writes tried, want 13", len(errs))
 	}
 	for op, err := range errs {
 		if !errors.Is(err, ErrReadOnly) {
@@ -70,8 +71,8 @@ func TestReadOnlyRefusesEveryWriteAndRecordsIt(t *testing.T) {
 	if err := sys.MkdirAll(filepath.Join(root, "elsewhere"), 0o755); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("System.MkdirAll: %v", err)
 	}
-	if got := len(sys.Attempts()); got != 13 {
-		t.Errorf("%d attempts recorded, want 13: %q", got, sys.Attempts())
+	if got := len(sys.Attempts()); got != 14 {
+		t.Errorf("%d attempts recorded, want 14: %q", got, sys.Attempts())
 	}
 	if !slices.Contains(sys.Attempts(), "WriteNew dir/new") {
 		t.Errorf("attempts %q do not name WriteNew dir/new", sys.Attempts())

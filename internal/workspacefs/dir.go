@@ -69,6 +69,9 @@ type Dir interface {
 	// RenameNoReplace renames oldName to newName, failing with fs.ErrExist if
 	// newName exists, or ErrNoReplaceUnsupported where that cannot be done.
 	RenameNoReplace(oldName, newName string) error
+	// Exchange swaps oldName and newName, both of which must exist, in one
+	// step, or fails with ErrExchangeUnsupported where that cannot be done.
+	Exchange(oldName, newName string) error
 	// Remove unlinks the file name; it never removes a directory.
 	Remove(name string) error
 	// Rmdir removes the empty directory name; it never removes anything else.
@@ -156,6 +159,9 @@ var ErrLinked = errors.New("a hard link shared with another file")
 
 // ErrNoReplaceUnsupported is RenameNoReplace where renameat2 cannot refuse to replace.
 var ErrNoReplaceUnsupported = errors.New("rename without replacing is not supported here")
+
+// ErrExchangeUnsupported is Exchange where the system cannot swap two names in one step.
+var ErrExchangeUnsupported = errors.New("swapping two files in one step is not supported here")
 
 // ErrNotOneElement is the error for a name that is not one path element.
 var ErrNotOneElement = errors.New("not a single path element")

@@ -379,6 +379,23 @@ func (d *osDir) RenameNoReplace(oldName, newName string) error {
 	return nil
 }
 
+// Exchange swaps oldName and newName in d with renameat2's RENAME_EXCHANGE;
+// where the kernel or filesystem cannot, the error is ErrExchangeUnsupported
+// and nothing was swapped.
+func (d *osDir) Exchange(oldName, newName string) error {
+	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
+		return d.linkError("exchange", oldName, newName, err)
+	}
+	_, err := retry(func() (int, error) { return 0, unix.Renameat2(d.fd, oldName, d.fd, newName, unix.RENAME_EXCHANGE) })
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.ENOTSUP) {
+		err = ErrExchangeUnsupported
+	}
+	if err != nil {
+		return d.linkError("exchange", oldName, newName, err)
+	}
+	return nil
+}
+
 // Remove unlinks the file name in d; it never removes a directory.
 func (d *osDir) Remove(name string) error {
 	if err := oneElement(name); err != nil {

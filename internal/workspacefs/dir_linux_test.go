@@ -104,3 +104,14 @@ func TestAFailedFlushKeepsWhatItWasToSync(t *testing.T) {
 		t.Errorf("%d syncfs, want 2: the second Flush forgot the file the first could not sync", calls)
 	}
 }
+
+// The Linux Dir swaps in one step on the filesystems the tests run on, so the
+// apply's check after a swap is what they exercise, not the fallback.
+func TestTheLinuxDirExchanges(t *testing.T) {
+	path, d := openTestDir(t)
+	mustWrite(t, path+"/a", "a")
+	mustWrite(t, path+"/b", "b")
+	mustDo(t, d.Exchange("a", "b"))
+	wantContent(t, path+"/a", "b")
+	wantContent(t, path+"/b", "a")
+}

@@ -311,6 +311,15 @@ func (d *osDir) RenameNoReplace(oldName, newName string) error {
 	return d.linkError("rename", oldName, newName, ErrNoReplaceUnsupported)
 }
 
+// Exchange is ErrExchangeUnsupported: os.Root has no rename that swaps, and
+// callers fall back to a check before a Rename.
+func (d *osDir) Exchange(oldName, newName string) error {
+	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
+		return d.linkError("exchange", oldName, newName, err)
+	}
+	return d.linkError("exchange", oldName, newName, ErrExchangeUnsupported)
+}
+
 // Remove unlinks the file name in d; it never removes a directory.
 func (d *osDir) Remove(name string) error {
 	if err := oneElement(name); err != nil {

@@ -398,6 +398,27 @@ func TestErrorsNameThePath(t *testing.T) {
 	wantContent(t, filepath.Join(path, "sub", "exists"), "x")
 }
 
+// Exchange swaps two files in one step, or, where the system cannot (the
+// portable Dir), says so and leaves both as they are.
+func TestExchange(t *testing.T) {
+	path, d := openTestDir(t)
+	mustWrite(t, filepath.Join(path, "tmp"), "new")
+	mustWrite(t, filepath.Join(path, "file"), "old")
+	err := d.Exchange("tmp", "file")
+	if errors.Is(err, ErrExchangeUnsupported) {
+		wantContent(t, filepath.Join(path, "file"), "old")
+		wantContent(t, filepath.Join(path, "tmp"), "new")
+		return
+	}
+	mustDo(t, err)
+	wantContent(t, filepath.Join(path, "file"), "new")
+	wantContent(t, filepath.Join(path, "tmp"), "old")
+	if err := d.Exchange("tmp", "missing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Exchange with a name that is not there = %v, want fs.ErrNotExist", err)
+	}
+	wantContent(t, filepath.Join(path, "tmp"), "old")
+}
+
 func TestNamesThatLeaveTheDirectoryAreRefused(t *testing.T) {
 	path, _ := openTestDir(t)
 	inner := filepath.Join(path, "inner")
@@ -424,6 +445,9 @@ func TestNamesThatLeaveTheDirectoryAreRefused(t *testing.T) {
 		}
 		if err := d.Rename(name, "x"); !errors.Is(err, ErrNotOneElement) {
 			t.Errorf("Rename(%q, x) = %v, want ErrNotOneElement", name, err)
+		}
+		if err := d.Exchange("x", name); !errors.Is(err, ErrNotOneElement) {
+			t.Errorf("Exchange(x, %q) = %v, want ErrNotOneElement", name, err)
 		}
 	}
 	if sub, err := d.Sub(".."); err == nil {

@@ -257,6 +257,13 @@ func (d *hookedDir) RenameNoReplace(oldName, newName string) error {
 	return d.base.RenameNoReplace(oldName, newName)
 }
 
+func (d *hookedDir) Exchange(oldName, newName string) error {
+	if err := d.check("Exchange", true, d.rel(newName)); err != nil {
+		return &os.LinkError{Op: "exchange", Old: d.rel(oldName), New: d.rel(newName), Err: err}
+	}
+	return d.base.Exchange(oldName, newName)
+}
+
 func (d *hookedDir) Remove(name string) error {
 	if err := d.check("Remove", true, d.rel(name)); err != nil {
 		return pathError("remove", d.rel(name), err)
