@@ -78,7 +78,7 @@ func TestAFailedStepLeavesNoFolder(t *testing.T) {
 	testkit.WriteFile(t, root, "skills/release/checklist.md", []byte("- tag\n- push\n"))
 	testkit.WriteFile(t, root, "skills/release/ref/new.md", []byte("new\n"))
 	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "Rename", Path: ".agents/skills/release/checklist.md", Err: syscall.EACCES, Times: 1}}}
+		{Op: "Exchange", Path: ".agents/skills/release/checklist.md", Err: syscall.EACCES, Times: 1}}}
 	if out := Reconcile(Request{System: sys, Root: root}); out.Err == nil {
 		t.Fatal("the failed rename was not reported")
 	}

@@ -146,7 +146,7 @@ func TestTheListNamesANewFileBeforeItsSKILLmdIsInPlace(t *testing.T) {
 	root := gainsNotes(t)
 	var listed, checked atomic.Bool
 	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "Rename", Path: releaseSkill, Before: func(string) {
+		{Op: "Exchange", Path: releaseSkill, Before: func(string) {
 			paths, err := state.ReadUnwritten(workspacefs.OS{}, root)
 			listed.Store(err == nil && paths[releaseNotes])
 			checked.Store(true)

@@ -555,7 +555,7 @@ func (w Workspace) commitAll(st *staged, which []int) {
 				st.errs[i] = err // the temp file is in a directory no longer there, or not reachable
 				continue
 			}
-			st.errs[i] = commit(d, *st.changes[i], st.temps[i])
+			st.errs[i] = commit(d, *st.changes[i], st.temps[i], st.written[i].Sum)
 		}
 		if d != nil {
 			d.Close()
@@ -733,11 +733,11 @@ func contentOf(c plan.Change) ([]byte, uint32, error) {
 }
 
 // commit puts the staged temp file tmpName of d, the change's directory, in
-// place. A create is a rename that fails rather than replace a file someone put
-// there since the scan (a hard link where the filesystem cannot rename so); an
-// update re-checks that the file is still what was planned on, then renames
-// over it.
-func commit(d workspacefs.Dir, c plan.Change, tmpName string) error {
+// place; sum is the SHA-256 of what it holds. A create is a rename that fails
+// rather than replace a file someone put there since the scan (a hard link where
+// the filesystem cannot rename so); an update re-checks that the file is still
+// what was planned on, then puts the new one over it (putOver).
+func commit(d workspacefs.Dir, c plan.Change, tmpName string, sum [32]byte) error {
 	name := path.Base(c.Path)
 	if c.Action == plan.Create {
 		err := d.RenameNoReplace(tmpName, name)
@@ -752,16 +752,12 @@ func commit(d workspacefs.Dir, c plan.Change, tmpName string) error {
 			return workspacefs.Cause(err)
 		}
 	}
-	defer d.Remove(tmpName) // after a link; after a rename it is gone already
 	if c.Action == plan.Update {
-		if err := stillAsPlanned(d, name, c.Path, c.OldSum, c.Supporting); err != nil {
-			return err
-		}
-		if err := d.Rename(tmpName, name); err != nil {
-			return workspacefs.Cause(err)
-		}
-		return nil
+		return putOver(d, tmpName, name, func(name string) error {
+			return stillAsPlanned(d, name, c.Path, c.OldSum, c.Supporting)
+		}, sum, readLimit(c.Supporting))
 	}
+	defer d.Remove(tmpName) // after a link; after a rename it is gone already
 	err := d.Link(tmpName, name)
 	if errors.Is(err, fs.ErrExist) {
 		return errAppeared
@@ -792,11 +788,16 @@ func remove(w Workspace, rel string, old [32]byte, supporting bool) error {
 		return fmt.Errorf("changed since the scan: %w", err)
 	}
 	defer d.Close()
-	if err := stillAsPlanned(d, path.Base(rel), rel, old, supporting); err != nil {
-		return err
+	// A supporting file goes aside under its staged name, which tells a later
+	// run that a kill left it there; any other has its banner to tell.
+	aside := banner.NewTempName()
+	if supporting {
+		aside = banner.StagedNameOf(old)
 	}
-	if err := d.Remove(path.Base(rel)); err != nil {
-		return workspacefs.Cause(err)
+	if err := removeChecked(d, path.Base(rel), aside, func(name string) error {
+		return stillAsPlanned(d, name, rel, old, supporting)
+	}); err != nil {
+		return err
 	}
 	return removeEmptyUpward(w, path.Dir(rel))
 }
@@ -941,11 +942,7 @@ func removeIfEmpty(w Workspace, dir string) error {
 // supporting file, which carries none) and hold exactly the bytes the plan was
 // made from (their SHA-256 is old).
 func stillAsPlanned(dir workspacefs.Dir, name, rel string, old [32]byte, supporting bool) error {
-	limit := int64(observed.MaxFileSize)
-	if supporting {
-		limit = banner.MaxSupportingFileSize
-	}
-	data, err := dir.ReadRegular(name, limit)
+	data, err := dir.ReadRegular(name, readLimit(supporting))
 	switch {
 	case errors.Is(err, workspacefs.ErrNotRegular):
 		return errors.New("no longer a regular file; kept")
@@ -978,6 +975,15 @@ func writeStaged(d workspacefs.Dir, data []byte, sum [32]byte, perm uint32, anyN
 }
 
 var errStagedNameTaken = errors.New("its staged name is taken")
+
+// readLimit bounds what is read of a generated file: a supporting file's is a
+// skill's file copied as it is, larger than any file skillsync renders.
+func readLimit(supporting bool) int64 {
+	if supporting {
+		return banner.MaxSupportingFileSize
+	}
+	return observed.MaxFileSize
+}
 
 // writeTemp writes data to a new temp file directly in d and returns its name.
 func writeTemp(d workspacefs.Dir, data []byte, perm uint32) (string, error) {

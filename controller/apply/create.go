@@ -102,7 +102,7 @@ func (w Workspace) Uncreate(files []NewFile) {
 // name added to skillsync.yaml, shown and confirmed first), with content, only
 // if it is still the regular file whose bytes hash to old: the new content is
 // written to a temp file beside it and made durable, and the file is checked
-// again just before the rename puts it in place.
+// again just before it is replaced, and once more after (putOver).
 func (w Workspace) Edit(rel string, old [32]byte, content []byte) error {
 	d, err := w.OpenDir(path.Dir(rel))
 	if err != nil {
@@ -113,18 +113,20 @@ func (w Workspace) Edit(rel string, old [32]byte, content []byte) error {
 	if err != nil {
 		return err
 	}
-	defer d.Remove(tmp) // gone already after the rename
 	if err := d.Flush(); err != nil {
+		d.Remove(tmp)
 		return workspacefs.Cause(err)
 	}
-	data, err := d.ReadRegular(path.Base(rel), observed.MaxFileSize)
-	switch {
-	case errors.Is(err, workspacefs.ErrNotRegular):
-		return errors.New("no longer a regular file; not written")
-	case err != nil:
-		return workspacefs.Cause(err)
-	case sha256.Sum256(data) != old:
-		return errors.New("changed since it was read; not written")
-	}
-	return workspacefs.Cause(d.Rename(tmp, path.Base(rel)))
+	return putOver(d, tmp, path.Base(rel), func(name string) error {
+		data, err := d.ReadRegular(name, observed.MaxFileSize)
+		switch {
+		case errors.Is(err, workspacefs.ErrNotRegular):
+			return errors.New("no longer a regular file; not written")
+		case err != nil:
+			return workspacefs.Cause(err)
+		case sha256.Sum256(data) != old:
+			return errors.New("changed since it was read; not written")
+		}
+		return nil
+	}, sha256.Sum256(content), observed.MaxFileSize)
 }

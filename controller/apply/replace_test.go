@@ -1,0 +1,253 @@
+package apply
+
+import (
+	"crypto/sha256"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillsync/skillsync/controller/plan"
+	"github.com/skillsync/skillsync/desired"
+	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// swaps says the workspaces of the tests are on a system whose Dir swaps two
+// files in one step, which closes the moment between an update's check and
+// its rename; the portable Dir cannot.
+func swaps(t *testing.T) bool {
+	t.Helper()
+	root := t.TempDir()
+	testkit.WriteFile(t, root, "a", []byte("a"))
+	testkit.WriteFile(t, root, "b", []byte("b"))
+	r, err := workspacefs.OS{}.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	d, err := r.OpenDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	err = d.Exchange("a", "b")
+	if err != nil && !errors.Is(err, workspacefs.ErrExchangeUnsupported) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+// planned is the plan that takes the generated file at a, in root, to want
+// (nil: delete it).
+func planned(t *testing.T, root, a string, want []byte) plan.Plan {
+	t.Helper()
+	files := map[string]desired.File{}
+	if want != nil {
+		files[a] = desired.File{Path: a, Owner: "capability/x", Bytes: want}
+	}
+	return plan.Make(desired.State{Files: files}, scan(t, root), plan.Options{AllowEmpty: true})
+}
+
+// saveAt returns a hook that saves content at rel in root the way an editor
+// does, a new file renamed over the old, as a fault's Before runs it.
+func saveAt(t *testing.T, root, rel string, content []byte) func(string) {
+	return func(string) {
+		tmp := filepath.Join(root, rel+".editor-save")
+		if err := os.WriteFile(tmp, content, 0o644); err != nil {
+			t.Error(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(root, rel)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func wantFile(t *testing.T, root, rel string, want []byte) {
+	t.Helper()
+	if got, err := os.ReadFile(filepath.Join(root, rel)); err != nil || string(got) != string(want) {
+		t.Errorf("%s = %q (%v), want %q", rel, got, err, want)
+	}
+}
+
+// wantKept checks that the save that could not be put back at rel is kept
+// beside it, under the name err gives, and that no temp file is left, which a
+// later run would take for its own leftover.
+func wantKept(t *testing.T, root, rel string, err error, save []byte) {
+	t.Helper()
+	kept, _ := filepath.Glob(filepath.Join(root, rel+".kept-*"))
+	if len(kept) != 1 {
+		t.Fatalf("kept beside %s: %q, want one file", rel, kept)
+	}
+	if got, _ := os.ReadFile(kept[0]); string(got) != string(save) {
+		t.Errorf("%s = %q, want %q", kept[0], got, save)
+	}
+	if !strings.Contains(err.Error(), filepath.Base(kept[0])) {
+		t.Errorf("the error does not say where the save is kept: %v", err)
+	}
+	testkit.AssertNoTempFiles(t, root)
+}
+
+// tempsIn lists the temp files left in the directory of rel.
+func tempsIn(t *testing.T, root, rel string) []string {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(root, filepath.Dir(rel), ".skillsync-*.tmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return matches
+}
+
+// A save of a person's that lands between an update's check and the swap
+// that puts the new file in place is found by the check after the swap and
+// put back: kept, and the update reported as failed.
+func TestASaveThatLandsAsAnUpdateIsPutInPlaceIsKept(t *testing.T) {
+	if !swaps(t) {
+		t.Skip("this system's Dir cannot swap two files in one step; the moment stays open (docs/ownership.md)")
+	}
+	root := t.TempDir()
+	a := ".claude/skills/a/SKILL.md"
+	testkit.WriteFile(t, root, a, generated(t, a, "one"))
+	pl := planned(t, root, a, generated(t, a, "two"))
+	mine := []byte("mine now\n")
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "Exchange", Path: a, Before: saveAt(t, root, a, mine), Times: 1}}}
+	_, err := Apply(sys, root, pl)
+	if err == nil || !strings.Contains(err.Error(), "no longer carries a skillsync banner; kept") {
+		t.Errorf("Apply = %v, want the update failed, the file kept", err)
+	}
+	wantFile(t, root, a, mine)
+	testkit.AssertNoTempFiles(t, root)
+}
+
+// A second save that lands in the moment between the swap and the swap back
+// is not removed either: the first is back at its path, the second kept
+// beside it under the temp name the error gives.
+func TestASecondSaveWhileTheFirstIsPutBackIsKeptToo(t *testing.T) {
+	if !swaps(t) {
+		t.Skip("this system's Dir cannot swap two files in one step")
+	}
+	root := t.TempDir()
+	a := ".claude/skills/a/SKILL.md"
+	testkit.WriteFile(t, root, a, generated(t, a, "one"))
+	pl := planned(t, root, a, generated(t, a, "two"))
+	first, second := []byte("first save\n"), []byte("second save\n")
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "Exchange", Path: a, Before: saveAt(t, root, a, first), Times: 1},
+		{Op: "Exchange", Path: a, Before: saveAt(t, root, a, second), Times: 1}}}
+	_, err := Apply(sys, root, pl)
+	if err == nil || !strings.Contains(err.Error(), "a file saved there while it was put back is kept as") {
+		t.Fatalf("Apply = %v, want it to say where the second save is kept", err)
+	}
+	wantFile(t, root, a, first)
+	wantKept(t, root, a, err, second)
+}
+
+// A delete moves the file aside and checks it there before it removes it: a
+// save that landed since the first check is put back, and a save that lands
+// once the file is aside is a new file, which stays.
+func TestASaveThatLandsAsADeleteIsMadeIsKept(t *testing.T) {
+	a := ".claude/skills/a/SKILL.md"
+	aside := ".claude/skills/a/.skillsync-*.tmp"
+	mine := []byte("mine now\n")
+	cases := map[string]struct {
+		fault   workspacefs.Fault
+		deleted bool // the delete is made: skillsync's file was the one moved aside
+	}{
+		"before the file is moved aside": {fault: workspacefs.Fault{Op: "RenameNoReplace", Path: aside, Times: 1}},
+		"once it is aside":               {fault: workspacefs.Fault{Op: "Remove", Path: aside, Times: 1}, deleted: true},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			testkit.WriteFile(t, root, a, generated(t, a, "one"))
+			pl := planned(t, root, a, nil)
+			c.fault.Before = saveAt(t, root, a, mine)
+			done, err := Apply(&workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{c.fault}}, root, pl)
+			switch {
+			case c.deleted && err != nil:
+				t.Errorf("Apply = %v, want the delete made", err)
+			case !c.deleted && (err == nil || !strings.Contains(err.Error(), "no longer carries a skillsync banner; kept")):
+				t.Errorf("Apply = %v, want the delete failed, the file kept", err)
+			}
+			if len(done) != 1 || done[0].Done() != c.deleted {
+				t.Errorf("applied %+v, want the delete made: %v", done, c.deleted)
+			}
+			wantFile(t, root, a, mine)
+			testkit.AssertNoTempFiles(t, root)
+		})
+	}
+}
+
+// A save that lands before a delete moves the file aside, and another at its
+// path before the first is put back: neither is removed.
+func TestTwoSavesAsADeleteIsMadeAreBothKept(t *testing.T) {
+	root := t.TempDir()
+	a := ".claude/skills/a/SKILL.md"
+	testkit.WriteFile(t, root, a, generated(t, a, "one"))
+	pl := planned(t, root, a, nil)
+	first, second := []byte("first save\n"), []byte("second save\n")
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "RenameNoReplace", Path: ".claude/skills/a/.skillsync-*.tmp", Before: saveAt(t, root, a, first), Times: 1},
+		{Op: "RenameNoReplace", Path: a, Before: saveAt(t, root, a, second), Times: 1}}}
+	_, err := Apply(sys, root, pl)
+	if err == nil || !strings.Contains(err.Error(), "it could not be put back") {
+		t.Fatalf("Apply = %v, want it to say the first save could not be put back", err)
+	}
+	wantFile(t, root, a, second)
+	wantKept(t, root, a, err, first)
+}
+
+// A supporting file is moved aside under its staged name, which a later run
+// knows a kill left: a delete stopped there is finished by the next run.
+func TestASupportingFileMovedAsideIsKnownAsLeftBehind(t *testing.T) {
+	root := t.TempDir()
+	skill := ".claude/skills/a/SKILL.md"
+	ref := ".claude/skills/a/ref.md"
+	data := []byte("a file of the skill\n")
+	testkit.WriteFile(t, root, skill, generated(t, skill, "one"))
+	testkit.WriteFile(t, root, ref, data)
+	sum := sha256.Sum256(data)
+	pl := plan.Plan{Changes: []plan.Change{{Path: ref, Action: plan.Delete, OldSum: sum, Supporting: true}}}
+	stopped := errors.New("stopped")
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "Remove", Path: ".claude/skills/a/.skillsync-*.tmp", Err: stopped}}}
+	if done, _ := Apply(sys, root, pl); len(done) != 1 || !errors.Is(done[0].Err, stopped) {
+		t.Fatalf("applied %+v, want the delete stopped before the file aside is removed", done)
+	}
+	temps := tempsIn(t, root, skill)
+	if len(temps) != 1 {
+		t.Fatalf("temp files %q, want the file moved aside", temps)
+	}
+	if st := scan(t, root); len(st.TempFiles) != 1 || filepath.Join(root, st.TempFiles[0]) != temps[0] {
+		t.Errorf("the next scan finds temp files %q, want %s", st.TempFiles, temps[0])
+	}
+}
+
+// The edit of a person's file that a command was asked to make keeps a save
+// that lands between its check and the swap.
+func TestAnEditKeepsASaveThatLandsAsItIsMade(t *testing.T) {
+	if !swaps(t) {
+		t.Skip("this system's Dir cannot swap two files in one step")
+	}
+	root := t.TempDir()
+	config := "skillsync.yaml"
+	old := []byte("spec: {}\n")
+	testkit.WriteFile(t, root, config, old)
+	mine := []byte("spec: {targets: [agents]}\n")
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "Exchange", Path: config, Before: saveAt(t, root, config, mine), Times: 1}}}
+	w, err := OpenWorkspace(sys, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Edit(config, sha256.Sum256(old), []byte("spec: {targets: [claude-code]}\n")); err == nil || !strings.Contains(err.Error(), "changed since it was read; not written") {
+		t.Errorf("Edit = %v, want it refused", err)
+	}
+	wantFile(t, root, config, mine)
+	if temps, _ := filepath.Glob(filepath.Join(root, ".skillsync-*.tmp")); len(temps) > 0 {
+		t.Errorf("temp files left: %q", temps)
+	}
+}
