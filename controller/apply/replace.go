@@ -76,8 +76,8 @@ func keepAside(d workspacefs.Dir, tmp, name string) string {
 
 // removeChecked removes name from d once check finds it as the plan expects,
 // moving it aside to the name aside first and checking it again there: a save
-// that landed since the first check is put back. Where aside is taken, name is
-// removed after the first check alone.
+// that landed since the first check is put back, as is a file that cannot be
+// removed. Where aside is taken, name is removed after the first check alone.
 func removeChecked(d workspacefs.Dir, name, aside string, check func(name string) error) error {
 	if err := check(name); err != nil {
 		return err
@@ -91,7 +91,12 @@ func removeChecked(d workspacefs.Dir, name, aside string, check func(name string
 	if err := check(aside); err != nil {
 		return putBack(d, aside, name, err)
 	}
-	return workspacefs.Cause(d.Remove(aside))
+	if err := d.Remove(aside); err != nil {
+		// A file that can be renamed but not removed (read-only on Windows)
+		// goes back to its path: a delete that fails leaves it where it was.
+		return putBack(d, aside, name, workspacefs.Cause(err))
+	}
+	return nil
 }
 
 // moveAside renames name to aside, failing with fs.ErrExist if aside is there.
@@ -107,8 +112,9 @@ func moveAside(d workspacefs.Dir, name, aside string) error {
 	return d.Rename(name, aside)
 }
 
-// putBack renames aside, which the check after moving it found not to be what
-// the plan was made from (why), back to name, unless a file is there again.
+// putBack renames aside back to name, unless a file is there again, and
+// returns why it is put back: the check after moving it found it not what the
+// plan was made from, or it could not be removed.
 func putBack(d workspacefs.Dir, aside, name string, why error) error {
 	err := d.RenameNoReplace(aside, name)
 	if errors.Is(err, workspacefs.ErrNoReplaceUnsupported) {

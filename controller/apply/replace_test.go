@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/skillsync/skillsync/controller/plan"
@@ -87,16 +88,6 @@ func wantKept(t *testing.T, root, rel string, err error, save []byte) {
 		t.Errorf("the error does not say where the save is kept: %v", err)
 	}
 	testkit.AssertNoTempFiles(t, root)
-}
-
-// tempsIn lists the temp files left in the directory of rel.
-func tempsIn(t *testing.T, root, rel string) []string {
-	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(root, filepath.Dir(rel), ".skillsync-*.tmp"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return matches
 }
 
 // A save of a person's that lands between an update's check and the swap
@@ -200,7 +191,8 @@ func TestTwoSavesAsADeleteIsMadeAreBothKept(t *testing.T) {
 }
 
 // A supporting file is moved aside under its staged name, which a later run
-// knows a kill left: a delete stopped there is finished by the next run.
+// knows a kill left: a scan at the moment before the file aside is removed,
+// what a kill there would leave, finds it as a leftover to clean up.
 func TestASupportingFileMovedAsideIsKnownAsLeftBehind(t *testing.T) {
 	root := t.TempDir()
 	skill := ".claude/skills/a/SKILL.md"
@@ -208,21 +200,20 @@ func TestASupportingFileMovedAsideIsKnownAsLeftBehind(t *testing.T) {
 	data := []byte("a file of the skill\n")
 	testkit.WriteFile(t, root, skill, generated(t, skill, "one"))
 	testkit.WriteFile(t, root, ref, data)
-	sum := sha256.Sum256(data)
-	pl := plan.Plan{Changes: []plan.Change{{Path: ref, Action: plan.Delete, OldSum: sum, Supporting: true}}}
-	stopped := errors.New("stopped")
+	pl := plan.Plan{Changes: []plan.Change{{Path: ref, Action: plan.Delete, OldSum: sha256.Sum256(data), Supporting: true}}}
+	var aside string
+	var left []string
 	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "Remove", Path: ".claude/skills/a/.skillsync-*.tmp", Err: stopped}}}
-	if done, _ := Apply(sys, root, pl); len(done) != 1 || !errors.Is(done[0].Err, stopped) {
-		t.Fatalf("applied %+v, want the delete stopped before the file aside is removed", done)
+		{Op: "Remove", Path: ".claude/skills/a/.skillsync-*.tmp", Before: func(name string) {
+			aside, left = name, scan(t, root).TempFiles
+		}}}}
+	if _, err := Apply(sys, root, pl); err != nil {
+		t.Fatal(err)
 	}
-	temps := tempsIn(t, root, skill)
-	if len(temps) != 1 {
-		t.Fatalf("temp files %q, want the file moved aside", temps)
+	if aside == "" || len(left) != 1 || left[0] != aside {
+		t.Errorf("as the file aside (%q) was removed, a scan found temp files %q, want it", aside, left)
 	}
-	if st := scan(t, root); len(st.TempFiles) != 1 || filepath.Join(root, st.TempFiles[0]) != temps[0] {
-		t.Errorf("the next scan finds temp files %q, want %s", st.TempFiles, temps[0])
-	}
+	testkit.AssertNoTempFiles(t, root)
 }
 
 // The edit of a person's file that a command was asked to make keeps a save
@@ -250,4 +241,22 @@ func TestAnEditKeepsASaveThatLandsAsItIsMade(t *testing.T) {
 	if temps, _ := filepath.Glob(filepath.Join(root, ".skillsync-*.tmp")); len(temps) > 0 {
 		t.Errorf("temp files left: %q", temps)
 	}
+}
+
+// A file moved aside that cannot be removed goes back to its path: the delete
+// fails and leaves it where it was, as a remove that fails does.
+func TestAFileThatCannotBeRemovedGoesBack(t *testing.T) {
+	root := t.TempDir()
+	a := ".claude/skills/a/SKILL.md"
+	ours := generated(t, a, "one")
+	testkit.WriteFile(t, root, a, ours)
+	pl := planned(t, root, a, nil)
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "Remove", Path: ".claude/skills/a/.skillsync-*.tmp", Err: syscall.EACCES}}}
+	done, err := Apply(sys, root, pl)
+	if err == nil || len(done) != 1 || !errors.Is(done[0].Err, syscall.EACCES) {
+		t.Errorf("Apply = %v, %+v; want the delete failed with the remove's error", err, done)
+	}
+	wantFile(t, root, a, ours)
+	testkit.AssertNoTempFiles(t, root)
 }
