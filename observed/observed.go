@@ -117,7 +117,11 @@ type State struct {
 	// CutShort are temp-named files in skill directories that may be a staged
 	// supporting file a kill cut short: a leftover if its name is the digest of
 	// a wanted file there that begins with its bytes, or if it is in a folder of
-	// a temp name (InStagedFolder).
+	// a temp name (InStagedFolder). Those marked Supporting are leftovers
+	// whatever is wanted: each is the old file an update swapped out before a
+	// kill, known by its bytes, which the intact manifest of its skill directory
+	// names for the file beside it, and by its name, the staged name of what that
+	// file holds now.
 	CutShort []File
 	// Read holds every file the scan read and every skill or side-file
 	// directory it listed, with the stamp of what it read there, taken before

@@ -64,6 +64,7 @@ func (sd *skillDir) scanSupporting(skill workspacefs.Dir, entries []workspacefs.
 		w.temps[t] = true
 	}
 	w.walk(skill, "", entries, 0)
+	w.swappedOut()
 }
 
 // walk looks at the entries of the folder sub of the skill directory, opened as
@@ -122,6 +123,32 @@ func (w *supportWalk) temp(dir workspacefs.Dir, name, at string) {
 		// digest of content not all there. Only the plan, which knows what
 		// content is wanted there, can tell.
 		w.sd.staged = append(w.sd.staged, File{Path: at, Bytes: data, Digest: sha256.Sum256(data)})
+	}
+}
+
+// swappedOut marks Supporting, of the files the walk took for staged files a
+// kill perhaps cut short, each that is the old file an update swapped out and a
+// kill left: its bytes are whole what the manifest of the intact SKILL.md names
+// for a file beside it, and its name is the staged name of what that file holds
+// now, the new content swapped in.
+func (w *supportWalk) swappedOut() {
+	if len(w.named) == 0 {
+		return
+	}
+	now := map[string][32]byte{}
+	for _, f := range w.sd.files {
+		now[f.Path] = f.Digest
+	}
+	for i := range w.sd.staged {
+		f := &w.sd.staged[i]
+		digest := hex.EncodeToString(f.Digest[:])
+		for rel, e := range w.named {
+			p := path.Join(w.sd.path, rel)
+			if sum, ok := now[p]; ok && e.Digest == digest && path.Dir(p) == path.Dir(f.Path) && banner.StagedNameOf(sum) == path.Base(f.Path) {
+				f.Supporting, f.Bytes = true, nil
+				break
+			}
+		}
 	}
 }
 

@@ -1,8 +1,6 @@
 package observed
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,33 +12,10 @@ import (
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
-// withManifest is a generated SKILL.md at path naming files, each with the
-// digest of its content.
-func withManifest(t *testing.T, path string, files map[string]string) []byte {
-	t.Helper()
-	out, err := banner.Open(nil, "skill/s", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []banner.ManifestEntry
-	for p, content := range files {
-		sum := sha256.Sum256([]byte(content))
-		entries = append(entries, banner.ManifestEntry{Path: p, Digest: hex.EncodeToString(sum[:])})
-	}
-	if out, err = banner.AppendManifest(out, entries); err != nil {
-		t.Fatal(err)
-	}
-	out = append(out, "name: s\ndescription: d\n---\n\nbody\n"...)
-	if err := banner.Seal(out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func TestScanTellsSupportingFilesFromAPersons(t *testing.T) {
 	root := t.TempDir()
 	dir := ".agents/skills/s"
-	testkit.WriteFile(t, root, dir+"/SKILL.md", withManifest(t, dir+"/SKILL.md", map[string]string{
+	testkit.WriteFile(t, root, dir+"/SKILL.md", testkit.SkillWithManifest(t, dir+"/SKILL.md", map[string]string{
 		"scripts/run.sh": "#!/bin/sh\n", "edited.md": "as written\n", "refs/gone.md": "x\n"}))
 	testkit.WriteFile(t, root, dir+"/scripts/run.sh", []byte("#!/bin/sh\n"))
 	testkit.WriteFile(t, root, dir+"/edited.md", []byte("changed by hand\n"))
@@ -86,7 +61,7 @@ func TestScanTellsSupportingFilesFromAPersons(t *testing.T) {
 func TestScanTrustsNoManifestOfAnEditedSkillFile(t *testing.T) {
 	root := t.TempDir()
 	dir := ".agents/skills/s"
-	skill := withManifest(t, dir+"/SKILL.md", map[string]string{"notes.md": "mine\n"})
+	skill := testkit.SkillWithManifest(t, dir+"/SKILL.md", map[string]string{"notes.md": "mine\n"})
 	testkit.WriteFile(t, root, dir+"/SKILL.md", append(skill, "edited\n"...))
 	testkit.WriteFile(t, root, dir+"/notes.md", []byte("mine\n"))
 	st, err := Scan(workspacefs.OS{}, root, dirs)
@@ -101,7 +76,7 @@ func TestScanTrustsNoManifestOfAnEditedSkillFile(t *testing.T) {
 func TestASideFileDirectoryIsListedOnce(t *testing.T) {
 	root := t.TempDir()
 	dir := ".agents/skills/s"
-	testkit.WriteFile(t, root, dir+"/SKILL.md", withManifest(t, dir+"/SKILL.md", map[string]string{"agents/notes.md": "named\n"}))
+	testkit.WriteFile(t, root, dir+"/SKILL.md", testkit.SkillWithManifest(t, dir+"/SKILL.md", map[string]string{"agents/notes.md": "named\n"}))
 	testkit.WriteFile(t, root, dir+"/agents/notes.md", []byte("named\n"))
 	testkit.WriteFile(t, root, dir+"/agents/mine.md", []byte("a person's\n"))
 	testkit.WriteFile(t, root, dir+"/agents/openai.yaml", []byte("a person's side file\n"))
@@ -205,5 +180,50 @@ func TestNotWrittenYetTakesOnlyOtherContentForAPersons(t *testing.T) {
 	}
 	if st.Files["d/edited.md"].Ownership != Modified {
 		t.Error("the state scanned was changed in place")
+	}
+}
+
+// The old file an update swapped out, which a kill left under the staged name
+// of the new content now at its path, is known by its bytes, which an intact
+// manifest names for that path, and by that name: a leftover whatever the plan
+// wants. The same bytes under another name, other bytes under that name, or a
+// manifest edited by hand, prove nothing.
+func TestScanKnowsTheOldFileAnUpdateSwappedOut(t *testing.T) {
+	root := t.TempDir()
+	old, now := "# a reference\n", "# the reference, updated\n"
+	swapped := "/refs/" + banner.StagedName([]byte(now))
+	intact, edited := ".agents/skills/s", ".agents/skills/e"
+	for _, dir := range []string{intact, edited} {
+		skill := testkit.SkillWithManifest(t, dir+"/SKILL.md", map[string]string{"refs/ref.md": old})
+		if dir == edited {
+			skill = append(skill, "edited\n"...)
+		}
+		testkit.WriteFile(t, root, dir+"/SKILL.md", skill)
+		testkit.WriteFile(t, root, dir+"/refs/ref.md", []byte(now))
+	}
+	cases := []struct {
+		path, content string
+		swapped       bool
+	}{
+		{intact + swapped, old, true},
+		{intact + "/refs/.skillsync-00000000000000a2.tmp", old, false}, // the old bytes under another name
+		{intact + "/" + banner.StagedName([]byte(now)), old, false},    // in another folder
+		{edited + swapped, old, false},                                 // named by a manifest edited by hand
+	}
+	for _, c := range cases {
+		testkit.WriteFile(t, root, c.path, []byte(c.content))
+	}
+	st, err := Scan(workspacefs.OS{}, root, []string{".agents/skills"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, f := range st.CutShort {
+		found[f.Path] = f.Supporting
+	}
+	for _, c := range cases {
+		if found[c.path] != c.swapped {
+			t.Errorf("%s: known as the old file swapped out: %v, want %v", c.path, found[c.path], c.swapped)
+		}
 	}
 }

@@ -120,8 +120,13 @@ func ApplyJournaled(sys workspacefs.System, root string, pl plan.Plan, mayDelete
 	}
 	removeAll := func(todo []*plan.Change) {
 		errs := make([]error, len(todo))
-		parallel.Each(len(todo), func(i int) error {
-			errs[i] = removeOne(w, *todo[i])
+		// One directory at a time: two files of the same content there go
+		// aside under the same staged name (remove).
+		groups := byDirectory(todo, upTo(len(todo)))
+		parallel.Each(len(groups), func(g int) error {
+			for _, i := range groups[g] {
+				errs[i] = removeOne(w, *todo[i])
+			}
 			return nil
 		})
 		for i, c := range todo {

@@ -34,7 +34,7 @@ func putOver(d workspacefs.Dir, tmp, name string, check func(name string) error,
 	}
 	if err != nil {
 		d.Remove(tmp)
-		return workspacefs.Cause(err)
+		return goneSinceTheCheck(err)
 	}
 	if !swapped {
 		return nil
@@ -65,13 +65,22 @@ func swapBack(d workspacefs.Dir, tmp, name string, why error, sum [32]byte, limi
 
 // keepAside gives tmp, a person's file that could not be put back at name, a
 // name beside it that no run takes for a leftover of its own, as a temp name
-// with a banner would be, and returns the name it is kept under.
+// with a banner would be, and says where it is kept.
 func keepAside(d workspacefs.Dir, tmp, name string) string {
 	kept := name + ".kept-" + rand.Text()[:8]
 	if err := moveAside(d, tmp, kept); err != nil {
-		return tmp
+		return tmp + ", a temp name (move it away before the next run, which may take it for a leftover of its own)"
 	}
 	return kept
+}
+
+// goneSinceTheCheck is the error of a swap or a move that found no file where
+// the check found one.
+func goneSinceTheCheck(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("changed since the scan: %w", workspacefs.Cause(err))
+	}
+	return workspacefs.Cause(err)
 }
 
 // removeChecked removes name from d once check finds it as the plan expects,
@@ -86,7 +95,7 @@ func removeChecked(d workspacefs.Dir, name, aside string, check func(name string
 	case errors.Is(err, fs.ErrExist):
 		return workspacefs.Cause(d.Remove(name))
 	case err != nil:
-		return workspacefs.Cause(err)
+		return goneSinceTheCheck(err)
 	}
 	if err := check(aside); err != nil {
 		return putBack(d, aside, name, err)

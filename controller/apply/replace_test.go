@@ -3,11 +3,14 @@ package apply
 import (
 	"crypto/sha256"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/desired"
@@ -190,30 +193,74 @@ func TestTwoSavesAsADeleteIsMadeAreBothKept(t *testing.T) {
 	wantKept(t, root, a, err, first)
 }
 
-// A supporting file is moved aside under its staged name, which a later run
-// knows a kill left: a scan at the moment before the file aside is removed,
-// what a kill there would leave, finds it as a leftover to clean up.
-func TestASupportingFileMovedAsideIsKnownAsLeftBehind(t *testing.T) {
+// Where no name beside the path can be given to the first save (a read-only
+// or full filesystem), it stays under its temp name, and the error says to move
+// it away before the next run, which may take it for a leftover.
+func TestASaveThatCannotBeKeptBesideIsNamedInTheError(t *testing.T) {
 	root := t.TempDir()
-	skill := ".claude/skills/a/SKILL.md"
-	ref := ".claude/skills/a/ref.md"
-	data := []byte("a file of the skill\n")
-	testkit.WriteFile(t, root, skill, generated(t, skill, "one"))
-	testkit.WriteFile(t, root, ref, data)
-	pl := plan.Plan{Changes: []plan.Change{{Path: ref, Action: plan.Delete, OldSum: sha256.Sum256(data), Supporting: true}}}
-	var aside string
-	var left []string
+	a := ".claude/skills/a/SKILL.md"
+	testkit.WriteFile(t, root, a, generated(t, a, "one"))
+	pl := planned(t, root, a, nil)
+	first := append(generated(t, a, "one"), "edited\n"...)
 	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "Remove", Path: ".claude/skills/a/.skillsync-*.tmp", Before: func(name string) {
-			aside, left = name, scan(t, root).TempFiles
-		}}}}
-	if _, err := Apply(sys, root, pl); err != nil {
-		t.Fatal(err)
+		{Op: "RenameNoReplace", Path: ".claude/skills/a/.skillsync-*.tmp", Before: saveAt(t, root, a, first), Times: 1},
+		{Op: "RenameNoReplace", Path: a, Before: saveAt(t, root, a, []byte("second save\n")), Times: 1},
+		{Op: "RenameNoReplace", Path: a + ".kept-*", Err: syscall.EROFS}}}
+	_, err := Apply(sys, root, pl)
+	if err == nil || !strings.Contains(err.Error(), "a temp name (move it away before the next run") {
+		t.Fatalf("Apply = %v, want it to say the save is under a temp name, to move away", err)
 	}
-	if aside == "" || len(left) != 1 || left[0] != aside {
-		t.Errorf("as the file aside (%q) was removed, a scan found temp files %q, want it", aside, left)
+	var found bool
+	matches, _ := filepath.Glob(filepath.Join(root, ".claude/skills/a/.skillsync-*.tmp"))
+	for _, m := range matches {
+		data, _ := os.ReadFile(m)
+		found = found || string(data) == string(first) && strings.Contains(err.Error(), filepath.Base(m))
 	}
-	testkit.AssertNoTempFiles(t, root)
+	if !found {
+		t.Errorf("the first save is not under the temp name the error gives (%q)", matches)
+	}
+}
+
+// A supporting file swapped out by an update, or moved aside by a delete, is
+// a temp file the next run knows for its leftover (observed.State.CutShort,
+// banner.IsStaged): the plan made from a scan at the moment before it is
+// removed, what a kill there would leave, cleans it up.
+func TestASupportingFileLeftAsideIsCleanedUpByTheNextRun(t *testing.T) {
+	skill, ref := ".claude/skills/a/SKILL.md", ".claude/skills/a/refs/ref.md"
+	old := []byte("a file of the skill\n")
+	for name, action := range map[string]plan.Action{"swapped out by an update": plan.Update, "moved aside by a delete": plan.Delete} {
+		t.Run(name, func(t *testing.T) {
+			if action == plan.Update && !swaps(t) {
+				t.Skip("this system's Dir cannot swap two files in one step")
+			}
+			root := t.TempDir()
+			manifest := testkit.SkillWithManifest(t, skill, map[string]string{"refs/ref.md": string(old)})
+			testkit.WriteFile(t, root, skill, manifest)
+			testkit.WriteFile(t, root, ref, old)
+			c := plan.Change{Path: ref, Action: action, OldSum: sha256.Sum256(old), Supporting: true}
+			if action == plan.Update {
+				c.New = []byte("the new content\n")
+			}
+			var aside string
+			var next plan.Plan
+			sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+				{Op: "Remove", Path: ".claude/skills/a/refs/.skillsync-*.tmp", Before: func(name string) {
+					want := desired.State{Files: map[string]desired.File{skill: {Path: skill, Owner: "skill/s", Bytes: manifest}}}
+					aside, next = name, plan.Make(want, scan(t, root), plan.Options{})
+				}}}}
+			if _, err := Apply(sys, root, plan.Plan{Changes: []plan.Change{c}}); err != nil {
+				t.Fatal(err)
+			}
+			cleaned := false
+			for _, c := range next.Changes {
+				cleaned = cleaned || c.Path == aside && c.Action == plan.Cleanup
+			}
+			if aside == "" || !cleaned {
+				t.Errorf("as the file aside (%q) was removed, the plan of a scan then was %+v, want it cleaned up", aside, next.Changes)
+			}
+			testkit.AssertNoTempFiles(t, root)
+		})
+	}
 }
 
 // The edit of a person's file that a command was asked to make keeps a save
@@ -258,5 +305,47 @@ func TestAFileThatCannotBeRemovedGoesBack(t *testing.T) {
 		t.Errorf("Apply = %v, %+v; want the delete failed with the remove's error", err, done)
 	}
 	wantFile(t, root, a, ours)
+	testkit.AssertNoTempFiles(t, root)
+}
+
+// Two supporting files of the same content in one folder go aside under the
+// same staged name, so their deletes are made one after the other: the second
+// is not moved aside while the first is.
+func TestDeletesInOneFolderGoOneAfterTheOther(t *testing.T) {
+	root := t.TempDir()
+	data := []byte("the same bytes\n")
+	a, b := ".claude/skills/s/refs/a.md", ".claude/skills/s/refs/b.md"
+	testkit.WriteFile(t, root, a, data)
+	testkit.WriteFile(t, root, b, data)
+	pl := plan.Plan{Changes: []plan.Change{
+		{Path: a, Action: plan.Delete, OldSum: sha256.Sum256(data), Supporting: true},
+		{Path: b, Action: plan.Delete, OldSum: sha256.Sum256(data), Supporting: true}}}
+	began := make(chan string, 2)
+	var overlapped atomic.Bool
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "RenameNoReplace", Path: ".claude/skills/s/refs/.skillsync-*.tmp", Before: func(name string) {
+			began <- name
+			if len(began) == 1 {
+				// The first waits a while for a second to begin beside it.
+				for range 30 {
+					if len(began) > 1 {
+						overlapped.Store(true)
+						return
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+		}}}}
+	if _, err := Apply(sys, root, pl); err != nil {
+		t.Fatal(err)
+	}
+	if overlapped.Load() {
+		t.Error("the second file was moved aside while the first was")
+	}
+	for _, p := range []string{a, b} {
+		if _, err := os.Lstat(filepath.Join(root, p)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want it deleted", p, err)
+		}
+	}
 	testkit.AssertNoTempFiles(t, root)
 }

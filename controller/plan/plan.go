@@ -152,7 +152,10 @@ func Files(want desired.State, have observed.State, opts Options) Plan {
 		if cutShort(f, want.Files) {
 			// Proved by its bytes, which the cleanup checks again.
 			reason := "left by an interrupted run, cut short"
-			if observed.InStagedFolder(f.Path) {
+			switch {
+			case f.Supporting:
+				reason = "left by an interrupted run: the file of the skill an update replaced"
+			case observed.InStagedFolder(f.Path):
 				reason = "left by an interrupted run in a folder it had not put in place yet"
 			}
 			plan.Changes = append(plan.Changes, Change{Path: f.Path, Action: Cleanup, OldSum: f.Digest, Supporting: true, Reason: reason})
@@ -320,9 +323,10 @@ func sameMode(w desired.File, h observed.File) bool {
 // short: it is in a folder of a temp name, which only skillsync stages in
 // (observed.InStagedFolder), or its name is the staged name of a file wanted
 // in its directory (banner.StagedName, the digest of the whole content) and its
-// bytes begin that content.
+// bytes begin that content; or the scan found it whole a file of skillsync's
+// (Supporting, see observed.State.CutShort).
 func cutShort(f observed.File, files map[string]desired.File) bool {
-	if observed.InStagedFolder(f.Path) {
+	if f.Supporting || observed.InStagedFolder(f.Path) {
 		return true
 	}
 	dir, name := path.Split(f.Path)

@@ -301,10 +301,11 @@ func crashDigest(data []byte) string {
 //
 // The SKILL.md counts only when intact, which here means it is the old or the new
 // one byte for byte; crashCheckKilled reports any other. A temp file in a whole
-// skill's directory that has no SKILL.md must be that SKILL.md being staged: a
-// supporting file's would mean it is being written before the SKILL.md naming
-// it, and the next run may not know it for a leftover either (its SKILL.md is
-// what tells a supporting file's temp file from a person's).
+// skill's directory that has no SKILL.md must be that SKILL.md being staged, or
+// the old one its delete moved aside: a supporting file's would mean it is being
+// written before the SKILL.md naming it, and the next run may not know it for a
+// leftover either (its SKILL.md is what tells a supporting file's temp file from
+// a person's).
 func crashStranded(got, old, want crashTree) []string {
 	var problems []string
 	for p, data := range got.files {
@@ -315,8 +316,8 @@ func crashStranded(got, old, want crashTree) []string {
 		rel := strings.TrimPrefix(p, dir+"/")
 		skill, present := got.files[dir+"/SKILL.md"]
 		if banner.IsTempName(path.Base(p)) {
-			if !present && !bytes.HasPrefix(want.files[dir+"/SKILL.md"], data) {
-				problems = append(problems, fmt.Sprintf("%s: temp file (%d bytes) in a skill directory without a SKILL.md, and no beginning of one: a supporting file staged before the SKILL.md that names it", p, len(data)))
+			if !present && !bytes.HasPrefix(want.files[dir+"/SKILL.md"], data) && !bytes.Equal(old.files[dir+"/SKILL.md"], data) {
+				problems = append(problems, fmt.Sprintf("%s: temp file (%d bytes) in a skill directory without a SKILL.md, and neither a beginning of one nor the old one: a supporting file staged before the SKILL.md that names it", p, len(data)))
 			}
 			continue
 		}

@@ -323,15 +323,16 @@ func crashStart(bin, ws, watchDir string, marks []string, k crashKill) crashResu
 // crashCheckKilled checks the tree left by a killed run against the old and new
 // expected trees: every file (a SKILL.md, a whole skill's supporting file) is the
 // old or the new one, bytes and mode together (absent only where one side has no
-// file), temp files hold a beginning of the new bytes of their directory, nothing
-// else is there. It returns the problems and how many paths already moved from
-// old to new.
+// file), temp files hold a beginning of the new bytes of their directory or,
+// swapped out by an update or moved aside by a delete, the whole old bytes of
+// one of its files, nothing else is there. It returns the problems and how many
+// paths already moved from old to new.
 func crashCheckKilled(got, old, want crashTree) (problems []string, moved int) {
 	for p, data := range got.files {
 		base, dir := path.Base(p), path.Dir(p)
 		if banner.IsTempName(base) {
-			if !beginsANewFile(want, dir, data) {
-				problems = append(problems, fmt.Sprintf("%s: temp file (%d bytes) is not a beginning of a new file in %s", p, len(data), dir))
+			if !beginsANewFile(want, dir, data) && !isAnOldFile(old, dir, data) {
+				problems = append(problems, fmt.Sprintf("%s: temp file (%d bytes) is neither a beginning of a new file nor an old file in %s", p, len(data), dir))
 			}
 			continue
 		}
@@ -375,6 +376,17 @@ func crashCheckKilled(got, old, want crashTree) (problems []string, moved int) {
 func beginsANewFile(want crashTree, dir string, data []byte) bool {
 	for p, newBytes := range want.files {
 		if path.Dir(p) == dir && bytes.HasPrefix(newBytes, data) {
+			return true
+		}
+	}
+	return false
+}
+
+// isAnOldFile reports whether data is the whole of a file the old tree has in
+// dir.
+func isAnOldFile(old crashTree, dir string, data []byte) bool {
+	for p, oldBytes := range old.files {
+		if path.Dir(p) == dir && bytes.Equal(oldBytes, data) {
 			return true
 		}
 	}
