@@ -117,7 +117,7 @@ func TestASaveThatLandsAsAnUpdateIsPutInPlaceIsKept(t *testing.T) {
 
 // A second save that lands in the moment between the swap and the swap back
 // is not removed either: the first is back at its path, the second kept
-// beside it under the temp name the error gives.
+// beside it as NAME.kept-XXXXXXXX, which the error names.
 func TestASecondSaveWhileTheFirstIsPutBackIsKeptToo(t *testing.T) {
 	if !swaps(t) {
 		t.Skip("this system's Dir cannot swap two files in one step")
