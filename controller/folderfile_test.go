@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/skillsync/skillsync/controller/plan"
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
@@ -14,33 +15,42 @@ import (
 // folder, then the file is written. A run stopped after the deletes leaves the
 // folder empty; the next one removes it and writes the file, with no conflict.
 func TestAFolderEmptiedByAStoppedRunMakesWayForItsFile(t *testing.T) {
-	root := releaseInSync(t)
-	testkit.WriteFile(t, root, "skills/release/refs/r.md", []byte("a reference\n"))
-	reconcileClean(t, root)
-
-	if err := os.RemoveAll(filepath.Join(root, "skills/release/refs")); err != nil {
-		t.Fatal(err)
-	}
-	testkit.WriteFile(t, root, "skills/release/refs", []byte("now a file\n"))
-	// What the run that deletes refs/r.md leaves when it stops right after.
-	if err := os.Remove(filepath.Join(root, ".agents/skills/release/refs/r.md")); err != nil {
-		t.Fatal(err)
-	}
-
-	out := Reconcile(Request{System: workspacefs.OS{}, Root: root})
-	if out.Err != nil || len(out.Problems) > 0 {
-		t.Fatalf("next run: %v %v", out.Err, out.Problems)
-	}
-	for _, c := range out.Plan.Changes {
-		if c.Action == plan.Conflict {
-			t.Errorf("conflict: %s: %s", c.Path, c.Reason)
-		}
-	}
-	if got, err := os.ReadFile(filepath.Join(root, ".agents/skills/release/refs")); err != nil || string(got) != "now a file\n" {
-		t.Fatalf("refs after the next run: %q %v, want the file", got, err)
-	}
-	if again := Reconcile(Request{System: workspacefs.OS{}, Root: root}); len(again.Plan.Changes) != 0 {
-		t.Errorf("not converged: %+v", again.Plan.Changes)
+	ref := ".agents/skills/release/refs/r.md"
+	// What the run that deletes refs/r.md leaves when it stops right after the
+	// remove, or after moving the file aside, before the remove.
+	for name, stop := range map[string]func(root string) error{
+		"removed": func(root string) error { return os.Remove(filepath.Join(root, ref)) },
+		"moved aside": func(root string) error {
+			return os.Rename(filepath.Join(root, ref), filepath.Join(root, filepath.Dir(ref), banner.StagedName([]byte("a reference\n"))))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := releaseInSync(t)
+			testkit.WriteFile(t, root, "skills/release/refs/r.md", []byte("a reference\n"))
+			reconcileClean(t, root)
+			if err := os.RemoveAll(filepath.Join(root, "skills/release/refs")); err != nil {
+				t.Fatal(err)
+			}
+			testkit.WriteFile(t, root, "skills/release/refs", []byte("now a file\n"))
+			if err := stop(root); err != nil {
+				t.Fatal(err)
+			}
+			out := Reconcile(Request{System: workspacefs.OS{}, Root: root})
+			if out.Err != nil || len(out.Problems) > 0 {
+				t.Fatalf("next run: %v %v", out.Err, out.Problems)
+			}
+			for _, c := range out.Plan.Changes {
+				if c.Action == plan.Conflict {
+					t.Errorf("conflict: %s: %s", c.Path, c.Reason)
+				}
+			}
+			if got, err := os.ReadFile(filepath.Join(root, ".agents/skills/release/refs")); err != nil || string(got) != "now a file\n" {
+				t.Fatalf("refs after the next run: %q %v, want the file", got, err)
+			}
+			if again := Reconcile(Request{System: workspacefs.OS{}, Root: root}); len(again.Plan.Changes) != 0 {
+				t.Errorf("not converged: %+v", again.Plan.Changes)
+			}
+		})
 	}
 }
 

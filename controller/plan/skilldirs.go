@@ -91,15 +91,21 @@ func notADirectory(p, dir string, have observed.State, removed map[string]bool) 
 }
 
 // emptied says the plan removes everything in the folder dir: every file the
-// scan found in it, and every folder in it is on the way to one (a folder of
-// someone's, even empty, stays, and so does dir), or dir itself, empty, which
-// a manifest named a file in (what a run stopped between deleting that file and
-// its folder leaves).
+// scan found in it and every leftover of skillsync's it cleans up there (what a
+// run stopped with a file moved aside leaves), and every folder in it is on the
+// way to one or removed itself (a folder of someone's, even empty, stays, and so
+// does dir), or dir itself, empty, which a manifest named a file in (what a run
+// stopped between deleting that file and its folder leaves).
 func emptied(dir string, have observed.State, removed map[string]bool) bool {
 	if removed[dir] {
 		return true
 	}
 	var gone []string
+	for p := range removed {
+		if _, file := have.Files[p]; !file && strings.HasPrefix(p, dir+"/") {
+			gone = append(gone, p) // a leftover the cleanup removes
+		}
+	}
 	for p := range have.Files {
 		if strings.HasPrefix(p, dir+"/") {
 			if !removed[p] {
@@ -109,7 +115,7 @@ func emptied(dir string, have observed.State, removed map[string]bool) bool {
 		}
 	}
 	for f := range have.Folders {
-		if strings.HasPrefix(f, dir+"/") && !slices.ContainsFunc(gone, func(p string) bool { return strings.HasPrefix(p, f+"/") }) {
+		if strings.HasPrefix(f, dir+"/") && !slices.ContainsFunc(gone, func(p string) bool { return p == f || strings.HasPrefix(p, f+"/") }) {
 			return false
 		}
 	}
