@@ -127,10 +127,16 @@ func moveAside(d workspacefs.Dir, name, aside string) error {
 func putBack(d workspacefs.Dir, aside, name string, why error) error {
 	err := d.RenameNoReplace(aside, name)
 	if errors.Is(err, workspacefs.ErrNoReplaceUnsupported) {
-		if _, err = d.Lstat(name); errors.Is(err, fs.ErrNotExist) {
-			err = d.Rename(aside, name)
-		} else {
-			err = fs.ErrExist
+		// A hard link never replaces either; where there is none, a save
+		// that lands between the look and the rename is replaced.
+		if err = d.Link(aside, name); err == nil {
+			d.Remove(aside)
+		} else if errors.Is(err, workspacefs.ErrLinksUnsupported) {
+			if _, err = d.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+				err = d.Rename(aside, name)
+			} else {
+				err = fs.ErrExist
+			}
 		}
 	}
 	if err != nil {

@@ -299,7 +299,7 @@ func TestAFileThatCannotBeRemovedGoesBack(t *testing.T) {
 	testkit.WriteFile(t, root, a, ours)
 	pl := planned(t, root, a, nil)
 	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "Remove", Path: ".claude/skills/a/.skillsync-*.tmp", Err: syscall.EACCES}}}
+		{Op: "Remove", Path: ".claude/skills/a/.skillsync-*.tmp", Err: syscall.EACCES, Times: 1}}}
 	done, err := Apply(sys, root, pl)
 	if err == nil || len(done) != 1 || !errors.Is(done[0].Err, syscall.EACCES) {
 		t.Errorf("Apply = %v, %+v; want the delete failed with the remove's error", err, done)
@@ -348,4 +348,27 @@ func TestDeletesInOneFolderGoOneAfterTheOther(t *testing.T) {
 		}
 	}
 	testkit.AssertNoTempFiles(t, root)
+}
+
+// Where a rename cannot refuse to replace (the portable Dir), a file is put back
+// by a hard link, which never replaces: a second save that lands at the path
+// just before is not replaced by the first.
+func TestAPutBackWithoutNoReplaceReplacesNoSave(t *testing.T) {
+	root := t.TempDir()
+	a := ".claude/skills/a/SKILL.md"
+	testkit.WriteFile(t, root, a, generated(t, a, "one"))
+	pl := planned(t, root, a, nil)
+	first, second := []byte("first save\n"), []byte("second save\n")
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "RenameNoReplace", Path: ".claude/skills/a/.skillsync-*.tmp", Before: saveAt(t, root, a, first), Times: 1},
+		{Op: "RenameNoReplace", Path: a, Err: workspacefs.ErrNoReplaceUnsupported, Times: 1},
+		// The second save lands just before the step that puts the first back.
+		{Op: "Link", Path: a, Before: saveAt(t, root, a, second), Times: 1},
+		{Op: "Rename", Path: a, Before: saveAt(t, root, a, second), Times: 1}}}
+	_, err := Apply(sys, root, pl)
+	if err == nil || !strings.Contains(err.Error(), "it could not be put back") {
+		t.Fatalf("Apply = %v, want it to say the first save could not be put back", err)
+	}
+	wantFile(t, root, a, second)
+	wantKept(t, root, a, err, first)
 }
