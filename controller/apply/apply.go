@@ -758,6 +758,9 @@ func commit(d workspacefs.Dir, c plan.Change, tmpName string, sum [32]byte) erro
 		}
 	}
 	if c.Action == plan.Update {
+		if c.Supporting {
+			tmpName = asStaged(d, tmpName, sum)
+		}
 		return putOver(d, tmpName, name, func(name string) error {
 			return stillAsPlanned(d, name, c.Path, c.OldSum, c.Supporting)
 		}, sum, readLimit(c.Supporting))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -46,6 +47,20 @@ func putOver(d workspacefs.Dir, tmp, name string, check func(name string) error,
 	}
 	d.Remove(tmp)
 	return nil
+}
+
+// asStaged renames tmp, a supporting file's update staged in d under another
+// name because its staged name (the digest of its content, sum) was taken, to
+// that name if it is free by now: another file of the folder, updated to the
+// same content, has been put in place. Swapped out under it, the old file is
+// one the next scan knows for a leftover, should a kill leave it there; tmp is
+// kept where the name is still taken or a rename cannot refuse to replace.
+func asStaged(d workspacefs.Dir, tmp string, sum [32]byte) string {
+	staged := banner.StagedNameOf(sum)
+	if tmp == staged || d.RenameNoReplace(tmp, staged) != nil {
+		return tmp
+	}
+	return staged
 }
 
 // swapBack swaps tmp, found by the check after a swap not to hold what the plan

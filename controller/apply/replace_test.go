@@ -372,3 +372,48 @@ func TestAPutBackWithoutNoReplaceReplacesNoSave(t *testing.T) {
 	wantFile(t, root, a, second)
 	wantKept(t, root, a, err, first)
 }
+
+// Two supporting files of one folder updated to the same content: the second,
+// staged under another name while the first held the staged name, takes that
+// name before its swap, so the old file a kill leaves there is known for a
+// leftover too.
+func TestTheSecondOfTwoUpdatesToOneContentLeavesAKnownLeftover(t *testing.T) {
+	if !swaps(t) {
+		t.Skip("this system's Dir cannot swap two files in one step")
+	}
+	root := t.TempDir()
+	skill := ".claude/skills/a/SKILL.md"
+	a, b := ".claude/skills/a/refs/a.md", ".claude/skills/a/refs/b.md"
+	oldA, oldB, now := []byte("a, as it was\n"), []byte("b, as it was\n"), []byte("both, now\n")
+	manifest := testkit.SkillWithManifest(t, skill, map[string]string{"refs/a.md": string(oldA), "refs/b.md": string(oldB)})
+	testkit.WriteFile(t, root, skill, manifest)
+	testkit.WriteFile(t, root, a, oldA)
+	testkit.WriteFile(t, root, b, oldB)
+	pl := plan.Plan{Changes: []plan.Change{
+		{Path: a, Action: plan.Update, OldSum: sha256.Sum256(oldA), New: now, Supporting: true},
+		{Path: b, Action: plan.Update, OldSum: sha256.Sum256(oldB), New: now, Supporting: true}}}
+	var left []string
+	var next plan.Plan
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "Remove", Path: ".claude/skills/a/refs/.skillsync-*.tmp", Before: func(name string) {
+			want := desired.State{Files: map[string]desired.File{skill: {Path: skill, Owner: "skill/s", Bytes: manifest}}}
+			next = plan.Make(want, scan(t, root), plan.Options{})
+			left = append(left, name)
+		}}}}
+	if _, err := Apply(sys, root, pl); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 2 {
+		t.Fatalf("old files removed: %q, want two", left)
+	}
+	cleaned := false
+	for _, c := range next.Changes {
+		cleaned = cleaned || c.Path == left[1] && c.Action == plan.Cleanup
+	}
+	if !cleaned {
+		t.Errorf("as the second old file (%s) was removed, the plan of a scan then was %+v, want it cleaned up", left[1], next.Changes)
+	}
+	wantFile(t, root, a, now)
+	wantFile(t, root, b, now)
+	testkit.AssertNoTempFiles(t, root)
+}
