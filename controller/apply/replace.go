@@ -113,12 +113,12 @@ func removeChecked(d workspacefs.Dir, name, aside string, check func(name string
 		return goneSinceTheCheck(err)
 	}
 	if err := check(aside); err != nil {
-		return putBack(d, aside, name, err)
+		return putBack(d, aside, name, err, true)
 	}
 	if err := d.Remove(aside); err != nil {
 		// A file that can be renamed but not removed (read-only on Windows)
 		// goes back to its path: a delete that fails leaves it where it was.
-		return putBack(d, aside, name, workspacefs.Cause(err))
+		return putBack(d, aside, name, workspacefs.Cause(err), false)
 	}
 	return nil
 }
@@ -138,13 +138,19 @@ func moveAside(d workspacefs.Dir, name, aside string) error {
 
 // putBack renames aside back to name, unless a file is there again, and
 // returns why it is put back: the check after moving it found it not what the
-// plan was made from, or it could not be removed.
-func putBack(d workspacefs.Dir, aside, name string, why error) error {
+// plan was made from, or it could not be removed. byLink says a hard link may
+// stand in for a rename that cannot refuse to replace: not for a file that
+// could not be removed, whose name aside would stay as a second link.
+func putBack(d workspacefs.Dir, aside, name string, why error, byLink bool) error {
 	err := d.RenameNoReplace(aside, name)
 	if errors.Is(err, workspacefs.ErrNoReplaceUnsupported) {
-		// A hard link never replaces either; where there is none, a save
-		// that lands between the look and the rename is replaced.
-		if err = d.Link(aside, name); err == nil {
+		// A hard link never replaces either; without one, a save that lands
+		// between the look and the rename is replaced.
+		err = workspacefs.ErrLinksUnsupported
+		if byLink {
+			err = d.Link(aside, name)
+		}
+		if err == nil {
 			d.Remove(aside)
 		} else if errors.Is(err, workspacefs.ErrLinksUnsupported) {
 			if _, err = d.Lstat(name); errors.Is(err, fs.ErrNotExist) {

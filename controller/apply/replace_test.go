@@ -175,22 +175,40 @@ func TestASaveThatLandsAsADeleteIsMadeIsKept(t *testing.T) {
 }
 
 // A save that lands before a delete moves the file aside, and another at its
-// path before the first is put back: neither is removed.
+// path before the first is put back: neither is removed. Where a rename cannot
+// refuse to replace (the portable Dir), the first goes back by a hard link,
+// which never replaces either.
 func TestTwoSavesAsADeleteIsMadeAreBothKept(t *testing.T) {
-	root := t.TempDir()
 	a := ".claude/skills/a/SKILL.md"
-	testkit.WriteFile(t, root, a, generated(t, a, "one"))
-	pl := planned(t, root, a, nil)
+	aside := ".claude/skills/a/.skillsync-*.tmp"
 	first, second := []byte("first save\n"), []byte("second save\n")
-	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "RenameNoReplace", Path: ".claude/skills/a/.skillsync-*.tmp", Before: saveAt(t, root, a, first), Times: 1},
-		{Op: "RenameNoReplace", Path: a, Before: saveAt(t, root, a, second), Times: 1}}}
-	_, err := Apply(sys, root, pl)
-	if err == nil || !strings.Contains(err.Error(), "it could not be put back") {
-		t.Fatalf("Apply = %v, want it to say the first save could not be put back", err)
+	for name, putBack := range map[string][]workspacefs.Fault{
+		"by a rename that refuses to replace": {{Op: "RenameNoReplace", Path: a}},
+		"by a hard link": {
+			{Op: "RenameNoReplace", Path: a, Err: workspacefs.ErrNoReplaceUnsupported, Times: 1},
+			{Op: "Link", Path: a},
+			{Op: "Rename", Path: a}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			testkit.WriteFile(t, root, a, generated(t, a, "one"))
+			pl := planned(t, root, a, nil)
+			faults := []workspacefs.Fault{{Op: "RenameNoReplace", Path: aside, Before: saveAt(t, root, a, first), Times: 1}}
+			// The second save lands just before the step that puts the first back.
+			for _, f := range putBack {
+				if f.Err == nil {
+					f.Before, f.Times = saveAt(t, root, a, second), 1
+				}
+				faults = append(faults, f)
+			}
+			_, err := Apply(&workspacefs.Faulty{Base: workspacefs.OS{}, Faults: faults}, root, pl)
+			if err == nil || !strings.Contains(err.Error(), "it could not be put back") {
+				t.Fatalf("Apply = %v, want it to say the first save could not be put back", err)
+			}
+			wantFile(t, root, a, second)
+			wantKept(t, root, a, err, first)
+		})
 	}
-	wantFile(t, root, a, second)
-	wantKept(t, root, a, err, first)
 }
 
 // Where no name beside the path can be given to the first save (a read-only
@@ -291,21 +309,32 @@ func TestAnEditKeepsASaveThatLandsAsItIsMade(t *testing.T) {
 }
 
 // A file moved aside that cannot be removed goes back to its path: the delete
-// fails and leaves it where it was, as a remove that fails does.
+// fails and leaves it where it was, as a remove that fails does. Where a rename
+// cannot refuse to replace (the portable Dir), it goes back by a rename, not a
+// hard link, which would leave it at its temp name too, to be moved aside again
+// by every run.
 func TestAFileThatCannotBeRemovedGoesBack(t *testing.T) {
-	root := t.TempDir()
 	a := ".claude/skills/a/SKILL.md"
-	ours := generated(t, a, "one")
-	testkit.WriteFile(t, root, a, ours)
-	pl := planned(t, root, a, nil)
-	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "Remove", Path: ".claude/skills/a/.skillsync-*.tmp", Err: syscall.EACCES, Times: 1}}}
-	done, err := Apply(sys, root, pl)
-	if err == nil || len(done) != 1 || !errors.Is(done[0].Err, syscall.EACCES) {
-		t.Errorf("Apply = %v, %+v; want the delete failed with the remove's error", err, done)
+	aside := ".claude/skills/a/.skillsync-*.tmp"
+	for name, faults := range map[string][]workspacefs.Fault{
+		"the remove fails once": {{Op: "Remove", Path: aside, Err: syscall.EACCES, Times: 1}},
+		"no rename refuses to replace, and the remove always fails": {
+			{Op: "RenameNoReplace", Err: workspacefs.ErrNoReplaceUnsupported},
+			{Op: "Remove", Path: aside, Err: syscall.EACCES}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			ours := generated(t, a, "one")
+			testkit.WriteFile(t, root, a, ours)
+			pl := planned(t, root, a, nil)
+			done, err := Apply(&workspacefs.Faulty{Base: workspacefs.OS{}, Faults: faults}, root, pl)
+			if err == nil || len(done) != 1 || !errors.Is(done[0].Err, syscall.EACCES) {
+				t.Errorf("Apply = %v, %+v; want the delete failed with the remove's error", err, done)
+			}
+			wantFile(t, root, a, ours)
+			testkit.AssertNoTempFiles(t, root)
+		})
 	}
-	wantFile(t, root, a, ours)
-	testkit.AssertNoTempFiles(t, root)
 }
 
 // Two supporting files of the same content in one folder go aside under the
@@ -348,29 +377,6 @@ func TestDeletesInOneFolderGoOneAfterTheOther(t *testing.T) {
 		}
 	}
 	testkit.AssertNoTempFiles(t, root)
-}
-
-// Where a rename cannot refuse to replace (the portable Dir), a file is put back
-// by a hard link, which never replaces: a second save that lands at the path
-// just before is not replaced by the first.
-func TestAPutBackWithoutNoReplaceReplacesNoSave(t *testing.T) {
-	root := t.TempDir()
-	a := ".claude/skills/a/SKILL.md"
-	testkit.WriteFile(t, root, a, generated(t, a, "one"))
-	pl := planned(t, root, a, nil)
-	first, second := []byte("first save\n"), []byte("second save\n")
-	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
-		{Op: "RenameNoReplace", Path: ".claude/skills/a/.skillsync-*.tmp", Before: saveAt(t, root, a, first), Times: 1},
-		{Op: "RenameNoReplace", Path: a, Err: workspacefs.ErrNoReplaceUnsupported, Times: 1},
-		// The second save lands just before the step that puts the first back.
-		{Op: "Link", Path: a, Before: saveAt(t, root, a, second), Times: 1},
-		{Op: "Rename", Path: a, Before: saveAt(t, root, a, second), Times: 1}}}
-	_, err := Apply(sys, root, pl)
-	if err == nil || !strings.Contains(err.Error(), "it could not be put back") {
-		t.Fatalf("Apply = %v, want it to say the first save could not be put back", err)
-	}
-	wantFile(t, root, a, second)
-	wantKept(t, root, a, err, first)
 }
 
 // Two supporting files of one folder updated to the same content: the second,
