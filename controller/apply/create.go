@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/skillsync/skillsync/controller/plan"
+	"github.com/skillsync/skillsync/internal/banner"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/observed"
 )
@@ -89,14 +91,30 @@ func (w Workspace) missingDirs(files []NewFile) []string {
 	return out
 }
 
-// Uncreate removes each of files that still holds exactly what was created.
+// Uncreate removes each of files that still holds exactly what was created,
+// checked again once moved aside (removeChecked): a save that lands between
+// the check and the remove is kept.
 func (w Workspace) Uncreate(files []NewFile) {
 	for _, f := range files {
-		if data, err := w.r.ReadRegular(f.Path, int64(len(f.Content))+1); err == nil && string(data) == string(f.Content) {
-			w.r.Remove(f.Path)
+		d, err := w.OpenDir(path.Dir(f.Path))
+		if err != nil {
+			continue
 		}
+		removeChecked(d, path.Base(f.Path), banner.NewTempName(), func(name string) error {
+			data, err := d.ReadRegular(name, int64(len(f.Content))+1)
+			switch {
+			case err != nil:
+				return workspacefs.Cause(err)
+			case !bytes.Equal(data, f.Content):
+				return errNotAsCreated
+			}
+			return nil
+		})
+		d.Close()
 	}
 }
+
+var errNotAsCreated = errors.New("changed since it was created; kept")
 
 // Edit replaces rel, a file a person owns that a command was asked to edit (a
 // name added to skillsync.yaml, shown and confirmed first), with content, only

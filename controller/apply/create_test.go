@@ -1,0 +1,65 @@
+package apply
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillsync/skillsync/internal/testkit"
+	"github.com/skillsync/skillsync/internal/workspacefs"
+)
+
+// A refused command takes back the files it created; a person's save that
+// lands at one of them between the check that it is as created and its
+// removal is kept, and so is the directory it is in.
+func TestUndoKeepsASaveThatLandsAsACreatedFileIsRemoved(t *testing.T) {
+	for _, rel := range []string{"skillsync.yaml", "registry/team.yaml"} {
+		t.Run(rel, func(t *testing.T) {
+			root := t.TempDir()
+			mine := []byte("mine now\n")
+			// The save lands just after the check, before whatever the
+			// removal does first.
+			sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+				{Op: "RenameNoReplace", Path: "*/.skillsync-*.tmp", Times: 1, Before: saveAt(t, root, rel, mine)},
+				{Op: "RenameNoReplace", Path: ".skillsync-*.tmp", Times: 1, Before: saveAt(t, root, rel, mine)},
+				{Op: "Remove", Path: rel, Times: 1, Before: saveAt(t, root, rel, mine)},
+			}}
+			w, err := OpenWorkspace(sys, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			created, err := w.CreateAll([]NewFile{{Path: rel, Content: []byte("created: true\n")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			created.Undo()
+			wantFile(t, root, rel, mine)
+			testkit.AssertNoTempFiles(t, root)
+		})
+	}
+}
+
+// Undo takes back a created file that is still as created, and the
+// directories made for it.
+func TestUndoRemovesWhatItCreated(t *testing.T) {
+	root := t.TempDir()
+	before := testkit.Tree(t, root)
+	w, err := OpenWorkspace(workspacefs.OS{}, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	created, err := w.CreateAll([]NewFile{{Path: "registry/team.yaml", Content: []byte("created: true\n")}, {Path: "skillsync.yaml", Content: []byte("x\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "registry/team.yaml")); err != nil {
+		t.Fatalf("not created: %v", err)
+	}
+	created.Undo()
+	if after := testkit.Tree(t, root); !maps.Equal(after, before) {
+		t.Errorf("after Undo the workspace holds %q, want %q", after, before)
+	}
+}
