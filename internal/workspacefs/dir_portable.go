@@ -302,22 +302,25 @@ func (d *osDir) Rmdir(name string) error {
 	return d.fail("rmdir", name, Cause(err))
 }
 
-// RenameNoReplace is ErrNoReplaceUnsupported: os.Root has no rename that refuses
-// to replace, and callers fall back to Link, which never replaces.
+// RenameNoReplace renames oldName to newName in d, failing with fs.ErrExist if
+// newName exists; where the system cannot (os.Root has no such rename, and only
+// macOS has one by a descriptor), the error is ErrNoReplaceUnsupported and
+// nothing was renamed.
 func (d *osDir) RenameNoReplace(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
 		return d.linkError("rename", oldName, newName, err)
 	}
-	return d.linkError("rename", oldName, newName, ErrNoReplaceUnsupported)
+	return d.linkError("rename", oldName, newName, renameNoReplace(d.root, oldName, newName))
 }
 
-// Exchange is ErrExchangeUnsupported: os.Root has no rename that swaps, and
-// callers fall back to a check before a Rename.
+// Exchange swaps oldName and newName in d in one step; where the system cannot
+// (os.Root has no swap, and only macOS has one by a descriptor), the error is
+// ErrExchangeUnsupported and nothing was swapped.
 func (d *osDir) Exchange(oldName, newName string) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
 		return d.linkError("exchange", oldName, newName, err)
 	}
-	return d.linkError("exchange", oldName, newName, ErrExchangeUnsupported)
+	return d.linkError("exchange", oldName, newName, exchange(d.root, oldName, newName))
 }
 
 // Remove unlinks the file name in d; it never removes a directory.

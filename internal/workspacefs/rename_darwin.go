@@ -1,0 +1,50 @@
+//go:build darwin
+
+package workspacefs
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// renameNoReplace renames oldName to newName in root with renameatx_np's
+// RENAME_EXCL, which fails with EEXIST if newName is there.
+func renameNoReplace(root *os.Root, oldName, newName string) error {
+	return renameatx(root, oldName, newName, unix.RENAME_EXCL, ErrNoReplaceUnsupported)
+}
+
+// exchange swaps oldName and newName in root with renameatx_np's RENAME_SWAP
+// (APFS and HFS+ have it).
+func exchange(root *os.Root, oldName, newName string) error {
+	return renameatx(root, oldName, newName, unix.RENAME_SWAP, ErrExchangeUnsupported)
+}
+
+// renameatx runs renameatx_np with flag on two names of root's directory, by a
+// descriptor of it (os.Root keeps its own to itself); a filesystem without the
+// flag gives unsupported, and nothing was renamed.
+func renameatx(root *os.Root, oldName, newName string, flag uint32, unsupported error) error {
+	dir, err := root.Open(".")
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	conn, err := dir.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var renameErr error
+	if err := conn.Control(func(fd uintptr) {
+		renameErr = unix.RenameatxNp(int(fd), oldName, int(fd), newName, flag)
+		for errors.Is(renameErr, unix.EINTR) {
+			renameErr = unix.RenameatxNp(int(fd), oldName, int(fd), newName, flag)
+		}
+	}); err != nil {
+		return err
+	}
+	if errors.Is(renameErr, unix.ENOTSUP) || errors.Is(renameErr, unix.EINVAL) || errors.Is(renameErr, unix.ENOSYS) {
+		return unsupported
+	}
+	return renameErr
+}
