@@ -28,9 +28,8 @@ func main() {
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "skillsync")
 	self := filepath.Join(tmp, "mcplatency")
-	for out, pkg := range map[string]string{bin: "./cmd/skillsync", self: "./test/bench/mcplatency"} {
-		benchkit.Check(benchkit.Build("", out, pkg, nil))
-	}
+	benchkit.Check(benchkit.BuildAsReleased(bin))
+	benchkit.Check(benchkit.Build("", self, "./test/bench/mcplatency", nil))
 	ws := filepath.Join(tmp, "ws")
 	tools := filepath.Join(tmp, "tools.json")
 	benchkit.Check(os.MkdirAll(filepath.Join(ws, "registry"), 0o755))

@@ -42,7 +42,7 @@ func main() {
 	tmp := benchkit.ScratchDir("skillsync-bench-")
 	defer os.RemoveAll(tmp) // deleted only after every timed series
 	bin := filepath.Join(tmp, "skillsync")
-	check(benchkit.Build("", bin, "./cmd/skillsync", nil))
+	check(benchkit.BuildAsReleased(bin))
 	runner = filepath.Join(tmp, "runone")
 	check(benchkit.Build("", runner, "./test/bench/runone", nil))
 

@@ -26,7 +26,7 @@ func main() {
 	tmp := benchkit.ScratchDir("skillsync-servebench-")
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "skillsync")
-	benchkit.Check(benchkit.Build("", bin, "./cmd/skillsync", nil))
+	benchkit.Check(benchkit.BuildAsReleased(bin))
 	ws := filepath.Join(tmp, "ws")
 	benchkit.Check(workspacegen.Write(ws, *n, nil, nil))
 

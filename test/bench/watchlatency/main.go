@@ -29,7 +29,7 @@ func main() {
 	tmp := benchkit.ScratchDir("skillsync-bench-")
 	defer os.RemoveAll(tmp) // deleted only after every timed series
 	bin := filepath.Join(tmp, "skillsync")
-	benchkit.Check(benchkit.Build("", bin, "./cmd/skillsync", nil))
+	benchkit.Check(benchkit.BuildAsReleased(bin))
 
 	// Prepare every workspace before any timed series.
 	type series struct{ n, perFile int }
