@@ -49,15 +49,13 @@ func Apply(sys workspacefs.System, root, config string, files []apply.NewFile, r
 	}
 	in, err := controller.LoadInputs(controller.Request{System: sys, Root: root, ConfigFile: config})
 	if err != nil {
-		created.Undo()
-		return fmt.Errorf("the registry does not load with the adopted skills, so nothing was adopted: %w", err)
+		return errors.Join(fmt.Errorf("the registry does not load with the adopted skills, so nothing was adopted: %w", err), created.Undo())
 	}
 	want := desired.Build(in.Registry, in.Profile)
 	for _, sk := range replaces {
 		if !wantsAll(want, sk) {
-			created.Undo()
-			return fmt.Errorf("the registry would not write %s back at %s (the name is disabled, its target is not enabled, or the profile withholds it: see skillsync explain %s), so nothing was adopted",
-				sk.Name, sk.Path, sk.Name)
+			return errors.Join(fmt.Errorf("the registry would not write %s back at %s (the name is disabled, its target is not enabled, or the profile withholds it: see skillsync explain %s), so nothing was adopted",
+				sk.Name, sk.Path, sk.Name), created.Undo())
 		}
 	}
 	for _, sk := range replaces {

@@ -59,8 +59,7 @@ func Restore(sys workspacefs.System, root, rel string, old, written []byte) erro
 	}
 	defer w.Close()
 	if old == nil {
-		w.Uncreate([]apply.NewFile{{Path: rel, Content: written}})
-		return nil
+		return w.Uncreate([]apply.NewFile{{Path: rel, Content: written}})
 	}
 	back := &plan.Change{Path: rel, Action: plan.Update, New: old, OldSum: sha256.Sum256(written)}
 	if errs, _ := w.WriteAll([]*plan.Change{back}); errs[0] != nil {

@@ -37,12 +37,13 @@ type Created struct {
 // Undo removes what was created, as long as it is as created: each file that
 // still holds what was written, then each directory made for them that is
 // empty, so that a command refused after creating leaves the workspace as it
-// was.
-func (c Created) Undo() {
-	c.w.Uncreate(c.files)
+// was. It returns what it kept or could not remove, and why.
+func (c Created) Undo() error {
+	err := c.w.Uncreate(c.files)
 	for _, dir := range c.dirs {
 		removeIfEmpty(c.w, dir)
 	}
+	return err
 }
 
 // CreateAll creates every one of files, or, when one is there already or cannot
@@ -66,8 +67,7 @@ func (w Workspace) CreateAll(files []NewFile) (Created, error) {
 	errs, _ := w.WriteAll(creates)
 	for i, err := range errs {
 		if err != nil {
-			created.Undo()
-			return Created{}, fmt.Errorf("write %s: %w", creates[i].Path, workspacefs.Cause(err))
+			return Created{}, errors.Join(fmt.Errorf("write %s: %w", creates[i].Path, workspacefs.Cause(err)), created.Undo())
 		}
 	}
 	return created, nil
@@ -93,25 +93,38 @@ func (w Workspace) missingDirs(files []NewFile) []string {
 
 // Uncreate removes each of files that still holds exactly what was created,
 // checked again once moved aside (removeChecked): a save that lands between
-// the check and the remove is kept.
-func (w Workspace) Uncreate(files []NewFile) {
+// the check and the remove is kept. It returns, per file, why it was kept or
+// where a save it found is.
+func (w Workspace) Uncreate(files []NewFile) error {
+	var errs []error
 	for _, f := range files {
-		d, err := w.OpenDir(path.Dir(f.Path))
-		if err != nil {
-			continue
+		if err := w.uncreate(f); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", f.Path, err))
 		}
-		removeChecked(d, path.Base(f.Path), banner.NewTempName(), func(name string) error {
-			data, err := d.ReadRegular(name, int64(len(f.Content))+1)
-			switch {
-			case err != nil:
-				return workspacefs.Cause(err)
-			case !bytes.Equal(data, f.Content):
-				return errNotAsCreated
-			}
-			return nil
-		})
-		d.Close()
 	}
+	return errors.Join(errs...)
+}
+
+func (w Workspace) uncreate(f NewFile) error {
+	d, err := w.OpenDir(path.Dir(f.Path))
+	if err != nil {
+		return fmt.Errorf("%w; not removed", workspacefs.Cause(err))
+	}
+	defer d.Close()
+	err = removeChecked(d, path.Base(f.Path), banner.NewTempName(), func(name string) error {
+		data, err := d.ReadRegular(name, int64(len(f.Content))+1)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%w; not removed", workspacefs.Cause(err))
+		case !bytes.Equal(data, f.Content):
+			return errNotAsCreated
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // removed by someone else already: nothing to take back
+	}
+	return err
 }
 
 var errNotAsCreated = errors.New("changed since it was created; kept")

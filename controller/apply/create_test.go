@@ -12,7 +12,7 @@ import (
 
 // A refused command takes back the files it created; a person's save that
 // lands at one of them between the check that it is as created and its
-// removal is kept, and so is the directory it is in.
+// removal is kept, and so is the directory it is in, and Undo says so.
 func TestUndoKeepsASaveThatLandsAsACreatedFileIsRemoved(t *testing.T) {
 	for _, rel := range []string{"skillsync.yaml", "registry/team.yaml"} {
 		t.Run(rel, func(t *testing.T) {
@@ -34,7 +34,9 @@ func TestUndoKeepsASaveThatLandsAsACreatedFileIsRemoved(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			created.Undo()
+			if err := created.Undo(); err == nil || err.Error() != rel+": changed since it was created; kept" {
+				t.Errorf("Undo = %v, want it to say the save at %s is kept", err, rel)
+			}
 			wantFile(t, root, rel, mine)
 			testkit.AssertNoTempFiles(t, root)
 		})
@@ -58,7 +60,9 @@ func TestUndoRemovesWhatItCreated(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "registry/team.yaml")); err != nil {
 		t.Fatalf("not created: %v", err)
 	}
-	created.Undo()
+	if err := created.Undo(); err != nil {
+		t.Errorf("Undo = %v", err)
+	}
 	if after := testkit.Tree(t, root); !maps.Equal(after, before) {
 		t.Errorf("after Undo the workspace holds %q, want %q", after, before)
 	}

@@ -361,7 +361,7 @@ func checkSupportName(sub, name, rel string) string {
 	case strings.HasSuffix(name, ".") || strings.HasSuffix(name, " "):
 		return "the name ends in a dot or a space, which Windows drops, so it would be another file there"
 	case banner.IsTempName(name):
-		return "the name is one skillsync gives its own temp files"
+		return "the name is one skillsync gives its own temp files (a skillsync command stopped midway leaves one)"
 	case sub == "" && name != "SKILL.md" && strings.EqualFold(name, "SKILL.md"):
 		return "differs from SKILL.md only in case, the same file on macOS and Windows"
 	case sub == "" && slices.Contains(gitfiles.Names, name):

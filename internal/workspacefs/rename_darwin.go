@@ -22,8 +22,11 @@ func exchange(root *os.Root, oldName, newName string) error {
 }
 
 // renameatx runs renameatx_np with flag on two names of root's directory, by a
-// descriptor of it (os.Root keeps its own to itself); a filesystem without the
-// flag gives unsupported, and nothing was renamed.
+// descriptor of it (os.Root keeps its own to itself). Any failure but a name
+// missing or taken gives unsupported, and nothing was renamed: filesystems
+// without the flag answer ENOTSUP, EOPNOTSUPP or EINVAL, others (FUSE, network
+// shares) other errors, and the callers' fallback, the rename or hard link
+// macOS had before, meets any real failure again on its own.
 func renameatx(root *os.Root, oldName, newName string, flag uint32, unsupported error) error {
 	dir, err := root.Open(".")
 	if err != nil {
@@ -43,7 +46,7 @@ func renameatx(root *os.Root, oldName, newName string, flag uint32, unsupported 
 	}); err != nil {
 		return err
 	}
-	if errors.Is(renameErr, unix.ENOTSUP) || errors.Is(renameErr, unix.EINVAL) || errors.Is(renameErr, unix.ENOSYS) {
+	if renameErr != nil && !errors.Is(renameErr, unix.ENOENT) && !errors.Is(renameErr, unix.EEXIST) {
 		return unsupported
 	}
 	return renameErr
