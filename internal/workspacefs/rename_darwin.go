@@ -25,27 +25,26 @@ func exchange(root *os.Root, oldName, newName string) error {
 // descriptor of it (os.Root keeps its own to itself). Any failure but a name
 // missing or taken gives unsupported, and nothing was renamed: filesystems
 // without the flag answer ENOTSUP, EOPNOTSUPP or EINVAL, others (FUSE, network
-// shares) other errors, and the callers' fallback, the rename or hard link
-// macOS had before, meets any real failure again on its own.
+// shares) other errors, and a directory that may be written but not read gives
+// no descriptor; the callers' fallback, the rename or hard link macOS had
+// before, meets any real failure again on its own.
 func renameatx(root *os.Root, oldName, newName string, flag uint32, unsupported error) error {
 	dir, err := root.Open(".")
 	if err != nil {
-		return err
+		return unsupported
 	}
 	defer dir.Close()
 	conn, err := dir.SyscallConn()
 	if err != nil {
-		return err
+		return unsupported
 	}
-	var renameErr error
-	if err := conn.Control(func(fd uintptr) {
+	renameErr := unsupported
+	conn.Control(func(fd uintptr) {
 		renameErr = unix.RenameatxNp(int(fd), oldName, int(fd), newName, flag)
 		for errors.Is(renameErr, unix.EINTR) {
 			renameErr = unix.RenameatxNp(int(fd), oldName, int(fd), newName, flag)
 		}
-	}); err != nil {
-		return err
-	}
+	})
 	if renameErr != nil && !errors.Is(renameErr, unix.ENOENT) && !errors.Is(renameErr, unix.EEXIST) {
 		return unsupported
 	}
