@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -668,4 +669,22 @@ func TestAFailedFlushLeavesNoWholeFolderBehind(t *testing.T) {
 	assertAbsent(t, root, ".agents/skills/deploy")
 	assertNoTempFolders(t, root)
 	testkit.AssertNoTempFiles(t, root)
+}
+
+// A temp file in a registry skill directory, which a skillsync command stopped
+// midway leaves, is invalid input: the load names it and says where it comes
+// from, and nothing is written.
+func TestATempFileInARegistrySkillDirectoryIsInvalidInput(t *testing.T) {
+	root := t.TempDir()
+	writeRelease(t, root, "[agents]")
+	testkit.WriteFile(t, root, "skills/release/.skillsync-0123456789abcdef.tmp", []byte("---\nname: release\n---\n"))
+	before := testkit.Tree(t, root)
+	out := Reconcile(Request{System: workspacefs.OS{}, Root: root})
+	want := "skills/release/.skillsync-0123456789abcdef.tmp: the name is one skillsync gives its own temp files (a skillsync command stopped midway leaves one)"
+	if !strings.Contains(out.Problems.Error(), want) {
+		t.Errorf("the run: %s, want the problem %q", summary(out), want)
+	}
+	if after := testkit.Tree(t, root); !maps.Equal(after, before) {
+		t.Errorf("the run changed the workspace:\n%v\nwas\n%v", after, before)
+	}
 }
