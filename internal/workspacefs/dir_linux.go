@@ -366,34 +366,27 @@ func (d *osDir) Rmdir(name string) error {
 // newName exists; where the kernel or filesystem cannot, the error is
 // ErrNoReplaceUnsupported and nothing was renamed.
 func (d *osDir) RenameNoReplace(oldName, newName string) error {
-	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
-		return d.linkError("rename", oldName, newName, err)
-	}
-	_, err := retry(func() (int, error) { return 0, unix.Renameat2(d.fd, oldName, d.fd, newName, unix.RENAME_NOREPLACE) })
-	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.ENOTSUP) {
-		err = ErrNoReplaceUnsupported
-	}
-	if err != nil {
-		return d.linkError("rename", oldName, newName, err)
-	}
-	return nil
+	return d.renameat2("rename", oldName, newName, unix.RENAME_NOREPLACE, ErrNoReplaceUnsupported)
 }
 
 // Exchange swaps oldName and newName in d with renameat2's RENAME_EXCHANGE;
 // where the kernel or filesystem cannot, the error is ErrExchangeUnsupported
 // and nothing was swapped.
 func (d *osDir) Exchange(oldName, newName string) error {
+	return d.renameat2("exchange", oldName, newName, unix.RENAME_EXCHANGE, ErrExchangeUnsupported)
+}
+
+// renameat2 runs renameat2 with flags on two names of d; a kernel or
+// filesystem without the flag gives unsupported, and nothing was renamed.
+func (d *osDir) renameat2(op, oldName, newName string, flags uint, unsupported error) error {
 	if err := errors.Join(oneElement(oldName), oneElement(newName)); err != nil {
-		return d.linkError("exchange", oldName, newName, err)
+		return d.linkError(op, oldName, newName, err)
 	}
-	_, err := retry(func() (int, error) { return 0, unix.Renameat2(d.fd, oldName, d.fd, newName, unix.RENAME_EXCHANGE) })
+	_, err := retry(func() (int, error) { return 0, unix.Renameat2(d.fd, oldName, d.fd, newName, flags) })
 	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.ENOTSUP) {
-		err = ErrExchangeUnsupported
+		err = unsupported
 	}
-	if err != nil {
-		return d.linkError("exchange", oldName, newName, err)
-	}
-	return nil
+	return d.linkError(op, oldName, newName, err)
 }
 
 // Remove unlinks the file name in d; it never removes a directory.
