@@ -100,7 +100,11 @@ func Apply(sys workspacefs.System, root string, files []File, configFile string,
 	if config == nil {
 		return nil
 	}
-	if err := w.Edit(configFile, configSum, config); err != nil {
+	var editedOver *apply.EditedOverASaveError
+	switch err := w.Edit(configFile, configSum, config); {
+	case errors.As(err, &editedOver):
+		return fmt.Errorf("%s: %w; the files are yours already and the name is in spec.disabled: bring back by hand what was saved", configFile, err)
+	case err != nil:
 		return fmt.Errorf("%s: %w; the files are yours already: add the name to spec.disabled by hand", configFile, err)
 	}
 	return nil

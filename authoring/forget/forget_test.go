@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/banner"
+	"github.com/skillsync/skillsync/internal/testkit"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
@@ -87,5 +89,36 @@ func TestApplyChangesNothingOfAFileChangedSinceItWasRead(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, "skillsync.yaml")); string(got) != string(config)+"# a person's edit\n" {
 		t.Errorf("skillsync.yaml changed since it was read was replaced:\n%s", got)
+	}
+}
+
+// Where the edit of skillsync.yaml put its content in place over a save it
+// then could not put back, the error says the name is disabled, not to add it
+// by hand.
+func TestApplySaysTheNameIsDisabledWhenASaveInItsWayIsKeptAside(t *testing.T) {
+	if !testkit.Swaps(t) {
+		t.Skip("this system's Dir cannot swap two files in one step")
+	}
+	root := t.TempDir()
+	config := []byte("kind: Workspace\nspec:\n  disabled: []\n")
+	testkit.WriteFile(t, root, "skillsync.yaml", config)
+	edited, _, err := Disable(config, "note")
+	if err != nil {
+		t.Fatal(err)
+	}
+	save := func(string) {
+		if err := os.WriteFile(filepath.Join(root, "skillsync.yaml"), append(config, "# a person's edit\n"...), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "Exchange", Path: "skillsync.yaml", Before: save, Times: 1},
+		{Op: "Exchange", Path: "skillsync.yaml", Err: syscall.EIO, Times: 1}}}
+	err = Apply(sys, root, nil, "skillsync.yaml", sha256.Sum256(config), edited)
+	if err == nil || !strings.Contains(err.Error(), "the name is in spec.disabled") || strings.Contains(err.Error(), "add the name to spec.disabled by hand") {
+		t.Fatalf("Apply = %v, want it to say the name is disabled and the save kept", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "skillsync.yaml")); string(got) != string(edited) {
+		t.Errorf("skillsync.yaml = %q, want the edit in place", got)
 	}
 }

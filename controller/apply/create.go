@@ -133,8 +133,33 @@ var errNotAsCreated = errors.New("changed since it was created; kept")
 // name added to skillsync.yaml, shown and confirmed first), with content, only
 // if it is still the regular file whose bytes hash to old: the new content is
 // written to a temp file beside it and made durable, and the file is checked
-// again just before it is replaced, and once more after (putOver).
+// again just before it is replaced, and once more after (putOver). An error
+// says the file was not written, but for an *EditedOverASaveError.
 func (w Workspace) Edit(rel string, old [32]byte, content []byte) error {
+	err := w.edit(rel, old, content)
+	var stuck *notPutBackError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &stuck):
+		return &EditedOverASaveError{kept: stuck.kept, why: stuck.why, cause: stuck.cause}
+	}
+	return fmt.Errorf("%w; not written", err)
+}
+
+// An EditedOverASaveError is an Edit whose new content is in place, over a
+// save the check after the swap found there and could not put back: the save
+// is kept beside the file, and the error says where.
+type EditedOverASaveError struct {
+	kept       string
+	why, cause error
+}
+
+func (e *EditedOverASaveError) Error() string {
+	return fmt.Sprintf("%v, and the new content is in place all the same: putting the file as saved back failed (%v), so it is kept as %s", e.why, e.cause, e.kept)
+}
+
+func (w Workspace) edit(rel string, old [32]byte, content []byte) error {
 	d, err := w.OpenDir(path.Dir(rel))
 	if err != nil {
 		return workspacefs.Cause(err)
@@ -152,11 +177,11 @@ func (w Workspace) Edit(rel string, old [32]byte, content []byte) error {
 		data, err := d.ReadRegular(name, observed.MaxFileSize)
 		switch {
 		case errors.Is(err, workspacefs.ErrNotRegular):
-			return errors.New("no longer a regular file; not written")
+			return errors.New("no longer a regular file")
 		case err != nil:
 			return workspacefs.Cause(err)
 		case sha256.Sum256(data) != old:
-			return errors.New("changed since it was read; not written")
+			return errors.New("changed since it was read")
 		}
 		return nil
 	}, sha256.Sum256(content), observed.MaxFileSize)

@@ -69,7 +69,7 @@ func asStaged(d workspacefs.Dir, tmp string, sum [32]byte) string {
 // two swaps is kept beside it (keepAside), not removed.
 func swapBack(d workspacefs.Dir, tmp, name string, why error, sum [32]byte, limit int64) error {
 	if err := d.Exchange(tmp, name); err != nil {
-		return fmt.Errorf("%w, as %s: it could not be put back (%v)", why, keepAside(d, tmp, name), workspacefs.Cause(err))
+		return &notPutBackError{why: why, kept: keepAside(d, tmp, name), cause: workspacefs.Cause(err)}
 	}
 	if data, err := d.ReadRegular(tmp, limit); err != nil || sha256.Sum256(data) != sum {
 		return fmt.Errorf("%w; a file saved there while it was put back is kept as %s", why, keepAside(d, tmp, name))
@@ -77,6 +77,21 @@ func swapBack(d workspacefs.Dir, tmp, name string, why error, sum [32]byte, limi
 	d.Remove(tmp)
 	return why
 }
+
+// notPutBackError is a swap back that failed: the new file stays at its path,
+// and what a person saved there, which the check after the swap found (why),
+// is kept under another name (kept).
+type notPutBackError struct {
+	why   error
+	kept  string
+	cause error
+}
+
+func (e *notPutBackError) Error() string {
+	return fmt.Sprintf("%v, as %s: it could not be put back (%v)", e.why, e.kept, e.cause)
+}
+
+func (e *notPutBackError) Unwrap() error { return e.why }
 
 // keepAside gives tmp, a person's file that could not be put back at name, a
 // name beside it that no run takes for a leftover of its own, as a temp name

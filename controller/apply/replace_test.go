@@ -18,31 +18,6 @@ import (
 	"github.com/skillsync/skillsync/internal/workspacefs"
 )
 
-// swaps says the workspaces of the tests are on a system whose Dir swaps two
-// files in one step, which closes the moment between an update's check and
-// its rename; the portable Dir cannot.
-func swaps(t *testing.T) bool {
-	t.Helper()
-	root := t.TempDir()
-	testkit.WriteFile(t, root, "a", []byte("a"))
-	testkit.WriteFile(t, root, "b", []byte("b"))
-	r, err := workspacefs.OS{}.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	d, err := r.OpenDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	err = d.Exchange("a", "b")
-	if err != nil && !errors.Is(err, workspacefs.ErrExchangeUnsupported) {
-		t.Fatal(err)
-	}
-	return err == nil
-}
-
 // planned is the plan that takes the generated file at a, in root, to want
 // (nil: delete it).
 func planned(t *testing.T, root, a string, want []byte) plan.Plan {
@@ -97,7 +72,7 @@ func wantKept(t *testing.T, root, rel string, err error, save []byte) {
 // that puts the new file in place is found by the check after the swap and
 // put back: kept, and the update reported as failed.
 func TestASaveThatLandsAsAnUpdateIsPutInPlaceIsKept(t *testing.T) {
-	if !swaps(t) {
+	if !testkit.Swaps(t) {
 		t.Skip("this system's Dir cannot swap two files in one step; the moment stays open (docs/ownership.md)")
 	}
 	root := t.TempDir()
@@ -119,7 +94,7 @@ func TestASaveThatLandsAsAnUpdateIsPutInPlaceIsKept(t *testing.T) {
 // is not removed either: the first is back at its path, the second kept
 // beside it as NAME.kept-XXXXXXXX, which the error names.
 func TestASecondSaveWhileTheFirstIsPutBackIsKeptToo(t *testing.T) {
-	if !swaps(t) {
+	if !testkit.Swaps(t) {
 		t.Skip("this system's Dir cannot swap two files in one step")
 	}
 	root := t.TempDir()
@@ -248,7 +223,7 @@ func TestASupportingFileLeftAsideIsCleanedUpByTheNextRun(t *testing.T) {
 	old := []byte("a file of the skill\n")
 	for name, action := range map[string]plan.Action{"swapped out by an update": plan.Update, "moved aside by a delete": plan.Delete} {
 		t.Run(name, func(t *testing.T) {
-			if action == plan.Update && !swaps(t) {
+			if action == plan.Update && !testkit.Swaps(t) {
 				t.Skip("this system's Dir cannot swap two files in one step")
 			}
 			root := t.TempDir()
@@ -284,7 +259,7 @@ func TestASupportingFileLeftAsideIsCleanedUpByTheNextRun(t *testing.T) {
 // The edit of a person's file that a command was asked to make keeps a save
 // that lands between its check and the swap.
 func TestAnEditKeepsASaveThatLandsAsItIsMade(t *testing.T) {
-	if !swaps(t) {
+	if !testkit.Swaps(t) {
 		t.Skip("this system's Dir cannot swap two files in one step")
 	}
 	root := t.TempDir()
@@ -306,6 +281,35 @@ func TestAnEditKeepsASaveThatLandsAsItIsMade(t *testing.T) {
 	if temps, _ := filepath.Glob(filepath.Join(root, ".skillsync-*.tmp")); len(temps) > 0 {
 		t.Errorf("temp files left: %q", temps)
 	}
+}
+
+// An edit whose swap back fails after the check found a save in its way says
+// what is true: its own content is in place and the save is kept beside it,
+// not that nothing was written.
+func TestAnEditThatCannotPutASaveBackSaysItsContentIsInPlace(t *testing.T) {
+	if !testkit.Swaps(t) {
+		t.Skip("this system's Dir cannot swap two files in one step")
+	}
+	root := t.TempDir()
+	config := "skillsync.yaml"
+	old, edited := []byte("spec: {}\n"), []byte("spec: {targets: [claude-code]}\n")
+	testkit.WriteFile(t, root, config, old)
+	mine := []byte("spec: {targets: [agents]}\n")
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "Exchange", Path: config, Before: saveAt(t, root, config, mine), Times: 1},
+		{Op: "Exchange", Path: config, Err: syscall.EIO, Times: 1}}}
+	w, err := OpenWorkspace(sys, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	err = w.Edit(config, sha256.Sum256(old), edited)
+	var editedOver *EditedOverASaveError
+	if !errors.As(err, &editedOver) || strings.Contains(err.Error(), "not written") || !strings.Contains(err.Error(), "the new content is in place") {
+		t.Fatalf("Edit = %v, want it to say its content is in place and the save kept", err)
+	}
+	wantFile(t, root, config, edited)
+	wantKept(t, root, config, err, mine)
 }
 
 // A file moved aside that cannot be removed goes back to its path: the delete
@@ -384,7 +388,7 @@ func TestDeletesInOneFolderGoOneAfterTheOther(t *testing.T) {
 // name before its swap, so the old file a kill leaves there is known for a
 // leftover too.
 func TestTheSecondOfTwoUpdatesToOneContentLeavesAKnownLeftover(t *testing.T) {
-	if !swaps(t) {
+	if !testkit.Swaps(t) {
 		t.Skip("this system's Dir cannot swap two files in one step")
 	}
 	root := t.TempDir()
