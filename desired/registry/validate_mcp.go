@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"net/url"
 	"path"
 	"regexp"
 	"strconv"
@@ -31,6 +32,10 @@ func (v *validator) mcpSources() {
 		names[src.Name] = true
 		if src.Command != "" && src.URL != "" {
 			v.add(at("url"), "a server is a command or a URL, not both", "MCP source %q has both command and url", src.Name)
+		}
+		if u, err := url.Parse(src.URL); err == nil && u.User != nil {
+			v.add(at("url"), "give the credential in a header read from the environment, as headers: {Authorization: \"${VAR}\"}, so that no secret is in a file",
+				"the url of MCP source %q holds a user name or password", src.Name)
 		}
 		for key, value := range src.Headers {
 			if !envReference.MatchString(value) {

@@ -10,17 +10,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// originClient is the HTTP client of the server at endpoint: it sets headers on
+// originClient is the HTTP client of the server at u: it sets headers on
 // each request to the endpoint's origin (scheme, host and port) and on no other,
 // and follows a redirect within that origin only. A server that redirects
 // elsewhere is refused rather than followed: Go drops a header it sets itself on
 // such a redirect, but skillsync sets them on every request, and a credential
 // goes only where it was configured to go.
-func originClient(endpoint string, headers map[string]string) (*http.Client, error) {
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("the url %q is no http or https URL", endpoint)
-	}
+func originClient(u *url.URL, headers map[string]string) *http.Client {
 	origin := originOf(u)
 	return &http.Client{
 		Transport: withHeaders{origin, headers, http.DefaultTransport},
@@ -33,7 +29,7 @@ func originClient(endpoint string, headers map[string]string) (*http.Client, err
 			}
 			return nil
 		},
-	}, nil
+	}
 }
 
 // originOf is the origin of u, scheme://host:port with the port the scheme

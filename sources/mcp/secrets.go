@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"cmp"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -67,6 +69,46 @@ func (s Server) at(keys ...string) string {
 		return s.Where(keys...)
 	}
 	return ConfigFile + " (mcpServers." + s.Name + "." + strings.Join(keys, ".") + ")"
+}
+
+// urlSecrets adds to found what u, the url of s, may carry as a credential: its
+// user name and password (several hosts take a token as the user name) and the
+// value of each query parameter (an API key), as written and decoded, each
+// where it is as long as a secret is (MinSecret). Go's HTTP errors quote the
+// url with the password masked but the user name and query as they are. A
+// credential in the url's path cannot be told from a path, and is not.
+func (s Server) urlSecrets(u *url.URL, found *secrets) {
+	at := s.at("url")
+	var parts [][2]string // a name, then a value as written
+	if u.User != nil {
+		user, password, hasPassword := strings.Cut(u.User.String(), ":")
+		parts = append(parts, [2]string{"the url's user name", user})
+		if hasPassword {
+			parts = append(parts, [2]string{"the url's password", password})
+		}
+		// Go's client sends the two as a Basic Authorization header, which a
+		// server may echo.
+		decoded, _ := u.User.Password()
+		basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + decoded))
+		found.add(secret{name: "the url's user name and password", value: basic, at: at}, false)
+	}
+	for pair := range strings.SplitSeq(u.RawQuery, "&") {
+		if key, value, ok := strings.Cut(pair, "="); ok {
+			name, err := url.QueryUnescape(key)
+			if err != nil {
+				name = key
+			}
+			parts = append(parts, [2]string{"the url's " + name, value})
+		}
+	}
+	for _, p := range parts {
+		found.add(secret{name: p[0], value: p[1], at: at}, false)
+		for _, unescape := range []func(string) (string, error){url.PathUnescape, url.QueryUnescape} {
+			if decoded, err := unescape(p[1]); err == nil {
+				found.add(secret{name: p[0], value: decoded, at: at}, false)
+			}
+		}
+	}
 }
 
 // add adds s, and, for a header's value (words), each word of it that is a

@@ -1,7 +1,12 @@
 package mcp
 
 import (
+	"encoding/base64"
 	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -111,5 +116,54 @@ func TestAnEnvironmentVariablesWordsAreNoSecretsAlone(t *testing.T) {
 	var echoErr *EchoError
 	if err := transport.secrets.echoed(Listing{Tools: []*mcp.Tool{{Name: "env", Description: "Started with --region europe-west1."}}}); !errors.As(err, &echoErr) {
 		t.Errorf("a description holding the whole value = %v", err)
+	}
+}
+
+// What a url carries that may be a credential (a token as the user name, a
+// password, an API key in the query) is a secret of its server: redacted from
+// Go's own error for a request to it (which masks the password alone), also
+// where it was escaped in the url, and from a server's echo of the Basic
+// header Go makes of the user name and password.
+func TestTheCredentialsOfAURLAreSecrets(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close() // nothing answers there: the request fails in Go's client
+	const token, password, key = "ghp_U5ERTOKENvalue", "pass+word/1", "k3y-0123456789"
+	s := Server{Name: "remote", URL: "http://" + token + ":" + url.PathEscape(password) + "@" + closed + "/mcp?api_key=" + url.QueryEscape(key) + "&page=1"}
+	transport, err := s.Transport(func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = http.DefaultClient.Get(s.URL)
+	if err == nil {
+		t.Fatal("a request to a closed port succeeded")
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte(token + ":" + password))
+	text := transport.explain(fmt.Errorf("%w; the server said: Basic %s; %s %s", err, basic, password, key)).Error()
+	for _, secret := range []string{token, password, url.PathEscape(password), key, url.QueryEscape(key), basic} {
+		if strings.Contains(text, secret) {
+			t.Errorf("%q is in %q", secret, text)
+		}
+	}
+	if !strings.Contains(text, "[redacted the url's user name]") || !strings.Contains(text, "page=1") {
+		t.Errorf("redacted: %q", text)
+	}
+	listed := Listing{Tools: []*mcp.Tool{{Name: "who", Description: "you are " + token}}}
+	var echoErr *EchoError
+	if err := transport.secrets.echoed(listed); !errors.As(err, &echoErr) || echoErr.Var != "the url's user name" || echoErr.At != ".mcp.json (mcpServers.remote.url)" {
+		t.Errorf("echoed: %v", err)
+	}
+}
+
+// A url that is not http or https is refused naming where it is given, not
+// quoting it: it may hold a credential.
+func TestAURLOfAnotherSchemeIsRefusedWithoutQuotingIt(t *testing.T) {
+	s := Server{Name: "remote", URL: "ftp://ghp_U5ERTOKENvalue@example.com/mcp"}
+	_, err := s.Transport(func(string) (string, bool) { return "", false })
+	if err == nil || strings.Contains(err.Error(), "ghp_") || !strings.Contains(err.Error(), ".mcp.json (mcpServers.remote.url)") {
+		t.Errorf("Transport = %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -41,7 +42,8 @@ func Over(t mcp.Transport) *Transport { return &Transport{sdk: t} }
 
 // Transport is how to reach s: the ${VAR}s of its env and header values are
 // read through lookup, and one that is not set is an *UnsetError before anything
-// is started or sent. A header goes only to the origin of the url.
+// is started or sent. A header goes only to the origin of the url. What the url
+// itself carries that may be a credential is a secret too (urlSecrets).
 func (s Server) Transport(lookup func(string) (string, bool)) (*Transport, error) {
 	t := &Transport{}
 	switch {
@@ -58,6 +60,11 @@ func (s Server) Transport(lookup func(string) (string, bool)) (*Transport, error
 		t.command = newCommandTransport(cmd)
 		t.sdk = t.command
 	case s.URL != "":
+		u, err := url.Parse(s.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("the url of MCP server %q, given at %s, is no http or https URL", s.Name, s.at("url"))
+		}
+		s.urlSecrets(u, &t.secrets)
 		headers := map[string]string{}
 		for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 			v, err := s.expand(s.Headers[k], lookup, &t.secrets, "headers", k)
@@ -66,11 +73,7 @@ func (s Server) Transport(lookup func(string) (string, bool)) (*Transport, error
 			}
 			headers[k] = v
 		}
-		client, err := originClient(s.URL, headers)
-		if err != nil {
-			return nil, err
-		}
-		t.sdk = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: client}
+		t.sdk = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: originClient(u, headers)}
 	default:
 		return nil, fmt.Errorf("MCP server %q has neither a command nor a url: configure it in .mcp.json or in spec.mcpSources", s.Name)
 	}
