@@ -16,6 +16,7 @@ import (
 	"github.com/skillsync/skillsync/authoring/adopt"
 	"github.com/skillsync/skillsync/controller/apply"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/printable"
 	"github.com/skillsync/skillsync/observed"
 )
 
@@ -91,7 +92,7 @@ func readHandWritten(g *globals, root string, paths, handWritten []string) ([]ad
 		}
 		given = append(given, rel)
 		if !slices.Contains(handWritten, rel) {
-			return nil, fmt.Errorf("%s is no skill a person wrote in a target directory (see skillsync list)", rel)
+			return nil, fmt.Errorf("%s is no skill a person wrote in a target directory (see skillsync list)", printable.Name(rel))
 		}
 		data, err := ws.ReadRegular(rel, observed.MaxFileSize)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillsync/skillsync/authoring/update"
 	"github.com/skillsync/skillsync/desired/registry"
+	"github.com/skillsync/skillsync/internal/printable"
 	"github.com/skillsync/skillsync/internal/workspacefs"
 	"github.com/skillsync/skillsync/sources/git"
 	"github.com/skillsync/skillsync/sources/oci"
@@ -229,8 +230,12 @@ func checkSourceNames(reg *registry.Registry, names []string) error {
 		declared = append(declared, s.Name)
 	}
 	for _, n := range names {
-		if !slices.Contains(declared, n) {
-			return usageError("%s declares no source %s; its sources: %s", reg.ConfigFile, n, strings.Join(declared, ", "))
+		switch {
+		case slices.Contains(declared, n):
+		case len(declared) == 0:
+			return usageError("%s declares no sources, so none named %s", reg.ConfigFile, printable.Name(n))
+		default:
+			return usageError("%s declares no source %s; its sources: %s", reg.ConfigFile, printable.Name(n), strings.Join(declared, ", "))
 		}
 	}
 	return nil
