@@ -49,7 +49,7 @@ func Apply(sys workspacefs.System, root, config string, files []apply.NewFile, r
 	}
 	in, err := controller.LoadInputs(controller.Request{System: sys, Root: root, ConfigFile: config})
 	if err != nil {
-		return errors.Join(fmt.Errorf("the registry does not load with the adopted skills, so nothing was adopted: %w", err), created.Undo())
+		return &NotLoadedError{Err: err, Undo: created.Undo()}
 	}
 	want := desired.Build(in.Registry, in.Profile)
 	for _, sk := range replaces {
@@ -168,3 +168,16 @@ func removeHandWritten(w apply.Workspace, sk Skill) error {
 	}
 	return workspacefs.Cause(d.Remove(path.Base(sk.Path)))
 }
+
+// A NotLoadedError is an adoption the registry would not load with (Err, which
+// may name the files the adoption would write): nothing was adopted, and the
+// files it had created are taken back, but for what Undo says.
+type NotLoadedError struct {
+	Err, Undo error
+}
+
+func (e *NotLoadedError) Error() string {
+	return errors.Join(fmt.Errorf("the registry does not load with the adopted skills, so nothing was adopted: %w", e.Err), e.Undo).Error()
+}
+
+func (e *NotLoadedError) Unwrap() error { return e.Err }

@@ -53,10 +53,20 @@ func newAdoptCommand(g *globals) *cobra.Command {
 				fmt.Fprintln(g.stdout, "nothing changed")
 				return nil
 			}
-			if err := adopt.Apply(g.sys, root, out.Registry.ConfigFile, files, skills); err != nil {
-				if errors.Is(err, apply.ErrExists) {
-					return &exitError{exitInvalid, err}
+			err = adopt.Apply(g.sys, root, out.Registry.ConfigFile, files, skills)
+			var notLoaded *adopt.NotLoadedError
+			var ps registry.Problems
+			switch {
+			case err == nil:
+			case errors.Is(err, apply.ErrExists):
+				return &exitError{exitInvalid, err}
+			case errors.As(err, &notLoaded) && errors.As(notLoaded.Err, &ps):
+				printProblemsUnder(g.stderr, fmt.Sprintf("skillsync: the registry would not load with the adopted skills, so nothing was adopted; the files it would write are not there (%d problem(s)):", len(ps)), ps)
+				if notLoaded.Undo != nil {
+					fmt.Fprintf(g.stderr, "skillsync: %v\n", notLoaded.Undo)
 				}
+				return invalidInput(ps)
+			default:
 				return inputError(g.stderr, err)
 			}
 			fmt.Fprintf(g.stdout, "adopted; next: %s reconcile --once\n", g.invocation())
