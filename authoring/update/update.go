@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/skillsync/skillsync/controller/apply"
@@ -82,22 +83,31 @@ func Resolve(reg *registry.Registry, old registry.Lock, names []string, t Transp
 			continue
 		}
 		if err != nil {
-			return registry.Lock{}, nil, fmt.Errorf("source %s: %w", src.Name, err)
+			return registry.Lock{}, nil, fmt.Errorf("%s: source %s: %w", reg.SourceAt(src.Name), src.Name, err)
 		}
 		files, err := t.ReadSource(src, locked)
+		if errors.Is(err, registry.ErrNoFolder) {
+			problems = append(problems, registry.Problem{Pos: reg.SourceAt(src.Name, "path"), Message: fmt.Sprintf("source %s has no folder %s at %s", src.Name, src.Path, locked.PinLabel()),
+				Hint: "check path against the repository: the folder, from its root, that holds the skill directories"})
+			continue
+		}
 		if err != nil {
-			return registry.Lock{}, nil, fmt.Errorf("source %s: %w", src.Name, err)
+			return registry.Lock{}, nil, fmt.Errorf("%s: source %s: %w", reg.SourceAt(src.Name), src.Name, err)
 		}
 		sums, ps := registry.SourceSkills(src, files)
 		problems = append(problems, ps...)
-		documents, docProblems := registry.SourceDocuments(src, files)
+		documents, docProblems := registry.SourceDocuments(src, files, func(j int) registry.Position {
+			return reg.SourceAt(src.Name, "registry", strconv.Itoa(j))
+		})
 		problems = append(problems, docProblems...)
 		if len(ps)+len(docProblems) == 0 && len(sums)+len(documents) == 0 {
-			where := " in " + orRoot(src.Path)
+			where, hint := " in "+orRoot(src.Path), "path names the folder that holds the skill directories, not a skill directory itself; take some of them with include"
 			if src.Git == "" {
-				where = ""
+				where, hint = "", "check that this is the artifact meant: it holds no skill"
 			}
-			return registry.Lock{}, nil, fmt.Errorf("source %s holds no skill directory (a folder with a SKILL.md)%s at %s", src.Name, where, locked.PinLabel())
+			problems = append(problems, registry.Problem{Pos: reg.SourceAt(src.Name, "path"), Message: fmt.Sprintf("source %s holds no skill directory (a folder with a SKILL.md)%s at %s", src.Name, where, locked.PinLabel()),
+				Hint: hint})
+			continue
 		}
 		locked.Skills = map[string]string{}
 		for name, sum := range sums {

@@ -46,3 +46,8 @@ func ReadSource(reg *Registry, name string) ([]byte, error) {
 
 // ErrSourceChanged means an input file changed after it was loaded.
 var ErrSourceChanged = errors.New("changed since it was loaded")
+
+// ErrNoFolder is what a source's reader matches, with errors.Is, when the
+// source's path names no folder of the commit or artifact: the workspace's
+// mistake, not the source's failure.
+var ErrNoFolder = errors.New("the source has no folder at its path")

@@ -137,11 +137,12 @@ func claimAdded[T any](l *loader, c *sourceClaims, kind string, all *[]T, from, 
 
 // SourceDocuments are the registry files (Document) of files that src takes, by path,
 // each with the digest skillsync.lock records for it. A pattern of src that
-// takes no file, and a file that is no regular file, are problems.
-func SourceDocuments(src RemoteSource, files []SourceFile) (map[string]string, Problems) {
+// takes no file, a problem at patternAt(its index), and a file that is no
+// regular file, are problems.
+func SourceDocuments(src RemoteSource, files []SourceFile, patternAt func(j int) Position) (map[string]string, Problems) {
 	docs := map[string]string{}
 	var problems Problems
-	for _, pattern := range src.Registry {
+	for j, pattern := range src.Registry {
 		matched := false
 		for _, f := range files {
 			if !f.Document || !(RemoteSource{Registry: []string{pattern}}).TakesDocument(f.Path) {
@@ -155,7 +156,7 @@ func SourceDocuments(src RemoteSource, files []SourceFile) (map[string]string, P
 			docs[f.Path] = SkillDigest(sha256.Sum256(f.Data))
 		}
 		if !matched {
-			problems = append(problems, Problem{Pos: Position{File: src.Name + ":"}, Message: fmt.Sprintf("registry pattern %q of source %s matches no file", pattern, src.Name),
+			problems = append(problems, Problem{Pos: patternAt(j), Message: fmt.Sprintf("registry pattern %q of source %s matches no file", pattern, src.Name),
 				Hint: "check the pattern against the source's files, relative to the root of its repository or artifact"})
 		}
 	}

@@ -59,7 +59,7 @@ func documentLock(t *testing.T, specs []RemoteSource, held fakeSources) string {
 	var l Lock
 	for _, src := range specs {
 		sums, ps := SourceSkills(src, held[src.Name])
-		docs, dps := SourceDocuments(src, held[src.Name])
+		docs, dps := SourceDocuments(src, held[src.Name], func(int) Position { return Position{File: ConfigName} })
 		if len(ps)+len(dps) > 0 {
 			t.Fatal(append(ps, dps...))
 		}
@@ -159,7 +159,7 @@ func TestASourcesRegistryDocumentsAreCheckedAndPinned(t *testing.T) {
 		t.Errorf("a source's Skill with a bodyFile: %v", err)
 	}
 	// A pattern that takes nothing is an update problem.
-	if _, ps := SourceDocuments(RemoteSource{Name: "catalog", Registry: []string{"docs/*.yaml"}}, withBodyFile); !strings.Contains(ps.Error(), `registry pattern "docs/*.yaml" of source catalog matches no file`) {
+	if _, ps := SourceDocuments(RemoteSource{Name: "catalog", Registry: []string{"docs/*.yaml"}}, withBodyFile, func(j int) Position { return Position{File: ConfigName, Line: 9 + j} }); !strings.Contains(ps.Error(), `registry pattern "docs/*.yaml" of source catalog matches no file`) {
 		t.Errorf("a pattern matching nothing: %v", ps)
 	}
 	// An edited lock naming a file its patterns do not take.

@@ -616,10 +616,23 @@ func (r *Registry) DefaultProfileAt() Position {
 // skillsync.yaml (headers, Authorization), for an error about that value.
 func (r *Registry) MCPSourceAt(name string, keys ...string) Position {
 	i := slices.IndexFunc(r.Config.Spec.MCPSources, func(s MCPSource) bool { return s.Name == name })
+	return r.specItemAt("mcpSources", i, keys...)
+}
+
+// SourceAt is where the source called name gives the value under keys in
+// skillsync.yaml (path, ref), for an error about that value.
+func (r *Registry) SourceAt(name string, keys ...string) Position {
+	i := slices.IndexFunc(r.Config.Spec.Sources, func(s RemoteSource) bool { return s.Name == name })
+	return r.specItemAt("sources", i, keys...)
+}
+
+// specItemAt is where item i of the list spec.<list> gives the value under keys;
+// the config file alone where there is no item i.
+func (r *Registry) specItemAt(list string, i int, keys ...string) Position {
 	if i < 0 {
 		return Position{File: ConfigName}
 	}
-	return r.config.at(append([]string{"spec", "mcpSources", strconv.Itoa(i)}, keys...)...).Position()
+	return r.config.at(append([]string{"spec", list, strconv.Itoa(i)}, keys...)...).Position()
 }
 
 // MCPServer is the server a capability's tool lives on.

@@ -65,7 +65,7 @@ func (c Cache) Files(ctx context.Context, remote, commit, dir string, take func(
 	}
 	if dir != "" {
 		if out, err := c.git(ctx, repo, "cat-file", "-t", treeish); err != nil || strings.TrimSpace(string(out)) != "tree" {
-			return nil, fmt.Errorf("commit %s of %s has no folder %s", commit, registry.RedactRemote(remote), dir)
+			return nil, noFolderError{fmt.Errorf("commit %s of %s has no folder %s", commit, registry.RedactRemote(remote), dir)}
 		}
 	}
 	listing, err := c.git(ctx, repo, "ls-tree", "-r", "-t", "-l", "-z", treeish)
@@ -216,3 +216,9 @@ func readBatch(r *bufio.Reader, files []File, blobs []string) error {
 	}
 	return nil
 }
+
+// noFolderError is a path that names no folder of the commit: errors.Is
+// matches registry.ErrNoFolder.
+type noFolderError struct{ error }
+
+func (noFolderError) Is(target error) bool { return target == registry.ErrNoFolder }

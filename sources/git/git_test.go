@@ -255,6 +255,9 @@ func TestFilesReadsTheSkillDirectoriesWithinLimits(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Files = %v, want an error saying %q", err, tc.want)
 			}
+			if noFolder := tc.dir == "nowhere"; errors.Is(err, registry.ErrNoFolder) != noFolder {
+				t.Errorf("Files = %v: errors.Is(registry.ErrNoFolder) should be %v", err, noFolder)
+			}
 		})
 	}
 	// A symlink or a submodule in a skill directory is listed, unread, for the
