@@ -58,7 +58,7 @@ func newAdoptCommand(g *globals) *cobra.Command {
 			var ps registry.Problems
 			switch {
 			case err == nil:
-			case errors.Is(err, apply.ErrExists):
+			case errors.Is(err, apply.ErrExists), errors.Is(err, apply.ErrLeadsOut):
 				return &exitError{exitInvalid, err}
 			case errors.As(err, &notLoaded) && errors.As(notLoaded.Err, &ps):
 				printProblemsUnder(g.stderr, fmt.Sprintf("skillsync: the registry would not load with the adopted skills, so nothing was adopted; the files it would write are not there (%d problem(s)):", len(ps)), ps)

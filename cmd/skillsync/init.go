@@ -62,7 +62,7 @@ func newInitCommand(g *globals) *cobra.Command {
 				files = append(files, apply.NewFile{Path: f.Path, Content: []byte(f.Content)})
 			}
 			err = starter.Init(g.sys, dir, files)
-			if errors.Is(err, apply.ErrExists) {
+			if errors.Is(err, apply.ErrExists) || errors.Is(err, apply.ErrLeadsOut) {
 				return &exitError{exitInvalid, err}
 			}
 			if err != nil {
@@ -101,7 +101,7 @@ func initUser(g *globals, dryRun bool) error {
 		files = append(files, apply.NewFile{Path: path.Join(path.Dir(g.userConfig), f.Path), Content: []byte(f.Content)})
 	}
 	err := starter.Init(g.sys, g.userRoot, files)
-	if errors.Is(err, apply.ErrExists) {
+	if errors.Is(err, apply.ErrExists) || errors.Is(err, apply.ErrLeadsOut) {
 		return &exitError{exitInvalid, err}
 	}
 	if err != nil {

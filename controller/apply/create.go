@@ -19,6 +19,11 @@ import (
 // ErrExists means a command that only creates files found one there.
 var ErrExists = errors.New("already exists; nothing was written")
 
+// ErrLeadsOut means a command that only creates files would create one
+// through a symlink that os.Root does not follow: one that leads out of the
+// workspace (or round in a loop).
+var ErrLeadsOut = errors.New("skillsync does not follow out of the workspace; nothing was written (make it a folder, or run skillsync where it leads)")
+
 // NewFile is a file a command creates.
 type NewFile struct {
 	Path       string
@@ -55,6 +60,9 @@ func (w Workspace) CreateAll(files []NewFile) (Created, error) {
 		if err == nil {
 			return Created{}, fmt.Errorf("%s %w", f.Path, ErrExists)
 		}
+		if link := w.symlinkOnTheWay(f.Path); link != "" && !errors.Is(err, fs.ErrNotExist) {
+			return Created{}, fmt.Errorf("%s: %s is a symlink %w", f.Path, link, ErrLeadsOut)
+		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return Created{}, fmt.Errorf("%s: %w", f.Path, workspacefs.Cause(err))
 		}
@@ -71,6 +79,19 @@ func (w Workspace) CreateAll(files []NewFile) (Created, error) {
 		}
 	}
 	return created, nil
+}
+
+// symlinkOnTheWay is the first folder on the way to p that is a symlink, "" when
+// none is.
+func (w Workspace) symlinkOnTheWay(p string) string {
+	prefix := ""
+	for part := range strings.SplitSeq(path.Dir(p), "/") {
+		prefix = path.Join(prefix, part)
+		if info, err := w.r.Lstat(prefix); prefix != "." && err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			return prefix
+		}
+	}
+	return ""
 }
 
 // missingDirs are the directories files are in, and those above them, that

@@ -1,9 +1,11 @@
 package apply
 
 import (
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/testkit"
@@ -65,5 +67,29 @@ func TestUndoRemovesWhatItCreated(t *testing.T) {
 	}
 	if after := testkit.Tree(t, root); !maps.Equal(after, before) {
 		t.Errorf("after Undo the workspace holds %q, want %q", after, before)
+	}
+}
+
+// A file to create through a symlink that leads out of the workspace is
+// refused as ErrLeadsOut, naming the symlink, before anything is written: not
+// where it leads, nor any other file of the command.
+func TestCreateAllRefusesAFolderThatLeadsOut(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(root, "registry")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	w, err := OpenWorkspace(workspacefs.OS{}, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	_, err = w.CreateAll([]NewFile{{Path: "skillsync.yaml", Content: []byte("a\n")}, {Path: "registry/team/caps.yaml", Content: []byte("b\n")}})
+	if !errors.Is(err, ErrLeadsOut) || !strings.Contains(err.Error(), "registry/team/caps.yaml: registry is a symlink") {
+		t.Fatalf("CreateAll = %v, want ErrLeadsOut naming registry", err)
+	}
+	for _, dir := range []string{root, outside} {
+		if entries, _ := os.ReadDir(dir); len(entries) > 1 || len(entries) == 1 && entries[0].Name() != "registry" {
+			t.Errorf("%s holds %v", dir, entries)
+		}
 	}
 }
