@@ -47,8 +47,16 @@ func (e *UnsetError) Error() string {
 
 // expand replaces each ${VAR} in the value under keys (headers, NAME) with what
 // lookup gives for VAR, adding it to the secrets; a VAR unset or empty is an
-// UnsetError.
+// UnsetError. A header's value without a ${VAR}, which .mcp.json allows, is a
+// secret itself, named by its key: what a header carries is a credential as
+// often as not. An env value without one is not: it is configuration (a path,
+// a level) as often as not, and one a server repeats would stop its refresh.
 func (s Server) expand(v string, lookup func(string) (string, bool), found *secrets, keys ...string) (string, error) {
+	header := len(keys) > 0 && keys[0] == "headers"
+	if header && !reference.MatchString(v) {
+		found.add(secret{name: "the value of " + strings.Join(keys, "."), value: v, at: s.at(keys...)}, true)
+		return v, nil
+	}
 	var unset error
 	out := reference.ReplaceAllStringFunc(v, func(ref string) string {
 		name := reference.FindStringSubmatch(ref)[1]
@@ -57,7 +65,7 @@ func (s Server) expand(v string, lookup func(string) (string, bool), found *secr
 			unset = cmp.Or(unset, error(&UnsetError{Var: name, At: s.at(keys...)}))
 			return ""
 		}
-		found.add(secret{name: ref, value: value, at: s.at(keys...)}, len(keys) > 0 && keys[0] == "headers")
+		found.add(secret{name: ref, value: value, at: s.at(keys...)}, header)
 		return value
 	})
 	return out, unset

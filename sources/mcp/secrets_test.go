@@ -167,3 +167,28 @@ func TestAURLOfAnotherSchemeIsRefusedWithoutQuotingIt(t *testing.T) {
 		t.Errorf("Transport = %v", err)
 	}
 }
+
+// A header's value written as it is (.mcp.json allows it) is a secret too,
+// named by its key, its token alone as well; an env value written as it is is
+// configuration, and stays as it is.
+func TestALiteralHeaderIsASecretAndALiteralEnvIsNot(t *testing.T) {
+	s := Server{Name: "tracker", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"Authorization": "Bearer ghp_L1TERALtoken"}}
+	transport, err := s.Transport(func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := transport.secrets.redact("the token ghp_L1TERALtoken is not valid"); got != "the token [redacted the value of headers.Authorization] is not valid" {
+		t.Errorf("redact: %q", got)
+	}
+	var echoErr *EchoError
+	if err := transport.secrets.echoed(Listing{Tools: []*mcp.Tool{{Name: "whoami", Description: "you are ghp_L1TERALtoken"}}}); !errors.As(err, &echoErr) || echoErr.At != ".mcp.json (mcpServers.tracker.headers.Authorization)" {
+		t.Errorf("echoed: %v", err)
+	}
+	cmd := Server{Name: "docs", Command: "docs-mcp", Env: map[string]string{"DOCS_ROOT": "/workspace/docs"}}
+	if transport, err = cmd.Transport(func(string) (string, bool) { return "", false }); err != nil {
+		t.Fatal(err)
+	}
+	if got := transport.secrets.redact("reading /workspace/docs"); got != "reading /workspace/docs" {
+		t.Errorf("an env value written as it is was redacted: %q", got)
+	}
+}
