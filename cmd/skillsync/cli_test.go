@@ -188,7 +188,7 @@ func TestInitThroughSymlinkedDirectoryWritesNothingOutside(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := runCLI(t, dir, "init")
-	if code != exitFailure || !strings.Contains(stderr, "registry/capabilities.yaml") {
+	if code != exitInvalid || !strings.Contains(stderr, "registry/capabilities.yaml") {
 		t.Errorf("exit %d, stderr %s", code, stderr)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
