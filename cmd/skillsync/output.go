@@ -15,6 +15,7 @@ import (
 	"github.com/skillsync/skillsync/controller"
 	"github.com/skillsync/skillsync/controller/plan"
 	"github.com/skillsync/skillsync/controller/watch"
+	"github.com/skillsync/skillsync/internal/printable"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -88,8 +89,12 @@ func joinNotes(notes ...string) string {
 func writeTable(w io.Writer, rows [][]string) { writeRows(w, slices.Values(rows)) }
 
 // writeRows is writeTable of rows that are gone through twice: once to size
-// the columns, once to write them.
+// the columns, once to write them. A cell that would not print as itself on
+// one line (a path with a line break, which a repository can carry) is quoted
+// (printable.Name): it would otherwise end its row and print the rest as rows,
+// or workflow commands, of its own.
 func writeRows(w io.Writer, rows iter.Seq[[]string]) {
+	rows = oneLineCells(rows)
 	var widths []int
 	for r := range rows {
 		for i, cell := range r[:max(len(r)-1, 0)] {
@@ -115,6 +120,27 @@ func writeRows(w io.Writer, rows iter.Seq[[]string]) {
 		out.Write(line)
 	}
 	out.Flush()
+}
+
+// oneLineCells is rows with each cell as printable.Name shows it.
+func oneLineCells(rows iter.Seq[[]string]) iter.Seq[[]string] {
+	return func(yield func([]string) bool) {
+		for r := range rows {
+			if !slices.ContainsFunc(r, func(cell string) bool { return !printable.OneLine(cell) }) {
+				if !yield(r) {
+					return
+				}
+				continue
+			}
+			shown := make([]string, len(r))
+			for i, cell := range r {
+				shown[i] = printable.Name(cell)
+			}
+			if !yield(shown) {
+				return
+			}
+		}
+	}
 }
 
 // summaryLine is the last line: what was done (or, for --check and a refused plan,
