@@ -338,7 +338,7 @@ func applyPlan(req pass, out Outcome) Outcome {
 	var settleAt time.Time
 	var why string
 	if out.Plan.Count(plan.Delete) > 0 {
-		settleAt, why = req.settleAt(in)
+		settleAt, why = req.settleAt(in, out.HandWritten)
 	}
 	deferred := false
 	out.Applied, out.Err = apply.ApplyJournaled(req.System, in.Registry.Root, out.Plan, func() bool {
@@ -532,7 +532,7 @@ func ReconcileOnce(req Request, wait time.Duration) Outcome {
 		if out.Plan.Count(plan.Delete) == 0 {
 			break
 		}
-		until, why := req.settleAt(out.Inputs)
+		until, why := req.settleAt(out.Inputs, out.HandWritten)
 		if !time.Now().Before(until) || until.After(deadline) {
 			break
 		}

@@ -84,8 +84,8 @@ const clockSlack = time.Second
 // with this one cannot hide. Timestamps in the future cannot be trusted; then the
 // inputs settle once this process has read them the same for settle (in.seenSince).
 // It also says, for messages, what the wait is for.
-func settledAt(r workspacefs.FS, in Inputs, settle time.Duration, now time.Time) (time.Time, string) {
-	changed, newest := inputsChanged(r, in)
+func settledAt(r workspacefs.FS, in Inputs, handWritten []string, settle time.Duration, now time.Time) (time.Time, string) {
+	changed, newest := inputsChanged(r, in, handWritten)
 	at := changed.Add(settle)
 	why := fmt.Sprintf("%s changed %s ago", newest, max(now.Sub(changed), 0).Round(time.Millisecond))
 	if changed.After(now.Add(clockSlack)) {
@@ -101,15 +101,20 @@ func settledAt(r workspacefs.FS, in Inputs, settle time.Duration, now time.Time)
 }
 
 // inputsChanged is the newest modification time among the input files of in (the
-// config, the profile, the registry and body files) and the registry directories
-// that hold them or could hold a new one (registry.Dirs), and which it was. The
-// workspace root and .skillsync/ count only through the files in them: skillsync's
-// own writes (its state directory, a new target directory) change them too.
-func inputsChanged(r workspacefs.FS, in Inputs) (time.Time, string) {
+// config, the profile, the registry and body files), the registry directories
+// that hold them or could hold a new one (registry.Dirs), and the SKILL.md files
+// people wrote in the targets (handWritten), and which it was. The workspace root
+// and .skillsync/ count only through the files in them: skillsync's own writes
+// (its state directory, a new target directory) change them too. A person's
+// SKILL.md is an input of the plan too: it takes its name from every target,
+// and a generated one rewritten in place reads as a person's until its banner
+// is whole again.
+func inputsChanged(r workspacefs.FS, in Inputs, handWritten []string) (time.Time, string) {
 	paths := []string{in.Registry.ConfigFile, desired.ProfileFile}
 	paths = append(paths, in.Registry.Files...)
 	paths = append(paths, in.Registry.SkillFiles()...)
 	paths = append(paths, registry.Dirs(r, in.Registry)...)
+	paths = append(paths, handWritten...)
 	var newest time.Time
 	which := ""
 	for _, p := range paths {
@@ -121,10 +126,11 @@ func inputsChanged(r workspacefs.FS, in Inputs) (time.Time, string) {
 	return newest, which
 }
 
-// settleAt is when the deletes of a pass over in may be applied, and why not
-// before; the zero time when they need not wait. It is taken before the pass
-// writes anything, so its own writes cannot hold its deletes back.
-func (req Request) settleAt(in Inputs) (time.Time, string) {
+// settleAt is when the deletes of a pass over in, which found the SKILL.md
+// files handWritten in the targets, may be applied, and why not before; the
+// zero time when they need not wait. It is taken before the pass writes
+// anything, so its own writes cannot hold its deletes back.
+func (req Request) settleAt(in Inputs, handWritten []string) (time.Time, string) {
 	if req.Settle <= 0 {
 		return time.Time{}, ""
 	}
@@ -133,7 +139,7 @@ func (req Request) settleAt(in Inputs) (time.Time, string) {
 		return time.Now().Add(req.Settle), "the workspace cannot be read: " + err.Error()
 	}
 	defer r.Close()
-	return settledAt(r, in, req.Settle, time.Now())
+	return settledAt(r, in, handWritten, req.Settle, time.Now())
 }
 
 // mayDelete says whether deletes planned from in while they settled at at may be

@@ -12,7 +12,9 @@ package reliability
 // has a whole skill directory (spec.dir: skills/release, with a script, a binary
 // file and nested folders), and its files are saved the same ways: its SKILL.md
 // torn inside the front matter and in the body, emptied, and deleted and created
-// again; a supporting file torn, emptied, deleted and created again, and saved
+// again; a generated SKILL.md rewritten in place with its own bytes, emptied or
+// cut inside its banner for a pause; a supporting file torn, emptied, deleted
+// and created again, and saved
 // over and over; the script deleted and created again without its mode; a folder
 // of it, and the whole directory, removed and written again, as a checkout does.
 // A goroutine polls every generated file that is wanted both before
@@ -38,6 +40,12 @@ package reliability
 //     parse), delete-then-create after 50 ms and a 100 ms pause (both shorter
 //     than the 100 ms quiet period, so no run read the half-saved file) and the
 //     two watcher stops.
+//
+// The generated SKILL.md rewritten in place, verified the same way: with the
+// people's SKILL.md files left out of what settles (inputsChanged in
+// controller/settle.go), all four cases lost the copies in the other targets
+// for a moment (.agents/skills/intent/SKILL.md, its agents/openai.yaml and
+// .qwen/skills/intent/SKILL.md).
 //
 // The skill-directory saves, verified the same way (seed 1, 35 cases):
 //
@@ -95,6 +103,23 @@ func TestTornSaves(t *testing.T) {
 		[]byte("apiVersion: skillsync/v1\nkind: Skill\nmetadata:\n  name: release\nspec:\n  dir: ../skills/release\n"), 0o644))
 	must(t, workspacegen.Backdate(s.ws))
 	stop := s.startWatcher(s.ws)
+	// A generated SKILL.md rewritten in place with its own bytes (a tool that
+	// copies it over itself), emptied or cut inside its banner for the pause: it
+	// reads as a person's skill of that name meanwhile, which takes the name from
+	// every target, so its copies in the others are deletes that wait for it to
+	// settle, and it is whole again before they may go. First, while the inputs
+	// are settled (backdated, and no event seen for them), where only this wait
+	// holds the deletes back; the inputs do not change, so what a single run
+	// makes is what is there.
+	gen := ".claude/skills/intent/SKILL.md"
+	own := s.read(gen)
+	for _, cut := range []int{0, 20} {
+		for _, pause := range []time.Duration{150 * time.Millisecond, 500 * time.Millisecond} {
+			s.watchSave(s.ws, generated(s.t, s.ws), fmt.Sprintf("a generated SKILL.md rewritten in place, its first %d bytes written, %s pause", cut, pause), func() {
+				tornWrite(filepath.Join(s.ws, filepath.FromSlash(gen)), own, cut, pause)
+			})
+		}
+	}
 	file := "registry/intents.yaml"
 	base := s.read(file)
 
