@@ -45,6 +45,9 @@ func newInitCommand(g *globals) *cobra.Command {
 			if err := notInsideAWorkspace(dir, here); err != nil {
 				return err
 			}
+			if err := notTheUserHome(dir); err != nil {
+				return err
+			}
 			found, err := starter.Look(g.readOnly(), dir, exec.LookPath)
 			if err != nil {
 				return &exitError{exitInvalid, err}

@@ -113,7 +113,7 @@ func (g *globals) root() (string, error) {
 		return g.userRoot, nil
 	}
 	if g.workspace != "" {
-		return g.workspace, nil
+		return g.workspace, notTheUserHome(g.workspace)
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -126,7 +126,7 @@ func (g *globals) root() (string, error) {
 	if err != nil {
 		return "", &exitError{exitFailure, err}
 	}
-	return root, nil
+	return root, notTheUserHome(root)
 }
 
 // logger logs to stderr at info and above; -v 1 adds each change of a --once run

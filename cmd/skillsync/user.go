@@ -45,6 +45,32 @@ func userWorkspace() (root, config string, err error) {
 	return home, config, nil
 }
 
+// notTheUserHome refuses root, a project workspace's, when it is the home
+// directory and the user workspace is there too: both would keep the same skill
+// directories, and each would delete the other's skills as orphans. The user
+// workspace refuses the same pair from its side (userWorkspace).
+func notTheUserHome(root string) error {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil // no home directory: no user workspace to meet
+	}
+	base, err := os.UserConfigDir()
+	if err != nil {
+		return nil
+	}
+	atRoot, rootErr := os.Stat(root)
+	atHome, homeErr := os.Stat(home)
+	if rootErr != nil || homeErr != nil || !os.SameFile(atRoot, atHome) {
+		return nil
+	}
+	userConfig := filepath.Join(base, userConfigDir, registry.ConfigName)
+	if info, err := os.Stat(userConfig); err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	return usageError("%s is your home directory, whose skill directories the user workspace (%s) keeps: a project workspace there would delete the user workspace's skills, and it the project's; move the project into a folder of its own",
+		root, userConfig)
+}
+
 // config is the workspace's config file relative to its root: the user
 // workspace's with --user, else the root's own skillsync.yaml.
 func (g *globals) config() string {
