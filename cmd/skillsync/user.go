@@ -58,13 +58,13 @@ func notTheUserHome(root string) error {
 	if err != nil {
 		return nil
 	}
-	atRoot, rootErr := os.Stat(root)
-	atHome, homeErr := os.Stat(home)
+	atRoot, rootErr := workspacefs.StatIn(root, ".")
+	atHome, homeErr := workspacefs.StatIn(home, ".")
 	if rootErr != nil || homeErr != nil || !os.SameFile(atRoot, atHome) {
 		return nil
 	}
 	userConfig := filepath.Join(base, userConfigDir, registry.ConfigName)
-	if info, err := os.Stat(userConfig); err != nil || !info.Mode().IsRegular() {
+	if info, err := workspacefs.StatIn(filepath.Dir(userConfig), registry.ConfigName); err != nil || !info.Mode().IsRegular() {
 		return nil
 	}
 	return usageError("%s is your home directory, whose skill directories the user workspace (%s) keeps: a project workspace there would delete the user workspace's skills, and it the project's; move the project into a folder of its own",
