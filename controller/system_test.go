@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"bytes"
 	"errors"
 	"maps"
 	"os"
@@ -291,6 +292,69 @@ func TestAFewFilesAreSyncedOneByOne(t *testing.T) {
 		}
 		if got := flushes.Load(); got != 1 {
 			t.Errorf("%d capabilities: %d flushes, want 1", c.capabilities, got)
+		}
+	}
+}
+
+// A file in a target that skillsync may not read (another user's, mode 600) is
+// kept, whoever wrote it, and stops nothing else: one at a name nothing wants,
+// or a skill directory that cannot be listed, is left alone while the rest of
+// the plan is applied; one at a wanted path is a conflict naming why, and
+// takes no name from the other targets as a person's skill would.
+func TestAFileThatCannotBeReadIsKeptAndStopsNothingElse(t *testing.T) {
+	root := testkit.ExampleWorkspace(t)
+	if out := Reconcile(Request{System: workspacefs.OS{}, Root: root}); out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	const private, listless, intent = ".claude/skills/private/SKILL.md", ".qwen/skills/locked", ".claude/skills/intent/SKILL.md"
+	testkit.WriteFile(t, root, private, []byte("---\nname: private\ndescription: mine\n---\n"))
+	testkit.WriteFile(t, root, listless+"/SKILL.md", []byte("---\nname: locked\ndescription: mine\n---\n"))
+	before, err := os.ReadFile(filepath.Join(root, intent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Written again, so that no record of the last scan spares reading it.
+	if err := os.WriteFile(filepath.Join(root, intent), before, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := filepath.Join(root, "registry", "intents.yaml")
+	data, err := os.ReadFile(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(reg, bytes.Replace(data, []byte("title: Search intents"), []byte("title: Search intents again"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{
+		{Op: "ReadRegular", Path: private, Err: syscall.EACCES},
+		{Op: "ReadRegular", Path: intent, Err: syscall.EACCES},
+		{Op: "Entries", Path: listless, Err: syscall.EACCES}}}
+	out := Reconcile(Request{System: sys, Root: root})
+	if out.Err != nil {
+		t.Fatalf("err = %v, want the plan applied but for the conflict at %s", out.Err, intent)
+	}
+	if !slices.ContainsFunc(out.Plan.Changes, func(c plan.Change) bool { return c.Path == intent }) {
+		t.Errorf("the plan has no change for %s", intent)
+	}
+	for _, c := range out.Plan.Changes {
+		switch {
+		case c.Path == intent && (c.Action != plan.Conflict || !strings.Contains(c.Reason, intent+" cannot be read")):
+			t.Errorf("%s: %s %q, want a conflict saying it cannot be read", c.Path, c.Action, c.Reason)
+		case c.Path != intent && (c.Action == plan.Conflict || c.Action == plan.Delete):
+			t.Errorf("%s: %s %q, want nothing else kept or deleted", c.Path, c.Action, c.Reason)
+		case strings.HasPrefix(c.Path, ".claude/skills/private") || strings.HasPrefix(c.Path, listless):
+			t.Errorf("%s: %s, want it left alone", c.Path, c.Action)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, ".qwen/skills/find-intent/SKILL.md")); !bytes.Contains(got, []byte("Search intents again")) {
+		t.Errorf("the registry's change was not applied elsewhere:\n%s", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, intent)); !bytes.Equal(got, before) {
+		t.Errorf("%s, which could not be read, was changed", intent)
+	}
+	for _, p := range []string{private, listless + "/SKILL.md", ".qwen/skills/intent/SKILL.md", ".agents/skills/intent/SKILL.md"} {
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			t.Errorf("%s: %v", p, err)
 		}
 	}
 }

@@ -64,6 +64,10 @@ type File struct {
 	// Link marks a symlink where the file or its directory goes: it may lead to
 	// skillsync's own output, so it is no skill a person wrote.
 	Link bool
+	// Unreadable marks a file, or a skill directory's file, that skillsync may
+	// not read: whose it is cannot be told, so it is kept, and it takes no name
+	// from the other targets as a skill a person wrote would.
+	Unreadable bool
 	// Supporting marks a file of a skill directory that its SKILL.md's manifest
 	// names, and Executable whether it has its execute bit (nil where files have
 	// none).
@@ -87,7 +91,7 @@ func (st State) HandWrittenSkills() []string {
 // disguise (a copy whose banner names another path, one converted to CRLF or
 // given a byte-order mark), no symlink and nothing that is no file.
 func (f File) HandWritten() bool {
-	return f.Ownership == Unowned && !f.Obstruction && !f.Converted && !f.Link && f.Owner == ""
+	return f.Ownership == Unowned && !f.Obstruction && !f.Converted && !f.Link && !f.Unreadable && f.Owner == ""
 }
 
 // State is everything Scan saw.
@@ -316,6 +320,12 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) (sd s
 		defer sd.closeListed()
 		entries, stamp, err = skill.EntriesStamped()
 	}
+	if errors.Is(err, fs.ErrPermission) {
+		for _, p := range generatedPaths(sd.path) {
+			sd.files = append(sd.files, unreadable(p, sd.path))
+		}
+		return sd
+	}
 	if err != nil {
 		sd.err = fmt.Errorf("read %s: %w", sd.path, workspacefs.Cause(err))
 		return sd
@@ -412,6 +422,8 @@ func (sd *skillDir) read(dir workspacefs.Dir, name, rel string) {
 		sd.files = append(sd.files, File{Path: rel, Reason: fmt.Sprintf("%s is larger than %d bytes", rel, MaxFileSize)})
 	case errors.Is(err, workspacefs.ErrNotRegular):
 		sd.files = append(sd.files, File{Path: rel, Reason: rel + " is not a regular file"})
+	case errors.Is(err, fs.ErrPermission):
+		sd.files = append(sd.files, unreadable(rel, rel))
 	case err != nil:
 		sd.err = fmt.Errorf("read %s: %w", rel, workspacefs.Cause(err))
 	default:
@@ -425,6 +437,12 @@ func (sd *skillDir) read(dir workspacefs.Dir, name, rel string) {
 		sd.files = append(sd.files, f)
 		sd.stamps = append(sd.stamps, Stamped{rel, stamp})
 	}
+}
+
+// unreadable is the file at p, which skillsync may not read: denied, p itself
+// or the skill directory it is in, refuses it.
+func unreadable(p, denied string) File {
+	return File{Path: p, Reason: denied + " cannot be read (permission denied: make it readable, or move it away)", Unreadable: true}
 }
 
 // findTemp adds the entry e of dir, rel in the workspace, if it is what an
