@@ -80,36 +80,46 @@ func TestPermissionsAndDisk(t *testing.T) {
 	}
 	cases := len(obstacles) + 2
 	t.Run("unreadable skill directory", func(t *testing.T) {
-		// The scan of one target fails, so nothing is planned: nothing is written in
-		// any target and no change is reported as made.
+		// Whose an unreadable skill directory is cannot be told, so it is kept and
+		// takes no name from the other targets; it stops nothing else. At a name
+		// nothing wants it is left alone (exit 0); at a wanted one (intent) it is
+		// a conflict naming it (exit 3), and intent is written in the others.
 		parent, err := os.MkdirTemp("", "unreadable-") // t.TempDir's parent is closed to others
 		must(t, err)
 		t.Cleanup(func() { os.RemoveAll(parent) })
 		must(t, os.Chmod(parent, 0o755))
-		ws := example(t, parent)
-		locked := filepath.Join(ws, ".qwen/skills/locked")
-		must(t, os.MkdirAll(locked, 0o755))
 		bin := filepath.Join(parent, "skillsync")
 		data, err := os.ReadFile(testkit.Binary(t))
 		must(t, err)
 		must(t, os.WriteFile(bin, data, 0o755))
-		cmd := exec.Command(bin, "--workspace", ws, "reconcile", "--once")
-		if os.Getuid() == 0 { // root reads anything: run as nobody, who owns the workspace
-			filepath.Walk(ws, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 65534, 65534) })
-			must(t, os.Chmod(ws, 0o755))
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		}
-		must(t, os.Chmod(locked, 0))
-		defer os.Chmod(locked, 0o755)
-		out, err := cmd.CombinedOutput()
-		if _, exited := err.(*exec.ExitError); err != nil && !exited {
-			t.Fatal(err)
-		}
-		code := cmd.ProcessState.ExitCode()
-		written, _ := filepath.Glob(filepath.Join(ws, ".*/skills/*/SKILL.md"))
-		if code != 4 || !strings.Contains(string(out), ".qwen/skills/locked") || strings.Contains(string(out), "created") || len(written) > 0 {
-			failures++
-			t.Errorf("exit %d (want 4 naming .qwen/skills/locked, reporting no change), %d file(s) written:\n%s", code, len(written), out)
+		for _, c := range []struct {
+			locked string
+			code   int
+		}{{".qwen/skills/locked", 0}, {".qwen/skills/intent", 3}} {
+			ws := example(t, parent)
+			locked := filepath.Join(ws, c.locked)
+			must(t, os.MkdirAll(locked, 0o755))
+			cmd := exec.Command(bin, "--workspace", ws, "reconcile", "--once")
+			if os.Getuid() == 0 { // root reads anything: run as nobody, who owns the workspace
+				filepath.Walk(ws, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 65534, 65534) })
+				must(t, os.Chmod(ws, 0o755))
+				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			}
+			must(t, os.Chmod(locked, 0))
+			out, err := cmd.CombinedOutput()
+			os.Chmod(locked, 0o755)
+			if _, exited := err.(*exec.ExitError); err != nil && !exited {
+				t.Fatal(err)
+			}
+			code := cmd.ProcessState.ExitCode()
+			entries, _ := os.ReadDir(locked)
+			_, claude := os.Stat(filepath.Join(ws, ".claude/skills/intent/SKILL.md"))
+			_, agents := os.Stat(filepath.Join(ws, ".agents/skills/intent/SKILL.md"))
+			named := c.code == 0 || strings.Contains(string(out), c.locked+" cannot be read")
+			if code != c.code || !named || len(entries) > 0 || claude != nil || agents != nil {
+				failures++
+				t.Errorf("%s: exit %d (want %d), named: %v, %d entries written in it, intent elsewhere: %v %v:\n%s", c.locked, code, c.code, named, len(entries), claude, agents, out)
+			}
 		}
 	})
 	t.Run("full filesystem", func(t *testing.T) {
@@ -143,7 +153,7 @@ func TestPermissionsAndDisk(t *testing.T) {
 			return nil
 		})
 	})
-	report("permissions and disk", cases, failures, "exit 4 naming the path; the rest of the plan applied (none after a failed scan); nothing partial on ENOSPC")
+	report("permissions and disk", cases, failures, "exit 4 naming the path; the rest of the plan applied; an unreadable skill directory kept, taking no name (exit 0, 3 at a wanted name); nothing partial on ENOSPC")
 }
 
 func must(t *testing.T, err error) {

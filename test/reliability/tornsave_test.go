@@ -179,7 +179,7 @@ func TestTornSaves(t *testing.T) {
 
 	s.checkout()
 	report("torn saves never prune", s.cases, s.failed,
-		"watcher at default timings; torn saves with 100-200ms pauses (edit before and after the cut, cut mid-line), delete-then-create after 50ms-1s, 3s storm, git checkout of 2 000 files both ways (runs every 100ms); a skill directory's SKILL.md and supporting files torn, emptied, deleted then created, a folder and the whole directory rewritten: no wanted file missing at any poll, end state (bytes and execute bits) = a single --once of the last save")
+		"watcher at default timings; a generated SKILL.md rewritten in place, emptied or cut in its banner for 150-500ms; torn saves with 100-200ms pauses (edit before and after the cut, cut mid-line), delete-then-create after 50ms-1s, 3s storm, git checkout of 2 000 files both ways (runs every 100ms); a skill directory's SKILL.md and supporting files torn, emptied, deleted then created, a folder and the whole directory rewritten: no wanted file missing at any poll, end state (bytes and execute bits) = a single --once of the last save")
 }
 
 // save applies one save to file through write, and checks that no generated file
