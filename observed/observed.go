@@ -332,6 +332,7 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) (sd s
 	}
 	sd.stamps = append(sd.stamps, Stamped{sd.path, stamp})
 	sd.empty = len(entries) == 0
+	twin := ""
 	for _, e2 := range entries {
 		rel := path.Join(sd.path, e2.Name)
 		switch {
@@ -344,9 +345,11 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) (sd s
 			if e2.Type&fs.ModeSymlink != 0 {
 				sd.links = append(sd.links, rel)
 			}
-		case e2.Name != SkillFile && strings.EqualFold(e2.Name, SkillFile) && !hasEntry(entries, SkillFile):
-			// The same file as SKILL.md where names are compared without case.
-			sd.files = append(sd.files, File{Path: path.Join(sd.path, SkillFile), Reason: rel + " differs from " + SkillFile + " only in case, the same file on macOS and Windows"})
+		case e2.Name != SkillFile && strings.EqualFold(e2.Name, SkillFile):
+			// The same file as SKILL.md where names are compared without case: a
+			// person's, beside no SKILL.md or beside skillsync's, which macOS and
+			// Windows cannot hold both of (caseTwinOfSkillFile).
+			twin = rel
 		case e2.Name != SkillFile && !slices.Contains(sideFiles[""], e2.Name):
 		case e2.Type&fs.ModeSymlink != 0:
 			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is a symlink", Link: true})
@@ -357,6 +360,9 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) (sd s
 			sd.read(skill, e2.Name, rel)
 		}
 	}
+	if twin != "" {
+		sd.caseTwinOfSkillFile(twin)
+	}
 	if !sd.holdsPersonsSkill() {
 		// A run killed between deleting a side file and its folder leaves the
 		// folder empty; in a skill a person wrote, skillsync wrote neither.
@@ -366,6 +372,17 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) (sd s
 		sd.scanSupporting(skill, entries)
 	}
 	return sd
+}
+
+// caseTwinOfSkillFile records that twin, a file whose name differs from
+// SKILL.md only in case, stands where the skill directory's SKILL.md goes: in
+// place of whatever was read at SKILL.md, it is a person's skill there, and
+// the directory is theirs whole, as a skill a person wrote is.
+func (sd *skillDir) caseTwinOfSkillFile(twin string) {
+	skillFile := path.Join(sd.path, SkillFile)
+	sd.manifest, sd.skillFile = nil, Unowned
+	sd.files = slices.DeleteFunc(sd.files, func(f File) bool { return f.Path == skillFile })
+	sd.files = append(sd.files, File{Path: skillFile, Reason: twin + " differs from " + SkillFile + " only in case, the same file on macOS and Windows"})
 }
 
 // holdsPersonsSkill says the skill directory's SKILL.md is not skillsync's: a

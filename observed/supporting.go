@@ -44,7 +44,7 @@ type supportWalk struct {
 // the files beside its SKILL.md: only where skillsync may write, when there is no
 // SKILL.md or it carries skillsync's banner; a person's skill is theirs whole.
 func (sd *skillDir) scanSupporting(skill workspacefs.Dir, entries []workspacefs.Entry) {
-	if hasEntry(entries, SkillFile) && sd.skillFile == Unowned {
+	if sd.holdsPersonsSkill() || hasEntry(entries, SkillFile) && sd.skillFile == Unowned {
 		return
 	}
 	w := supportWalk{sd: sd, named: map[string]banner.ManifestEntry{}, claimed: map[string]banner.ManifestEntry{}, temps: map[string]bool{}}

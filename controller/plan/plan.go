@@ -166,17 +166,21 @@ func Files(want desired.State, have observed.State, opts Options) Plan {
 			plan.Changes = append(plan.Changes, Change{Path: d, Action: Cleanup, Reason: "empty skill directory"})
 		}
 	}
-	keepCaseTwins(plan.Changes, want.Files, have)
+	keepCaseTwins(&plan, want.Files, have)
 	holdSkillDirs(plan.Changes, have)
 	sort.SliceStable(plan.Changes, func(i, j int) bool { return plan.Changes[i].Path < plan.Changes[j].Path })
 	return plan
 }
 
-// keepCaseTwins turns the create of a file whose skill directory has a case twin
-// (see caseTwins) into a conflict, unless the plan removes the twin: every file
-// skillsync saw in it is a delete or a cleanup, or it is an empty directory the
-// plan cleans up.
-func keepCaseTwins(changes []Change, files map[string]desired.File, have observed.State) {
+// keepCaseTwins turns the create or update of a file whose skill directory has
+// a case twin (see caseTwins), or the file in sync there, into a conflict,
+// unless the plan removes the twin: every file skillsync saw in it is a delete
+// or a cleanup, or it is an empty directory the plan cleans up. A twin a person
+// made beside a generated skill is one the generated skill was there first
+// for; the workspace holds two directories a Mac or Windows checkout cannot
+// all the same, so it converges on nothing until one is renamed.
+func keepCaseTwins(plan *Plan, files map[string]desired.File, have observed.State) {
+	changes := plan.Changes
 	twins := caseTwins(files, have.Entries)
 	if len(twins) == 0 {
 		return
@@ -194,18 +198,34 @@ func keepCaseTwins(changes []Change, files map[string]desired.File, have observe
 	for _, t := range have.TempFiles {
 		stays[skillDirOf(t)] = stays[skillDirOf(t)] || !removed[t]
 	}
-	for i := range changes {
-		c := &changes[i]
-		twin := twins[skillDirOf(c.Path)]
-		if c.Action != Create || twin == "" || removed[twin] {
-			continue
+	kept := func(p string) (reason string, ok bool) {
+		twin := twins[skillDirOf(p)]
+		if twin == "" || removed[twin] {
+			return "", false
 		}
 		if _, seen := stays[twin]; seen && !stays[twin] {
-			continue // every file in it goes
+			return "", false // every file in it goes
 		}
-		c.Action, c.want, c.New = Conflict, nil, nil
-		c.Reason = twin + " differs from " + path.Base(skillDirOf(c.Path)) + " only in case, the same directory on macOS and Windows; kept (rename or remove it)"
+		return twin + " differs from " + path.Base(skillDirOf(p)) + " only in case, the same directory on macOS and Windows; kept (rename or remove it)", true
 	}
+	for i := range changes {
+		c := &changes[i]
+		if c.Action != Create && c.Action != Update {
+			continue
+		}
+		if reason, ok := kept(c.Path); ok {
+			c.Action, c.want, c.New, c.Reason = Conflict, nil, nil, reason
+		}
+	}
+	inSync := plan.InSync[:0]
+	for _, p := range plan.InSync {
+		if reason, ok := kept(p); ok {
+			plan.Changes = append(plan.Changes, Change{Path: p, Action: Conflict, Owner: files[p].Owner, Reason: reason})
+			continue
+		}
+		inSync = append(inSync, p)
+	}
+	plan.InSync = inSync
 }
 
 // judged refuses the plan of a whole workspace where it must not be applied: the
@@ -356,17 +376,18 @@ func wantsUnder(files map[string]desired.File, dir string) bool {
 // and make a second directory beside it on Linux, which a checkout on macOS or
 // Windows could not hold: a conflict on every system, unless the entry goes.
 func caseTwins(files map[string]desired.File, entries []string) map[string]string {
-	exact := make(map[string]bool, len(entries))
-	folded := make(map[string]string, len(entries))
+	folded := make(map[string][]string, len(entries))
 	for _, e := range entries {
-		exact[e] = true
-		folded[strings.ToLower(e)] = e
+		folded[strings.ToLower(e)] = append(folded[strings.ToLower(e)], e)
 	}
 	twins := map[string]string{}
 	for p := range files {
 		dir := skillDirOf(p)
-		if twin, ok := folded[strings.ToLower(dir)]; ok && !exact[dir] {
-			twins[dir] = twin
+		for _, e := range folded[strings.ToLower(dir)] {
+			if e != dir {
+				twins[dir] = e
+				break
+			}
 		}
 	}
 	return twins
