@@ -309,3 +309,29 @@ func TestKeptBytesCutShortAreWrittenAgain(t *testing.T) {
 		t.Fatal("the cut of registry/intents.yaml is not found: its recorded bytes were not written again")
 	}
 }
+
+// A record folder that is a symlink (here to one outside the workspace) is not
+// written through: the error names it and says what to do, and nothing lands
+// where it leads.
+func TestARecordFolderThatIsASymlinkIsNotWrittenThrough(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, Dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, filepath.FromSlash(AppliedDir))); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	r, err := workspacefs.OS{}.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	data := []byte("kind: Workspace\n")
+	_, err = writeApplied(r, map[string]Recorded{"skillsync.yaml": {Sum: sha256.Sum256(data), Size: len(data)}}, func(string) ([]byte, error) { return data, nil }, nil)
+	if err == nil || !strings.Contains(err.Error(), AppliedDir+" is a symlink or a file, not a directory") || !strings.Contains(err.Error(), "remove it") {
+		t.Errorf("writeApplied = %v, want it to name the symlink and say to remove it", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("written where the symlink leads: %v", entries)
+	}
+}

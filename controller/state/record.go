@@ -204,6 +204,9 @@ func writeApplied(r workspacefs.FS, files map[string]Recorded, content func(name
 	if err := Make(r); err != nil {
 		return sum, err
 	}
+	if info, err := r.Lstat(AppliedDir); err == nil && !info.IsDir() {
+		return sum, fmt.Errorf("%s is a symlink or a file, not a directory, so the record of what was applied is not kept: remove it, and the next run makes the folder again", AppliedDir)
+	}
 	if err := r.MkdirAll(AppliedDir, 0o755); err != nil {
 		return sum, fmt.Errorf("create %s: %w", AppliedDir, workspacefs.Cause(err))
 	}
