@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"sync"
 	"time"
@@ -114,7 +115,11 @@ func inputsChanged(r workspacefs.FS, in Inputs, handWritten []string) (time.Time
 	paths = append(paths, in.Registry.Files...)
 	paths = append(paths, in.Registry.SkillFiles()...)
 	paths = append(paths, registry.Dirs(r, in.Registry)...)
-	paths = append(paths, handWritten...)
+	for _, p := range handWritten {
+		// Its directory too: a skill.md made beside a SKILL.md stands for it,
+		// and a file made in a directory changes the directory's time.
+		paths = append(paths, p, path.Dir(p))
+	}
 	var newest time.Time
 	which := ""
 	for _, p := range paths {

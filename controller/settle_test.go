@@ -163,3 +163,44 @@ func TestOwnWritesDoNotHoldBackDeletes(t *testing.T) {
 		t.Errorf("the orphan was not deleted: %v", err)
 	}
 }
+
+// A SKILL.md a person writes in a target takes its name from the other
+// targets: those deletes wait until it has settled too, as they would for a
+// registry file saved just now. So do they for a skill.md made beside a
+// generated SKILL.md, through the time of the directory it is made in. A
+// generated SKILL.md rewritten in place reads as a person's for a moment, and
+// would otherwise delete the name's copies elsewhere.
+func TestAPersonsSkillWrittenJustNowHoldsBackTheDeletesItCauses(t *testing.T) {
+	for name, write := range map[string]func(root string) error{
+		"SKILL.md in place of a generated one": func(root string) error {
+			return os.WriteFile(filepath.Join(root, ".claude/skills/intent/SKILL.md"), []byte("---\nname: intent\ndescription: mine\n---\n"), 0o644)
+		},
+		"skill.md beside a generated SKILL.md": func(root string) error {
+			return os.WriteFile(filepath.Join(root, ".claude/skills/intent/skill.md"), []byte("---\nname: intent\ndescription: mine\n---\n"), 0o644)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := inSync(t)
+			property.Backdate(t, root)
+			// The generated files are as old as the inputs: only the write below is new.
+			old := time.Now().Add(-time.Hour)
+			for _, p := range []string{".claude/skills/intent/SKILL.md", ".claude/skills/intent"} {
+				if err := os.Chtimes(filepath.Join(root, p), old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := write(root); err != nil {
+				t.Fatal(err)
+			}
+			out := ReconcileOnce(Request{System: workspacefs.OS{}, Root: root, Settle: time.Hour}, 200*time.Millisecond)
+			if len(out.Deferred) == 0 || out.Err == nil || !strings.Contains(out.Err.Error(), ".claude/skills/intent") {
+				t.Fatalf("deferred %d, err %v; want the deletes deferred because .claude/skills/intent changed", len(out.Deferred), out.Err)
+			}
+			for _, p := range []string{".agents/skills/intent/SKILL.md", ".qwen/skills/intent/SKILL.md"} {
+				if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+					t.Errorf("%s was deleted before the person's file settled: %v", p, err)
+				}
+			}
+		})
+	}
+}

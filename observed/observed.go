@@ -332,7 +332,7 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) (sd s
 	}
 	sd.stamps = append(sd.stamps, Stamped{sd.path, stamp})
 	sd.empty = len(entries) == 0
-	twin := ""
+	twin, twinType := "", fs.FileMode(0)
 	for _, e2 := range entries {
 		rel := path.Join(sd.path, e2.Name)
 		switch {
@@ -349,7 +349,7 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) (sd s
 			// The same file as SKILL.md where names are compared without case: a
 			// person's, beside no SKILL.md or beside skillsync's, which macOS and
 			// Windows cannot hold both of (caseTwinOfSkillFile).
-			twin = rel
+			twin, twinType = rel, e2.Type
 		case e2.Name != SkillFile && !slices.Contains(sideFiles[""], e2.Name):
 		case e2.Type&fs.ModeSymlink != 0:
 			sd.files = append(sd.files, File{Path: rel, Reason: rel + " is a symlink", Link: true})
@@ -361,7 +361,7 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) (sd s
 		}
 	}
 	if twin != "" {
-		sd.caseTwinOfSkillFile(twin)
+		sd.caseTwinOfSkillFile(twin, twinType)
 	}
 	if !sd.holdsPersonsSkill() {
 		// A run killed between deleting a side file and its folder leaves the
@@ -374,15 +374,18 @@ func scanSkillDir(target workspacefs.Dir, dir string, e workspacefs.Entry) (sd s
 	return sd
 }
 
-// caseTwinOfSkillFile records that twin, a file whose name differs from
-// SKILL.md only in case, stands where the skill directory's SKILL.md goes: in
-// place of whatever was read at SKILL.md, it is a person's skill there, and
-// the directory is theirs whole, as a skill a person wrote is.
-func (sd *skillDir) caseTwinOfSkillFile(twin string) {
+// caseTwinOfSkillFile records that twin, an entry of type typ whose name
+// differs from SKILL.md only in case, stands where the skill directory's
+// SKILL.md goes: in place of whatever was read at SKILL.md, it is kept there,
+// and the directory with it. A regular file is a person's skill; a symlink (it
+// may lead to skillsync's own SKILL.md) or anything that is no file is not,
+// and takes no name from the other targets.
+func (sd *skillDir) caseTwinOfSkillFile(twin string, typ fs.FileMode) {
 	skillFile := path.Join(sd.path, SkillFile)
 	sd.manifest, sd.skillFile = nil, Unowned
 	sd.files = slices.DeleteFunc(sd.files, func(f File) bool { return f.Path == skillFile })
-	sd.files = append(sd.files, File{Path: skillFile, Reason: twin + " differs from " + SkillFile + " only in case, the same file on macOS and Windows"})
+	sd.files = append(sd.files, File{Path: skillFile, Reason: twin + " differs from " + SkillFile + " only in case, the same file on macOS and Windows",
+		Link: typ&fs.ModeSymlink != 0, Obstruction: typ&fs.ModeSymlink == 0 && !typ.IsRegular()})
 }
 
 // holdsPersonsSkill says the skill directory's SKILL.md is not skillsync's: a

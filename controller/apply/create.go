@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -20,8 +21,8 @@ import (
 var ErrExists = errors.New("already exists; nothing was written")
 
 // ErrLeadsOut means a command that only creates files would create one
-// through a symlink that os.Root does not follow: one that leads out of the
-// workspace (or round in a loop).
+// through a symlink that leads out of the workspace, which os.Root does not
+// follow.
 var ErrLeadsOut = errors.New("skillsync does not follow out of the workspace; nothing was written (make it a folder, or run skillsync where it leads)")
 
 // NewFile is a file a command creates.
@@ -60,12 +61,13 @@ func (w Workspace) CreateAll(files []NewFile) (Created, error) {
 		if err == nil {
 			return Created{}, fmt.Errorf("%s %w", f.Path, ErrExists)
 		}
-		if link := w.symlinkOnTheWay(f.Path); link != "" && !errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if link := w.symlinkOutOnTheWay(f.Path); link != "" {
 			return Created{}, fmt.Errorf("%s: %s is a symlink %w", f.Path, link, ErrLeadsOut)
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return Created{}, fmt.Errorf("%s: %w", f.Path, workspacefs.Cause(err))
-		}
+		return Created{}, fmt.Errorf("%s: %w", f.Path, workspacefs.Cause(err))
 	}
 	created := Created{w: w, files: files, dirs: w.missingDirs(files)}
 	var creates []*plan.Change
@@ -81,13 +83,21 @@ func (w Workspace) CreateAll(files []NewFile) (Created, error) {
 	return created, nil
 }
 
-// symlinkOnTheWay is the first folder on the way to p that is a symlink, "" when
-// none is.
-func (w Workspace) symlinkOnTheWay(p string) string {
+// symlinkOutOnTheWay is the first folder on the way to p that is a symlink
+// leading out of the workspace, "" when none is (or where it leads cannot be
+// told).
+func (w Workspace) symlinkOutOnTheWay(p string) string {
+	root, err := w.r.EvalSymlinks(".")
+	if err != nil {
+		return ""
+	}
 	prefix := ""
 	for part := range strings.SplitSeq(path.Dir(p), "/") {
 		prefix = path.Join(prefix, part)
-		if info, err := w.r.Lstat(prefix); prefix != "." && err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		if info, err := w.r.Lstat(prefix); prefix == "." || err != nil || info.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if real, err := w.r.EvalSymlinks(prefix); err == nil && real != root && !strings.HasPrefix(real, root+string(filepath.Separator)) {
 			return prefix
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/skillsync/skillsync/internal/testkit"
@@ -91,5 +92,27 @@ func TestCreateAllRefusesAFolderThatLeadsOut(t *testing.T) {
 		if entries, _ := os.ReadDir(dir); len(entries) > 1 || len(entries) == 1 && entries[0].Name() != "registry" {
 			t.Errorf("%s holds %v", dir, entries)
 		}
+	}
+}
+
+// A symlink that stays inside the workspace is no reason to refuse: a file
+// that cannot be reached through it for another reason says that reason.
+func TestCreateAllSaysWhyAFileBehindAnInsideSymlinkCannotBeReached(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "inner"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("inner", filepath.Join(root, "registry")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	sys := &workspacefs.Faulty{Base: workspacefs.OS{}, Faults: []workspacefs.Fault{{Op: "Lstat", Path: "registry/caps.yaml", Err: syscall.EACCES}}}
+	w, err := OpenWorkspace(sys, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	_, err = w.CreateAll([]NewFile{{Path: "registry/caps.yaml", Content: []byte("b\n")}})
+	if err == nil || errors.Is(err, ErrLeadsOut) || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("CreateAll = %v, want the permission error, not ErrLeadsOut", err)
 	}
 }

@@ -173,7 +173,8 @@ func Files(want desired.State, have observed.State, opts Options) Plan {
 }
 
 // keepCaseTwins turns the create or update of a file whose skill directory has
-// a case twin (see caseTwins), or the file in sync there, into a conflict,
+// a case twin (see caseTwins), the file in sync there, or one edited by hand,
+// into a conflict,
 // unless the plan removes the twin: every file skillsync saw in it is a delete
 // or a cleanup, or it is an empty directory the plan cleans up. A twin a person
 // made beside a generated skill is one the generated skill was there first
@@ -210,11 +211,13 @@ func keepCaseTwins(plan *Plan, files map[string]desired.File, have observed.Stat
 	}
 	for i := range changes {
 		c := &changes[i]
-		if c.Action != Create && c.Action != Update {
+		// A file edited by hand there is no longer one --force restores or
+		// deletes while the twin stands.
+		if c.Action != Create && c.Action != Update && (c.Action != Conflict || c.Override == NotOverridden) {
 			continue
 		}
 		if reason, ok := kept(c.Path); ok {
-			c.Action, c.want, c.New, c.Reason = Conflict, nil, nil, reason
+			c.Action, c.want, c.New, c.Reason, c.Override = Conflict, nil, nil, reason, NotOverridden
 		}
 	}
 	inSync := plan.InSync[:0]
@@ -370,11 +373,12 @@ func wantsUnder(files map[string]desired.File, dir string) bool {
 	return false
 }
 
-// caseTwins maps each skill directory the wanted files are in, where it does not
-// exist, to an entry of its target directory whose name differs from it only in
-// case. Creating it would write into that entry on a case-insensitive filesystem
-// and make a second directory beside it on Linux, which a checkout on macOS or
-// Windows could not hold: a conflict on every system, unless the entry goes.
+// caseTwins maps each skill directory the wanted files are in to an entry of its
+// target directory whose name differs from it only in case, whether or not the
+// directory itself is there too. Writing it would write into that entry on a
+// case-insensitive filesystem and keep a second directory beside it on Linux,
+// which a checkout on macOS or Windows could not hold: a conflict on every
+// system, unless the entry goes.
 func caseTwins(files map[string]desired.File, entries []string) map[string]string {
 	folded := make(map[string][]string, len(entries))
 	for _, e := range entries {
