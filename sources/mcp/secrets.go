@@ -49,12 +49,16 @@ func (e *UnsetError) Error() string {
 // lookup gives for VAR, adding it to the secrets; a VAR unset or empty is an
 // UnsetError. A header's value without a ${VAR}, which .mcp.json allows, is a
 // secret itself, named by its key: what a header carries is a credential as
-// often as not. An env value without one is not: it is configuration (a path,
-// a level) as often as not, and one a server repeats would stop its refresh.
+// often as not, but for the headers of content negotiation (plainHeaders); each
+// word of an Authorization header's is one too. An env value without one is
+// not: it is configuration (a path, a level) as often as not, and one a server
+// repeats would stop its refresh.
 func (s Server) expand(v string, lookup func(string) (string, bool), found *secrets, keys ...string) (string, error) {
 	header := len(keys) > 0 && keys[0] == "headers"
 	if header && !reference.MatchString(v) {
-		found.add(secret{name: "the value of " + strings.Join(keys, "."), value: v, at: s.at(keys...)}, true)
+		if name := keys[len(keys)-1]; !slices.ContainsFunc(plainHeaders, func(h string) bool { return strings.EqualFold(h, name) }) {
+			found.add(secret{name: strings.Join(keys, "."), value: v, at: s.at(keys...)}, isAuthorization(name))
+		}
 		return v, nil
 	}
 	var unset error
@@ -81,10 +85,11 @@ func (s Server) at(keys ...string) string {
 
 // urlSecrets adds to found what u, the url of s, may carry as a credential: its
 // user name and password (several hosts take a token as the user name) and the
-// value of each query parameter (an API key), as written and decoded, each
-// where it is as long as a secret is (MinSecret). Go's HTTP errors quote the
-// url with the password masked but the user name and query as they are. A
-// credential in the url's path cannot be told from a path, and is not.
+// value of each query parameter (an API key) or the whole of one without a
+// value, and its fragment, as written and decoded, each where it is as long as
+// a secret is (MinSecret). Go's HTTP errors quote the url with the password
+// masked but the rest as it is. A credential in the url's path cannot be told
+// from a path, and is not.
 func (s Server) urlSecrets(u *url.URL, found *secrets) {
 	at := s.at("url")
 	var parts [][2]string // a name, then a value as written
@@ -101,14 +106,20 @@ func (s Server) urlSecrets(u *url.URL, found *secrets) {
 		found.add(secret{name: "the url's user name and password", value: basic, at: at}, false)
 	}
 	for pair := range strings.SplitSeq(u.RawQuery, "&") {
-		if key, value, ok := strings.Cut(pair, "="); ok {
-			name, err := url.QueryUnescape(key)
-			if err != nil {
-				name = key
-			}
-			parts = append(parts, [2]string{"the url's " + name, value})
+		key, value, ok := strings.Cut(pair, "=")
+		if !ok {
+			parts = append(parts, [2]string{"the url's query", pair})
+			continue
 		}
+		name, err := url.QueryUnescape(key)
+		if err != nil {
+			name = key
+		}
+		parts = append(parts, [2]string{"the url's " + name, value})
 	}
+	// Sent to no server, but quoted in Go's errors: an OAuth access token is
+	// given there.
+	parts = append(parts, [2]string{"the url's fragment", u.EscapedFragment()})
 	for _, p := range parts {
 		found.add(secret{name: p[0], value: p[1], at: at}, false)
 		for _, unescape := range []func(string) (string, error){url.PathUnescape, url.QueryUnescape} {
@@ -117,6 +128,16 @@ func (s Server) urlSecrets(u *url.URL, found *secrets) {
 			}
 		}
 	}
+}
+
+// plainHeaders carry no credential: their values are formats, languages and
+// versions, which a server's answer may well repeat.
+var plainHeaders = []string{"Accept", "Accept-Encoding", "Accept-Language", "Content-Type", "User-Agent", "Mcp-Protocol-Version"}
+
+// isAuthorization says the header called name carries a scheme and a
+// credential, such as "Bearer <token>".
+func isAuthorization(name string) bool {
+	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization")
 }
 
 // add adds s, and, for a header's value (words), each word of it that is a

@@ -131,8 +131,8 @@ func TestTheCredentialsOfAURLAreSecrets(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	ln.Close() // nothing answers there: the request fails in Go's client
-	const token, password, key = "ghp_U5ERTOKENvalue", "pass+word/1", "k3y-0123456789"
-	s := Server{Name: "remote", URL: "http://" + token + ":" + url.PathEscape(password) + "@" + closed + "/mcp?api_key=" + url.QueryEscape(key) + "&page=1"}
+	const token, password, key, bare, fragment = "ghp_U5ERTOKENvalue", "pass+word/1", "k3y-0123456789", "ghp_BARETOKENvalue", "access_token=tok-0123456789"
+	s := Server{Name: "remote", URL: "http://" + token + ":" + url.PathEscape(password) + "@" + closed + "/mcp?api_key=" + url.QueryEscape(key) + "&page=1&" + bare + "#" + fragment}
 	transport, err := s.Transport(func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func TestTheCredentialsOfAURLAreSecrets(t *testing.T) {
 	}
 	basic := base64.StdEncoding.EncodeToString([]byte(token + ":" + password))
 	text := transport.explain(fmt.Errorf("%w; the server said: Basic %s; %s %s", err, basic, password, key)).Error()
-	for _, secret := range []string{token, password, url.PathEscape(password), key, url.QueryEscape(key), basic} {
+	for _, secret := range []string{token, password, url.PathEscape(password), key, url.QueryEscape(key), basic, bare, fragment} {
 		if strings.Contains(text, secret) {
 			t.Errorf("%q is in %q", secret, text)
 		}
@@ -172,12 +172,16 @@ func TestAURLOfAnotherSchemeIsRefusedWithoutQuotingIt(t *testing.T) {
 // named by its key, its token alone as well; an env value written as it is is
 // configuration, and stays as it is.
 func TestALiteralHeaderIsASecretAndALiteralEnvIsNot(t *testing.T) {
-	s := Server{Name: "tracker", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"Authorization": "Bearer ghp_L1TERALtoken"}}
+	s := Server{Name: "tracker", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"Authorization": "Bearer ghp_L1TERALtoken", "Accept": "application/json, text/event-stream"}}
 	transport, err := s.Transport(func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := transport.secrets.redact("the token ghp_L1TERALtoken is not valid"); got != "the token [redacted the value of headers.Authorization] is not valid" {
+	if got := transport.secrets.redact("the token ghp_L1TERALtoken is not valid"); got != "the token [redacted headers.Authorization] is not valid" {
+		t.Errorf("redact: %q", got)
+	}
+	// The headers of content negotiation carry no credential.
+	if got := transport.secrets.redact("answers in application/json, text/event-stream"); got != "answers in application/json, text/event-stream" {
 		t.Errorf("redact: %q", got)
 	}
 	var echoErr *EchoError
