@@ -61,7 +61,11 @@ func newAdoptCommand(g *globals) *cobra.Command {
 			case errors.Is(err, apply.ErrExists), errors.Is(err, apply.ErrLeadsOut):
 				return &exitError{exitInvalid, err}
 			case errors.As(err, &notLoaded) && errors.As(notLoaded.Err, &ps):
-				printProblemsUnder(g.stderr, fmt.Sprintf("skillsync: the registry would not load with the adopted skills, so nothing was adopted; the files it would write are not there (%d problem(s)):", len(ps)), ps)
+				there := "the files it would write are not there"
+				if notLoaded.Undo != nil {
+					there = "the files it wrote are taken back but for those named after the problems"
+				}
+				printProblemsUnder(g.stderr, fmt.Sprintf("skillsync: the registry would not load with the adopted skills, so nothing was adopted; %s (%d problem(s)):", there, len(ps)), ps)
 				if notLoaded.Undo != nil {
 					fmt.Fprintf(g.stderr, "skillsync: %v\n", notLoaded.Undo)
 				}
