@@ -174,12 +174,11 @@ func Files(want desired.State, have observed.State, opts Options) Plan {
 
 // keepCaseTwins turns the create or update of a file whose skill directory has
 // a case twin (see caseTwins), the file in sync there, or one edited by hand,
-// into a conflict,
-// unless the plan removes the twin: every file skillsync saw in it is a delete
-// or a cleanup, or it is an empty directory the plan cleans up. A twin a person
-// made beside a generated skill is one the generated skill was there first
-// for; the workspace holds two directories a Mac or Windows checkout cannot
-// all the same, so it converges on nothing until one is renamed.
+// into a conflict, unless the plan removes the twin: every file skillsync saw
+// in it is a delete or a cleanup, or it is an empty directory the plan cleans
+// up. A generated skill directory that was there before the twin is no
+// exception: the workspace holds two directories a Mac or Windows checkout
+// cannot, so nothing is written there until one is renamed.
 func keepCaseTwins(plan *Plan, files map[string]desired.File, have observed.State) {
 	changes := plan.Changes
 	twins := caseTwins(files, have.Entries)
