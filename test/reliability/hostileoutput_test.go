@@ -167,8 +167,19 @@ func (s *hostileSuite) escapingWorkspace(t *testing.T) string {
 	must(t, err)
 	must(t, f.Close())
 
-	// Inputs saved long ago: the orphan's delete need not wait for them to settle.
+	// Inputs saved long ago, and the person's skill among the targets, which
+	// takes its name from the other targets: the orphan's delete need not wait
+	// for them to settle.
 	must(t, workspacegen.Backdate(ws))
+	long := time.Now().Add(-time.Hour)
+	for _, dir := range []string{".claude", ".qwen", ".agents"} {
+		must(t, filepath.WalkDir(filepath.Join(ws, dir), func(p string, _ fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Chtimes(p, long, long)
+		}))
+	}
 	return ws
 }
 
